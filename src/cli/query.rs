@@ -1,0 +1,261 @@
+//! `toolscope query`: one query as a table or JSON, or a batch of golden-format cases.
+
+use clap::Args;
+use serde::Deserialize;
+use serde_json::Value;
+use std::io::{BufRead, BufWriter, Write};
+
+use super::graph_arg::load_engine;
+use super::{EXIT_EMPTY, EXIT_INPUT, EXIT_OK, fail};
+use crate::engine::{Engine, Params, SelectParams};
+use crate::error::InputError;
+use crate::jsonout::JsonWriter;
+use crate::model::load::{json_error, read_input};
+use crate::output::{json, text};
+
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// Graph artifact (saved tool graph or collection.json, optionally gzip), or `demo`
+    pub graph: String,
+    /// The query text
+    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    pub query: Option<String>,
+    /// Number of results
+    #[arg(long, default_value_t = 10)]
+    pub top_k: usize,
+    /// BFS depth of the graph expansion
+    #[arg(long, default_value_t = 2)]
+    pub depth: usize,
+    /// Token budget of subgraph_text
+    #[arg(long, default_value_t = 2000)]
+    pub token_budget: usize,
+    /// A tool already used in this session (repeatable; each occurrence demotes once)
+    #[arg(long = "history", value_name = "NAME")]
+    pub history: Vec<String>,
+    /// Learning suggestions (JSON list, {"suggestions": [...]}, or JSON Lines)
+    #[arg(long, value_name = "FILE")]
+    pub learning: Option<String>,
+    /// The tool the model picked; implies --select
+    #[arg(long, value_name = "NAME")]
+    pub llm_target: Option<String>,
+    /// Selector policy: strong_evidence, risk_limited (any other never overrides)
+    #[arg(long, default_value = "strong_evidence")]
+    pub policy: String,
+    /// Run the target selector over the results
+    #[arg(long)]
+    pub select: bool,
+    /// Print the full response as JSON (with a target_selector block when selecting)
+    #[arg(long)]
+    pub json: bool,
+    /// Read cases (golden format, JSON Lines) and write one result line per case
+    #[arg(long, value_name = "CASES.jsonl")]
+    pub batch: Option<String>,
+}
+
+/// Runs when `toolscope` is started without a subcommand.
+pub fn run_default(file: Option<&str>) -> u8 {
+    let graph = file.unwrap_or("demo");
+    let engine = match load_engine(graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let mut out = String::new();
+    for q in crate::demo::demo_queries().into_iter().take(if file.is_some() { 0 } else { 3 }) {
+        let r = engine.retrieve(q, &Params { top_k: 5, ..Params::default() });
+        out.push_str(&text::retrieval_table(&engine, &r));
+        out.push('\n');
+    }
+    if out.is_empty() {
+        out = format!(
+            "{}: {} tools, {} edges loaded. Try: toolscope query {graph} \"your query\"\n",
+            engine.graph.info.source,
+            engine.graph.tool_count(),
+            engine.graph.edge_count()
+        );
+    }
+    write_stdout(out.as_bytes());
+    EXIT_OK
+}
+
+/// Writes to stdout; a closed pipe is not an error.
+pub fn write_stdout(bytes: &[u8]) {
+    let mut so = std::io::stdout().lock();
+    let _ = so.write_all(bytes).and_then(|_| so.flush());
+}
+
+pub fn load_learning(path: &str) -> Result<Vec<Value>, InputError> {
+    let bytes = read_input(std::path::Path::new(path))?;
+    let text = crate::model::load::into_text(path, bytes)?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Array(items)) => Ok(items),
+        Ok(Value::Object(mut o)) => match o.remove("suggestions") {
+            Some(Value::Array(items)) => Ok(items),
+            _ => Err(InputError::new(path, "/suggestions", "expected a list of learning suggestions".into())),
+        },
+        Ok(_) => Err(InputError::new(path, "", "expected a JSON list of learning suggestions".into())),
+        Err(_) => {
+            let mut items = Vec::new();
+            for (i, l) in text.lines().enumerate() {
+                if l.trim().is_empty() {
+                    continue;
+                }
+                let v: Value = serde_json::from_str(l).map_err(|e| json_error(path, &e, "").with_line(i + 1))?;
+                items.push(v);
+            }
+            Ok(items)
+        }
+    }
+}
+
+pub fn run(args: QueryArgs) -> u8 {
+    let engine = match load_engine(&args.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    if let Some(batch) = &args.batch {
+        return run_batch(&engine, batch);
+    }
+    let query = args.query.clone().unwrap_or_default();
+    let suggestions = match &args.learning {
+        Some(p) => match load_learning(p) {
+            Ok(s) => s,
+            Err(e) => return fail(e),
+        },
+        None => Vec::new(),
+    };
+    let params = Params {
+        top_k: args.top_k,
+        depth: args.depth,
+        token_budget: args.token_budget,
+        history: args.history.clone(),
+        learning_suggestions: suggestions,
+        ..Params::default()
+    };
+    let r = engine.retrieve(&query, &params);
+    let select = args.select || args.llm_target.is_some();
+    let selection = select.then(|| engine.select(&r, &SelectParams { llm_target: args.llm_target.clone(), policy: args.policy.clone() }));
+    if args.json {
+        let mut w = JsonWriter::with_capacity(8192);
+        json::write_retrieval(&engine, &r, &mut w);
+        let mut s = w.finish();
+        if let Some(sel) = &selection {
+            // the response object with a `target_selector` block, as product adapters attach it
+            s.pop();
+            s.push_str(",\"target_selector\":");
+            s.push_str(&json::selection_json(sel));
+            s.push('}');
+        }
+        s.push('\n');
+        write_stdout(s.as_bytes());
+    } else {
+        let mut s = text::retrieval_table(&engine, &r);
+        if let Some(sel) = &selection {
+            s.push('\n');
+            s.push_str(&text::selection_summary(sel));
+        }
+        write_stdout(s.as_bytes());
+    }
+    if r.rows.is_empty() { EXIT_EMPTY } else { EXIT_OK }
+}
+
+#[derive(Deserialize)]
+struct Case {
+    #[serde(default)]
+    id: Value,
+    query: String,
+    #[serde(default)]
+    params: CaseParams,
+    #[serde(default)]
+    selector: Option<CaseSelector>,
+}
+
+#[derive(Deserialize, Default)]
+struct CaseParams {
+    top_k: Option<usize>,
+    depth: Option<usize>,
+    token_budget: Option<usize>,
+    #[serde(default)]
+    history: Option<Vec<String>>,
+    #[serde(default)]
+    learning_suggestions: Option<Vec<Value>>,
+}
+
+#[derive(Deserialize)]
+struct CaseSelector {
+    #[serde(default)]
+    llm_target: Option<String>,
+    #[serde(default)]
+    policy: Option<String>,
+}
+
+fn case_params(p: CaseParams) -> Params {
+    let d = Params::default();
+    Params {
+        top_k: p.top_k.unwrap_or(d.top_k),
+        depth: p.depth.unwrap_or(d.depth),
+        token_budget: p.token_budget.unwrap_or(d.token_budget),
+        history: p.history.unwrap_or_default(),
+        learning_suggestions: p.learning_suggestions.unwrap_or_default(),
+        ..d
+    }
+}
+
+/// One batch line: `{"id", "retrieval", "selection"}`.
+pub fn batch_line(engine: &Engine, line: &str) -> Result<String, serde_json::Error> {
+    let case: Case = serde_json::from_str(line)?;
+    let params = case_params(case.params);
+    let r = engine.retrieve(&case.query, &params);
+    let mut w = JsonWriter::with_capacity(16384);
+    w.begin_obj();
+    w.key("id").value(&case.id);
+    w.key("retrieval");
+    json::write_retrieval(engine, &r, &mut w);
+    w.key("selection");
+    match case.selector {
+        Some(sel) => {
+            let sp = SelectParams { llm_target: sel.llm_target, policy: sel.policy.unwrap_or_else(|| "strong_evidence".into()) };
+            json::write_selection(&engine.select(&r, &sp), &mut w);
+        }
+        None => {
+            w.null();
+        }
+    }
+    w.end_obj();
+    Ok(w.finish())
+}
+
+fn run_batch(engine: &Engine, path: &str) -> u8 {
+    let reader: Box<dyn BufRead> = if path == "-" {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
+    } else {
+        match std::fs::File::open(path) {
+            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 20, f)),
+            Err(e) => return fail(InputError::new(path, "", e.to_string())),
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
+    for (i, line) in reader.lines().enumerate() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => return fail(InputError::new(path, &format!("{}", i + 1), format!("unreadable line: {e}"))),
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match batch_line(engine, &line) {
+            Ok(s) => {
+                if out.write_all(s.as_bytes()).and_then(|_| out.write_all(b"\n")).is_err() {
+                    return EXIT_OK; // closed pipe
+                }
+            }
+            Err(e) => {
+                let _ = out.flush();
+                return fail(json_error(path, &e, "").with_line(i + 1));
+            }
+        }
+    }
+    let _ = out.flush();
+    let _ = EXIT_INPUT;
+    EXIT_OK
+}

@@ -1,0 +1,120 @@
+//! Confidence-weighted BFS from the seeds (spec §3.8): first visit wins, edges are walked
+//! in both directions (out-edges, then in-edges, each in file order), category and domain
+//! nodes pass through with a zero parent score.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::intent::{IntentLabel, confidence_factor, relation_weight};
+use super::params::Params;
+use crate::model::{EdgeId, Graph, NodeId};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Origin {
+    /// A BM25 (or fallback) seed: raw score and its normalisation by the best seed.
+    Seed { raw: f64, max_seed: f64 },
+    /// Discovered at `depth` from `from` over `edge`: `((parent * weight) * conf) * decay`.
+    Expanded { from: NodeId, depth: usize, edge: EdgeId, parent: f64, weight: f64, conf: f64, decay: f64 },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Scored {
+    pub node: NodeId,
+    pub score: f64,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Expansion {
+    /// Scored nodes in insertion order (seeds in seed order, then discovery order).
+    pub scored: Vec<Scored>,
+    pub visited_edges: usize,
+    /// Pass-through nodes (category/domain) that were entered.
+    pub pass_through: Vec<NodeId>,
+}
+
+pub fn weight_for(params: &Params, label: IntentLabel, relation: Option<&str>) -> f64 {
+    if let (Some((rel, w)), Some(r)) = (&params.relation_weight, relation) {
+        if rel == r {
+            return *w;
+        }
+    }
+    if let (Some((rel, w)), None) = (&params.relation_weight, relation) {
+        if rel == "(missing)" {
+            return *w;
+        }
+    }
+    relation_weight(label, relation)
+}
+
+pub fn conf_for(params: &Params, label: Option<&str>) -> f64 {
+    if let Some((l, f)) = &params.confidence_factor {
+        match label {
+            Some(x) if x == l => return *f,
+            None if l == "(missing)" => return *f,
+            _ => {}
+        }
+    }
+    confidence_factor(label)
+}
+
+/// Runs the BFS. `seeds` are `(node, raw score)` in seed order; `max_seed` normalises them.
+pub fn expand(graph: &Graph, seeds: &[(NodeId, f64)], max_seed: f64, label: IntentLabel, params: &Params) -> Expansion {
+    let mut out = Expansion::default();
+    let mut pos: FxHashMap<NodeId, usize> = FxHashMap::default();
+    let mut visited: FxHashSet<NodeId> = FxHashSet::default();
+    let mut frontier: Vec<NodeId> = Vec::new();
+    for &(node, raw) in seeds {
+        if pos.contains_key(&node) {
+            continue;
+        }
+        pos.insert(node, out.scored.len());
+        out.scored.push(Scored { node, score: raw / max_seed, origin: Origin::Seed { raw, max_seed } });
+        visited.insert(node);
+        frontier.push(node);
+    }
+    for d in 1..=params.depth {
+        let decay = 1.0 / (0.5 * d as f64 + 1.0);
+        let mut next: Vec<NodeId> = Vec::new();
+        for &node in &frontier {
+            let parent = pos.get(&node).map(|&i| out.scored[i].score).unwrap_or(0.0);
+            for e in graph.out_edges(node).chain(graph.in_edges(node)) {
+                let edge = graph.edge(e);
+                let nb = if edge.source == node { edge.target } else { edge.source };
+                if visited.contains(&nb) {
+                    continue;
+                }
+                let n = graph.node(nb);
+                if n.is_tool() {
+                    let w = weight_for(params, label, edge.attrs.relation_str());
+                    let c = conf_for(params, edge.attrs.confidence_str());
+                    let s = ((parent * w) * c) * decay;
+                    let origin = Origin::Expanded { from: node, depth: d, edge: e, parent, weight: w, conf: c, decay };
+                    match pos.get(&nb) {
+                        Some(&i) => {
+                            if s >= out.scored[i].score {
+                                out.scored[i].score = s;
+                                out.scored[i].origin = origin;
+                            }
+                        }
+                        None => {
+                            pos.insert(nb, out.scored.len());
+                            out.scored.push(Scored { node: nb, score: s, origin });
+                        }
+                    }
+                    out.visited_edges += 1;
+                    next.push(nb);
+                    visited.insert(nb);
+                } else if n.is_pass_through() {
+                    next.push(nb);
+                    visited.insert(nb);
+                    out.pass_through.push(nb);
+                }
+            }
+        }
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    out
+}

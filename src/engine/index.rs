@@ -1,0 +1,329 @@
+//! The BM25 index over a graph's tools (spec §3.3, delta §2): one document per tool,
+//! an inverted index of postings, document lengths and the automatic stopwords.
+//!
+//! Built once per graph. A query reads only the postings of its own terms.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+use super::lexicon::{BASE_STOPWORDS, PROTECTED_TERMS};
+use super::pytext;
+use super::tokenize::Tokenizer;
+use crate::model::{Graph, Tool, ToolId};
+
+pub const K1: f64 = 1.2;
+pub const B: f64 = 0.75;
+
+pub type TermId = u32;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Posting {
+    pub doc: ToolId,
+    pub tf: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct Index {
+    terms: FxHashMap<Box<str>, TermId>,
+    term_text: Vec<Box<str>>,
+    postings: Vec<Vec<Posting>>,
+    /// idf per term, `ln((N - df + 0.5) / (df + 0.5) + 1.0)`.
+    idf: Vec<f64>,
+    /// Document length in tokens.
+    pub dl: Vec<u32>,
+    /// `k1 * ((1 - b) + (b * dl) / avgdl)` per document.
+    len_part: Vec<f64>,
+    pub avgdl: f64,
+    /// Term ids of each tool's name tokens, for the long-name penalty and the order boost.
+    pub name_tokens: Vec<Vec<TermId>>,
+    stopwords: FxHashSet<Box<str>>,
+}
+
+impl Index {
+    pub fn build(graph: &Graph, tokenizer: &dyn Tokenizer) -> Index {
+        let n = graph.tools.len();
+        let mut ix = Index::default();
+        let mut total: u64 = 0;
+        let mut buf = Vec::new();
+        let mut tf: FxHashMap<TermId, u32> = FxHashMap::default();
+        for (doc, tool) in graph.tools.iter().enumerate() {
+            buf.clear();
+            document_tokens(tool, tokenizer, &mut buf);
+            total += buf.len() as u64;
+            ix.dl.push(buf.len() as u32);
+            tf.clear();
+            // keep first-occurrence order so postings stay deterministic
+            let mut order: Vec<TermId> = Vec::new();
+            for t in buf.drain(..) {
+                let id = ix.intern(t);
+                let c = tf.entry(id).or_insert(0);
+                if *c == 0 {
+                    order.push(id);
+                }
+                *c += 1;
+            }
+            for id in order {
+                ix.postings[id as usize].push(Posting { doc: doc as ToolId, tf: tf[&id] });
+            }
+            let mut names = Vec::new();
+            tokenizer.tokenize_into(&tool.name, &mut names);
+            let ids: Vec<TermId> = names.into_iter().map(|t| ix.intern(t)).collect();
+            ix.name_tokens.push(ids);
+        }
+        ix.avgdl = if n > 0 { total as f64 / n as f64 } else { 0.0 };
+        let nf = n as i64;
+        ix.idf = ix
+            .postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as i64;
+                (((nf - df) as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln()
+            })
+            .collect();
+        ix.len_part = ix.dl.iter().map(|&dl| K1 * ((1.0 - B) + (B * dl as f64) / ix.avgdl)).collect();
+        for w in BASE_STOPWORDS {
+            ix.stopwords.insert((*w).into());
+        }
+        if n >= 10 {
+            let protected: FxHashSet<&str> = PROTECTED_TERMS.iter().copied().collect();
+            for (id, p) in ix.postings.iter().enumerate() {
+                let term = &ix.term_text[id];
+                if p.len() as f64 / n as f64 >= 0.7 && pytext::char_len(term) <= 4 && !protected.contains(&**term) {
+                    ix.stopwords.insert(term.clone());
+                }
+            }
+        }
+        ix
+    }
+
+    fn intern(&mut self, t: String) -> TermId {
+        if let Some(&id) = self.terms.get(t.as_str()) {
+            return id;
+        }
+        let id = self.term_text.len() as TermId;
+        let b: Box<str> = t.into_boxed_str();
+        self.terms.insert(b.clone(), id);
+        self.term_text.push(b);
+        self.postings.push(Vec::new());
+        id
+    }
+
+    pub fn term(&self, t: &str) -> Option<TermId> {
+        self.terms.get(t).copied()
+    }
+
+    pub fn term_text(&self, id: TermId) -> &str {
+        &self.term_text[id as usize]
+    }
+
+    pub fn postings(&self, id: TermId) -> &[Posting] {
+        &self.postings[id as usize]
+    }
+
+    pub fn df(&self, id: TermId) -> usize {
+        self.postings[id as usize].len()
+    }
+
+    pub fn idf(&self, id: TermId) -> f64 {
+        self.idf[id as usize]
+    }
+
+    pub fn len_part(&self, doc: ToolId) -> f64 {
+        self.len_part[doc as usize]
+    }
+
+    pub fn is_stopword(&self, t: &str) -> bool {
+        self.stopwords.contains(t)
+    }
+
+    pub fn doc_count(&self) -> usize {
+        self.dl.len()
+    }
+
+    pub fn term_count(&self) -> usize {
+        self.term_text.len()
+    }
+
+    /// The BM25 part of one query term for one document (delta §7 item 1 order).
+    pub fn term_score(&self, term: TermId, tf: u32, doc: ToolId) -> f64 {
+        let tf = tf as f64;
+        self.idf(term) * (tf * (K1 + 1.0)) / (tf + self.len_part(doc))
+    }
+
+    /// Term frequency of `term` in `doc` (binary search over the postings).
+    pub fn tf(&self, term: TermId, doc: ToolId) -> u32 {
+        let p = &self.postings[term as usize];
+        match p.binary_search_by_key(&doc, |x| x.doc) {
+            Ok(i) => p[i].tf,
+            Err(_) => 0,
+        }
+    }
+}
+
+fn push_tokens(tokenizer: &dyn Tokenizer, v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Null => {}
+        Value::String(s) => tokenizer.tokenize_into(s, out),
+        other => tokenizer.tokenize_into(&pytext::py_str(other), out),
+    }
+}
+
+fn push_truthy(tokenizer: &dyn Tokenizer, v: Option<&Value>, out: &mut Vec<String>) {
+    if let Some(v) = v {
+        if pytext::truthy(v) {
+            push_tokens(tokenizer, v, out);
+        }
+    }
+}
+
+const SUB_RESOURCES: &[&str] =
+    &["exec", "attach", "portforward", "proxy", "log", "status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers"];
+
+/// The index-only path hint of 0.47 (delta §2).
+pub fn path_context(method: &str, path: &str) -> String {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
+    if segs.len() < 3 {
+        return String::new();
+    }
+    let m = pytext::lower(method);
+    let mut hints: Vec<String> = Vec::new();
+    if path.contains("{namespace}") || path.contains("{ns}") {
+        hints.push("namespaced".into());
+    } else if !path.contains("{name}") && (m == "get" || m == "delete") {
+        hints.push("cluster-wide".into());
+    }
+    let last = segs[segs.len() - 1];
+    if SUB_RESOURCES.contains(&pytext::lower(last).as_str()) {
+        hints.push(format!("{} of {}", last, segs[segs.len() - 2]));
+    }
+    if m == "delete" && !path.contains("{name}") {
+        hints.push("collection".into());
+    }
+    hints.join(", ")
+}
+
+/// The token list of one tool's BM25 document, in the reference's order.
+pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<String>) {
+    tokenizer.tokenize_into(&tool.name, out);
+    tokenizer.tokenize_into(&tool.description, out);
+    for tag in &tool.tags {
+        tokenizer.tokenize_into(tag, out);
+    }
+    for p in &tool.parameters {
+        tokenizer.tokenize_into(&p.name, out);
+        if !p.description.is_empty() {
+            tokenizer.tokenize_into(&p.description, out);
+        }
+    }
+    let f = &tool.facts;
+    if f.has_metadata {
+        if let Some(Value::String(m)) = &f.method {
+            if !m.is_empty() {
+                out.push(pytext::lower(m));
+            }
+        }
+        if let Some(ai) = &f.ai {
+            for v in [&ai.one_line_summary, &ai.when_to_use, &ai.when_not_to_use, &ai.primary_resource, &ai.canonical_action] {
+                push_truthy(tokenizer, v.as_ref(), out);
+            }
+            for item in &ai.produces_semantics {
+                if let Some(o) = item.as_object() {
+                    push_truthy(tokenizer, o.get("semantic"), out);
+                    push_truthy(tokenizer, o.get("json_path"), out);
+                }
+            }
+            for item in &ai.consumes_semantics {
+                if let Some(o) = item.as_object() {
+                    push_truthy(tokenizer, o.get("semantic"), out);
+                    push_truthy(tokenizer, o.get("field"), out);
+                }
+            }
+            for item in &ai.pairs_well_with {
+                if let Some(o) = item.as_object() {
+                    push_truthy(tokenizer, o.get("reason"), out);
+                }
+            }
+        }
+        for row in f.produces.iter().chain(f.consumes.iter()) {
+            let Some(o) = row.as_object() else { continue };
+            let from_contract = o.get("contract_source").and_then(Value::as_str) == Some("api_contract");
+            let signal = o.get("search_signal").is_some_and(pytext::truthy);
+            if from_contract && !signal {
+                continue;
+            }
+            for k in ["field_name", "semantic_tag", "json_path", "field_type", "kind", "description", "example_name"] {
+                push_truthy(tokenizer, o.get(k), out);
+            }
+            if let Some(Value::Array(aliases)) = o.get("value_path_aliases") {
+                for a in aliases {
+                    push_tokens(tokenizer, a, out);
+                }
+            }
+            if let Some(Value::Array(values)) = o.get("enum") {
+                for v in values.iter().filter(|v| !v.is_null()).take(20) {
+                    tokenizer.tokenize_into(&pytext::py_str(v), out);
+                }
+            }
+        }
+        if let Some(Value::String(path)) = &f.path {
+            if !path.is_empty() {
+                let method = f.method_str().unwrap_or("");
+                let ctx = path_context(method, path);
+                tokenizer.tokenize_into(&ctx, out);
+                for seg in path.split('/') {
+                    if !seg.is_empty() && !seg.starts_with('{') {
+                        tokenizer.tokenize_into(seg, out);
+                    }
+                }
+                let m = pytext::lower(method);
+                if path.contains("{namespace}") || path.contains("{ns}") {
+                    out.push("namespac".into());
+                    out.push("scoped".into());
+                } else if path.contains("/namespaces") || path.contains("/namespace") {
+                } else if m == "get" || m == "list" || !path.contains("{name}") {
+                    out.push("cluster".into());
+                    out.push("all".into());
+                }
+                if let Some(last) = path.split('/').rev().find(|s| !s.is_empty() && !s.starts_with('{')) {
+                    let extra: &[&str] = match pytext::lower(last).as_str() {
+                        "exec" => &["exec", "execut"],
+                        "attach" => &["attach"],
+                        "portforward" => &["portforward", "port", "forward"],
+                        "proxy" => &["proxy"],
+                        "log" => &["log"],
+                        "status" => &["status"],
+                        "scale" => &["scale"],
+                        "finalize" => &["finaliz"],
+                        "binding" => &["bind"],
+                        "eviction" => &["evict"],
+                        "ephemeralcontainers" => &["ephemer", "container"],
+                        _ => &[],
+                    };
+                    out.extend(extra.iter().map(|s| s.to_string()));
+                }
+                if m == "delete" && !path.contains("{name}") {
+                    out.push("collect".into());
+                    out.push("bulk".into());
+                }
+            }
+        }
+        for q in &f.example_queries {
+            if let Value::String(s) = q {
+                tokenizer.tokenize_into(s, out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_context_rules() {
+        assert_eq!(path_context("get", "/repos/{owner}/{repo}/actions/runs"), "cluster-wide");
+        assert_eq!(path_context("GET", "/api/v1/namespaces/{namespace}/pods/{name}/exec"), "namespaced, exec of pods");
+        assert_eq!(path_context("delete", "/api/v1/namespaces/{namespace}/pods"), "namespaced, collection");
+        assert_eq!(path_context("get", "/pets/{id}"), "");
+    }
+}

@@ -1,0 +1,53 @@
+//! The `graphify-0.47` engine: a library with no terminal, CLI or MCP code.
+//!
+//! [`Engine`] owns a loaded [`Graph`] and its BM25 [`index::Index`]; [`Engine::retrieve`]
+//! reproduces `retrieve_graphify` and [`Engine::select`] `select_target_candidate`.
+
+pub mod domain;
+pub mod expand;
+pub mod index;
+pub mod intent;
+pub mod korean;
+pub mod learning;
+pub mod lexicon;
+pub mod params;
+pub mod pytext;
+pub mod query;
+pub mod retrieve;
+pub mod select;
+pub mod semantic;
+pub mod subgraph;
+pub mod tokenize;
+
+use crate::model::Graph;
+
+pub use params::{Params, SelectParams};
+pub use retrieve::{Retrieval, Row, RowOrigin};
+pub use select::Selection;
+
+/// Name and version of the behaviour this engine reproduces.
+pub const PROFILE: &str = "graphify-0.47";
+pub const REFERENCE: &str = "graph-tool-call 0.47.0";
+
+pub struct Engine {
+    pub graph: Graph,
+    pub index: index::Index,
+    pub tokenizer: Box<dyn tokenize::Tokenizer>,
+}
+
+impl Engine {
+    pub fn new(graph: Graph) -> Engine {
+        let tokenizer: Box<dyn tokenize::Tokenizer> = Box::new(tokenize::BuiltinTokenizer);
+        let index = index::Index::build(&graph, tokenizer.as_ref());
+        Engine { graph, index, tokenizer }
+    }
+
+    pub fn retrieve(&self, query: &str, params: &Params) -> Retrieval {
+        retrieve::retrieve(self, query, params)
+    }
+
+    /// Runs the target selector over a retrieval's rows, as the golden cases do.
+    pub fn select(&self, retrieval: &Retrieval, sel: &SelectParams) -> Selection {
+        select::select_for_retrieval(self, retrieval, sel)
+    }
+}

@@ -1,0 +1,290 @@
+//! Text semantics of CPython 3.11 that the reference engine relies on.
+//!
+//! Rust's standard library and `regex` crate disagree with Python in a few corners
+//! (`str.split()` also splits on U+001C..U+001F, `\w` is "alphanumeric or underscore" in
+//! Python's sense, `round()` rounds the exact binary value half-to-even). Everything that
+//! must match the reference bit for bit goes through these helpers.
+
+use unicode_general_category::{GeneralCategory, get_general_category};
+
+/// Python `str.isspace()` for one character.
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python `str.split()` without arguments.
+pub fn split_ws(s: &str) -> impl Iterator<Item = &str> {
+    s.split(is_space).filter(|p| !p.is_empty())
+}
+
+/// Python `str.strip()` without arguments.
+pub fn strip(s: &str) -> &str {
+    s.trim_matches(is_space)
+}
+
+/// Python `str.lower()`.
+pub fn lower(s: &str) -> String {
+    if s.is_ascii() {
+        s.to_ascii_lowercase()
+    } else {
+        s.to_lowercase()
+    }
+}
+
+/// Python `str.isalpha()` for one character (general category L*).
+pub fn is_alpha(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    matches!(
+        get_general_category(c),
+        GeneralCategory::UppercaseLetter
+            | GeneralCategory::LowercaseLetter
+            | GeneralCategory::TitlecaseLetter
+            | GeneralCategory::ModifierLetter
+            | GeneralCategory::OtherLetter
+    )
+}
+
+/// Python `\d` in a str pattern: Unicode decimal digit (Nd).
+pub fn is_decimal(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    get_general_category(c) == GeneralCategory::DecimalNumber
+}
+
+/// Python `str.isalnum()` for one character.
+pub fn is_alnum(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
+    is_alpha(c) || c.is_numeric()
+}
+
+/// Python `\w` in a str pattern.
+pub fn is_word(c: char) -> bool {
+    c == '_' || is_alnum(c)
+}
+
+/// Python `round(x, n)` for a float: half-to-even on the exact binary value.
+pub fn round(x: f64, n: usize) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    let s = format!("{x:.n$}");
+    let v: f64 = s.parse().unwrap_or(x);
+    // Python keeps the sign of zero: round(-0.0001, 2) == -0.0
+    v
+}
+
+/// Python `repr(float)`: shortest round-trip digits, scientific below 1e-4 and from 1e16.
+pub fn float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    // `{:e}` gives the shortest round-trip digits, e.g. "1.2345e-5".
+    let e = format!("{x:e}");
+    let (mant, exp) = e.split_once('e').expect("LowerExp always has an exponent");
+    let exp: i32 = exp.parse().expect("exponent is an integer");
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if (-4..16).contains(&exp) {
+        if exp < 0 {
+            out.push_str("0.");
+            for _ in 0..(-exp - 1) {
+                out.push('0');
+            }
+            out.push_str(&digits);
+        } else {
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                out.push_str(&digits);
+                for _ in digits.len()..int_len {
+                    out.push('0');
+                }
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..int_len]);
+                out.push('.');
+                out.push_str(&digits[int_len..]);
+            }
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", exp.abs()));
+    }
+    out
+}
+
+/// Python `str.splitlines()[0]` (or "" for an empty string).
+pub fn first_line(s: &str) -> &str {
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| {
+            matches!(
+                c,
+                '\n' | '\r'
+                    | '\u{0b}'
+                    | '\u{0c}'
+                    | '\u{1c}'
+                    | '\u{1d}'
+                    | '\u{1e}'
+                    | '\u{85}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+            )
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+/// Python `str.upper()`.
+pub fn upper(s: &str) -> String {
+    s.to_uppercase()
+}
+
+/// Number of code points (Python `len(str)`).
+pub fn char_len(s: &str) -> usize {
+    if s.is_ascii() { s.len() } else { s.chars().count() }
+}
+
+/// Python `str(value)` for a JSON value as the reference would see it after `json.loads`.
+pub fn py_str(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => py_repr(other),
+    }
+}
+
+/// Python `repr(value)` for a JSON value (used for nested values inside `str()`).
+pub fn py_repr(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.to_string()
+            } else if let Some(u) = n.as_u64() {
+                u.to_string()
+            } else {
+                float_repr(n.as_f64().unwrap_or(0.0))
+            }
+        }
+        Value::String(s) => str_repr(s),
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(py_repr).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Object(map) => {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", str_repr(k), py_repr(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+    }
+}
+
+fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python truthiness of a JSON value.
+pub fn truthy(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().map(|f| f != 0.0).unwrap_or(true),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+/// Hangul syllable block used by most rules (`[가-힣]`).
+pub fn is_hangul_syllable(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7A3}').contains(&c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_matches_python() {
+        assert_eq!(round(0.125, 2), 0.12);
+        assert_eq!(round(0.375, 2), 0.38);
+        assert_eq!(round(2.675, 2), 2.67);
+        assert_eq!(round(0.2666666666, 6), 0.266667);
+    }
+
+    #[test]
+    fn float_repr_matches_python() {
+        assert_eq!(float_repr(1.0), "1.0");
+        assert_eq!(float_repr(0.1), "0.1");
+        assert_eq!(float_repr(1e-5), "1e-05");
+        assert_eq!(float_repr(0.0001), "0.0001");
+        assert_eq!(float_repr(123456.5), "123456.5");
+        assert_eq!(float_repr(1e16), "1e+16");
+        assert_eq!(float_repr(1.5e16), "1.5e+16");
+        assert_eq!(float_repr(-2.5e-7), "-2.5e-07");
+        assert_eq!(float_repr(100.0), "100.0");
+    }
+
+    #[test]
+    fn python_whitespace_and_words() {
+        assert_eq!(split_ws("a\u{1c}b  c").collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert!(!is_word('\u{301}'));
+        assert!(is_word('①'));
+        assert!(is_word('_'));
+        assert!(is_decimal('٣'));
+        assert!(!is_decimal('①'));
+    }
+
+    #[test]
+    fn first_line_like_splitlines() {
+        assert_eq!(first_line("\nabc"), "");
+        assert_eq!(first_line("ab\r\ncd"), "ab");
+        assert_eq!(first_line(""), "");
+        assert_eq!(first_line("x\u{2028}y"), "x");
+    }
+}

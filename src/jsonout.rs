@@ -1,0 +1,253 @@
+//! A small streaming JSON writer that prints numbers the way Python's `json.dumps` does.
+//!
+//! Output is compact (`,` and `:` without spaces) and keeps non-ASCII text as UTF-8
+//! (`ensure_ascii=False`). Floats use Python's `repr` (`1.0`, `1e-05`), integers have no
+//! decimal point, so a reader that compares by type sees what the reference wrote.
+
+use crate::engine::pytext::float_repr;
+
+#[derive(Default)]
+pub struct JsonWriter {
+    out: String,
+    /// One entry per open container: whether something was already written in it.
+    stack: Vec<bool>,
+    after_key: bool,
+}
+
+impl JsonWriter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with_capacity(n: usize) -> Self {
+        JsonWriter { out: String::with_capacity(n), ..Self::default() }
+    }
+
+    pub fn finish(self) -> String {
+        self.out
+    }
+
+    fn before_value(&mut self) {
+        if self.after_key {
+            self.after_key = false;
+            return;
+        }
+        if let Some(started) = self.stack.last_mut() {
+            if *started {
+                self.out.push(',');
+            }
+            *started = true;
+        }
+    }
+
+    pub fn begin_obj(&mut self) -> &mut Self {
+        self.before_value();
+        self.out.push('{');
+        self.stack.push(false);
+        self
+    }
+
+    pub fn end_obj(&mut self) -> &mut Self {
+        self.stack.pop();
+        self.out.push('}');
+        self
+    }
+
+    pub fn begin_arr(&mut self) -> &mut Self {
+        self.before_value();
+        self.out.push('[');
+        self.stack.push(false);
+        self
+    }
+
+    pub fn end_arr(&mut self) -> &mut Self {
+        self.stack.pop();
+        self.out.push(']');
+        self
+    }
+
+    pub fn key(&mut self, k: &str) -> &mut Self {
+        if let Some(started) = self.stack.last_mut() {
+            if *started {
+                self.out.push(',');
+            }
+            *started = true;
+        }
+        write_escaped(&mut self.out, k);
+        self.out.push(':');
+        self.after_key = true;
+        self
+    }
+
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.before_value();
+        write_escaped(&mut self.out, s);
+        self
+    }
+
+    pub fn opt_str(&mut self, s: Option<&str>) -> &mut Self {
+        match s {
+            Some(s) => self.str(s),
+            None => self.null(),
+        }
+    }
+
+    pub fn f64(&mut self, x: f64) -> &mut Self {
+        self.before_value();
+        self.out.push_str(&float_repr(x));
+        self
+    }
+
+    pub fn opt_f64(&mut self, x: Option<f64>) -> &mut Self {
+        match x {
+            Some(x) => self.f64(x),
+            None => self.null(),
+        }
+    }
+
+    pub fn int(&mut self, i: i64) -> &mut Self {
+        self.before_value();
+        self.out.push_str(&i.to_string());
+        self
+    }
+
+    pub fn bool(&mut self, b: bool) -> &mut Self {
+        self.before_value();
+        self.out.push_str(if b { "true" } else { "false" });
+        self
+    }
+
+    pub fn null(&mut self) -> &mut Self {
+        self.before_value();
+        self.out.push_str("null");
+        self
+    }
+
+    /// Writes already-valid JSON text, dropping insignificant whitespace.
+    pub fn raw(&mut self, json: &str) -> &mut Self {
+        self.before_value();
+        minify_into(&mut self.out, json);
+        self
+    }
+
+    /// Writes a parsed JSON value with Python's number forms.
+    pub fn value(&mut self, v: &serde_json::Value) -> &mut Self {
+        use serde_json::Value;
+        match v {
+            Value::Null => self.null(),
+            Value::Bool(b) => self.bool(*b),
+            Value::Number(n) => {
+                self.before_value();
+                if n.is_f64() {
+                    self.out.push_str(&float_repr(n.as_f64().unwrap_or(0.0)));
+                } else {
+                    self.out.push_str(&n.to_string());
+                }
+                self
+            }
+            Value::String(s) => self.str(s),
+            Value::Array(items) => {
+                self.begin_arr();
+                for it in items {
+                    self.value(it);
+                }
+                self.end_arr()
+            }
+            Value::Object(map) => {
+                self.begin_obj();
+                for (k, v) in map {
+                    self.key(k);
+                    self.value(v);
+                }
+                self.end_obj()
+            }
+        }
+    }
+
+    pub fn str_list<S: AsRef<str>>(&mut self, items: &[S]) -> &mut Self {
+        self.begin_arr();
+        for s in items {
+            self.str(s.as_ref());
+        }
+        self.end_arr()
+    }
+}
+
+pub fn write_escaped(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            0..=0x1f => None,
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        match esc {
+            Some(e) => out.push_str(e),
+            None => out.push_str(&format!("\\u{:04x}", b)),
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Copies valid JSON text without whitespace outside strings.
+pub fn minify_into(out: &mut String, json: &str) {
+    let bytes = json.as_bytes();
+    let mut i = 0;
+    let mut run_start = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b' ' | b'\n' | b'\r' | b'\t' => {
+                out.push_str(&json[run_start..i]);
+                i += 1;
+                run_start = i;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' => i += 2,
+                        b'"' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => i += 1,
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&json[run_start..bytes.len().min(json.len())]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_compact_python_numbers() {
+        let mut w = JsonWriter::new();
+        w.begin_obj().key("a").f64(1.0).key("b").int(2).key("c");
+        w.begin_arr().str("x\"y").null().bool(true).end_arr();
+        w.key("d").raw("{ \"k\" : [1, 2.50, \"a b\" ] }").end_obj();
+        assert_eq!(w.finish(), r#"{"a":1.0,"b":2,"c":["x\"y",null,true],"d":{"k":[1,2.50,"a b"]}}"#);
+    }
+
+    #[test]
+    fn escapes_control_characters() {
+        let mut s = String::new();
+        write_escaped(&mut s, "a\u{1b}[31m\n");
+        assert_eq!(s, r#""a\u001b[31m\n""#);
+    }
+}

@@ -1,0 +1,14 @@
+//! toolscope: a terminal explorer for tool-retrieval evidence.
+//!
+//! The library reproduces graph-tool-call 0.47.0's `retrieve_graphify` and
+//! `select_target_candidate` exactly ([`engine`]), loads its artifacts ([`model`]) and
+//! serialises results with the reference's keys and number forms ([`output`]).
+
+pub mod cli;
+pub mod demo;
+pub mod engine;
+pub mod error;
+pub mod jsonout;
+pub mod model;
+pub mod output;
+pub mod sanitize;

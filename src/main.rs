@@ -1,0 +1,6 @@
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    toolscope::cli::run(toolscope::cli::Cli::parse())
+}

@@ -1,0 +1,231 @@
+//! The tool graph: tool table, node table and typed edges (spec §1.3, §2).
+//!
+//! Adjacency is a `petgraph` `DiGraphMap` keyed by node index: it keeps, per node, the
+//! order in which edges touching it were added, which is the order the reference walks
+//! (out-edges, then in-edges, each in file order). An ordered pair holds one edge; a later
+//! record replaces the attributes of an earlier one and keeps its position.
+
+use indexmap::IndexMap;
+use petgraph::Direction;
+use petgraph::graphmap::DiGraphMap;
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+
+use super::tool::Tool;
+
+pub type ToolId = u32;
+pub type NodeId = u32;
+pub type EdgeId = u32;
+
+#[derive(Clone, Debug, Default)]
+pub struct Node {
+    /// `node_type` attribute; `None` for nodes created implicitly by an edge.
+    pub node_type: Option<String>,
+    pub community: Option<Value>,
+    pub description: Option<String>,
+}
+
+impl Node {
+    pub fn is_tool(&self) -> bool {
+        self.node_type.as_deref() == Some("tool")
+    }
+
+    pub fn is_pass_through(&self) -> bool {
+        matches!(self.node_type.as_deref(), Some("category") | Some("domain"))
+    }
+}
+
+/// The edge attributes retrieval, evidence and the graph pane read.
+#[derive(Clone, Debug, Default)]
+pub struct EdgeAttrs {
+    pub relation: Option<Value>,
+    pub confidence: Option<Value>,
+    pub conf_score: Option<Value>,
+    pub evidence: Option<Value>,
+    pub layer: Option<Value>,
+    pub kind: Option<Value>,
+    pub evidence_sources: Option<Value>,
+}
+
+impl EdgeAttrs {
+    pub fn relation_str(&self) -> Option<&str> {
+        self.relation.as_ref().and_then(Value::as_str)
+    }
+
+    pub fn confidence_str(&self) -> Option<&str> {
+        self.confidence.as_ref().and_then(Value::as_str)
+    }
+
+    pub fn evidence_str(&self) -> &str {
+        self.evidence.as_ref().and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub source: NodeId,
+    pub target: NodeId,
+    pub attrs: EdgeAttrs,
+}
+
+/// Facts about the file a graph came from, for status lines and provenance.
+#[derive(Clone, Debug, Default)]
+pub struct GraphInfo {
+    pub source: String,
+    pub format_version: String,
+    pub library_version: Option<String>,
+    pub is_collection: bool,
+    pub bytes: usize,
+    /// sha256 of the bytes loaded (after decompression), hex.
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Graph {
+    pub info: GraphInfo,
+    pub tools: Vec<Tool>,
+    tool_ids: FxHashMap<String, ToolId>,
+    tool_keys: Vec<String>,
+    pub nodes: IndexMap<String, Node>,
+    pub edges: Vec<Edge>,
+    adj: DiGraphMap<NodeId, EdgeId>,
+    node_of_tool: Vec<Option<NodeId>>,
+    tool_of_node: Vec<Option<ToolId>>,
+}
+
+impl Graph {
+    pub fn new(info: GraphInfo) -> Self {
+        Graph { info, ..Default::default() }
+    }
+
+    /// Adds a tool to the tool table. Returns `false` if the name is taken.
+    pub fn add_tool(&mut self, key: String, tool: Tool) -> bool {
+        if self.tool_ids.contains_key(&key) {
+            return false;
+        }
+        let id = self.tools.len() as ToolId;
+        self.tool_ids.insert(key.clone(), id);
+        self.tool_keys.push(key);
+        self.tools.push(tool);
+        true
+    }
+
+    /// Adds a node or merges attributes into an existing one (later keys win).
+    pub fn upsert_node(&mut self, id: &str, node_type: Option<String>, community: Option<Value>, description: Option<String>) -> NodeId {
+        if let Some(ix) = self.nodes.get_index_of(id) {
+            let n = &mut self.nodes[ix];
+            if node_type.is_some() {
+                n.node_type = node_type;
+            }
+            if community.is_some() {
+                n.community = community;
+            }
+            if description.is_some() {
+                n.description = description;
+            }
+            return ix as NodeId;
+        }
+        let (ix, _) = self.nodes.insert_full(id.to_string(), Node { node_type, community, description });
+        self.adj.add_node(ix as NodeId);
+        ix as NodeId
+    }
+
+    /// Node index of `id`, creating an attribute-less node when it is unknown.
+    pub fn node_or_implicit(&mut self, id: &str) -> (NodeId, bool) {
+        if let Some(ix) = self.nodes.get_index_of(id) {
+            return (ix as NodeId, false);
+        }
+        let (ix, _) = self.nodes.insert_full(id.to_string(), Node::default());
+        self.adj.add_node(ix as NodeId);
+        (ix as NodeId, true)
+    }
+
+    /// Adds an edge; an existing ordered pair gets its attributes replaced in place.
+    pub fn set_edge(&mut self, source: NodeId, target: NodeId, attrs: EdgeAttrs) -> EdgeId {
+        if let Some(&e) = self.adj.edge_weight(source, target) {
+            self.edges[e as usize].attrs = attrs;
+            return e;
+        }
+        let e = self.edges.len() as EdgeId;
+        self.edges.push(Edge { source, target, attrs });
+        self.adj.add_edge(source, target, e);
+        e
+    }
+
+    /// Links tools and nodes by name; call once after loading.
+    pub fn finish(&mut self) {
+        self.node_of_tool = self.tools.iter().map(|_| None).collect();
+        self.tool_of_node = vec![None; self.nodes.len()];
+        for (name, &tid) in &self.tool_ids {
+            if let Some(nix) = self.nodes.get_index_of(name.as_str()) {
+                self.node_of_tool[tid as usize] = Some(nix as NodeId);
+                self.tool_of_node[nix] = Some(tid);
+            }
+        }
+    }
+
+    pub fn tool_id(&self, name: &str) -> Option<ToolId> {
+        self.tool_ids.get(name).copied()
+    }
+
+    pub fn tool(&self, id: ToolId) -> &Tool {
+        &self.tools[id as usize]
+    }
+
+    pub fn tool_by_name(&self, name: &str) -> Option<&Tool> {
+        self.tool_id(name).map(|id| self.tool(id))
+    }
+
+    pub fn tool_name(&self, id: ToolId) -> &str {
+        &self.tools[id as usize].name
+    }
+
+    /// The name under which a tool is registered in the tool table.
+    pub fn tool_key(&self, id: ToolId) -> &str {
+        // keys and row names agree for every artifact the reference writes; the key is
+        // what ranking uses.
+        &self.tool_keys[id as usize]
+    }
+
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.nodes.get_index_of(name).map(|i| i as NodeId)
+    }
+
+    pub fn node_name(&self, id: NodeId) -> &str {
+        self.nodes.get_index(id as usize).map(|(k, _)| k.as_str()).unwrap_or("")
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    pub fn node_of_tool(&self, tool: ToolId) -> Option<NodeId> {
+        self.node_of_tool.get(tool as usize).copied().flatten()
+    }
+
+    pub fn tool_of_node(&self, node: NodeId) -> Option<ToolId> {
+        self.tool_of_node.get(node as usize).copied().flatten()
+    }
+
+    pub fn edge(&self, id: EdgeId) -> &Edge {
+        &self.edges[id as usize]
+    }
+
+    /// Out-edges of a node in insertion order.
+    pub fn out_edges(&self, node: NodeId) -> impl Iterator<Item = EdgeId> + '_ {
+        self.adj.edges_directed(node, Direction::Outgoing).map(|(_, _, &e)| e)
+    }
+
+    /// In-edges of a node in insertion order.
+    pub fn in_edges(&self, node: NodeId) -> impl Iterator<Item = EdgeId> + '_ {
+        self.adj.edges_directed(node, Direction::Incoming).map(|(_, _, &e)| e)
+    }
+
+    pub fn tool_count(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+}

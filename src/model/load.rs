@@ -1,0 +1,643 @@
+//! Loading graph-tool-call saved graphs and collection artifacts (spec §1.3, §1.4).
+//!
+//! The file is read once, decompressed when it is gzip, validated as UTF-8 and parsed into
+//! typed rows. Tool `metadata` stays as a range of the loaded text (emitted verbatim) and a
+//! small typed view of the keys the engine reads is parsed from it.
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use sha2::Digest;
+use std::fmt;
+use std::io::Read;
+use std::marker::PhantomData;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::graph::{EdgeAttrs, Graph, GraphInfo};
+use super::tool::{AiFacts, Annotations, OpenApiFacts, Param, RawJson, Tool, ToolFacts};
+use crate::error::InputError;
+
+/// Reads a file fully, transparently decompressing gzip.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, InputError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| InputError::new(&name, "", io_message(&e)))?;
+    maybe_gunzip(&name, bytes)
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+pub fn maybe_gunzip(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
+    if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
+        let mut out = Vec::with_capacity(bytes.len() * 6);
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(|e| InputError::new(name, "", format!("corrupt gzip data: {e}")))?;
+        Ok(out)
+    } else {
+        Ok(bytes)
+    }
+}
+
+/// Validates UTF-8 and reports the first bad byte as line:column.
+pub fn into_text(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
+    match String::from_utf8(bytes) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let bytes = e.as_bytes();
+            let at = e.utf8_error().valid_up_to();
+            let (line, col) = line_col(&bytes[..at]);
+            Err(InputError::new(name, &format!("{line}:{col}"), "invalid UTF-8 byte sequence".into()))
+        }
+    }
+}
+
+fn line_col(prefix: &[u8]) -> (usize, usize) {
+    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
+    let last = prefix.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
+    let col = String::from_utf8_lossy(&prefix[last..]).chars().count() + 1;
+    (line, col)
+}
+
+/// Loads a graph file (JSON or gzip-compressed JSON).
+pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
+    let name = path.display().to_string();
+    let bytes = read_input(path)?;
+    load_graph_bytes(&name, bytes)
+}
+
+pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError> {
+    let bytes = maybe_gunzip(name, bytes)?;
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(InputError::new(name, "", "empty file".into()));
+    }
+    let fingerprint = hex(&sha2::Sha256::digest(&bytes));
+    let size = bytes.len();
+    let text: Arc<str> = Arc::from(into_text(name, bytes)?);
+    let top: FileTop<'_> = parse_with_pointer(name, &text)?;
+    let format_version = match (&top.format_version, &top.version) {
+        (Some(v), _) | (None, Some(v)) => match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        },
+        (None, None) => "0".into(),
+    };
+    let Some(graph_sec) = top.graph else {
+        let what = if top.openapi.is_some() || top.swagger.is_some() {
+            "this is an OpenAPI/Swagger spec, not a tool graph; build a collection artifact first"
+        } else {
+            "not a graph-tool-call tool graph: the top-level object has no \"graph\""
+        };
+        return Err(InputError::new(name, "/graph", what.into()));
+    };
+    if !matches!(format_version.as_str(), "0" | "0.1.0" | "1") {
+        let place = if top.format_version.is_some() { "/format_version" } else { "/version" };
+        return Err(InputError::new(name, place, format!("unsupported format version {format_version:?}")));
+    }
+    let is_collection = top.collection_graph_version.is_some() || top.readiness_report.is_some();
+    let info = GraphInfo {
+        source: name.to_string(),
+        format_version,
+        library_version: top.library_version.as_ref().and_then(|v| v.as_str().map(String::from)),
+        is_collection,
+        bytes: size,
+        fingerprint,
+    };
+    let mut g = Graph::new(info);
+
+    // tools
+    if let Some(rows) = top.tools {
+        for (i, (key, row)) in rows.0.into_iter().enumerate() {
+            let tool = build_tool(name, &text, &key, i, row)?;
+            if !g.add_tool(key.clone(), tool) {
+                return Err(InputError::new(name, &format!("/tools/{}", pointer_escape(&key)), format!("duplicate tool name {key:?}")));
+            }
+        }
+    }
+
+    // nodes
+    let nodes = graph_sec.nodes.unwrap_or_default();
+    for node in nodes {
+        g.upsert_node(&node.id, node.node_type, node.community.filter(|v| !v.is_null()), node.description);
+    }
+    // edges
+    let mut implicit = Vec::new();
+    for (i, e) in graph_sec.edges.unwrap_or_default().into_iter().enumerate() {
+        let (s, s_new) = g.node_or_implicit(&e.source);
+        let (t, t_new) = g.node_or_implicit(&e.target);
+        if s_new {
+            implicit.push((i, e.source.clone()));
+        }
+        if t_new {
+            implicit.push((i, e.target.clone()));
+        }
+        let attrs = EdgeAttrs {
+            relation: e.relation,
+            confidence: e.confidence,
+            conf_score: e.conf_score,
+            evidence: e.evidence,
+            layer: e.layer,
+            kind: e.kind,
+            evidence_sources: e.evidence_sources,
+        };
+        g.set_edge(s, t, attrs);
+    }
+    for (i, node) in implicit.iter().take(3) {
+        eprintln!(
+            "warning: {name}:/graph/edges/{i}: edge endpoint {node:?} is not a declared node; kept as an attribute-less node (not traversed), as graph-tool-call does"
+        );
+    }
+    if implicit.len() > 3 {
+        eprintln!("warning: {name}: {} more edges name undeclared nodes", implicit.len() - 3);
+    }
+    g.finish();
+    Ok(g)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub fn pointer_escape(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// Parses `text` as `T`; on failure re-parses with path tracking to name the JSON pointer.
+pub fn parse_with_pointer<'a, T: Deserialize<'a>>(name: &str, text: &'a str) -> Result<T, InputError> {
+    match serde_json::from_str::<T>(text) {
+        Ok(v) => Ok(v),
+        Err(first) => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let pointer = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                Err(e) => path_to_pointer(e.path()),
+                Ok(_) => String::new(),
+            };
+            Err(json_error(name, &first, &pointer))
+        }
+    }
+}
+
+pub fn json_error(name: &str, e: &serde_json::Error, pointer: &str) -> InputError {
+    let msg = e.to_string();
+    let msg = match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    let msg = match e.classify() {
+        serde_json::error::Category::Eof => format!("truncated JSON: {msg}"),
+        serde_json::error::Category::Syntax => format!("invalid JSON: {msg}"),
+        _ => msg,
+    };
+    let place = if pointer.is_empty() || pointer == "/" || pointer == "/." {
+        format!("{}:{}", e.line(), e.column())
+    } else {
+        format!("{}:{} {}", e.line(), e.column(), pointer)
+    };
+    InputError::new(name, &place, msg)
+}
+
+fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("/{index}")),
+            Segment::Map { key } => {
+                out.push('/');
+                out.push_str(&pointer_escape(key));
+            }
+            Segment::Enum { variant } => {
+                out.push('/');
+                out.push_str(variant);
+            }
+            Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+fn build_tool(file: &str, text: &Arc<str>, key: &str, _index: usize, row: ToolRow<'_>) -> Result<Tool, InputError> {
+    let metadata = match row.metadata {
+        Some(raw) => RawJson::within(text, raw.get()),
+        None => RawJson::owned("{}".into()),
+    };
+    let facts = parse_facts(metadata.get());
+    let parameters = row
+        .parameters
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| Param {
+            name: p.name,
+            ty: p.ty.unwrap_or_else(|| "string".into()),
+            description: p.description.unwrap_or_default(),
+            required: p.required.unwrap_or(false),
+            enum_values: p.enum_values.map(|r| RawJson::within(text, r.get())),
+        })
+        .collect();
+    let name = match row.name {
+        Some(n) => n,
+        None => {
+            return Err(InputError::new(file, &format!("/tools/{}", pointer_escape(key)), "tool row has no \"name\"".into()));
+        }
+    };
+    Ok(Tool {
+        name,
+        description: row.description.unwrap_or_default(),
+        parameters,
+        tags: row.tags.unwrap_or_default(),
+        domain: row.domain,
+        metadata,
+        annotations: row.annotations.map(|a| Annotations {
+            read_only: a.read_only_hint,
+            destructive: a.destructive_hint,
+            idempotent: a.idempotent_hint,
+            open_world: a.open_world_hint,
+        }),
+        facts,
+    })
+}
+
+/// Parses the engine's view of a tool's `metadata` text. Never fails: values of an
+/// unexpected type are treated as absent, as the reference's `isinstance` checks do.
+pub fn parse_facts(metadata: &str) -> ToolFacts {
+    let view: MetaView = match serde_json::from_str::<Option<MetaView>>(metadata) {
+        Ok(Some(v)) => v,
+        _ => return ToolFacts::default(),
+    };
+    let has_metadata = view.nonempty;
+    let (api_produces, api_consumes) = match view.api_contract {
+        Some(c) => (c.produces, c.consumes),
+        None => (Vec::new(), Vec::new()),
+    };
+    ToolFacts {
+        has_metadata,
+        method: view.method,
+        path: view.path,
+        source_label: view.source_label,
+        ai: view.ai_metadata.map(|a| AiFacts {
+            canonical_action: a.canonical_action,
+            primary_resource: a.primary_resource,
+            result_shape: a.result_shape,
+            one_line_summary: a.one_line_summary,
+            when_to_use: a.when_to_use,
+            when_not_to_use: a.when_not_to_use,
+            produces_semantics: a.produces_semantics,
+            consumes_semantics: a.consumes_semantics,
+            pairs_well_with: a.pairs_well_with,
+        }),
+        openapi: view.openapi.map(|o| OpenApiFacts {
+            operation_id: o.operation_id,
+            summary: o.summary,
+            description: o.description,
+            path: o.path,
+            path_module: o.path_module,
+        }),
+        produces: view.produces,
+        consumes: view.consumes,
+        api_produces,
+        api_consumes,
+        example_queries: view.example_queries,
+    }
+}
+
+// ---------------------------------------------------------------- serde rows
+
+#[derive(Deserialize)]
+struct FileTop<'a> {
+    #[serde(default)]
+    format_version: Option<Value>,
+    #[serde(default)]
+    version: Option<Value>,
+    #[serde(default)]
+    library_version: Option<Value>,
+    #[serde(default)]
+    graph: Option<GraphSec>,
+    #[serde(default, borrow)]
+    tools: Option<ToolRows<'a>>,
+    #[serde(default)]
+    openapi: Option<IgnoredAny>,
+    #[serde(default)]
+    swagger: Option<IgnoredAny>,
+    #[serde(default)]
+    collection_graph_version: Option<IgnoredAny>,
+    #[serde(default)]
+    readiness_report: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct GraphSec {
+    #[serde(default)]
+    nodes: Option<Vec<NodeRow>>,
+    #[serde(default)]
+    edges: Option<Vec<EdgeRow>>,
+}
+
+#[derive(Deserialize)]
+struct NodeRow {
+    id: String,
+    #[serde(default, deserialize_with = "string_or_none")]
+    node_type: Option<String>,
+    #[serde(default)]
+    community: Option<Value>,
+    #[serde(default, deserialize_with = "string_or_none")]
+    description: Option<String>,
+}
+
+struct EdgeRow {
+    source: String,
+    target: String,
+    relation: Option<Value>,
+    confidence: Option<Value>,
+    conf_score: Option<Value>,
+    evidence: Option<Value>,
+    layer: Option<Value>,
+    kind: Option<Value>,
+    evidence_sources: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for EdgeRow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = EdgeRow;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an edge object with \"source\" and \"target\"")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut source = None;
+                let mut target = None;
+                let mut row = EdgeRow {
+                    source: String::new(),
+                    target: String::new(),
+                    relation: None,
+                    confidence: None,
+                    conf_score: None,
+                    evidence: None,
+                    layer: None,
+                    kind: None,
+                    evidence_sources: None,
+                };
+                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match k.as_ref() {
+                        "source" => source = Some(map.next_value::<String>()?),
+                        "target" => target = Some(map.next_value::<String>()?),
+                        "relation" => row.relation = Some(map.next_value()?),
+                        "confidence" => row.confidence = Some(map.next_value()?),
+                        "conf_score" => row.conf_score = Some(map.next_value()?),
+                        "evidence" => row.evidence = Some(map.next_value()?),
+                        "layer" => row.layer = Some(map.next_value()?),
+                        "kind" => row.kind = Some(map.next_value()?),
+                        "evidence_sources" => row.evidence_sources = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                row.source = source.ok_or_else(|| de::Error::missing_field("source"))?;
+                row.target = target.ok_or_else(|| de::Error::missing_field("target"))?;
+                Ok(row)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+struct ToolRows<'a>(Vec<(String, ToolRow<'a>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for ToolRows<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = ToolRows<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object mapping tool names to tool rows")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut rows = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                let mut seen = rustc_hash::FxHashSet::default();
+                while let Some(k) = map.next_key::<String>()? {
+                    if !seen.insert(k.clone()) {
+                        return Err(de::Error::custom(format!("duplicate tool name {k:?}")));
+                    }
+                    let row: ToolRow<'a> = map.next_value()?;
+                    rows.push((k, row));
+                }
+                Ok(ToolRows(rows))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+#[derive(Deserialize)]
+struct ToolRow<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default, borrow)]
+    parameters: Option<Vec<ParamRow<'a>>>,
+    #[serde(default)]
+    tags: Option<Vec<String>>,
+    #[serde(default)]
+    domain: Option<String>,
+    #[serde(default, borrow)]
+    metadata: Option<&'a RawValue>,
+    #[serde(default)]
+    annotations: Option<AnnotationRow>,
+}
+
+#[derive(Deserialize)]
+struct ParamRow<'a> {
+    name: String,
+    #[serde(default, rename = "type")]
+    ty: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    required: Option<bool>,
+    #[serde(default, rename = "enum", borrow)]
+    enum_values: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct AnnotationRow {
+    #[serde(default, alias = "readOnlyHint")]
+    read_only_hint: Option<bool>,
+    #[serde(default, alias = "destructiveHint")]
+    destructive_hint: Option<bool>,
+    #[serde(default, alias = "idempotentHint")]
+    idempotent_hint: Option<bool>,
+    #[serde(default, alias = "openWorldHint")]
+    open_world_hint: Option<bool>,
+}
+
+#[derive(Default)]
+struct MetaView {
+    nonempty: bool,
+    method: Option<Value>,
+    path: Option<Value>,
+    source_label: Option<Value>,
+    ai_metadata: Option<AiView>,
+    openapi: Option<OaView>,
+    produces: Vec<Value>,
+    consumes: Vec<Value>,
+    api_contract: Option<ContractView>,
+    example_queries: Vec<Value>,
+}
+
+impl<'de> Deserialize<'de> for MetaView {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MetaView;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a metadata object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaView, A::Error> {
+                let mut m = MetaView::default();
+                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    m.nonempty = true;
+                    match k.as_ref() {
+                        "method" => m.method = Some(map.next_value()?),
+                        "path" => m.path = Some(map.next_value()?),
+                        "source_label" => m.source_label = Some(map.next_value()?),
+                        "ai_metadata" => m.ai_metadata = map.next_value::<Lenient<AiView>>()?.0,
+                        "openapi" => m.openapi = map.next_value::<Lenient<OaView>>()?.0,
+                        "produces" => m.produces = map.next_value::<LenientList>()?.0,
+                        "consumes" => m.consumes = map.next_value::<LenientList>()?.0,
+                        "api_contract" => m.api_contract = map.next_value::<Lenient<ContractView>>()?.0,
+                        "example_queries" => m.example_queries = map.next_value::<LenientList>()?.0,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(m)
+            }
+            fn visit_unit<E>(self) -> Result<MetaView, E> {
+                Ok(MetaView::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct AiView {
+    #[serde(default)]
+    canonical_action: Option<Value>,
+    #[serde(default)]
+    primary_resource: Option<Value>,
+    #[serde(default)]
+    result_shape: Option<Value>,
+    #[serde(default)]
+    one_line_summary: Option<Value>,
+    #[serde(default)]
+    when_to_use: Option<Value>,
+    #[serde(default)]
+    when_not_to_use: Option<Value>,
+    #[serde(default, deserialize_with = "lenient_list")]
+    produces_semantics: Vec<Value>,
+    #[serde(default, deserialize_with = "lenient_list")]
+    consumes_semantics: Vec<Value>,
+    #[serde(default, deserialize_with = "lenient_list")]
+    pairs_well_with: Vec<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct OaView {
+    #[serde(default)]
+    operation_id: Option<Value>,
+    #[serde(default)]
+    summary: Option<Value>,
+    #[serde(default)]
+    description: Option<Value>,
+    #[serde(default)]
+    path: Option<Value>,
+    #[serde(default)]
+    path_module: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct ContractView {
+    #[serde(default, deserialize_with = "lenient_list")]
+    produces: Vec<Value>,
+    #[serde(default, deserialize_with = "lenient_list")]
+    consumes: Vec<Value>,
+}
+
+/// An object deserialised as `T`, anything else as `None`.
+struct Lenient<T>(Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Lenient<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|v| Lenient(Some(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Lenient(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Lenient(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Lenient(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Lenient(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Lenient(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Lenient(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Lenient(None))
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Lenient(None))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A list of values; anything else reads as an empty list.
+struct LenientList(Vec<Value>);
+
+impl<'de> Deserialize<'de> for LenientList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Array(items) => Ok(LenientList(items)),
+            _ => Ok(LenientList(Vec::new())),
+        }
+    }
+}
+
+fn lenient_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
+    LenientList::deserialize(d).map(|l| l.0)
+}
+
+fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::String(s) => Ok(Some(s)),
+        Value::Null => Ok(None),
+        other => Ok(Some(crate::engine::pytext::py_str(&other))),
+    }
+}

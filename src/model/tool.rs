@@ -1,0 +1,206 @@
+//! Tools as loaded from an artifact: the fields the engine reads, plus the raw JSON text of
+//! everything else so the `tool` object can be emitted exactly as stored.
+
+use serde_json::Value;
+use std::sync::Arc;
+
+use crate::engine::pytext;
+use crate::jsonout::JsonWriter;
+
+/// A slice of JSON text kept verbatim (usually a range of the loaded file).
+#[derive(Clone, Debug)]
+pub struct RawJson {
+    buf: Arc<str>,
+    start: usize,
+    end: usize,
+}
+
+impl RawJson {
+    pub fn new(buf: Arc<str>, start: usize, end: usize) -> Self {
+        RawJson { buf, start, end }
+    }
+
+    pub fn owned(text: String) -> Self {
+        let end = text.len();
+        RawJson { buf: Arc::from(text), start: 0, end }
+    }
+
+    /// Locates `part` (a sub-slice of `buf`) inside `buf`.
+    pub fn within(buf: &Arc<str>, part: &str) -> Self {
+        let base = buf.as_ptr() as usize;
+        let start = part.as_ptr() as usize - base;
+        RawJson { buf: buf.clone(), start, end: start + part.len() }
+    }
+
+    pub fn get(&self) -> &str {
+        &self.buf[self.start..self.end]
+    }
+
+    pub fn parse(&self) -> Value {
+        serde_json::from_str(self.get()).unwrap_or(Value::Null)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: String,
+    pub description: String,
+    pub required: bool,
+    pub enum_values: Option<RawJson>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+/// Values read from `metadata.ai_metadata` (spec §1.5). Kept as JSON values because the
+/// reference applies Python's `str()`/truthiness to whatever is stored.
+#[derive(Clone, Debug, Default)]
+pub struct AiFacts {
+    pub canonical_action: Option<Value>,
+    pub primary_resource: Option<Value>,
+    pub result_shape: Option<Value>,
+    pub one_line_summary: Option<Value>,
+    pub when_to_use: Option<Value>,
+    pub when_not_to_use: Option<Value>,
+    pub produces_semantics: Vec<Value>,
+    pub consumes_semantics: Vec<Value>,
+    pub pairs_well_with: Vec<Value>,
+}
+
+/// Values read from `metadata.openapi`.
+#[derive(Clone, Debug, Default)]
+pub struct OpenApiFacts {
+    pub operation_id: Option<Value>,
+    pub summary: Option<Value>,
+    pub description: Option<Value>,
+    pub path: Option<Value>,
+    pub path_module: Option<Value>,
+}
+
+/// Everything the engine reads from a tool's `metadata`.
+#[derive(Clone, Debug, Default)]
+pub struct ToolFacts {
+    /// `metadata` is a non-empty object.
+    pub has_metadata: bool,
+    pub method: Option<Value>,
+    pub path: Option<Value>,
+    pub source_label: Option<Value>,
+    pub ai: Option<AiFacts>,
+    pub openapi: Option<OpenApiFacts>,
+    pub produces: Vec<Value>,
+    pub consumes: Vec<Value>,
+    pub api_produces: Vec<Value>,
+    pub api_consumes: Vec<Value>,
+    pub example_queries: Vec<Value>,
+}
+
+impl ToolFacts {
+    /// `metadata.method` if it is a string.
+    pub fn method_str(&self) -> Option<&str> {
+        self.method.as_ref().and_then(Value::as_str)
+    }
+
+    /// `metadata.path` if it is a string.
+    pub fn path_str(&self) -> Option<&str> {
+        self.path.as_ref().and_then(Value::as_str)
+    }
+
+    /// Contract rows as the evidence scorers read them: promoted rows when any exist,
+    /// otherwise the raw `api_contract` rows.
+    pub fn contract_rows(&self) -> impl Iterator<Item = &Value> {
+        let promoted = !self.produces.is_empty() || !self.consumes.is_empty();
+        let (p, c) = if promoted {
+            (&self.produces, &self.consumes)
+        } else {
+            (&self.api_produces, &self.api_consumes)
+        };
+        p.iter().chain(c.iter())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    pub parameters: Vec<Param>,
+    pub tags: Vec<String>,
+    pub domain: Option<String>,
+    pub metadata: RawJson,
+    pub annotations: Option<Annotations>,
+    pub facts: ToolFacts,
+}
+
+impl Tool {
+    /// Writes the tool the way the reference serialises a `ToolSchema`.
+    pub fn write_json(&self, w: &mut JsonWriter) {
+        w.begin_obj();
+        w.key("name").str(&self.name);
+        w.key("description").str(&self.description);
+        w.key("parameters").begin_arr();
+        for p in &self.parameters {
+            w.begin_obj();
+            w.key("name").str(&p.name);
+            w.key("type").str(&p.ty);
+            w.key("description").str(&p.description);
+            w.key("required").bool(p.required);
+            w.key("enum");
+            match &p.enum_values {
+                Some(raw) => w.raw(raw.get()),
+                None => w.null(),
+            };
+            w.end_obj();
+        }
+        w.end_arr();
+        w.key("tags").str_list(&self.tags);
+        w.key("domain").opt_str(self.domain.as_deref());
+        w.key("metadata").raw(self.metadata.get());
+        w.key("annotations");
+        match &self.annotations {
+            None => {
+                w.null();
+            }
+            Some(a) => {
+                w.begin_obj();
+                for (k, v) in [
+                    ("read_only_hint", a.read_only),
+                    ("destructive_hint", a.destructive),
+                    ("idempotent_hint", a.idempotent),
+                    ("open_world_hint", a.open_world),
+                ] {
+                    w.key(k);
+                    match v {
+                        Some(b) => w.bool(b),
+                        None => w.null(),
+                    };
+                }
+                w.end_obj();
+            }
+        }
+        w.end_obj();
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut w = JsonWriter::new();
+        self.write_json(&mut w);
+        w.finish()
+    }
+}
+
+/// `str(v)` of an optional value, `""` when missing or null.
+pub fn opt_str(v: &Option<Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(v) => pytext::py_str(v),
+    }
+}
+
+/// Truthiness of an optional value.
+pub fn opt_truthy(v: &Option<Value>) -> bool {
+    v.as_ref().is_some_and(pytext::truthy)
+}

@@ -1,0 +1,4 @@
+//! Serialisations of the engine's typed results: reference-compatible JSON and readable text.
+
+pub mod json;
+pub mod text;
