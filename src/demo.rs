@@ -6,7 +6,8 @@ use crate::model::Graph;
 use crate::model::load::load_graph_bytes;
 
 /// gzip-compressed collection artifact.
-pub const DEMO_GRAPH_GZ: &[u8] = include_bytes!("../assets/demo/commerce-backoffice.collection.json.gz");
+pub const DEMO_GRAPH_GZ: &[u8] =
+    include_bytes!("../assets/demo/commerce-backoffice.collection.json.gz");
 
 /// The presenter's walkthrough, one query per line (`#` lines are comments).
 pub const DEMO_QUERIES: &str = include_str!("../assets/demo/queries.txt");
@@ -20,5 +21,9 @@ pub fn load_demo() -> Result<Graph, InputError> {
 
 /// The walkthrough queries without comments and blank lines.
 pub fn demo_queries() -> Vec<&'static str> {
-    DEMO_QUERIES.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
+    DEMO_QUERIES
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
 }

@@ -11,7 +11,11 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(file: &str, place: &str, message: String) -> Self {
-        InputError { file: file.to_string(), place: place.to_string(), message }
+        InputError {
+            file: file.to_string(),
+            place: place.to_string(),
+            message,
+        }
     }
 }
 
@@ -22,7 +26,11 @@ impl InputError {
             Some((l, rest)) if l.chars().all(|c| c.is_ascii_digit()) => rest.to_string(),
             _ => String::new(),
         };
-        self.place = if rest.is_empty() { line.to_string() } else { format!("{line}:{rest}") };
+        self.place = if rest.is_empty() {
+            line.to_string()
+        } else {
+            format!("{line}:{rest}")
+        };
         self
     }
 }

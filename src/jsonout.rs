@@ -20,7 +20,10 @@ impl JsonWriter {
     }
 
     pub fn with_capacity(n: usize) -> Self {
-        JsonWriter { out: String::with_capacity(n), ..Self::default() }
+        JsonWriter {
+            out: String::with_capacity(n),
+            ..Self::default()
+        }
     }
 
     pub fn finish(self) -> String {
@@ -241,7 +244,10 @@ mod tests {
         w.begin_obj().key("a").f64(1.0).key("b").int(2).key("c");
         w.begin_arr().str("x\"y").null().bool(true).end_arr();
         w.key("d").raw("{ \"k\" : [1, 2.50, \"a b\" ] }").end_obj();
-        assert_eq!(w.finish(), r#"{"a":1.0,"b":2,"c":["x\"y",null,true],"d":{"k":[1,2.50,"a b"]}}"#);
+        assert_eq!(
+            w.finish(),
+            r#"{"a":1.0,"b":2,"c":["x\"y",null,true],"d":{"k":[1,2.50,"a b"]}}"#
+        );
     }
 
     #[test]

@@ -60,8 +60,17 @@ pub fn run_default(file: Option<&str>) -> u8 {
         Err(e) => return fail(e),
     };
     let mut out = String::new();
-    for q in crate::demo::demo_queries().into_iter().take(if file.is_some() { 0 } else { 3 }) {
-        let r = engine.retrieve(q, &Params { top_k: 5, ..Params::default() });
+    for q in crate::demo::demo_queries()
+        .into_iter()
+        .take(if file.is_some() { 0 } else { 3 })
+    {
+        let r = engine.retrieve(
+            q,
+            &Params {
+                top_k: 5,
+                ..Params::default()
+            },
+        );
         out.push_str(&text::retrieval_table(&engine, &r));
         out.push('\n');
     }
@@ -90,16 +99,25 @@ pub fn load_learning(path: &str) -> Result<Vec<Value>, InputError> {
         Ok(Value::Array(items)) => Ok(items),
         Ok(Value::Object(mut o)) => match o.remove("suggestions") {
             Some(Value::Array(items)) => Ok(items),
-            _ => Err(InputError::new(path, "/suggestions", "expected a list of learning suggestions".into())),
+            _ => Err(InputError::new(
+                path,
+                "/suggestions",
+                "expected a list of learning suggestions".into(),
+            )),
         },
-        Ok(_) => Err(InputError::new(path, "", "expected a JSON list of learning suggestions".into())),
+        Ok(_) => Err(InputError::new(
+            path,
+            "",
+            "expected a JSON list of learning suggestions".into(),
+        )),
         Err(_) => {
             let mut items = Vec::new();
             for (i, l) in text.lines().enumerate() {
                 if l.trim().is_empty() {
                     continue;
                 }
-                let v: Value = serde_json::from_str(l).map_err(|e| json_error(path, &e, "").with_line(i + 1))?;
+                let v: Value = serde_json::from_str(l)
+                    .map_err(|e| json_error(path, &e, "").with_line(i + 1))?;
                 items.push(v);
             }
             Ok(items)
@@ -133,7 +151,15 @@ pub fn run(args: QueryArgs) -> u8 {
     };
     let r = engine.retrieve(&query, &params);
     let select = args.select || args.llm_target.is_some();
-    let selection = select.then(|| engine.select(&r, &SelectParams { llm_target: args.llm_target.clone(), policy: args.policy.clone() }));
+    let selection = select.then(|| {
+        engine.select(
+            &r,
+            &SelectParams {
+                llm_target: args.llm_target.clone(),
+                policy: args.policy.clone(),
+            },
+        )
+    });
     if args.json {
         let mut w = JsonWriter::with_capacity(8192);
         json::write_retrieval(&engine, &r, &mut w);
@@ -155,7 +181,11 @@ pub fn run(args: QueryArgs) -> u8 {
         }
         write_stdout(s.as_bytes());
     }
-    if r.rows.is_empty() { EXIT_EMPTY } else { EXIT_OK }
+    if r.rows.is_empty() {
+        EXIT_EMPTY
+    } else {
+        EXIT_OK
+    }
 }
 
 #[derive(Deserialize)]
@@ -213,7 +243,10 @@ pub fn batch_line(engine: &Engine, line: &str) -> Result<String, serde_json::Err
     w.key("selection");
     match case.selector {
         Some(sel) => {
-            let sp = SelectParams { llm_target: sel.llm_target, policy: sel.policy.unwrap_or_else(|| "strong_evidence".into()) };
+            let sp = SelectParams {
+                llm_target: sel.llm_target,
+                policy: sel.policy.unwrap_or_else(|| "strong_evidence".into()),
+            };
             json::write_selection(&engine.select(&r, &sp), &mut w);
         }
         None => {
@@ -238,14 +271,24 @@ fn run_batch(engine: &Engine, path: &str) -> u8 {
     for (i, line) in reader.lines().enumerate() {
         let line = match line {
             Ok(l) => l,
-            Err(e) => return fail(InputError::new(path, &format!("{}", i + 1), format!("unreadable line: {e}"))),
+            Err(e) => {
+                return fail(InputError::new(
+                    path,
+                    &format!("{}", i + 1),
+                    format!("unreadable line: {e}"),
+                ));
+            }
         };
         if line.trim().is_empty() {
             continue;
         }
         match batch_line(engine, &line) {
             Ok(s) => {
-                if out.write_all(s.as_bytes()).and_then(|_| out.write_all(b"\n")).is_err() {
+                if out
+                    .write_all(s.as_bytes())
+                    .and_then(|_| out.write_all(b"\n"))
+                    .is_err()
+                {
                     return EXIT_OK; // closed pipe
                 }
             }

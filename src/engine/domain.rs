@@ -26,73 +26,154 @@ rx!(HYPOTENUSE, r"\bhypotenuse\b");
 rx!(GEO_PHRASE, r"\bgeo(?:graphic|graphical)?\s+distance\b");
 rx!(FIB, r"\bfibonacci\s+series\b");
 rx!(EXCHANGE_RATE, r"\bexchange\s+rate\b");
-rx!(CUR_A, r"\b(dollars?|euros?|yen|usd|eur|jpy|cad|canadian\s+dollars?|british\s+pounds?|pounds?\s+sterling)\b");
+rx!(
+    CUR_A,
+    r"\b(dollars?|euros?|yen|usd|eur|jpy|cad|canadian\s+dollars?|british\s+pounds?|pounds?\s+sterling)\b"
+);
 rx!(CUR_B1, r"\b(convert|conversion|exchange|exchanged)\b");
 rx!(CUR_B2, r"\bhow\s+(much|many)\b.*\b(be|in|get|for)\b");
 rx!(CUR_B3, r"\bwould\s+be\s+in\b");
 rx!(CUR_B4, r"\bcan\s+i\s+get\b");
 rx!(CUR_B5, r"\bcurrent\s+cost\b");
 rx!(BRITISH_POUNDS, r"\bbritish\s+pounds?\b");
-rx!(PHYS_UNIT, r"\b(ounces?|cups?|tablespoons?|teaspoons?|grams?|kilograms?|inches?|centimeters?|metres?|meters?|feet|foot)\b");
-rx!(ANY_UNIT, r"\b(ounces?|pounds?|cups?|tablespoons?|teaspoons?|grams?|kilograms?|inches?|centimeters?|metres?|meters?|feet|foot)\b");
+rx!(
+    PHYS_UNIT,
+    r"\b(ounces?|cups?|tablespoons?|teaspoons?|grams?|kilograms?|inches?|centimeters?|metres?|meters?|feet|foot)\b"
+);
+rx!(
+    ANY_UNIT,
+    r"\b(ounces?|pounds?|cups?|tablespoons?|teaspoons?|grams?|kilograms?|inches?|centimeters?|metres?|meters?|feet|foot)\b"
+);
 rx!(UNIT_B1, r"\b(convert|conversion|equivalent|equivalents?)\b");
 rx!(UNIT_B2, r"\bhow\s+many\b");
 rx!(UNIT_B3, r"\bhow\s+tall\b.*\b(inches?|centimeters?)\b");
 rx!(CARD_A, r"\b(cards?|deck|king|queen|ace|spades?|hearts?)\b");
 rx!(CARD_B, r"\b(probability|chance|odds|drawing|draw)\b");
 rx!(ROUTE_WORD, r"\broute\b");
-rx!(ROUTE_B1, r"\b(fastest|quickest|best|optimal|shortest)\s+route\b");
-rx!(ROUTE_B2, r"\broute\b.*\b(fastest|quickest|best|optimal|shortest)\b");
+rx!(
+    ROUTE_B1,
+    r"\b(fastest|quickest|best|optimal|shortest)\s+route\b"
+);
+rx!(
+    ROUTE_B2,
+    r"\broute\b.*\b(fastest|quickest|best|optimal|shortest)\b"
+);
 rx!(ROUTE_B3, r"\bfrom\b.+\bto\b");
 rx!(FAST_WORD, r"\b(fastest|quickest)\b");
 rx!(SHORTEST_WORD, r"\bshortest\b");
 rx!(DISTANCE_WORD, r"\bdistance\b");
-rx!(GEO_NOT1, r"\b(driving|traffic|route|shortest|fastest|quickest|duration)\b");
+rx!(
+    GEO_NOT1,
+    r"\b(driving|traffic|route|shortest|fastest|quickest|duration)\b"
+);
 rx!(
     GEO_NOT2,
     r#"\b(euclidean|point|points|2d|coordinate|coordinates|plate|plates|capacitance|capacitor|charged|charge|electrostatic|coulomb|terrain|celestial|planet|planets|mars|venus|jupiter|function\s+['"]?calculate_distance)\b"#
 );
-rx!(GEO_NOT3, r"\b[a-z]\s*\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)");
+rx!(
+    GEO_NOT3,
+    r"\b[a-z]\s*\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)"
+);
 rx!(GEO_APPROX, r"\bapprox(?:imate|imately)?\b");
 rx!(GEO_UNITS, r"\b(kilometers?|km|miles?|mi)\b");
-rx!(GEO_LOC1, r"\b(cit(?:y|ies)|locations?|places?|addresses?)\b");
+rx!(
+    GEO_LOC1,
+    r"\b(cit(?:y|ies)|locations?|places?|addresses?)\b"
+);
 rx!(GEO_LOC2, r"\b[a-z][a-z]+,\s*(?:[a-z]{2}|[a-z]\.)\b");
 rx!(COORD_UNITS, r"\b(kilometers?|km|miles?)\b");
-rx!(COORD_PAIR, r"\(\s*-?\d+(?:\.\d+)?\s*°?\s*[ns]?\s*,\s*-?\d+(?:\.\d+)?\s*°?\s*[ew]?\s*\)");
+rx!(
+    COORD_PAIR,
+    r"\(\s*-?\d+(?:\.\d+)?\s*°?\s*[ns]?\s*,\s*-?\d+(?:\.\d+)?\s*°?\s*[ew]?\s*\)"
+);
 rx!(COORD_LAT, r"\blat(?:itude)?\b");
 rx!(COORD_LON, r"\blon(?:gitude)?\b");
 rx!(USH_A, r"\b(american|u\.?s\.?|united\s+states)\b");
-rx!(USH_B, r"\b(civil\s+war|war|battle|president|histor(?:y|ic|ical)|event)\b");
-rx!(USH_C, r"\b(date|start|began|begin|when|info|information|fact)\b");
-rx!(REL_A, r"\b(christianity|christian|islam|muslim|buddhism|religion)\b");
-rx!(REL_B, r"\b(histor(?:y|ic|ical)|rise|fall|dates?|facts?|between|from)\b");
+rx!(
+    USH_B,
+    r"\b(civil\s+war|war|battle|president|histor(?:y|ic|ical)|event)\b"
+);
+rx!(
+    USH_C,
+    r"\b(date|start|began|begin|when|info|information|fact)\b"
+);
+rx!(
+    REL_A,
+    r"\b(christianity|christian|islam|muslim|buddhism|religion)\b"
+);
+rx!(
+    REL_B,
+    r"\b(histor(?:y|ic|ical)|rise|fall|dates?|facts?|between|from)\b"
+);
 rx!(REL_C, r"\b\d{2,4}\s*(?:a\.?d\.?|bc|b\.?c\.?)?\b");
-rx!(NUT_A, r"\b(protein|calories?|carbs?|carbohydrates?|fat|sugar|nutrients?|nutrition(?:al)?)\b");
-rx!(NUT_B, r"\b(avocado|apple|banana|food|grocery|groceries|supermarket|walmart|whole\s+foods)\b");
+rx!(
+    NUT_A,
+    r"\b(protein|calories?|carbs?|carbohydrates?|fat|sugar|nutrients?|nutrition(?:al)?)\b"
+);
+rx!(
+    NUT_B,
+    r"\b(avocado|apple|banana|food|grocery|groceries|supermarket|walmart|whole\s+foods)\b"
+);
 rx!(INS_A, r"\b(guitar|piano|violin|fender|instrument)\b");
-rx!(INS_B, r"\b(buy|buying|purchase|find|within|budget|price|cost|available)\b");
+rx!(
+    INS_B,
+    r"\b(buy|buying|purchase|find|within|budget|price|cost|available)\b"
+);
 rx!(SCALE_A, r"\b(scale|notes?)\b");
 rx!(SCALE_B, r"\b(music|musical|guitar|piano|song|key\s+of)\b");
-rx!(SPORT_A, r"\b(sports?|basketball|nba|football|soccer|player|athlete|team)\b");
-rx!(SPORT_B, r"\b(top|rank(?:ing)?|best|female|current(?:ly)?)\b");
-rx!(DISP_A, r"\b(object|projectile|velocity|accelerat|physics)\b");
-rx!(DISP_B, r"\b(how\s+far|distance|displacement|travel(?:led|ed)?|covered)\b");
+rx!(
+    SPORT_A,
+    r"\b(sports?|basketball|nba|football|soccer|player|athlete|team)\b"
+);
+rx!(
+    SPORT_B,
+    r"\b(top|rank(?:ing)?|best|female|current(?:ly)?)\b"
+);
+rx!(
+    DISP_A,
+    r"\b(object|projectile|velocity|accelerat|physics)\b"
+);
+rx!(
+    DISP_B,
+    r"\b(how\s+far|distance|displacement|travel(?:led|ed)?|covered)\b"
+);
 rx!(DISP_C, r"\b(seconds?|time|velocity|m/s|accelerat)\b");
 rx!(REST_A, r"\brestaurant");
-rx!(REST_B, r"\b(options?|serves?|cuisine|food|lunch|dinner|vegan|italian)\b");
+rx!(
+    REST_B,
+    r"\b(options?|serves?|cuisine|food|lunch|dinner|vegan|italian)\b"
+);
 rx!(REST_C, r"\b(find|looking|show|see|nearby|in\s+[a-z])\b");
 rx!(RECIPE_A, r"\brecipe");
-rx!(RECIPE_B, r"\b(find|looking|main\s+course|prepared|within|minutes?|vegan)\b");
-rx!(SCHED_A, r"\b(match|matches|game|games|schedule|schedules|fixture|fixtures)\b");
+rx!(
+    RECIPE_B,
+    r"\b(find|looking|main\s+course|prepared|within|minutes?|vegan)\b"
+);
+rx!(
+    SCHED_A,
+    r"\b(match|matches|game|games|schedule|schedules|fixture|fixtures)\b"
+);
 rx!(SCHED_B, r"\b(schedule|schedules|fixtures?|upcoming|next)\b");
-rx!(SCHED_C, r"\b(next|upcoming)\b.+\b(match|matches|game|games)\b");
+rx!(
+    SCHED_C,
+    r"\b(next|upcoming)\b.+\b(match|matches|game|games)\b"
+);
 rx!(STOCK_A, r"\bstocks?\b");
-rx!(STOCK_B, r"\b(info|information|detailed|market|nasdaq|apple|inc|price)\b");
+rx!(
+    STOCK_B,
+    r"\b(info|information|detailed|market|nasdaq|apple|inc|price)\b"
+);
 rx!(HOSP_A, r"\bhospitals?\b");
-rx!(HOSP_B, r"\b(nearby|radius|emergency|department|locate|within)\b");
+rx!(
+    HOSP_B,
+    r"\b(nearby|radius|emergency|department|locate|within)\b"
+);
 rx!(LAWYER, r"\blawyers?\b");
 rx!(OPEN_WORD, r"\bopen\b");
-rx!(POPULATION, r"\bpopulation\s+of\s+[a-z][a-z\s.'-]*\s+in\s+\d{4}\b");
+rx!(
+    POPULATION,
+    r"\bpopulation\s+of\s+[a-z][a-z\s.'-]*\s+in\s+\d{4}\b"
+);
 rx!(HYPOT_TOKEN, r"(^|[._\s-])hypot($|[._\s-])");
 rx!(HCF_TOKEN, r"(^|[._\s-])hcf($|[._\s-])");
 rx!(FIND_FENDER, r"\b(fender|guitar|budget)\b");
@@ -125,7 +206,11 @@ pub struct DomainQuery {
 
 fn currency(q: &str) -> bool {
     CUR_A.is_match(q)
-        && (CUR_B1.is_match(q) || CUR_B2.is_match(q) || CUR_B3.is_match(q) || CUR_B4.is_match(q) || CUR_B5.is_match(q))
+        && (CUR_B1.is_match(q)
+            || CUR_B2.is_match(q)
+            || CUR_B3.is_match(q)
+            || CUR_B4.is_match(q)
+            || CUR_B5.is_match(q))
 }
 
 fn unit(q: &str) -> bool {
@@ -136,11 +221,16 @@ fn unit(q: &str) -> bool {
 }
 
 fn geo(q: &str) -> bool {
-    if !DISTANCE_WORD.is_match(q) || GEO_NOT1.is_match(q) || GEO_NOT2.is_match(q) || GEO_NOT3.is_match(q) {
+    if !DISTANCE_WORD.is_match(q)
+        || GEO_NOT1.is_match(q)
+        || GEO_NOT2.is_match(q)
+        || GEO_NOT3.is_match(q)
+    {
         return false;
     }
     GEO_PHRASE.is_match(q)
-        || ((GEO_APPROX.is_match(q) || GEO_UNITS.is_match(q)) && (GEO_LOC1.is_match(q) || GEO_LOC2.is_match(q)))
+        || ((GEO_APPROX.is_match(q) || GEO_UNITS.is_match(q))
+            && (GEO_LOC1.is_match(q) || GEO_LOC2.is_match(q)))
 }
 
 fn coord(q: &str) -> bool {
@@ -154,7 +244,9 @@ fn route(q: &str) -> bool {
 }
 
 fn distance_covered(q: &str) -> bool {
-    q.contains("distance covered") || q.contains("distance travelled") || q.contains("distance traveled")
+    q.contains("distance covered")
+        || q.contains("distance travelled")
+        || q.contains("distance traveled")
 }
 
 fn area_curve(q: &str) -> bool {
@@ -164,7 +256,10 @@ fn area_curve(q: &str) -> bool {
 impl DomainQuery {
     pub fn new(ql: &str) -> DomainQuery {
         let q = ql;
-        let mut d = DomainQuery { q: q.to_string(), ..Default::default() };
+        let mut d = DomainQuery {
+            q: q.to_string(),
+            ..Default::default()
+        };
         d.geo = geo(q);
         d.coord = coord(q);
         d.route = route(q);
@@ -182,7 +277,8 @@ impl DomainQuery {
         d.stock = STOCK_A.is_match(q) && STOCK_B.is_match(q);
         d.hospital = HOSP_A.is_match(q) && HOSP_B.is_match(q);
 
-        let mut add = |rule: &'static str, toks: &[&'static str]| d.appended.push((rule, toks.to_vec()));
+        let mut add =
+            |rule: &'static str, toks: &[&'static str]| d.appended.push((rule, toks.to_vec()));
         if HYPOTENUSE.is_match(q) {
             add("hypotenuse", &["hypot", "norm"]);
         }
@@ -199,7 +295,10 @@ impl DomainQuery {
             add("geo", &["geo", "geographic", "location", "locations"]);
         }
         if d.coord {
-            add("coordinates", &["gps", "coordinate", "coordinates", "latitude", "longitude"]);
+            add(
+                "coordinates",
+                &["gps", "coordinate", "coordinates", "latitude", "longitude"],
+            );
         }
         if FIB.is_match(q) {
             add("fibonacci", &["fibonacci", "sequence"]);
@@ -207,10 +306,23 @@ impl DomainQuery {
         if EXCHANGE_RATE.is_match(q) {
             add("exchange_rate", &["currency", "exchange", "rate", "latest"]);
         } else if currency(q) {
-            add("currency", &["currency", "convert", "conver", "conversion", "exchange", "amount"]);
+            add(
+                "currency",
+                &[
+                    "currency",
+                    "convert",
+                    "conver",
+                    "conversion",
+                    "exchange",
+                    "amount",
+                ],
+            );
         }
         if unit(q) {
-            add("unit", &["unit", "convert", "conver", "conversion", "measurement"]);
+            add(
+                "unit",
+                &["unit", "convert", "conver", "conversion", "measurement"],
+            );
         }
         if CARD_A.is_match(q) && CARD_B.is_match(q) {
             add("card", &["probability", "event", "outcome", "outcomes"]);
@@ -226,18 +338,72 @@ impl DomainQuery {
             add("route", &t);
         }
         let table: [(bool, &'static str, &[&'static str]); 12] = [
-            (d.ushist, "us_history", &["us", "history", "historical", "event", "info", "date"]),
-            (d.religion, "religion", &["religion", "religious", "history", "historical", "track"]),
-            (d.nutrition, "nutrition", &["grocery", "nutrition", "nutritional", "info"]),
-            (d.instrument, "instrument", &["instrument", "availability", "find"]),
-            (d.scale, "music_scale", &["music", "musical", "scale", "notes"]),
-            (d.sportrank, "sport_rank", &["sports", "sport", "ranking", "rank", "top", "player"]),
-            (d.displacement, "displacement", &["calculate", "displacement", "distance", "travel", "traveled"]),
-            (d.restaurant, "restaurant", &["find", "restaurant", "restaurants", "options"]),
-            (d.recipe, "recipe", &["find", "recipe", "recipes", "prepared"]),
-            (d.schedule, "schedule", &["sports", "sport", "match", "schedule", "nba"]),
-            (d.stock, "stock", &["stock", "stocks", "info", "information", "market", "nasdaq"]),
-            (d.hospital, "hospital", &["hospital", "locate", "nearby", "emergency", "department"]),
+            (
+                d.ushist,
+                "us_history",
+                &["us", "history", "historical", "event", "info", "date"],
+            ),
+            (
+                d.religion,
+                "religion",
+                &["religion", "religious", "history", "historical", "track"],
+            ),
+            (
+                d.nutrition,
+                "nutrition",
+                &["grocery", "nutrition", "nutritional", "info"],
+            ),
+            (
+                d.instrument,
+                "instrument",
+                &["instrument", "availability", "find"],
+            ),
+            (
+                d.scale,
+                "music_scale",
+                &["music", "musical", "scale", "notes"],
+            ),
+            (
+                d.sportrank,
+                "sport_rank",
+                &["sports", "sport", "ranking", "rank", "top", "player"],
+            ),
+            (
+                d.displacement,
+                "displacement",
+                &[
+                    "calculate",
+                    "displacement",
+                    "distance",
+                    "travel",
+                    "traveled",
+                ],
+            ),
+            (
+                d.restaurant,
+                "restaurant",
+                &["find", "restaurant", "restaurants", "options"],
+            ),
+            (
+                d.recipe,
+                "recipe",
+                &["find", "recipe", "recipes", "prepared"],
+            ),
+            (
+                d.schedule,
+                "schedule",
+                &["sports", "sport", "match", "schedule", "nba"],
+            ),
+            (
+                d.stock,
+                "stock",
+                &["stock", "stocks", "info", "information", "market", "nasdaq"],
+            ),
+            (
+                d.hospital,
+                "hospital",
+                &["hospital", "locate", "nearby", "emergency", "department"],
+            ),
         ];
         for (on, rule, toks) in table {
             if on {
@@ -287,7 +453,11 @@ impl DomainQuery {
     }
 
     /// The A.2 phrase multipliers (a running product in table order), with the rules that fired.
-    pub fn phrase_multiplier(&self, tool: &Tool, fired: Option<&mut Vec<(&'static str, f64)>>) -> f64 {
+    pub fn phrase_multiplier(
+        &self,
+        tool: &Tool,
+        fired: Option<&mut Vec<(&'static str, f64)>>,
+    ) -> f64 {
         let q = self.q.as_str();
         let name_l = pytext::lower(&tool.name);
         let text = pytext::lower(&format!("{} {}", tool.name, tool.description));
@@ -299,9 +469,13 @@ impl DomainQuery {
         };
         let geo_tool = {
             let n = name_l.replace(['.', '-'], "_");
-            n.contains("geo_distance") || n.replace('_', "").contains("geodistance") || text.contains("geographic distance")
+            n.contains("geo_distance")
+                || n.replace('_', "").contains("geodistance")
+                || text.contains("geographic distance")
         };
-        if q.contains("hypotenuse") && (HYPOT_TOKEN.is_match(&text) || text.contains("euclidean norm")) {
+        if q.contains("hypotenuse")
+            && (HYPOT_TOKEN.is_match(&text) || text.contains("euclidean norm"))
+        {
             mul(&mut m, "hypotenuse", 8.0);
         }
         if area_curve(q) && (text.contains("integral") || text.contains("integrate")) {
@@ -310,7 +484,9 @@ impl DomainQuery {
                 mul(&mut m, "area_under_curve_name", 2.0);
             }
         }
-        if distance_covered(q) && (tool.name.contains("distance_traveled") || text.contains("distance traveled")) {
+        if distance_covered(q)
+            && (tool.name.contains("distance_traveled") || text.contains("distance traveled"))
+        {
             mul(&mut m, "distance_covered", 2.0);
         }
         if GEO_PHRASE.is_match(q) && geo_tool {
@@ -327,13 +503,16 @@ impl DomainQuery {
         {
             mul(&mut m, "coordinates", 2.8);
         }
-        if q.contains("fibonacci series") && (text.contains("sequence") || text.contains("series")) {
+        if q.contains("fibonacci series") && (text.contains("sequence") || text.contains("series"))
+        {
             mul(&mut m, "fibonacci", 1.6);
         }
         if q.contains("current cost") && text.contains("current cost") {
             mul(&mut m, "current_cost", 1.6);
         }
-        if (q.contains("genetically similar") || q.contains("genetic similarity")) && text.contains("genetic similarity") {
+        if (q.contains("genetically similar") || q.contains("genetic similarity"))
+            && text.contains("genetic similarity")
+        {
             mul(&mut m, "genetic_similarity", 3.0);
         }
         if q.contains("population density") && text.contains("population density") {
@@ -342,7 +521,9 @@ impl DomainQuery {
         if q.contains("population density") && name_l.replace('.', "_") == "calculate_density" {
             mul(&mut m, "population_density_name", 4.0);
         }
-        if q.contains("highest common factor") && (text.contains("highest common factor") || HCF_TOKEN.is_match(&text)) {
+        if q.contains("highest common factor")
+            && (text.contains("highest common factor") || HCF_TOKEN.is_match(&text))
+        {
             mul(&mut m, "hcf", 4.0);
         }
         if q.contains("magnetic field")
@@ -373,7 +554,9 @@ impl DomainQuery {
         if POPULATION.is_match(q) && text.contains("historical population data") {
             mul(&mut m, "population_history", 2.0);
         }
-        if (q.contains("preferring") || q.contains("preference")) && text.contains("preference between two options") {
+        if (q.contains("preferring") || q.contains("preference"))
+            && text.contains("preference between two options")
+        {
             mul(&mut m, "preference", 2.0);
         }
         if (q.contains("opening hours") || OPEN_WORD.is_match(q))
@@ -384,7 +567,9 @@ impl DomainQuery {
             mul(&mut m, "museum_hours", 1.8);
         }
         if self.ushist
-            && (name_l.contains("us_history") || text.contains("united states") || text.contains("american historical"))
+            && (name_l.contains("us_history")
+                || text.contains("united states")
+                || text.contains("american historical"))
         {
             mul(&mut m, "us_history", 2.2);
         }
@@ -413,16 +598,22 @@ impl DomainQuery {
                 mul(&mut m, "music_scale_music", 1.3);
             }
         }
-        if self.sportrank && (text.contains("ranking") || text.contains("rank") || text.contains("top player")) {
+        if self.sportrank
+            && (text.contains("ranking") || text.contains("rank") || text.contains("top player"))
+        {
             mul(&mut m, "sport_rank", 1.8);
         }
-        if self.displacement && (text.contains("displacement") || text.contains("distance traveled")) {
+        if self.displacement
+            && (text.contains("displacement") || text.contains("distance traveled"))
+        {
             mul(&mut m, "displacement", 2.4);
             if name_l.contains("calculate_displacement") {
                 mul(&mut m, "displacement_name", 3.2);
             }
         }
-        if self.restaurant && (name_l.contains("find_restaurants") || text.contains("restaurant options")) {
+        if self.restaurant
+            && (name_l.contains("find_restaurants") || text.contains("restaurant options"))
+        {
             mul(&mut m, "restaurant", 2.2);
         }
         if self.recipe && (name_l == "find_recipe" || text.contains("find recipe")) {
@@ -480,7 +671,15 @@ impl DomainQuery {
         if n.contains("route_planner") || n.contains("calculate_route") {
             b *= 2.0;
         }
-        if ["best route", "optimal route", "calculating the route", "route preference"].iter().any(|s| p.contains(s)) {
+        if [
+            "best route",
+            "optimal route",
+            "calculating the route",
+            "route preference",
+        ]
+        .iter()
+        .any(|s| p.contains(s))
+        {
             b *= 1.5;
         }
         if self.fast && (p.contains("fastest") || p.contains("quickest")) {

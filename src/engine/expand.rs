@@ -13,7 +13,15 @@ pub enum Origin {
     /// A BM25 (or fallback) seed: raw score and its normalisation by the best seed.
     Seed { raw: f64, max_seed: f64 },
     /// Discovered at `depth` from `from` over `edge`: `((parent * weight) * conf) * decay`.
-    Expanded { from: NodeId, depth: usize, edge: EdgeId, parent: f64, weight: f64, conf: f64, decay: f64 },
+    Expanded {
+        from: NodeId,
+        depth: usize,
+        edge: EdgeId,
+        parent: f64,
+        weight: f64,
+        conf: f64,
+        decay: f64,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -58,7 +66,13 @@ pub fn conf_for(params: &Params, label: Option<&str>) -> f64 {
 }
 
 /// Runs the BFS. `seeds` are `(node, raw score)` in seed order; `max_seed` normalises them.
-pub fn expand(graph: &Graph, seeds: &[(NodeId, f64)], max_seed: f64, label: IntentLabel, params: &Params) -> Expansion {
+pub fn expand(
+    graph: &Graph,
+    seeds: &[(NodeId, f64)],
+    max_seed: f64,
+    label: IntentLabel,
+    params: &Params,
+) -> Expansion {
     let mut out = Expansion::default();
     let mut pos: FxHashMap<NodeId, usize> = FxHashMap::default();
     let mut visited: FxHashSet<NodeId> = FxHashSet::default();
@@ -68,7 +82,11 @@ pub fn expand(graph: &Graph, seeds: &[(NodeId, f64)], max_seed: f64, label: Inte
             continue;
         }
         pos.insert(node, out.scored.len());
-        out.scored.push(Scored { node, score: raw / max_seed, origin: Origin::Seed { raw, max_seed } });
+        out.scored.push(Scored {
+            node,
+            score: raw / max_seed,
+            origin: Origin::Seed { raw, max_seed },
+        });
         visited.insert(node);
         frontier.push(node);
     }
@@ -79,7 +97,11 @@ pub fn expand(graph: &Graph, seeds: &[(NodeId, f64)], max_seed: f64, label: Inte
             let parent = pos.get(&node).map(|&i| out.scored[i].score).unwrap_or(0.0);
             for e in graph.out_edges(node).chain(graph.in_edges(node)) {
                 let edge = graph.edge(e);
-                let nb = if edge.source == node { edge.target } else { edge.source };
+                let nb = if edge.source == node {
+                    edge.target
+                } else {
+                    edge.source
+                };
                 if visited.contains(&nb) {
                     continue;
                 }
@@ -88,7 +110,15 @@ pub fn expand(graph: &Graph, seeds: &[(NodeId, f64)], max_seed: f64, label: Inte
                     let w = weight_for(params, label, edge.attrs.relation_str());
                     let c = conf_for(params, edge.attrs.confidence_str());
                     let s = ((parent * w) * c) * decay;
-                    let origin = Origin::Expanded { from: node, depth: d, edge: e, parent, weight: w, conf: c, decay };
+                    let origin = Origin::Expanded {
+                        from: node,
+                        depth: d,
+                        edge: e,
+                        parent,
+                        weight: w,
+                        conf: c,
+                        decay,
+                    };
                     match pos.get(&nb) {
                         Some(&i) => {
                             if s >= out.scored[i].score {
@@ -98,7 +128,11 @@ pub fn expand(graph: &Graph, seeds: &[(NodeId, f64)], max_seed: f64, label: Inte
                         }
                         None => {
                             pos.insert(nb, out.scored.len());
-                            out.scored.push(Scored { node: nb, score: s, origin });
+                            out.scored.push(Scored {
+                                node: nb,
+                                score: s,
+                                origin,
+                            });
                         }
                     }
                     out.visited_edges += 1;

@@ -63,7 +63,10 @@ impl Index {
                 *c += 1;
             }
             for id in order {
-                ix.postings[id as usize].push(Posting { doc: doc as ToolId, tf: tf[&id] });
+                ix.postings[id as usize].push(Posting {
+                    doc: doc as ToolId,
+                    tf: tf[&id],
+                });
             }
             let mut names = Vec::new();
             tokenizer.tokenize_into(&tool.name, &mut names);
@@ -80,7 +83,11 @@ impl Index {
                 (((nf - df) as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln()
             })
             .collect();
-        ix.len_part = ix.dl.iter().map(|&dl| K1 * ((1.0 - B) + (B * dl as f64) / ix.avgdl)).collect();
+        ix.len_part = ix
+            .dl
+            .iter()
+            .map(|&dl| K1 * ((1.0 - B) + (B * dl as f64) / ix.avgdl))
+            .collect();
         for w in BASE_STOPWORDS {
             ix.stopwords.insert((*w).into());
         }
@@ -88,7 +95,10 @@ impl Index {
             let protected: FxHashSet<&str> = PROTECTED_TERMS.iter().copied().collect();
             for (id, p) in ix.postings.iter().enumerate() {
                 let term = &ix.term_text[id];
-                if p.len() as f64 / n as f64 >= 0.7 && pytext::char_len(term) <= 4 && !protected.contains(&**term) {
+                if p.len() as f64 / n as f64 >= 0.7
+                    && pytext::char_len(term) <= 4
+                    && !protected.contains(&**term)
+                {
                     ix.stopwords.insert(term.clone());
                 }
             }
@@ -176,12 +186,26 @@ fn push_truthy(tokenizer: &dyn Tokenizer, v: Option<&Value>, out: &mut Vec<Strin
     }
 }
 
-const SUB_RESOURCES: &[&str] =
-    &["exec", "attach", "portforward", "proxy", "log", "status", "scale", "finalize", "binding", "eviction", "ephemeralcontainers"];
+const SUB_RESOURCES: &[&str] = &[
+    "exec",
+    "attach",
+    "portforward",
+    "proxy",
+    "log",
+    "status",
+    "scale",
+    "finalize",
+    "binding",
+    "eviction",
+    "ephemeralcontainers",
+];
 
 /// The index-only path hint of 0.47 (delta §2).
 pub fn path_context(method: &str, path: &str) -> String {
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && !s.starts_with('{')).collect();
+    let segs: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && !s.starts_with('{'))
+        .collect();
     if segs.len() < 3 {
         return String::new();
     }
@@ -223,7 +247,13 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
             }
         }
         if let Some(ai) = &f.ai {
-            for v in [&ai.one_line_summary, &ai.when_to_use, &ai.when_not_to_use, &ai.primary_resource, &ai.canonical_action] {
+            for v in [
+                &ai.one_line_summary,
+                &ai.when_to_use,
+                &ai.when_not_to_use,
+                &ai.primary_resource,
+                &ai.canonical_action,
+            ] {
                 push_truthy(tokenizer, v.as_ref(), out);
             }
             for item in &ai.produces_semantics {
@@ -246,12 +276,21 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
         }
         for row in f.produces.iter().chain(f.consumes.iter()) {
             let Some(o) = row.as_object() else { continue };
-            let from_contract = o.get("contract_source").and_then(Value::as_str) == Some("api_contract");
+            let from_contract =
+                o.get("contract_source").and_then(Value::as_str) == Some("api_contract");
             let signal = o.get("search_signal").is_some_and(pytext::truthy);
             if from_contract && !signal {
                 continue;
             }
-            for k in ["field_name", "semantic_tag", "json_path", "field_type", "kind", "description", "example_name"] {
+            for k in [
+                "field_name",
+                "semantic_tag",
+                "json_path",
+                "field_type",
+                "kind",
+                "description",
+                "example_name",
+            ] {
                 push_truthy(tokenizer, o.get(k), out);
             }
             if let Some(Value::Array(aliases)) = o.get("value_path_aliases") {
@@ -284,7 +323,11 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
                     out.push("cluster".into());
                     out.push("all".into());
                 }
-                if let Some(last) = path.split('/').rev().find(|s| !s.is_empty() && !s.starts_with('{')) {
+                if let Some(last) = path
+                    .split('/')
+                    .rev()
+                    .find(|s| !s.is_empty() && !s.starts_with('{'))
+                {
                     let extra: &[&str] = match pytext::lower(last).as_str() {
                         "exec" => &["exec", "execut"],
                         "attach" => &["attach"],
@@ -321,9 +364,18 @@ mod tests {
 
     #[test]
     fn path_context_rules() {
-        assert_eq!(path_context("get", "/repos/{owner}/{repo}/actions/runs"), "cluster-wide");
-        assert_eq!(path_context("GET", "/api/v1/namespaces/{namespace}/pods/{name}/exec"), "namespaced, exec of pods");
-        assert_eq!(path_context("delete", "/api/v1/namespaces/{namespace}/pods"), "namespaced, collection");
+        assert_eq!(
+            path_context("get", "/repos/{owner}/{repo}/actions/runs"),
+            "cluster-wide"
+        );
+        assert_eq!(
+            path_context("GET", "/api/v1/namespaces/{namespace}/pods/{name}/exec"),
+            "namespaced, exec of pods"
+        );
+        assert_eq!(
+            path_context("delete", "/api/v1/namespaces/{namespace}/pods"),
+            "namespaced, collection"
+        );
         assert_eq!(path_context("get", "/pets/{id}"), "");
     }
 }

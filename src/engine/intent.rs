@@ -1,6 +1,8 @@
 //! Query intent (spec §3.7): read / write / delete shares and the relation-weight table.
 
-use super::lexicon::{INTENT_DELETE, INTENT_POSTPOSITIONS, INTENT_READ, INTENT_VERB_ENDINGS, INTENT_WRITE};
+use super::lexicon::{
+    INTENT_DELETE, INTENT_POSTPOSITIONS, INTENT_READ, INTENT_VERB_ENDINGS, INTENT_WRITE,
+};
 use super::pytext;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,7 +75,11 @@ impl Intent {
             label = IntentLabel::Delete;
             best = self.delete;
         }
-        if best < 0.5 { IntentLabel::Neutral } else { label }
+        if best < 0.5 {
+            IntentLabel::Neutral
+        } else {
+            label
+        }
     }
 }
 
@@ -106,12 +112,20 @@ fn normalize_korean(query: &str) -> Vec<String> {
 pub fn classify(query: &str) -> Intent {
     let normalized = normalize_korean(query).join(" ");
     let mut tokens: Vec<String> = Vec::new();
-    for t in pytext::split_ws(&pytext::lower(&normalized)).chain(pytext::split_ws(&pytext::lower(query))) {
+    for t in
+        pytext::split_ws(&pytext::lower(&normalized)).chain(pytext::split_ws(&pytext::lower(query)))
+    {
         if !tokens.iter().any(|x| x == t) {
             tokens.push(t.to_string());
         }
     }
-    let pick = |set: &[&str]| -> Vec<String> { tokens.iter().filter(|t| set.contains(&t.as_str())).cloned().collect() };
+    let pick = |set: &[&str]| -> Vec<String> {
+        tokens
+            .iter()
+            .filter(|t| set.contains(&t.as_str()))
+            .cloned()
+            .collect()
+    };
     let read_terms = pick(INTENT_READ);
     let write_terms = pick(INTENT_WRITE);
     let delete_terms = pick(INTENT_DELETE);
@@ -121,7 +135,14 @@ pub fn classify(query: &str) -> Intent {
         return Intent::neutral();
     }
     let t = total as f64;
-    Intent { read: r as f64 / t, write: w as f64 / t, delete: d as f64 / t, read_terms, write_terms, delete_terms }
+    Intent {
+        read: r as f64 / t,
+        write: w as f64 / t,
+        delete: d as f64 / t,
+        read_terms,
+        write_terms,
+        delete_terms,
+    }
 }
 
 /// Relation weight under an intent table (spec §2.2).
@@ -143,7 +164,14 @@ pub fn relation_weight(label: IntentLabel, relation: Option<&str>) -> f64 {
     }
 }
 
-pub const KNOWN_RELATIONS: &[&str] = &["similar_to", "requires", "complementary", "conflicts_with", "belongs_to", "precedes"];
+pub const KNOWN_RELATIONS: &[&str] = &[
+    "similar_to",
+    "requires",
+    "complementary",
+    "conflicts_with",
+    "belongs_to",
+    "precedes",
+];
 
 /// Confidence label → retrieval factor.
 pub fn confidence_factor(label: Option<&str>) -> f64 {
@@ -167,6 +195,9 @@ mod tests {
         assert_eq!(classify("주문 환불").dominant(), IntentLabel::Neutral);
         let i = classify("inspect publish purge order");
         assert_eq!(i.dominant(), IntentLabel::Neutral);
-        assert_eq!(classify("inspect publish order").dominant(), IntentLabel::Read);
+        assert_eq!(
+            classify("inspect publish order").dominant(),
+            IntentLabel::Read
+        );
     }
 }

@@ -6,7 +6,8 @@ use std::sync::LazyLock;
 use super::lexicon::{KO_ACTION_WORDS, KO_BRIDGE_WORDS};
 use super::pytext;
 
-static QA_WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"qa(\b|[^a-z])").expect("static pattern"));
+static QA_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"qa(\b|[^a-z])").expect("static pattern"));
 
 /// Query-side part of the multiplier, computed once per query.
 #[derive(Debug, Clone, Default)]
@@ -95,7 +96,9 @@ impl KoreanQuery {
         let tool_text = pytext::lower(&format!("{name} {description}"));
         let tool_norm: String = tool_text
             .chars()
-            .filter(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || pytext::is_hangul_syllable(c))
+            .filter(|&c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || pytext::is_hangul_syllable(c)
+            })
             .collect();
         let mut matches = 0usize;
         let mut longest = 0usize;
@@ -111,10 +114,17 @@ impl KoreanQuery {
             m *= 1.35;
         }
         if matches > 0 {
-            m *= f64::min(1.6, 1.0 + 0.18 * matches as f64 + f64::min(0.12, longest as f64 / 100.0));
+            m *= f64::min(
+                1.6,
+                1.0 + 0.18 * matches as f64 + f64::min(0.12, longest as f64 / 100.0),
+            );
         }
         if self.has_bridge {
-            let c = self.core.iter().filter(|p| tool_text.contains(p.as_str())).count();
+            let c = self
+                .core
+                .iter()
+                .filter(|p| tool_text.contains(p.as_str()))
+                .count();
             if c > 0 {
                 m *= f64::min(1.45, 1.15 + 0.15 * c as f64);
             }

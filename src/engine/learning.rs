@@ -103,7 +103,9 @@ pub const MAX_BOOST: f64 = 0.06;
 
 fn observations(v: Option<&Value>) -> i64 {
     let n = match v {
-        Some(Value::Number(n)) => n.as_i64().unwrap_or_else(|| n.as_f64().unwrap_or(0.0) as i64),
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .unwrap_or_else(|| n.as_f64().unwrap_or(0.0) as i64),
         Some(Value::Bool(b)) => *b as i64,
         _ => 0,
     };
@@ -131,7 +133,10 @@ pub fn signal_map(query: &str, suggestions: &[Value]) -> Vec<LearningSignal> {
             _ => continue,
         };
         let obs = observations(o.get("observations"));
-        let score = pytext::round(f64::min(MAX_BOOST, 0.025 + 0.01 * (obs - 1).min(3) as f64), 6);
+        let score = pytext::round(
+            f64::min(MAX_BOOST, 0.025 + 0.01 * (obs - 1).min(3) as f64),
+            6,
+        );
         let sig = LearningSignal {
             target: target.clone(),
             suggestion_id: o.get("id").cloned().unwrap_or(Value::Null),

@@ -42,8 +42,20 @@ pub const KO_EXPANSIONS: &[(&str, &[&str])] = &[
     ("상품", &["product", "item", "good"]),
     ("주문", &["order", "purchas"]),
     ("결제", &["payment", "checkout", "pay", "billing"]),
-    ("정산", &["settlement", "adjust", "adjustment", "pg", "대사"]),
-    ("비교", &["compare", "comparison", "reconcile", "reconciliation", "대사"]),
+    (
+        "정산",
+        &["settlement", "adjust", "adjustment", "pg", "대사"],
+    ),
+    (
+        "비교",
+        &[
+            "compare",
+            "comparison",
+            "reconcile",
+            "reconciliation",
+            "대사",
+        ],
+    ),
     ("환불", &["refund", "return"]),
     ("배송", &["shipping", "deliver", "shipment"]),
     ("배송비", &["shipping", "rate", "calculat", "cost"]),
@@ -57,17 +69,38 @@ pub const KO_EXPANSIONS: &[(&str, &[&str])] = &[
     ("번호", &["id", "no", "number", "num"]),
     ("코드", &["code", "cd"]),
     ("명", &["name", "nm"]),
-    ("상품번호", &["good", "goods", "product", "item", "no", "id", "number"]),
-    ("상품명", &["good", "goods", "product", "item", "name", "nm"]),
+    (
+        "상품번호",
+        &["good", "goods", "product", "item", "no", "id", "number"],
+    ),
+    (
+        "상품명",
+        &["good", "goods", "product", "item", "name", "nm"],
+    ),
     ("브랜드", &["brand"]),
     ("브랜드번호", &["brand", "no", "id", "number"]),
     ("브랜드명", &["brand", "name", "nm"]),
     ("고객", &["customer", "cust", "user", "member"]),
-    ("고객번호", &["customer", "cust", "user", "member", "no", "id", "number"]),
-    ("회원번호", &["member", "user", "account", "no", "id", "number"]),
-    ("주문번호", &["order", "ord", "purchase", "no", "id", "number"]),
-    ("배송번호", &["shipping", "deliver", "shipment", "no", "id", "number"]),
-    ("카테고리번호", &["categori", "category", "cate", "no", "id", "number"]),
+    (
+        "고객번호",
+        &["customer", "cust", "user", "member", "no", "id", "number"],
+    ),
+    (
+        "회원번호",
+        &["member", "user", "account", "no", "id", "number"],
+    ),
+    (
+        "주문번호",
+        &["order", "ord", "purchase", "no", "id", "number"],
+    ),
+    (
+        "배송번호",
+        &["shipping", "deliver", "shipment", "no", "id", "number"],
+    ),
+    (
+        "카테고리번호",
+        &["categori", "category", "cate", "no", "id", "number"],
+    ),
     ("사용자", &["user", "account"]),
     ("회원", &["user", "member", "account"]),
     ("관리자", &["admin", "administr"]),
@@ -151,102 +184,460 @@ pub const EN_SYNONYMS: &[(&str, &[&str])] = &[
     ("cover", &["travel", "traveled"]),
     ("signing", &["historical", "event", "date"]),
     ("treaty", &["historical", "event", "date"]),
-    ("invented", &["inven", "invention", "inventor", "science", "historical"]),
-    ("invent", &["inven", "invention", "inventor", "science", "historical"]),
+    (
+        "invented",
+        &["inven", "invention", "inventor", "science", "historical"],
+    ),
+    (
+        "invent",
+        &["inven", "invention", "inventor", "science", "historical"],
+    ),
     ("theory", &["science", "inven", "invention", "discovery"]),
 ];
 
 /// Base query stopwords (§3.3).
-pub const BASE_STOPWORDS: &[&str] = &["the", "a", "an", "of", "for", "to", "in", "by", "is", "and", "or"];
+pub const BASE_STOPWORDS: &[&str] = &[
+    "the", "a", "an", "of", "for", "to", "in", "by", "is", "and", "or",
+];
 
 /// Terms never turned into automatic stopwords (§3.3).
 pub const PROTECTED_TERMS: &[&str] = &[
-    "list", "get", "read", "creat", "delet", "updat", "patch", "put", "post", "watch", "find", "search",
-    "writ", "send", "add", "remov", "set",
+    "list", "get", "read", "creat", "delet", "updat", "patch", "put", "post", "watch", "find",
+    "search", "writ", "send", "add", "remov", "set",
 ];
 
 // Intent keyword sets (Appendix B.3) and selector term sets (Appendix B.4).
-pub const INTENT_READ: &[&str] = &["browse", "check", "describe", "display", "fetch", "find", "get", "inspect", "list", "lookup", "query", "read", "retrieve", "search", "show", "view", "가져오기", "가져와", "검색", "목록", "보기", "보여", "살펴", "알려", "얻기", "얻어", "열람", "조회", "찾기", "찾아", "표시", "확인"];
-pub const INTENT_WRITE: &[&str] = &["activate", "add", "apply", "approve", "assign", "change", "configure", "create", "deploy", "edit", "enable", "execute", "invite", "merge", "modify", "patch", "perform", "post", "process", "publish", "put", "register", "request", "run", "save", "send", "set", "submit", "trigger", "update", "upload", "write", "고쳐", "넣어", "등록", "만들어", "바꿔", "변경", "생성", "설정", "수정", "업로드", "작성", "저장", "추가", "편집"];
-pub const INTENT_DELETE: &[&str] = &["cancel", "delete", "destroy", "disable", "drop", "erase", "purge", "remove", "revoke", "terminate", "unregister", "비활성화", "삭제", "없애", "제거", "지워", "취소", "폐기", "해제", "해지"];
-pub const SEL_SEARCH: &[&str] = &["browse", "find", "list", "lookup", "query", "search", "검색", "리스트", "목록", "찾"];
-pub const SEL_READ: &[&str] = &["check", "detail", "get", "read", "retrieve", "show", "view", "보기", "보여", "상세", "알려", "조회", "확인"];
+pub const INTENT_READ: &[&str] = &[
+    "browse",
+    "check",
+    "describe",
+    "display",
+    "fetch",
+    "find",
+    "get",
+    "inspect",
+    "list",
+    "lookup",
+    "query",
+    "read",
+    "retrieve",
+    "search",
+    "show",
+    "view",
+    "가져오기",
+    "가져와",
+    "검색",
+    "목록",
+    "보기",
+    "보여",
+    "살펴",
+    "알려",
+    "얻기",
+    "얻어",
+    "열람",
+    "조회",
+    "찾기",
+    "찾아",
+    "표시",
+    "확인",
+];
+pub const INTENT_WRITE: &[&str] = &[
+    "activate",
+    "add",
+    "apply",
+    "approve",
+    "assign",
+    "change",
+    "configure",
+    "create",
+    "deploy",
+    "edit",
+    "enable",
+    "execute",
+    "invite",
+    "merge",
+    "modify",
+    "patch",
+    "perform",
+    "post",
+    "process",
+    "publish",
+    "put",
+    "register",
+    "request",
+    "run",
+    "save",
+    "send",
+    "set",
+    "submit",
+    "trigger",
+    "update",
+    "upload",
+    "write",
+    "고쳐",
+    "넣어",
+    "등록",
+    "만들어",
+    "바꿔",
+    "변경",
+    "생성",
+    "설정",
+    "수정",
+    "업로드",
+    "작성",
+    "저장",
+    "추가",
+    "편집",
+];
+pub const INTENT_DELETE: &[&str] = &[
+    "cancel",
+    "delete",
+    "destroy",
+    "disable",
+    "drop",
+    "erase",
+    "purge",
+    "remove",
+    "revoke",
+    "terminate",
+    "unregister",
+    "비활성화",
+    "삭제",
+    "없애",
+    "제거",
+    "지워",
+    "취소",
+    "폐기",
+    "해제",
+    "해지",
+];
+pub const SEL_SEARCH: &[&str] = &[
+    "browse",
+    "find",
+    "list",
+    "lookup",
+    "query",
+    "search",
+    "검색",
+    "리스트",
+    "목록",
+    "찾",
+];
+pub const SEL_READ: &[&str] = &[
+    "check", "detail", "get", "read", "retrieve", "show", "view", "보기", "보여", "상세", "알려",
+    "조회", "확인",
+];
 pub const SEL_DETAIL_READ: &[&str] = &["detail", "details", "단건", "상세"];
-pub const SEL_SINGLE: &[&str] = &["detail", "details", "info", "single", "view", "단건", "상세", "정보"];
-pub const SEL_LIST: &[&str] = &["find", "list", "lists", "query", "search", "검색", "리스트", "목록"];
+pub const SEL_SINGLE: &[&str] = &[
+    "detail", "details", "info", "single", "view", "단건", "상세", "정보",
+];
+pub const SEL_LIST: &[&str] = &[
+    "find",
+    "list",
+    "lists",
+    "query",
+    "search",
+    "검색",
+    "리스트",
+    "목록",
+];
 pub const SEL_ALL_SCOPE: &[&str] = &["all", "entire", "every", "모든", "전체"];
-pub const SEL_FILTERED_SCOPE: &[&str] = &["condition", "conditions", "filter", "filtered", "matching", "where", "검색", "조건"];
+pub const SEL_FILTERED_SCOPE: &[&str] = &[
+    "condition",
+    "conditions",
+    "filter",
+    "filtered",
+    "matching",
+    "where",
+    "검색",
+    "조건",
+];
 pub const SEL_COUNT: &[&str] = &["cnt", "count", "total", "개수", "건수", "카운트"];
-pub const SEL_IDENTIFIER: &[&str] = &["code", "codes", "id", "identifier", "identifiers", "ids", "key", "keys", "no", "num", "number", "numbers", "seq", "sequence", "uuid", "번호", "식별", "식별자", "아이디", "일련", "일련번호", "코드", "키"];
-pub const SEL_GENERAL_SURFACE: &[&str] = &["base", "basic", "common", "default", "general", "공통", "기본", "일반"];
-pub const SEL_AUDIT_READ: &[&str] = &["audit", "event", "events", "history", "log", "logs", "감사", "기록", "로그", "이력"];
-pub const SEL_AUDIT_COLLECTION: &[&str] = &["audit", "events", "history", "log", "logs", "감사", "기록", "로그", "이력"];
-pub const SEL_CREATE: &[&str] = &["add", "create", "insert", "register", "submit", "write", "등록", "생성", "작성", "추가"];
-pub const SEL_UPDATE: &[&str] = &["change", "edit", "modify", "patch", "put", "set", "update", "변경", "설정", "수정", "편집"];
-pub const SEL_ACTION: &[&str] = &["apply", "approve", "assign", "checkout", "execute", "issue", "process", "run", "send", "validate", "검증", "결제", "발급", "부여", "승인", "실행", "적용", "전송", "처리"];
-pub const SEL_NOTIFICATION: &[&str] = &["alert", "message", "notification", "notify", "메시지", "알림"];
+pub const SEL_IDENTIFIER: &[&str] = &[
+    "code",
+    "codes",
+    "id",
+    "identifier",
+    "identifiers",
+    "ids",
+    "key",
+    "keys",
+    "no",
+    "num",
+    "number",
+    "numbers",
+    "seq",
+    "sequence",
+    "uuid",
+    "번호",
+    "식별",
+    "식별자",
+    "아이디",
+    "일련",
+    "일련번호",
+    "코드",
+    "키",
+];
+pub const SEL_GENERAL_SURFACE: &[&str] = &[
+    "base", "basic", "common", "default", "general", "공통", "기본", "일반",
+];
+pub const SEL_AUDIT_READ: &[&str] = &[
+    "audit", "event", "events", "history", "log", "logs", "감사", "기록", "로그", "이력",
+];
+pub const SEL_AUDIT_COLLECTION: &[&str] = &[
+    "audit", "events", "history", "log", "logs", "감사", "기록", "로그", "이력",
+];
+pub const SEL_CREATE: &[&str] = &[
+    "add", "create", "insert", "register", "submit", "write", "등록", "생성", "작성", "추가",
+];
+pub const SEL_UPDATE: &[&str] = &[
+    "change", "edit", "modify", "patch", "put", "set", "update", "변경", "설정", "수정", "편집",
+];
+pub const SEL_ACTION: &[&str] = &[
+    "apply", "approve", "assign", "checkout", "execute", "issue", "process", "run", "send",
+    "validate", "검증", "결제", "발급", "부여", "승인", "실행", "적용", "전송", "처리",
+];
+pub const SEL_NOTIFICATION: &[&str] = &[
+    "alert",
+    "message",
+    "notification",
+    "notify",
+    "메시지",
+    "알림",
+];
 pub const SEL_NOTIFICATION_SEND: &[&str] = &["notify", "send", "발송", "보내", "전송"];
-pub const SEL_DELETE: &[&str] = &["cancel", "delete", "disable", "drop", "remove", "revoke", "삭제", "제거", "철회", "취소", "해제"];
-pub const SEL_SURFACE_STOPWORDS: &[&str] = &["and", "are", "based", "can", "default", "for", "from", "function", "given", "into", "its", "one", "optional", "parameter", "parameters", "return", "returns", "specific", "the", "this", "two", "use", "used", "using", "value", "with", "조건", "화면"];
+pub const SEL_DELETE: &[&str] = &[
+    "cancel", "delete", "disable", "drop", "remove", "revoke", "삭제", "제거", "철회", "취소",
+    "해제",
+];
+pub const SEL_SURFACE_STOPWORDS: &[&str] = &[
+    "and",
+    "are",
+    "based",
+    "can",
+    "default",
+    "for",
+    "from",
+    "function",
+    "given",
+    "into",
+    "its",
+    "one",
+    "optional",
+    "parameter",
+    "parameters",
+    "return",
+    "returns",
+    "specific",
+    "the",
+    "this",
+    "two",
+    "use",
+    "used",
+    "using",
+    "value",
+    "with",
+    "조건",
+    "화면",
+];
 
 /// Korean verb endings stripped by the intent classifier (§3.7).
 pub const INTENT_VERB_ENDINGS: &[&str] = &[
-    "해줘", "해주세요", "해주실래요", "해줄래", "해주기", "하기", "합니다", "해요", "해봐", "하고", "해야", "하는", "해라", "하자",
+    "해줘",
+    "해주세요",
+    "해주실래요",
+    "해줄래",
+    "해주기",
+    "하기",
+    "합니다",
+    "해요",
+    "해봐",
+    "하고",
+    "해야",
+    "하는",
+    "해라",
+    "하자",
 ];
 
 /// Korean postpositions stripped by the intent classifier (§3.7).
 pub const INTENT_POSTPOSITIONS: &[&str] = &[
-    "을", "를", "이", "가", "은", "는", "에", "에서", "에게", "께", "로", "으로", "와", "과", "의", "도", "만", "까지", "부터", "라도", "처럼",
+    "을", "를", "이", "가", "은", "는", "에", "에서", "에게", "께", "로", "으로", "와", "과", "의",
+    "도", "만", "까지", "부터", "라도", "처럼",
 ];
 
 /// Suffixes stripped from Korean evidence terms (§4.4), first match wins.
 pub const EVIDENCE_KO_SUFFIXES: &[&str] = &[
-    "해주세요", "해줘", "합니다", "하세요", "에서", "으로", "에게", "부터", "까지", "하고", "하며", "이라", "라고", "인", "의", "을", "를",
-    "은", "는", "이", "가", "와", "과", "로",
+    "해주세요",
+    "해줘",
+    "합니다",
+    "하세요",
+    "에서",
+    "으로",
+    "에게",
+    "부터",
+    "까지",
+    "하고",
+    "하며",
+    "이라",
+    "라고",
+    "인",
+    "의",
+    "을",
+    "를",
+    "은",
+    "는",
+    "이",
+    "가",
+    "와",
+    "과",
+    "로",
 ];
 
 /// Evidence action families (§4.4).
 pub const ACTION_TERMS: &[(&str, &[&str])] = &[
-    ("search", &["search", "find", "query", "list", "검색", "목록"]),
-    ("read", &["read", "get", "detail", "view", "show", "조회", "상세", "확인"]),
-    ("create", &["create", "add", "register", "등록", "생성", "추가"]),
-    ("update", &["update", "edit", "change", "save", "수정", "저장", "변경"]),
-    ("delete", &["delete", "remove", "cancel", "삭제", "제거", "취소"]),
-    ("action", &["action", "process", "run", "approve", "처리", "실행", "승인"]),
+    (
+        "search",
+        &["search", "find", "query", "list", "검색", "목록"],
+    ),
+    (
+        "read",
+        &[
+            "read", "get", "detail", "view", "show", "조회", "상세", "확인",
+        ],
+    ),
+    (
+        "create",
+        &["create", "add", "register", "등록", "생성", "추가"],
+    ),
+    (
+        "update",
+        &["update", "edit", "change", "save", "수정", "저장", "변경"],
+    ),
+    (
+        "delete",
+        &["delete", "remove", "cancel", "삭제", "제거", "취소"],
+    ),
+    (
+        "action",
+        &[
+            "action", "process", "run", "approve", "처리", "실행", "승인",
+        ],
+    ),
 ];
 
 /// Evidence result-shape families (§4.4).
 pub const SHAPE_TERMS: &[(&str, &[&str])] = &[
-    ("single", &["single", "detail", "details", "info", "information", "상세", "정보", "단건"]),
+    (
+        "single",
+        &[
+            "single",
+            "detail",
+            "details",
+            "info",
+            "information",
+            "상세",
+            "정보",
+            "단건",
+        ],
+    ),
     (
         "list",
         &[
-            "list", "lists", "search", "find", "query", "browse", "filter", "filtered", "matching", "condition",
-            "conditions", "목록", "리스트", "검색", "조건",
+            "list",
+            "lists",
+            "search",
+            "find",
+            "query",
+            "browse",
+            "filter",
+            "filtered",
+            "matching",
+            "condition",
+            "conditions",
+            "목록",
+            "리스트",
+            "검색",
+            "조건",
         ],
     ),
-    ("count", &["count", "total", "cnt", "건수", "개수", "카운트"]),
-    ("mutation", &["create", "update", "delete", "action", "등록", "수정", "삭제", "처리"]),
+    (
+        "count",
+        &["count", "total", "cnt", "건수", "개수", "카운트"],
+    ),
+    (
+        "mutation",
+        &[
+            "create", "update", "delete", "action", "등록", "수정", "삭제", "처리",
+        ],
+    ),
 ];
 pub const STRONG_SINGLE_TERMS: &[&str] = &["single", "detail", "details", "상세", "단건"];
 pub const WEAK_SINGLE_TERMS: &[&str] = &["info", "information", "정보"];
 
 /// Generic evidence terms (§4.4), without the action/shape members that are added in code.
 pub const EVIDENCE_GENERIC_BASE: &[&str] = &[
-    "api", "data", "info", "information", "manage", "management", "record", "records", "tool", "use", "관리",
-    "도구", "정보",
+    "api",
+    "data",
+    "info",
+    "information",
+    "manage",
+    "management",
+    "record",
+    "records",
+    "tool",
+    "use",
+    "관리",
+    "도구",
+    "정보",
 ];
 
 /// Korean suffixes of the selector's `norm` and contrastive key (§5.2 list K). Order matters.
 pub const SELECTOR_KO_SUFFIXES: &[&str] = &[
-    "해주세요", "해줘", "합니다", "한다", "하려고", "으로", "에서", "에게", "에", "까지", "부터", "처럼", "하고", "하고요", "하는", "하면",
-    "해서", "해", "의", "를", "을", "로", "이", "가", "은", "는",
+    "해주세요",
+    "해줘",
+    "합니다",
+    "한다",
+    "하려고",
+    "으로",
+    "에서",
+    "에게",
+    "에",
+    "까지",
+    "부터",
+    "처럼",
+    "하고",
+    "하고요",
+    "하는",
+    "하면",
+    "해서",
+    "해",
+    "의",
+    "를",
+    "을",
+    "로",
+    "이",
+    "가",
+    "은",
+    "는",
 ];
 
 /// Extra generic qualifier terms of the contrastive analysis (§5.4).
 pub const CONTRAST_GENERIC_BASE: &[&str] = &[
-    "api", "by", "data", "get", "info", "information", "manage", "management", "mgmt", "operation", "record", "records",
-    "tool", "관리", "도구",
+    "api",
+    "by",
+    "data",
+    "get",
+    "info",
+    "information",
+    "manage",
+    "management",
+    "mgmt",
+    "operation",
+    "record",
+    "records",
+    "tool",
+    "관리",
+    "도구",
 ];
 
 /// Generic query terms for `content_term_count` (§5.4).
@@ -254,5 +645,7 @@ pub const FACET_GENERIC_BASE: &[&str] = &["api", "please", "show", "__numeric__"
 
 /// Korean business-phrase multiplier words (§3.5.1).
 pub const KO_BRIDGE_WORDS: &[&str] = &["목록", "리스트", "정보", "관리", "대상"];
-pub const KO_ACTION_WORDS: &[&str] =
-    &["검색", "조회", "수정", "등록", "삭제", "저장", "처리", "취소", "철회", "승인", "거부", "비교", "요약"];
+pub const KO_ACTION_WORDS: &[&str] = &[
+    "검색", "조회", "수정", "등록", "삭제", "저장", "처리", "취소", "철회", "승인", "거부", "비교",
+    "요약",
+];

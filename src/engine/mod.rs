@@ -39,7 +39,11 @@ impl Engine {
     pub fn new(graph: Graph) -> Engine {
         let tokenizer: Box<dyn tokenize::Tokenizer> = Box::new(tokenize::BuiltinTokenizer);
         let index = index::Index::build(&graph, tokenizer.as_ref());
-        Engine { graph, index, tokenizer }
+        Engine {
+            graph,
+            index,
+            tokenizer,
+        }
     }
 
     pub fn retrieve(&self, query: &str, params: &Params) -> Retrieval {

@@ -41,7 +41,11 @@ impl Default for Params {
 
 impl Params {
     pub fn suggestions(&self) -> &[Value] {
-        if self.learning_enabled { &self.learning_suggestions } else { &[] }
+        if self.learning_enabled {
+            &self.learning_suggestions
+        } else {
+            &[]
+        }
     }
 }
 
@@ -54,6 +58,9 @@ pub struct SelectParams {
 
 impl Default for SelectParams {
     fn default() -> Self {
-        SelectParams { llm_target: None, policy: "strong_evidence".into() }
+        SelectParams {
+            llm_target: None,
+            policy: "strong_evidence".into(),
+        }
     }
 }

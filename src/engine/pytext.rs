@@ -54,6 +54,22 @@ pub fn is_decimal(c: char) -> bool {
     get_general_category(c) == GeneralCategory::DecimalNumber
 }
 
+/// Python `str.isdigit()` for one character (decimal digits plus Numeric_Type=Digit,
+/// e.g. superscripts and circled digits).
+pub fn is_digit(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    if is_decimal(c) {
+        return true;
+    }
+    matches!(c as u32,
+        0xB2..=0xB3 | 0xB9 | 0x1369..=0x1371 | 0x19DA | 0x2070 | 0x2074..=0x2079 | 0x2080..=0x2089
+        | 0x2460..=0x2468 | 0x2474..=0x247C | 0x2488..=0x2490 | 0x24EA | 0x24F5..=0x24FD | 0x24FF
+        | 0x2776..=0x277E | 0x2780..=0x2788 | 0x278A..=0x2792 | 0x10A40..=0x10A43 | 0x10E60..=0x10E68
+        | 0x11052..=0x1105A | 0x1F100..=0x1F10A)
+}
+
 /// Python `str.isalnum()` for one character.
 pub fn is_alnum(c: char) -> bool {
     if c.is_ascii() {
@@ -84,10 +100,18 @@ pub fn float_repr(x: f64) -> String {
         return "NaN".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     // `{:e}` gives the shortest round-trip digits, e.g. "1.2345e-5".
     let e = format!("{x:e}");
@@ -163,7 +187,11 @@ pub fn upper(s: &str) -> String {
 
 /// Number of code points (Python `len(str)`).
 pub fn char_len(s: &str) -> usize {
-    if s.is_ascii() { s.len() } else { s.chars().count() }
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
 }
 
 /// Python `str(value)` for a JSON value as the reference would see it after `json.loads`.
@@ -206,7 +234,11 @@ pub fn py_repr(v: &serde_json::Value) -> String {
 }
 
 fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -219,7 +251,9 @@ fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }

@@ -18,7 +18,8 @@ fn re(p: &str) -> Regex {
     Regex::new(&p.replace(r"\s", r"[\s\x1c-\x1f]")).expect("static pattern")
 }
 
-static NS_SCOPED: LazyLock<Regex> = LazyLock::new(|| re(r"\bin\s+(a|the|this|default|my)\s+namespace\b"));
+static NS_SCOPED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\bin\s+(a|the|this|default|my)\s+namespace\b"));
 static ALL_NS: LazyLock<Regex> = LazyLock::new(|| re(r"\ball\s+namespace"));
 static EXEC: LazyLock<Regex> = LazyLock::new(|| re(r"\b(exec|execute)\b"));
 static ATTACH: LazyLock<Regex> = LazyLock::new(|| re(r"\battach\b"));
@@ -61,7 +62,10 @@ pub struct QueryPlan {
 impl QueryPlan {
     pub fn new(query: &str, index: &Index, tokenizer: &dyn Tokenizer) -> QueryPlan {
         let raw = tokenizer.tokenize(query);
-        let mut plan = QueryPlan { raw_tokens: raw.clone(), ..Default::default() };
+        let mut plan = QueryPlan {
+            raw_tokens: raw.clone(),
+            ..Default::default()
+        };
         if raw.is_empty() {
             return plan;
         }
@@ -77,7 +81,10 @@ impl QueryPlan {
             kept = raw.clone();
             plan.removed_stopwords.clear();
         }
-        let mut toks: Vec<(String, TokenSource)> = kept.iter().map(|t| (t.clone(), TokenSource::Query)).collect();
+        let mut toks: Vec<(String, TokenSource)> = kept
+            .iter()
+            .map(|t| (t.clone(), TokenSource::Query))
+            .collect();
         let ql = pytext::lower(query);
         let push = |toks: &mut Vec<(String, TokenSource)>, rule: &'static str, add: &[&str]| {
             toks.extend(add.iter().map(|t| (t.to_string(), TokenSource::Rule(rule))));
@@ -87,8 +94,13 @@ impl QueryPlan {
         } else if ALL_NS.is_match(&ql) || ql.contains("cluster-wide") || ql.contains("across all") {
             push(&mut toks, "cluster_scope", &["cluster", "all"]);
         }
-        if ql.contains("port-forward") || ql.contains("port forward") || ql.contains("portforward") {
-            push(&mut toks, "port_forward", &["portforward", "port", "forward"]);
+        if ql.contains("port-forward") || ql.contains("port forward") || ql.contains("portforward")
+        {
+            push(
+                &mut toks,
+                "port_forward",
+                &["portforward", "port", "forward"],
+            );
         }
         if EXEC.is_match(&ql) {
             push(&mut toks, "exec", &["exec"]);
@@ -120,18 +132,34 @@ impl QueryPlan {
         }
         for t in &kept {
             if let Some((_, syn)) = EN_SYNONYMS.iter().find(|(k, _)| k == t) {
-                toks.extend(syn.iter().map(|s| (s.to_string(), TokenSource::Synonym(t.clone()))));
+                toks.extend(
+                    syn.iter()
+                        .map(|s| (s.to_string(), TokenSource::Synonym(t.clone()))),
+                );
             }
             if let Some((_, ex)) = KO_EXPANSIONS.iter().find(|(k, _)| k == t) {
-                toks.extend(ex.iter().map(|s| (s.to_string(), TokenSource::KoreanExact(t.clone()))));
+                toks.extend(
+                    ex.iter()
+                        .map(|s| (s.to_string(), TokenSource::KoreanExact(t.clone()))),
+                );
             }
         }
         for (k, ex) in KO_EXPANSIONS {
             if ql.contains(k) && !kept.iter().any(|t| t == k) {
-                toks.extend(ex.iter().map(|s| (s.to_string(), TokenSource::KoreanSubstring(k.to_string()))));
+                toks.extend(
+                    ex.iter()
+                        .map(|s| (s.to_string(), TokenSource::KoreanSubstring(k.to_string()))),
+                );
             }
         }
-        plan.tokens = toks.into_iter().map(|(text, source)| QueryToken { term: index.term(&text), text, source }).collect();
+        plan.tokens = toks
+            .into_iter()
+            .map(|(text, source)| QueryToken {
+                term: index.term(&text),
+                text,
+                source,
+            })
+            .collect();
         plan.korean = KoreanQuery::new(query);
         plan
     }
@@ -157,7 +185,12 @@ pub struct Bm25Parts {
 }
 
 /// Raw BM25 hits in tool order: `(tool, score)` for every tool with a positive sum.
-pub fn bm25_hits(graph: &Graph, index: &Index, plan: &QueryPlan, scratch: &mut Vec<f64>) -> Vec<(ToolId, f64)> {
+pub fn bm25_hits(
+    graph: &Graph,
+    index: &Index,
+    plan: &QueryPlan,
+    scratch: &mut Vec<f64>,
+) -> Vec<(ToolId, f64)> {
     let n = index.doc_count();
     if scratch.len() != n {
         scratch.clear();
@@ -189,7 +222,15 @@ pub fn bm25_hits(graph: &Graph, index: &Index, plan: &QueryPlan, scratch: &mut V
 }
 
 /// Applies the long-name penalty, the order boost and the phrase multipliers to a sum.
-pub fn finish_score(graph: &Graph, index: &Index, plan: &QueryPlan, doc: ToolId, sum: f64, m: usize, parts: Option<&mut Bm25Parts>) -> f64 {
+pub fn finish_score(
+    graph: &Graph,
+    index: &Index,
+    plan: &QueryPlan,
+    doc: ToolId,
+    sum: f64,
+    m: usize,
+    parts: Option<&mut Bm25Parts>,
+) -> f64 {
     let mut s = sum;
     let name = &index.name_tokens[doc as usize];
     let l = name.len();
@@ -206,13 +247,28 @@ pub fn finish_score(graph: &Graph, index: &Index, plan: &QueryPlan, doc: ToolId,
     }
     s *= 1.0 + (ptr as f64 / m as f64) * 0.5;
     let tool = graph.tool(doc);
-    let phrase = if plan.domain.any_multiplier() { plan.domain.phrase_multiplier(tool, None) } else { 1.0 };
+    let phrase = if plan.domain.any_multiplier() {
+        plan.domain.phrase_multiplier(tool, None)
+    } else {
+        1.0
+    };
     let route = plan.domain.route_multiplier(tool);
-    let korean = if plan.korean.active() { plan.korean.multiplier(&tool.name, &tool.description) } else { 1.0 };
+    let korean = if plan.korean.active() {
+        plan.korean.multiplier(&tool.name, &tool.description)
+    } else {
+        1.0
+    };
     let mult = ((1.0 * phrase) * route) * korean;
     s *= mult;
     if let Some(p) = parts {
-        *p = Bm25Parts { sum, name_penalty: penalty, order_matched: ptr, phrase, route, korean };
+        *p = Bm25Parts {
+            sum,
+            name_penalty: penalty,
+            order_matched: ptr,
+            phrase,
+            route,
+            korean,
+        };
     }
     s
 }
@@ -220,23 +276,38 @@ pub fn finish_score(graph: &Graph, index: &Index, plan: &QueryPlan, doc: ToolId,
 /// The first five hits by score, ties in tool order.
 pub fn top_seeds(hits: &[(ToolId, f64)]) -> Vec<(ToolId, f64)> {
     let mut idx: Vec<usize> = (0..hits.len()).collect();
-    idx.sort_by(|&a, &b| hits[b].1.partial_cmp(&hits[a].1).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b)));
+    idx.sort_by(|&a, &b| {
+        hits[b]
+            .1
+            .partial_cmp(&hits[a].1)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
     idx.into_iter().take(5).map(|i| hits[i]).collect()
 }
 
 fn strip_marks_lower(s: &str) -> String {
-    let d: String = s.nfkd().filter(|&c| canonical_combining_class(c) == 0).collect();
+    let d: String = s
+        .nfkd()
+        .filter(|&c| canonical_combining_class(c) == 0)
+        .collect();
     pytext::lower(&d)
 }
 
 fn is_fallback_separator(c: char) -> bool {
-    matches!(c, '_' | '-' | '/' | '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')') || pytext::is_space(c)
+    matches!(
+        c,
+        '_' | '-' | '/' | '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')'
+    ) || pytext::is_space(c)
 }
 
 /// Substring fallback (spec §3.6) when BM25 found nothing: `(tool, score)` for the top five.
 pub fn fallback_seeds(graph: &Graph, query: &str) -> Vec<(ToolId, f64)> {
     let q = strip_marks_lower(query);
-    let terms: Vec<&str> = q.split(is_fallback_separator).filter(|t| t.chars().count() > 1).collect();
+    let terms: Vec<&str> = q
+        .split(is_fallback_separator)
+        .filter(|t| t.chars().count() > 1)
+        .collect();
     if terms.is_empty() {
         return Vec::new();
     }

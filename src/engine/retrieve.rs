@@ -1,6 +1,7 @@
 //! `retrieve_graphify` (spec §3): BM25 seeds → intent → confidence-weighted BFS →
 //! history demotion → promoted-learning boost → stable ranking → subgraph text → evidence.
 
+use super::Engine;
 use super::expand::{self, Expansion, Origin};
 use super::intent::{self, Intent, IntentLabel};
 use super::learning::{self, LearningSignal};
@@ -9,16 +10,27 @@ use super::pytext::round;
 use super::query::{self, QueryPlan};
 use super::semantic::{self, QueryEvidence, SemanticEvidence};
 use super::subgraph;
-use super::Engine;
 use crate::model::{EdgeId, NodeId, ToolId};
 
 /// Why a row is in the list.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RowOrigin {
     /// A seed: its BM25 rank (1-based), raw score and normalised seed score.
-    Seed { rank: usize, raw: f64, normalized: f64 },
+    Seed {
+        rank: usize,
+        raw: f64,
+        normalized: f64,
+    },
     /// Reached by the BFS from `from` (a tool, or a category/domain node).
-    Expanded { from: NodeId, depth: usize, edge: EdgeId, parent: f64, weight: f64, conf: f64, decay: f64 },
+    Expanded {
+        from: NodeId,
+        depth: usize,
+        edge: EdgeId,
+        parent: f64,
+        weight: f64,
+        conf: f64,
+        decay: f64,
+    },
     /// Only a promoted learning signal put it here.
     LearningOnly,
 }
@@ -105,7 +117,13 @@ impl Retrieval {
             subgraph_text: String::new(),
             intent: Intent::neutral(),
             intent_label: IntentLabel::Neutral,
-            stats: Stats { seeds: Vec::new(), visited_nodes: 0, visited_edges: 0, token_budget_used: 0, learning_applied: false },
+            stats: Stats {
+                seeds: Vec::new(),
+                visited_nodes: 0,
+                visited_edges: 0,
+                token_budget_used: 0,
+                learning_applied: false,
+            },
             used_fallback: false,
             signals: Vec::new(),
             empty: true,
@@ -137,8 +155,11 @@ pub fn seed_stages(engine: &Engine, query: &str, params: &Params) -> Option<Stag
     let plan = QueryPlan::new(query, &engine.index, engine.tokenizer.as_ref());
     let mut scratch = Vec::new();
     let hits = query::bm25_hits(graph, &engine.index, &plan, &mut scratch);
-    let (seeds, used_fallback) =
-        if hits.is_empty() { (query::fallback_seeds(graph, query), true) } else { (query::top_seeds(&hits), false) };
+    let (seeds, used_fallback) = if hits.is_empty() {
+        (query::fallback_seeds(graph, query), true)
+    } else {
+        (query::top_seeds(&hits), false)
+    };
     if seeds.is_empty() {
         return None;
     }
@@ -148,10 +169,21 @@ pub fn seed_stages(engine: &Engine, query: &str, params: &Params) -> Option<Stag
     if max_seed == 0.0 {
         max_seed = 1.0;
     }
-    let seed_nodes: Vec<(NodeId, f64)> =
-        seeds.iter().filter_map(|&(t, s)| graph.node_of_tool(t).map(|n| (n, s))).collect();
+    let seed_nodes: Vec<(NodeId, f64)> = seeds
+        .iter()
+        .filter_map(|&(t, s)| graph.node_of_tool(t).map(|n| (n, s)))
+        .collect();
     let expansion = expand::expand(graph, &seed_nodes, max_seed, label, params);
-    Some(Stages { plan, hits, seeds, used_fallback, intent, label, expansion, max_seed })
+    Some(Stages {
+        plan,
+        hits,
+        seeds,
+        used_fallback,
+        intent,
+        label,
+        expansion,
+        max_seed,
+    })
 }
 
 pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
@@ -168,17 +200,39 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
         origin: RowOrigin,
         learning: Option<LearningSignal>,
     }
-    let seed_rank = |node: NodeId| st.seeds.iter().position(|&(t, _)| graph.node_of_tool(t) == Some(node));
+    let seed_rank = |node: NodeId| {
+        st.seeds
+            .iter()
+            .position(|&(t, _)| graph.node_of_tool(t) == Some(node))
+    };
     let mut cands: Vec<Cand> = Vec::new();
     for s in &st.expansion.scored {
-        let Some(tool) = graph.tool_of_node(s.node) else { continue };
+        let Some(tool) = graph.tool_of_node(s.node) else {
+            continue;
+        };
         let origin = match s.origin {
-            Origin::Seed { raw, max_seed } => {
-                RowOrigin::Seed { rank: seed_rank(s.node).map(|r| r + 1).unwrap_or(0), raw, normalized: raw / max_seed }
-            }
-            Origin::Expanded { from, depth, edge, parent, weight, conf, decay } => {
-                RowOrigin::Expanded { from, depth, edge, parent, weight, conf, decay }
-            }
+            Origin::Seed { raw, max_seed } => RowOrigin::Seed {
+                rank: seed_rank(s.node).map(|r| r + 1).unwrap_or(0),
+                raw,
+                normalized: raw / max_seed,
+            },
+            Origin::Expanded {
+                from,
+                depth,
+                edge,
+                parent,
+                weight,
+                conf,
+                decay,
+            } => RowOrigin::Expanded {
+                from,
+                depth,
+                edge,
+                parent,
+                weight,
+                conf,
+                decay,
+            },
         };
         let name = graph.tool_key(tool);
         let mut score = s.score;
@@ -189,12 +243,21 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
                 hits += 1;
             }
         }
-        cands.push(Cand { tool, base: s.score, score, hits, origin, learning: None });
+        cands.push(Cand {
+            tool,
+            base: s.score,
+            score,
+            hits,
+            origin,
+            learning: None,
+        });
     }
     // history entries naming scored non-tool nodes do not matter: those are never ranked
     let signals = learning::signal_map(query, params.suggestions());
     for sig in &signals {
-        let Some(tool) = graph.tool_id(&sig.target) else { continue };
+        let Some(tool) = graph.tool_id(&sig.target) else {
+            continue;
+        };
         match cands.iter_mut().find(|c| c.tool == tool) {
             Some(c) => {
                 c.score += sig.score;
@@ -211,10 +274,19 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
         }
     }
     let mut order: Vec<usize> = (0..cands.len()).collect();
-    order.sort_by(|&a, &b| cands[b].score.partial_cmp(&cands[a].score).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| {
+        cands[b]
+            .score
+            .partial_cmp(&cands[a].score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
     order.truncate(params.top_k);
 
-    let ranked: Vec<(ToolId, f64)> = order.iter().map(|&i| (cands[i].tool, cands[i].score)).collect();
+    let ranked: Vec<(ToolId, f64)> = order
+        .iter()
+        .map(|&i| (cands[i].tool, cands[i].score))
+        .collect();
     let subgraph_text = subgraph::render(graph, &ranked, params.token_budget);
     let qe = QueryEvidence::new(query);
     let history_nonempty = !params.history.is_empty();
@@ -229,7 +301,11 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
                 RowOrigin::Seed { normalized, .. } => round(normalized, 6),
                 _ => 0.0,
             };
-            let graph_part = if is_seed { 0.0 } else { round(f64::max(0.0, c.score - learning), 6) };
+            let graph_part = if is_seed {
+                0.0
+            } else {
+                round(f64::max(0.0, c.score - learning), 6)
+            };
             let sem = semantic::evidence(graph.tool(c.tool), &qe);
             Row {
                 tool: c.tool,
@@ -261,7 +337,11 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
         intent_label,
         intent: st.intent,
         stats: Stats {
-            seeds: st.seeds.iter().map(|&(t, _)| graph.tool_key(t).to_string()).collect(),
+            seeds: st
+                .seeds
+                .iter()
+                .map(|&(t, _)| graph.tool_key(t).to_string())
+                .collect(),
             visited_nodes,
             visited_edges: st.expansion.visited_edges,
             token_budget_used,

@@ -6,16 +6,36 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use unicode_normalization::UnicodeNormalization;
 
-use super::lexicon::{ACTION_TERMS, EVIDENCE_GENERIC_BASE, EVIDENCE_KO_SUFFIXES, SHAPE_TERMS, STRONG_SINGLE_TERMS, WEAK_SINGLE_TERMS};
+use super::lexicon::{
+    ACTION_TERMS, EVIDENCE_GENERIC_BASE, EVIDENCE_KO_SUFFIXES, SHAPE_TERMS, STRONG_SINGLE_TERMS,
+    WEAK_SINGLE_TERMS,
+};
 use super::pytext;
-use crate::model::tool::opt_str;
 use crate::model::Tool;
+use crate::model::tool::opt_str;
 
 pub type TermSet = FxHashSet<String>;
 
 fn is_term_separator(c: char) -> bool {
-    matches!(c, '_' | '-' | '/' | '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '$' | '#')
-        || pytext::is_space(c)
+    matches!(
+        c,
+        '_' | '-'
+            | '/'
+            | '.'
+            | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '('
+            | ')'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '$'
+            | '#'
+    ) || pytext::is_space(c)
 }
 
 /// NFKC, then a space between `[a-z0-9]` and a following `[A-Z]`, then lower-case.
@@ -36,7 +56,9 @@ pub fn normalize_text(v: &str) -> String {
 }
 
 fn all_hangul_or_digit(t: &str) -> bool {
-    !t.is_empty() && t.chars().all(|c| pytext::is_hangul_syllable(c) || c.is_ascii_digit())
+    !t.is_empty()
+        && t.chars()
+            .all(|c| pytext::is_hangul_syllable(c) || c.is_ascii_digit())
 }
 
 pub fn all_hangul(t: &str) -> bool {
@@ -86,21 +108,36 @@ pub fn add_terms(v: &str, out: &mut TermSet) {
 /// `match(L, R)`: exact overlap plus Korean substring overlap; a subset of `L`.
 pub fn fuzzy_match(l: &TermSet, r: &TermSet) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let r_hangul: Vec<&String> = r.iter().filter(|x| x.chars().count() >= 2 && all_hangul(x)).collect();
+    let r_hangul: Vec<&String> = r
+        .iter()
+        .filter(|x| x.chars().count() >= 2 && all_hangul(x))
+        .collect();
     for x in l {
         if r.contains(x) {
             out.insert(x.clone());
             continue;
         }
-        if x.chars().count() >= 2 && all_hangul(x) && r_hangul.iter().any(|y| y.contains(x.as_str()) || x.contains(y.as_str())) {
+        if x.chars().count() >= 2
+            && all_hangul(x)
+            && r_hangul
+                .iter()
+                .any(|y| y.contains(x.as_str()) || x.contains(y.as_str()))
+        {
             out.insert(x.clone());
         }
     }
     out
 }
 
-pub fn family_terms(table: &[(&str, &'static [&'static str])], key: &str) -> &'static [&'static str] {
-    table.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).unwrap_or(&[])
+pub fn family_terms(
+    table: &[(&str, &'static [&'static str])],
+    key: &str,
+) -> &'static [&'static str] {
+    table
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| *v)
+        .unwrap_or(&[])
 }
 
 fn generic_terms() -> &'static FxHashSet<&'static str> {
@@ -124,12 +161,18 @@ pub fn term_hits(query_norm: &str, term: &str) -> bool {
     while let Some(pos) = query_norm[from..].find(term) {
         let s = from + pos;
         let e = s + term.len();
-        let before_ok = s == 0 || !(bytes[s - 1].is_ascii_lowercase() || bytes[s - 1].is_ascii_digit());
-        let after_ok = e == bytes.len() || !(bytes[e].is_ascii_lowercase() || bytes[e].is_ascii_digit());
+        let before_ok =
+            s == 0 || !(bytes[s - 1].is_ascii_lowercase() || bytes[s - 1].is_ascii_digit());
+        let after_ok =
+            e == bytes.len() || !(bytes[e].is_ascii_lowercase() || bytes[e].is_ascii_digit());
         if before_ok && after_ok {
             return true;
         }
-        from = s + query_norm[s..].chars().next().map(|c| c.len_utf8()).unwrap_or(1);
+        from = s + query_norm[s..]
+            .chars()
+            .next()
+            .map(|c| c.len_utf8())
+            .unwrap_or(1);
     }
     false
 }
@@ -151,7 +194,11 @@ impl QueryEvidence {
     pub fn new(query: &str) -> QueryEvidence {
         let terms = terms(query);
         let g = generic_terms();
-        let terms_minus_generic = terms.iter().filter(|t| !g.contains(t.as_str())).cloned().collect();
+        let terms_minus_generic = terms
+            .iter()
+            .filter(|t| !g.contains(t.as_str()))
+            .cloned()
+            .collect();
         let qn = normalize_text(query);
         let shape = if any_hit(&qn, family_terms(SHAPE_TERMS, "count")) {
             "count"
@@ -174,7 +221,12 @@ impl QueryEvidence {
                 .find(|a| any_hit(&qn, family_terms(ACTION_TERMS, a)))
                 .unwrap_or(""),
         };
-        QueryEvidence { terms, terms_minus_generic, result_shape: shape, action }
+        QueryEvidence {
+            terms,
+            terms_minus_generic,
+            result_shape: shape,
+            action,
+        }
     }
 }
 
@@ -228,10 +280,17 @@ pub fn evidence(tool: &Tool, q: &QueryEvidence) -> SemanticEvidence {
     let path_module = facet(&oa.path_module);
 
     let mut action_terms = terms(&canonical_action);
-    action_terms.extend(family_terms(ACTION_TERMS, &canonical_action).iter().map(|s| s.to_string()));
+    action_terms.extend(
+        family_terms(ACTION_TERMS, &canonical_action)
+            .iter()
+            .map(|s| s.to_string()),
+    );
     let resource_terms = terms(&primary_resource.replace('/', " "));
     let module_terms = terms(&path_module.replace('/', " "));
-    let shape_terms: TermSet = family_terms(SHAPE_TERMS, &result_shape).iter().map(|s| s.to_string()).collect();
+    let shape_terms: TermSet = family_terms(SHAPE_TERMS, &result_shape)
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let contract = contract_terms(tool);
 
     let first_line = pytext::first_line(&tool.description).to_string();
@@ -251,7 +310,10 @@ pub fn evidence(tool: &Tool, q: &QueryEvidence) -> SemanticEvidence {
         &first_line
     };
     let g = generic_terms();
-    let p: TermSet = terms(primary).into_iter().filter(|t| !g.contains(t.as_str())).collect();
+    let p: TermSet = terms(primary)
+        .into_iter()
+        .filter(|t| !g.contains(t.as_str()))
+        .collect();
     let spec_hits = fuzzy_match(&q.terms_minus_generic, &p).len();
     let specificity = pytext::round(spec_hits as f64 / p.len().max(1) as f64, 6);
 

@@ -18,12 +18,18 @@ pub fn render(graph: &Graph, ranked: &[(ToolId, f64)], token_budget: usize) -> S
     let mut in_set: FxHashSet<NodeId> = FxHashSet::default();
     let mut nodes: Vec<NodeId> = Vec::new();
     for &(tid, _) in &order {
-        let Some(nid) = graph.node_of_tool(tid) else { continue };
+        let Some(nid) = graph.node_of_tool(tid) else {
+            continue;
+        };
         in_set.insert(nid);
         nodes.push(nid);
         let tool = graph.tool(tid);
         let mut line = format!("NODE {}", graph.tool_key(tid));
-        let method = tool.facts.method_str().map(pytext::upper).unwrap_or_default();
+        let method = tool
+            .facts
+            .method_str()
+            .map(pytext::upper)
+            .unwrap_or_default();
         let path = tool.facts.path_str().unwrap_or("");
         if !method.is_empty() || !path.is_empty() {
             line.push_str(&format!(" [{method} {path}]"));
@@ -55,7 +61,13 @@ pub fn render(graph: &Graph, ranked: &[(ToolId, f64)], token_budget: usize) -> S
                 Some(v) if pytext::truthy(v) => format!(" [{}]", pytext::py_str(v)),
                 _ => String::new(),
             };
-            let mut line = format!("EDGE {} --{}{}--> {}", graph.node_name(u), rel, conf, graph.node_name(edge.target));
+            let mut line = format!(
+                "EDGE {} --{}{}--> {}",
+                graph.node_name(u),
+                rel,
+                conf,
+                graph.node_name(edge.target)
+            );
             if let Some(ev) = &edge.attrs.evidence {
                 if pytext::truthy(ev) {
                     line.push_str(&format!("   ({})", pytext::py_str(ev)));
@@ -73,7 +85,11 @@ fn truncate(text: String, token_budget: usize) -> String {
     if pytext::char_len(&text) <= chars {
         return text;
     }
-    let cut_at = text.char_indices().nth(chars).map(|(i, _)| i).unwrap_or(text.len());
+    let cut_at = text
+        .char_indices()
+        .nth(chars)
+        .map(|(i, _)| i)
+        .unwrap_or(text.len());
     let mut cut = &text[..cut_at];
     if let Some(nl) = cut.rfind('\n') {
         if nl > 0 {
@@ -89,8 +105,14 @@ mod tests {
 
     #[test]
     fn truncation() {
-        assert_eq!(truncate("abc".into(), 0), "\n... (truncated to ~0 token budget)");
-        assert_eq!(truncate("NODE a\nNODE b".into(), 3), "NODE a\n... (truncated to ~3 token budget)");
+        assert_eq!(
+            truncate("abc".into(), 0),
+            "\n... (truncated to ~0 token budget)"
+        );
+        assert_eq!(
+            truncate("NODE a\nNODE b".into(), 3),
+            "NODE a\n... (truncated to ~3 token budget)"
+        );
         assert_eq!(truncate("NODE a".into(), 2), "NODE a");
     }
 }

@@ -20,7 +20,23 @@ pub struct BuiltinTokenizer;
 fn is_separator(c: char) -> bool {
     matches!(
         c,
-        '_' | '-' | '/' | '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '\'' | '"' | '`' | '[' | ']' | '{' | '}'
+        '_' | '-'
+            | '/'
+            | '.'
+            | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '('
+            | ')'
+            | '\''
+            | '"'
+            | '`'
+            | '['
+            | ']'
+            | '{'
+            | '}'
     ) || pytext::is_space(c)
 }
 
@@ -148,13 +164,34 @@ mod tests {
 
     #[test]
     fn spec_examples() {
-        assert_eq!(toks("findPetsByStatus"), ["find", "pet", "pets", "by", "statu", "status"]);
+        assert_eq!(
+            toks("findPetsByStatus"),
+            ["find", "pet", "pets", "by", "statu", "status"]
+        );
         assert_eq!(toks("HTTPServerError"), ["http", "serv", "server", "error"]);
         assert_eq!(toks("get2Users"), ["get2user", "get2users"]);
-        assert_eq!(toks("/pet/{petId}/uploadImage"), ["pet", "pet", "id", "upload", "image"]);
+        assert_eq!(
+            toks("/pet/{petId}/uploadImage"),
+            ["pet", "pet", "id", "upload", "image"]
+        );
         assert_eq!(toks("listing"), ["list", "listing"]);
-        assert_eq!(toks("정기주문해지하기"), ["정기주문해지하기", "정기", "기주", "주문", "문해", "해지", "지하", "하기"]);
-        assert_eq!(toks("회원을 삭제해줘"), ["회원을", "회원", "원을", "삭제해줘", "삭제", "제해", "해줘"]);
+        assert_eq!(
+            toks("정기주문해지하기"),
+            [
+                "정기주문해지하기",
+                "정기",
+                "기주",
+                "주문",
+                "문해",
+                "해지",
+                "지하",
+                "하기"
+            ]
+        );
+        assert_eq!(
+            toks("회원을 삭제해줘"),
+            ["회원을", "회원", "원을", "삭제해줘", "삭제", "제해", "해줘"]
+        );
     }
 
     #[test]
@@ -168,8 +205,18 @@ mod tests {
     fn camel_rules_match_regex_semantics() {
         let re1 = regex::Regex::new("([a-z])([A-Z])").unwrap();
         let re2 = regex::Regex::new("([A-Z]+)([A-Z][a-z])").unwrap();
-        for s in ["ABCDefGHIjk", "HTTPServer", "aBcD", "XMLHttpRequestID", "AbCDEfgH", "ABaBCc", "IDs"] {
-            let want = re2.replace_all(&re1.replace_all(s, "$1 $2"), "$1 $2").to_string();
+        for s in [
+            "ABCDefGHIjk",
+            "HTTPServer",
+            "aBcD",
+            "XMLHttpRequestID",
+            "AbCDEfgH",
+            "ABaBCc",
+            "IDs",
+        ] {
+            let want = re2
+                .replace_all(&re1.replace_all(s, "$1 $2"), "$1 $2")
+                .to_string();
             let mut got = String::new();
             camel_split(s, &mut got);
             assert_eq!(got, want, "{s}");

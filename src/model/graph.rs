@@ -95,7 +95,10 @@ pub struct Graph {
 
 impl Graph {
     pub fn new(info: GraphInfo) -> Self {
-        Graph { info, ..Default::default() }
+        Graph {
+            info,
+            ..Default::default()
+        }
     }
 
     /// Adds a tool to the tool table. Returns `false` if the name is taken.
@@ -111,7 +114,13 @@ impl Graph {
     }
 
     /// Adds a node or merges attributes into an existing one (later keys win).
-    pub fn upsert_node(&mut self, id: &str, node_type: Option<String>, community: Option<Value>, description: Option<String>) -> NodeId {
+    pub fn upsert_node(
+        &mut self,
+        id: &str,
+        node_type: Option<String>,
+        community: Option<Value>,
+        description: Option<String>,
+    ) -> NodeId {
         if let Some(ix) = self.nodes.get_index_of(id) {
             let n = &mut self.nodes[ix];
             if node_type.is_some() {
@@ -125,7 +134,14 @@ impl Graph {
             }
             return ix as NodeId;
         }
-        let (ix, _) = self.nodes.insert_full(id.to_string(), Node { node_type, community, description });
+        let (ix, _) = self.nodes.insert_full(
+            id.to_string(),
+            Node {
+                node_type,
+                community,
+                description,
+            },
+        );
         self.adj.add_node(ix as NodeId);
         ix as NodeId
     }
@@ -147,7 +163,11 @@ impl Graph {
             return e;
         }
         let e = self.edges.len() as EdgeId;
-        self.edges.push(Edge { source, target, attrs });
+        self.edges.push(Edge {
+            source,
+            target,
+            attrs,
+        });
         self.adj.add_edge(source, target, e);
         e
     }
@@ -192,7 +212,10 @@ impl Graph {
     }
 
     pub fn node_name(&self, id: NodeId) -> &str {
-        self.nodes.get_index(id as usize).map(|(k, _)| k.as_str()).unwrap_or("")
+        self.nodes
+            .get_index(id as usize)
+            .map(|(k, _)| k.as_str())
+            .unwrap_or("")
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -213,12 +236,16 @@ impl Graph {
 
     /// Out-edges of a node in insertion order.
     pub fn out_edges(&self, node: NodeId) -> impl Iterator<Item = EdgeId> + '_ {
-        self.adj.edges_directed(node, Direction::Outgoing).map(|(_, _, &e)| e)
+        self.adj
+            .edges_directed(node, Direction::Outgoing)
+            .map(|(_, _, &e)| e)
     }
 
     /// In-edges of a node in insertion order.
     pub fn in_edges(&self, node: NodeId) -> impl Iterator<Item = EdgeId> + '_ {
-        self.adj.edges_directed(node, Direction::Incoming).map(|(_, _, &e)| e)
+        self.adj
+            .edges_directed(node, Direction::Incoming)
+            .map(|(_, _, &e)| e)
     }
 
     pub fn tool_count(&self) -> usize {

@@ -4,8 +4,8 @@
 //! typed rows. Tool `metadata` stays as a range of the loaded text (emitted verbatim) and a
 //! small typed view of the keys the engine reads is parsed from it.
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::Digest;
@@ -54,14 +54,22 @@ pub fn into_text(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
             let bytes = e.as_bytes();
             let at = e.utf8_error().valid_up_to();
             let (line, col) = line_col(&bytes[..at]);
-            Err(InputError::new(name, &format!("{line}:{col}"), "invalid UTF-8 byte sequence".into()))
+            Err(InputError::new(
+                name,
+                &format!("{line}:{col}"),
+                "invalid UTF-8 byte sequence".into(),
+            ))
         }
     }
 }
 
 fn line_col(prefix: &[u8]) -> (usize, usize) {
     let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
-    let last = prefix.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
+    let last = prefix
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map(|p| p + 1)
+        .unwrap_or(0);
     let col = String::from_utf8_lossy(&prefix[last..]).chars().count() + 1;
     (line, col)
 }
@@ -98,14 +106,25 @@ pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError>
         return Err(InputError::new(name, "/graph", what.into()));
     };
     if !matches!(format_version.as_str(), "0" | "0.1.0" | "1") {
-        let place = if top.format_version.is_some() { "/format_version" } else { "/version" };
-        return Err(InputError::new(name, place, format!("unsupported format version {format_version:?}")));
+        let place = if top.format_version.is_some() {
+            "/format_version"
+        } else {
+            "/version"
+        };
+        return Err(InputError::new(
+            name,
+            place,
+            format!("unsupported format version {format_version:?}"),
+        ));
     }
     let is_collection = top.collection_graph_version.is_some() || top.readiness_report.is_some();
     let info = GraphInfo {
         source: name.to_string(),
         format_version,
-        library_version: top.library_version.as_ref().and_then(|v| v.as_str().map(String::from)),
+        library_version: top
+            .library_version
+            .as_ref()
+            .and_then(|v| v.as_str().map(String::from)),
         is_collection,
         bytes: size,
         fingerprint,
@@ -117,7 +136,11 @@ pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError>
         for (i, (key, row)) in rows.0.into_iter().enumerate() {
             let tool = build_tool(name, &text, &key, i, row)?;
             if !g.add_tool(key.clone(), tool) {
-                return Err(InputError::new(name, &format!("/tools/{}", pointer_escape(&key)), format!("duplicate tool name {key:?}")));
+                return Err(InputError::new(
+                    name,
+                    &format!("/tools/{}", pointer_escape(&key)),
+                    format!("duplicate tool name {key:?}"),
+                ));
             }
         }
     }
@@ -125,7 +148,12 @@ pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError>
     // nodes
     let nodes = graph_sec.nodes.unwrap_or_default();
     for node in nodes {
-        g.upsert_node(&node.id, node.node_type, node.community.filter(|v| !v.is_null()), node.description);
+        g.upsert_node(
+            &node.id,
+            node.node_type,
+            node.community.filter(|v| !v.is_null()),
+            node.description,
+        );
     }
     // edges
     let mut implicit = Vec::new();
@@ -155,7 +183,10 @@ pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError>
         );
     }
     if implicit.len() > 3 {
-        eprintln!("warning: {name}: {} more edges name undeclared nodes", implicit.len() - 3);
+        eprintln!(
+            "warning: {name}: {} more edges name undeclared nodes",
+            implicit.len() - 3
+        );
     }
     g.finish();
     Ok(g)
@@ -170,7 +201,10 @@ pub fn pointer_escape(s: &str) -> String {
 }
 
 /// Parses `text` as `T`; on failure re-parses with path tracking to name the JSON pointer.
-pub fn parse_with_pointer<'a, T: Deserialize<'a>>(name: &str, text: &'a str) -> Result<T, InputError> {
+pub fn parse_with_pointer<'a, T: Deserialize<'a>>(
+    name: &str,
+    text: &'a str,
+) -> Result<T, InputError> {
     match serde_json::from_str::<T>(text) {
         Ok(v) => Ok(v),
         Err(first) => {
@@ -223,7 +257,13 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-fn build_tool(file: &str, text: &Arc<str>, key: &str, _index: usize, row: ToolRow<'_>) -> Result<Tool, InputError> {
+fn build_tool(
+    file: &str,
+    text: &Arc<str>,
+    key: &str,
+    _index: usize,
+    row: ToolRow<'_>,
+) -> Result<Tool, InputError> {
     let metadata = match row.metadata {
         Some(raw) => RawJson::within(text, raw.get()),
         None => RawJson::owned("{}".into()),
@@ -244,7 +284,11 @@ fn build_tool(file: &str, text: &Arc<str>, key: &str, _index: usize, row: ToolRo
     let name = match row.name {
         Some(n) => n,
         None => {
-            return Err(InputError::new(file, &format!("/tools/{}", pointer_escape(key)), "tool row has no \"name\"".into()));
+            return Err(InputError::new(
+                file,
+                &format!("/tools/{}", pointer_escape(key)),
+                "tool row has no \"name\"".into(),
+            ));
         }
     };
     Ok(Tool {
@@ -513,7 +557,9 @@ impl<'de> Deserialize<'de> for MetaView {
                         "openapi" => m.openapi = map.next_value::<Lenient<OaView>>()?.0,
                         "produces" => m.produces = map.next_value::<LenientList>()?.0,
                         "consumes" => m.consumes = map.next_value::<LenientList>()?.0,
-                        "api_contract" => m.api_contract = map.next_value::<Lenient<ContractView>>()?.0,
+                        "api_contract" => {
+                            m.api_contract = map.next_value::<Lenient<ContractView>>()?.0
+                        }
                         "example_queries" => m.example_queries = map.next_value::<LenientList>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;

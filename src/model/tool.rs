@@ -22,14 +22,22 @@ impl RawJson {
 
     pub fn owned(text: String) -> Self {
         let end = text.len();
-        RawJson { buf: Arc::from(text), start: 0, end }
+        RawJson {
+            buf: Arc::from(text),
+            start: 0,
+            end,
+        }
     }
 
     /// Locates `part` (a sub-slice of `buf`) inside `buf`.
     pub fn within(buf: &Arc<str>, part: &str) -> Self {
         let base = buf.as_ptr() as usize;
         let start = part.as_ptr() as usize - base;
-        RawJson { buf: buf.clone(), start, end: start + part.len() }
+        RawJson {
+            buf: buf.clone(),
+            start,
+            end: start + part.len(),
+        }
     }
 
     pub fn get(&self) -> &str {

@@ -2,7 +2,9 @@
 //! key order and number forms (spec §4, §5.7).
 
 use crate::engine::pytext::round;
-use crate::engine::select::{Candidate, EvidenceExtra, EvidenceItem, OverrideAssessment, Selection};
+use crate::engine::select::{
+    Candidate, EvidenceExtra, EvidenceItem, OverrideAssessment, Selection,
+};
 use crate::engine::{Engine, Retrieval, Row};
 use crate::jsonout::JsonWriter;
 
@@ -28,7 +30,8 @@ pub fn write_retrieval(engine: &Engine, r: &Retrieval, w: &mut JsonWriter) {
     w.key("seeds").str_list(&r.stats.seeds);
     w.key("visited_nodes").int(r.stats.visited_nodes as i64);
     w.key("visited_edges").int(r.stats.visited_edges as i64);
-    w.key("token_budget_used").int(r.stats.token_budget_used as i64);
+    w.key("token_budget_used")
+        .int(r.stats.token_budget_used as i64);
     w.key("learning_applied").bool(r.stats.learning_applied);
     w.end_obj();
     w.end_obj();
@@ -67,9 +70,12 @@ pub fn write_row(engine: &Engine, row: &Row, w: &mut JsonWriter) {
     w.key("module_match").bool(s.module_match);
     w.key("shape_match").bool(s.shape_match);
     w.key("contract_match").bool(s.contract_match);
-    w.key("summary_match").bool(!s.summary_matched_terms.is_empty());
-    w.key("summary_match_count").int(s.summary_matched_terms.len() as i64);
-    w.key("summary_matched_terms").str_list(&s.summary_matched_terms);
+    w.key("summary_match")
+        .bool(!s.summary_matched_terms.is_empty());
+    w.key("summary_match_count")
+        .int(s.summary_matched_terms.len() as i64);
+    w.key("summary_matched_terms")
+        .str_list(&s.summary_matched_terms);
     w.key("summary_specificity").f64(s.summary_specificity);
     w.key("matched_terms").str_list(&s.matched_terms);
     w.end_obj();
@@ -134,13 +140,22 @@ pub fn write_evidence_item(e: &EvidenceItem, w: &mut JsonWriter) {
         EvidenceExtra::Terms(t) => {
             w.key("terms").str_list(t);
         }
-        EvidenceExtra::Learning { suggestion_id, suggestion_type, status, observations } => {
+        EvidenceExtra::Learning {
+            suggestion_id,
+            suggestion_type,
+            status,
+            observations,
+        } => {
             w.key("suggestion_id").value(suggestion_id);
             w.key("suggestion_type").value(suggestion_type);
             w.key("status").value(status);
             w.key("observations").int(*observations);
         }
-        EvidenceExtra::Scope { value, query_scope, candidate_scope } => {
+        EvidenceExtra::Scope {
+            value,
+            query_scope,
+            candidate_scope,
+        } => {
             w.key("value").str(value);
             w.key("query_scope").str(query_scope);
             w.key("candidate_scope").str(candidate_scope);
@@ -172,7 +187,8 @@ fn write_candidate(c: &Candidate, w: &mut JsonWriter) {
     w.key("primary_resource").str(&c.primary_resource);
     w.key("path_module").str(&c.path_module);
     w.key("result_shape").str(&c.result_shape);
-    w.key("declared_result_shape").opt_str(c.declared_result_shape.as_deref());
+    w.key("declared_result_shape")
+        .opt_str(c.declared_result_shape.as_deref());
     w.key("strong_evidence").bool(c.strong_evidence);
     w.key("evidence");
     write_evidence_list(&c.evidence, w);
@@ -199,7 +215,8 @@ fn write_assessment(a: &OverrideAssessment, w: &mut JsonWriter, no_candidates: b
     w.key("allowed").bool(a.allowed);
     w.key("risk_level").str(a.risk_level);
     w.key("supporting_sources").str_list(&a.supporting_sources);
-    w.key("contradicting_sources").str_list(&a.contradicting_sources);
+    w.key("contradicting_sources")
+        .str_list(&a.contradicting_sources);
     w.key("reason_codes").str_list(&a.reason_codes);
     if !no_candidates {
         w.key("needs_expansion").bool(a.needs_expansion);
@@ -283,7 +300,8 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
         write_rows(s, w);
         w.key("llm_target").opt_str(s.llm_target.as_deref());
         w.key("policy").str(&s.policy);
-        w.key("policy_revision").str(crate::engine::select::POLICY_REVISION);
+        w.key("policy_revision")
+            .str(crate::engine::select::POLICY_REVISION);
         w.key("sibling_comparison_applied").bool(false);
         w.key("override_assessment");
         write_assessment(&s.override_assessment, w, true);
@@ -293,7 +311,8 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     w.key("margin").f64(s.margin);
     w.key("llm_margin").opt_f64(s.llm_margin);
     w.key("policy").str(&s.policy);
-    w.key("policy_revision").str(crate::engine::select::POLICY_REVISION);
+    w.key("policy_revision")
+        .str(crate::engine::select::POLICY_REVISION);
     w.key("override_assessment");
     write_assessment(&s.override_assessment, w, false);
     write_rows(s, w);
@@ -302,7 +321,8 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     w.key("result_shape_priority");
     write_priority(&s.result_shape_priority, w);
     w.key("learning_applied").bool(s.learning_applied);
-    w.key("sibling_comparison_applied").bool(s.sibling_comparison_applied);
+    w.key("sibling_comparison_applied")
+        .bool(s.sibling_comparison_applied);
     w.end_obj();
 }
 

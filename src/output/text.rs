@@ -28,8 +28,14 @@ pub fn why(engine: &Engine, origin: &RowOrigin) -> String {
         RowOrigin::Expanded { from, edge, .. } => {
             let a = &engine.graph.edge(*edge).attrs;
             let rel = a.relation_str().unwrap_or("(none)");
-            let conf = a.confidence_str().map(|c| format!(" [{c}]")).unwrap_or_default();
-            format!("<- {rel}{conf} from {}", line(engine.graph.node_name(*from)))
+            let conf = a
+                .confidence_str()
+                .map(|c| format!(" [{c}]"))
+                .unwrap_or_default();
+            format!(
+                "<- {rel}{conf} from {}",
+                line(engine.graph.node_name(*from))
+            )
         }
         RowOrigin::LearningOnly => "learning".into(),
     }
@@ -68,14 +74,26 @@ pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
         r.intent.write,
         r.intent.delete,
         r.stats.seeds.len(),
-        if r.used_fallback { " (substring fallback)" } else { "" },
+        if r.used_fallback {
+            " (substring fallback)"
+        } else {
+            ""
+        },
         r.stats.visited_nodes,
         r.stats.visited_edges,
         r.stats.token_budget_used,
         r.params.token_budget,
-        if r.stats.learning_applied { " | learning applied" } else { "" }
+        if r.stats.learning_applied {
+            " | learning applied"
+        } else {
+            ""
+        }
     );
-    let _ = writeln!(out, "{:>3}  {:<34} {:>7} {:>7} {:>7} {:>6}  {:<5}  why", "#", "tool", "score", "seed", "graph", "learn", "ARMSC");
+    let _ = writeln!(
+        out,
+        "{:>3}  {:<34} {:>7} {:>7} {:>7} {:>6}  {:<5}  why",
+        "#", "tool", "score", "seed", "graph", "learn", "ARMSC"
+    );
     for (i, row) in r.rows.iter().enumerate() {
         let b = &row.breakdown;
         let _ = writeln!(
@@ -89,10 +107,20 @@ pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
             b.learning,
             badges(&row.semantic),
             why(engine, &row.origin),
-            if b.history_demoted { " (history-demoted)" } else { "" }
+            if b.history_demoted {
+                " (history-demoted)"
+            } else {
+                ""
+            }
         );
         if !row.semantic.matched_terms.is_empty() {
-            let _ = writeln!(out, "{:>5}{:<34} matched: {}", "", "", line(&row.semantic.matched_terms.join(", ")));
+            let _ = writeln!(
+                out,
+                "{:>5}{:<34} matched: {}",
+                "",
+                "",
+                line(&row.semantic.matched_terms.join(", "))
+            );
         }
     }
     out
@@ -112,12 +140,24 @@ pub fn selection_summary(s: &Selection) -> String {
     let _ = writeln!(
         out,
         "  llm target {} | overrode {} | ambiguous {} {} | margin {:.6}{}",
-        s.llm_target.as_deref().map(line).unwrap_or_else(|| "-".into()),
+        s.llm_target
+            .as_deref()
+            .map(line)
+            .unwrap_or_else(|| "-".into()),
         s.overrode_llm,
         s.ambiguous,
-        if s.ambiguity_set.len() > 1 { format!("{:?}", s.ambiguity_set.iter().map(|x| line(x)).collect::<Vec<_>>()) } else { String::new() },
+        if s.ambiguity_set.len() > 1 {
+            format!(
+                "{:?}",
+                s.ambiguity_set.iter().map(|x| line(x)).collect::<Vec<_>>()
+            )
+        } else {
+            String::new()
+        },
         s.margin,
-        s.llm_margin.map(|m| format!(" | llm margin {m:.6}")).unwrap_or_default()
+        s.llm_margin
+            .map(|m| format!(" | llm margin {m:.6}"))
+            .unwrap_or_default()
     );
     let _ = writeln!(out, "  reason codes: {}", s.reason_codes.join(", "));
     for c in &s.rows {
@@ -127,8 +167,18 @@ pub fn selection_summary(s: &Selection) -> String {
             (false, true) => " L",
             _ => "  ",
         };
-        let ev: Vec<String> = c.evidence.iter().map(|e| format!("{} {:+.3}", e.source, e.score)).collect();
-        let _ = writeln!(out, "  {mark} {:<34} {:>8.6}  {}", trunc(&line(&c.name), 34), c.selector_score, ev.join(", "));
+        let ev: Vec<String> = c
+            .evidence
+            .iter()
+            .map(|e| format!("{} {:+.3}", e.source, e.score))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {mark} {:<34} {:>8.6}  {}",
+            trunc(&line(&c.name), 34),
+            c.selector_score,
+            ev.join(", ")
+        );
     }
     out
 }

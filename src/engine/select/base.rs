@@ -56,17 +56,47 @@ impl ToolView {
     pub fn new(tool: &Tool) -> ToolView {
         let f = &tool.facts;
         let (action, resource, declared_shape) = match &f.ai {
-            Some(ai) => (facet(&ai.canonical_action), facet(&ai.primary_resource), facet(&ai.result_shape)),
+            Some(ai) => (
+                facet(&ai.canonical_action),
+                facet(&ai.primary_resource),
+                facet(&ai.result_shape),
+            ),
             None => Default::default(),
         };
         let (module, op, oa_summary, oa_path) = match &f.openapi {
-            Some(oa) => (facet(&oa.path_module), opt_str(&oa.operation_id), opt_str(&oa.summary), opt_str(&oa.path)),
+            Some(oa) => (
+                facet(&oa.path_module),
+                opt_str(&oa.operation_id),
+                opt_str(&oa.summary),
+                opt_str(&oa.path),
+            ),
             None => Default::default(),
         };
-        let summary = if !oa_summary.is_empty() { oa_summary } else { tool.description.clone() };
-        let meta_path = f.path.as_ref().filter(|v| pytext::truthy(v)).map(pytext::py_str).unwrap_or_default();
-        let path = if !meta_path.is_empty() { meta_path } else { oa_path };
-        ToolView { action, resource, declared_shape, module, operation_id_raw: op, summary, path }
+        let summary = if !oa_summary.is_empty() {
+            oa_summary
+        } else {
+            tool.description.clone()
+        };
+        let meta_path = f
+            .path
+            .as_ref()
+            .filter(|v| pytext::truthy(v))
+            .map(pytext::py_str)
+            .unwrap_or_default();
+        let path = if !meta_path.is_empty() {
+            meta_path
+        } else {
+            oa_path
+        };
+        ToolView {
+            action,
+            resource,
+            declared_shape,
+            module,
+            operation_id_raw: op,
+            summary,
+            path,
+        }
     }
 }
 
@@ -87,7 +117,11 @@ pub fn contract_terms<'a>(rows: impl Iterator<Item = &'a Value>) -> Terms {
 }
 
 fn item(source: &'static str, extra: EvidenceExtra, score: f64) -> EvidenceItem {
-    EvidenceItem { source, extra, score: round(score, 6) }
+    EvidenceItem {
+        source,
+        extra,
+        score: round(score, 6),
+    }
 }
 
 fn sorted12(t: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -117,8 +151,20 @@ pub fn score_candidate(
 ) -> Candidate {
     let tool = graph.tool(tool_id);
     let v = ToolView::new(tool);
-    let operation_id = if v.operation_id_raw.is_empty() { name.to_string() } else { v.operation_id_raw.clone() };
-    let surface = st(&[name, operation_id.as_str(), v.summary.as_str(), v.path.as_str(), v.resource.as_str(), v.module.as_str()].join(" "));
+    let operation_id = if v.operation_id_raw.is_empty() {
+        name.to_string()
+    } else {
+        v.operation_id_raw.clone()
+    };
+    let surface = st(&[
+        name,
+        operation_id.as_str(),
+        v.summary.as_str(),
+        v.path.as_str(),
+        v.resource.as_str(),
+        v.module.as_str(),
+    ]
+    .join(" "));
     let declared = v.declared_shape.clone();
     let (eff_shape, inferred) = if !declared.is_empty() {
         (declared.clone(), false)
@@ -149,10 +195,18 @@ pub fn score_candidate(
     };
     if let Some(r) = rank {
         let s = f64::max(0.0, 0.22 - ((r - 1).min(10)) as f64 * 0.015);
-        ev.push(item("retrieval_rank", EvidenceExtra::Value(Value::from(r as i64)), s));
+        ev.push(item(
+            "retrieval_rank",
+            EvidenceExtra::Value(Value::from(r as i64)),
+            s,
+        ));
     }
     if rscore > 0.0 {
-        ev.push(item("retrieval_score", EvidenceExtra::Value(float_value(rscore)), f64::min(0.08, rscore)));
+        ev.push(item(
+            "retrieval_score",
+            EvidenceExtra::Value(float_value(rscore)),
+            f64::min(0.08, rscore),
+        ));
     }
     if let Some(l) = learning {
         if l.score > 0.0 {
@@ -170,26 +224,58 @@ pub fn score_candidate(
     }
     let np = norm_priority(&qa.ap, &v.action);
     if np >= 0.5 {
-        ev.push(item("canonical_action", EvidenceExtra::Value(Value::from(v.action.clone())), 0.2 * np));
+        ev.push(item(
+            "canonical_action",
+            EvidenceExtra::Value(Value::from(v.action.clone())),
+            0.2 * np,
+        ));
     } else if !qa.ap.is_empty() && !v.action.is_empty() {
-        ev.push(item("action_mismatch", EvidenceExtra::Value(Value::from(v.action.clone())), -0.18));
+        ev.push(item(
+            "action_mismatch",
+            EvidenceExtra::Value(Value::from(v.action.clone())),
+            -0.18,
+        ));
     }
     let sp = norm_priority(&qa.sp, &eff_shape);
     if sp >= 0.5 {
-        let src = if inferred { "inferred_result_shape" } else { "result_shape" };
-        ev.push(item(src, EvidenceExtra::Value(Value::from(eff_shape.clone())), 0.18 * sp));
+        let src = if inferred {
+            "inferred_result_shape"
+        } else {
+            "result_shape"
+        };
+        ev.push(item(
+            src,
+            EvidenceExtra::Value(Value::from(eff_shape.clone())),
+            0.18 * sp,
+        ));
     } else if !qa.sp.is_empty() && !eff_shape.is_empty() {
-        ev.push(item("result_shape_mismatch", EvidenceExtra::Value(Value::from(eff_shape.clone())), -0.14));
+        ev.push(item(
+            "result_shape_mismatch",
+            EvidenceExtra::Value(Value::from(eff_shape.clone())),
+            -0.14,
+        ));
     }
     let surface_hits: Vec<String> = qa.qt.intersection(&surface).cloned().collect();
     if !surface_hits.is_empty() {
         let n = surface_hits.len();
-        ev.push(item("surface_terms", EvidenceExtra::MatchedTerms(sorted12(surface_hits)), f64::min(0.18, 0.04 * n as f64)));
+        ev.push(item(
+            "surface_terms",
+            EvidenceExtra::MatchedTerms(sorted12(surface_hits)),
+            f64::min(0.18, 0.04 * n as f64),
+        ));
     }
     if qa.detail_query && intersects(&surface, SEL_DETAIL_READ) {
-        ev.push(item("detail_surface", EvidenceExtra::Value(Value::from("detail")), 0.14));
+        ev.push(item(
+            "detail_surface",
+            EvidenceExtra::Value(Value::from("detail")),
+            0.14,
+        ));
     } else if qa.detail_query && intersects(&surface, SEL_GENERAL_SURFACE) {
-        ev.push(item("general_surface_penalty", EvidenceExtra::Value(Value::from("general")), -0.06));
+        ev.push(item(
+            "general_surface_penalty",
+            EvidenceExtra::Value(Value::from("general")),
+            -0.06,
+        ));
     }
     let contract_hits: Vec<String> = qa.qt.intersection(&contract).cloned().collect();
     if qa.detail_query && qa.identifier_query {
@@ -207,12 +293,20 @@ pub fn score_candidate(
                 f64::min(0.16, 0.08 + 0.02 * n as f64),
             ));
         } else if has(&surface, SEL_IDENTIFIER) && intersects(&surface, SEL_DETAIL_READ) {
-            ev.push(item("identifier_detail_surface", EvidenceExtra::Value(Value::from("identifier")), 0.08));
+            ev.push(item(
+                "identifier_detail_surface",
+                EvidenceExtra::Value(Value::from("identifier")),
+                0.08,
+            ));
         }
     }
     if !contract_hits.is_empty() {
         let n = contract_hits.len();
-        ev.push(item("api_contract", EvidenceExtra::MatchedTerms(sorted12(contract_hits)), f64::min(0.12, 0.035 * n as f64)));
+        ev.push(item(
+            "api_contract",
+            EvidenceExtra::MatchedTerms(sorted12(contract_hits)),
+            f64::min(0.12, 0.035 * n as f64),
+        ));
     }
     let mut total = 0.0;
     for e in &ev {
@@ -230,7 +324,11 @@ pub fn score_candidate(
         primary_resource: v.resource.clone(),
         path_module: v.module.clone(),
         result_shape: eff_shape,
-        declared_result_shape: if declared.is_empty() { None } else { Some(declared) },
+        declared_result_shape: if declared.is_empty() {
+            None
+        } else {
+            Some(declared)
+        },
         strong_evidence: strong,
         evidence: ev,
         base_selector_score: score,
@@ -244,5 +342,7 @@ pub fn score_candidate(
 }
 
 fn float_value(x: f64) -> Value {
-    serde_json::Number::from_f64(x).map(Value::Number).unwrap_or(Value::Null)
+    serde_json::Number::from_f64(x)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
 }

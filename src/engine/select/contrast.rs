@@ -5,12 +5,14 @@ use std::collections::BTreeSet;
 
 use super::base::{QueryAnalysis, ToolView};
 use super::priority::preferred;
-use super::terms::{Terms, ck_set, identifier_present, is_version_or_numeric, match_c, st, st_into};
+use super::terms::{
+    Terms, ck_set, identifier_present, is_version_or_numeric, match_c, st, st_into,
+};
 use super::{Candidate, EvidenceExtra, EvidenceItem, QueryFacets};
 use crate::engine::lexicon::*;
 use crate::engine::pytext::round;
-use crate::model::tool::opt_str;
 use crate::model::Graph;
+use crate::model::tool::opt_str;
 
 fn generic_q_base() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = CONTRAST_GENERIC_BASE.to_vec();
@@ -64,7 +66,11 @@ fn scope_of(terms: &Terms) -> &'static str {
 
 fn scope_adjustment(q: &str, c: &str) -> f64 {
     if q == c {
-        if q == "all" || q == "filtered" { 0.16 } else { 0.0 }
+        if q == "all" || q == "filtered" {
+            0.16
+        } else {
+            0.0
+        }
     } else if c == "all" {
         if q == "filtered" { -0.16 } else { -0.12 }
     } else if q == "all" {
@@ -87,12 +93,20 @@ struct Ctx {
 }
 
 fn join_nonempty(parts: &[String]) -> String {
-    parts.iter().filter(|s| !s.is_empty()).cloned().collect::<Vec<_>>().join(" ")
+    parts
+        .iter()
+        .filter(|s| !s.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn contract_dir<'a>(rows: impl Iterator<Item = &'a serde_json::Value>) -> Terms {
     let t = super::base::contract_terms(rows);
-    ck_set(&t).into_iter().filter(|x| !is_version_or_numeric(x)).collect()
+    ck_set(&t)
+        .into_iter()
+        .filter(|x| !is_version_or_numeric(x))
+        .collect()
 }
 
 fn context(graph: &Graph, c: &Candidate) -> Ctx {
@@ -100,7 +114,12 @@ fn context(graph: &Graph, c: &Candidate) -> Ctx {
     let f = &tool.facts;
     let v = ToolView::new(tool);
     let (oa_op, oa_sum, oa_desc, oa_path) = match &f.openapi {
-        Some(oa) => (opt_str(&oa.operation_id), opt_str(&oa.summary), opt_str(&oa.description), opt_str(&oa.path)),
+        Some(oa) => (
+            opt_str(&oa.operation_id),
+            opt_str(&oa.summary),
+            opt_str(&oa.description),
+            opt_str(&oa.path),
+        ),
         None => Default::default(),
     };
     let (one_line, when) = match &f.ai {
@@ -120,13 +139,24 @@ fn context(graph: &Graph, c: &Candidate) -> Ctx {
     ]);
     let surface = ck_set(&st(&surface_text));
     let penalty_surface = ck_set(&st(&join_nonempty(&[oa_sum, one_line, v.resource.clone()])));
-    let promoted = !f.produces.is_empty() || !f.consumes.is_empty();
-    let (p_rows, c_rows) = if promoted { (&f.produces, &f.consumes) } else { (&f.api_produces, &f.api_consumes) };
+    let p_rows = if f.produces.is_empty() {
+        &f.api_produces
+    } else {
+        &f.produces
+    };
+    let c_rows = if f.consumes.is_empty() {
+        &f.api_consumes
+    } else {
+        &f.consumes
+    };
     let consumes = contract_dir(c_rows.iter());
     let produces = contract_dir(p_rows.iter());
-    let scope = if c.canonical_action != "search" && c.result_shape != "list" {
+    let declared = c.declared_result_shape.as_deref().unwrap_or("");
+    let scope = if c.canonical_action != "search" && declared != "list" {
         "bounded"
-    } else if SEL_ALL_SCOPE.iter().any(|s| surface.contains(*s)) || (surface.contains("no") && surface.contains("paging")) {
+    } else if SEL_ALL_SCOPE.iter().any(|s| surface.contains(*s))
+        || (surface.contains("no") && surface.contains("paging"))
+    {
         "all"
     } else if SEL_FILTERED_SCOPE.iter().any(|s| surface.contains(*s)) || !consumes.is_empty() {
         "filtered"
@@ -143,7 +173,15 @@ fn context(graph: &Graph, c: &Candidate) -> Ctx {
     let mut generic_extra = Terms::new();
     st_into(&v.resource, &mut generic_extra);
     st_into(&v.module, &mut generic_extra);
-    Ctx { group: format!("{group_key}:siblings:all"), surface, penalty_surface, consumes, produces, scope, generic_extra }
+    Ctx {
+        group: format!("{group_key}:siblings:all"),
+        surface,
+        penalty_surface,
+        consumes,
+        produces,
+        scope,
+        generic_extra,
+    }
 }
 
 fn intersect_all<'a>(sets: impl Iterator<Item = &'a Terms>) -> Terms {
@@ -160,13 +198,22 @@ fn intersect_all<'a>(sets: impl Iterator<Item = &'a Terms>) -> Terms {
 fn qualifiers(surface: &Terms, shared: &Terms, generic: &[&str], extra: &Terms) -> Terms {
     surface
         .iter()
-        .filter(|t| !shared.contains(*t) && !generic.contains(&t.as_str()) && !extra.contains(*t) && !is_version_or_numeric(t))
+        .filter(|t| {
+            !shared.contains(*t)
+                && !generic.contains(&t.as_str())
+                && !extra.contains(*t)
+                && !is_version_or_numeric(t)
+        })
         .cloned()
         .collect()
 }
 
 fn item(source: &'static str, extra: EvidenceExtra, score: f64) -> EvidenceItem {
-    EvidenceItem { source, extra, score: round(score, 6) }
+    EvidenceItem {
+        source,
+        extra,
+        score: round(score, 6),
+    }
 }
 
 fn list12(t: &Terms) -> Vec<String> {
@@ -194,15 +241,26 @@ pub fn apply(graph: &Graph, rows: &mut Vec<Candidate>, qa: &QueryAnalysis) -> Qu
         let shared_p = intersect_all(members.iter().map(|&i| &ctx[i].penalty_surface));
         for &i in &members {
             quals[i] = qualifiers(&ctx[i].surface, &shared, &generic, &ctx[i].generic_extra);
-            pquals[i] = qualifiers(&ctx[i].penalty_surface, &shared_p, &generic, &ctx[i].generic_extra);
+            pquals[i] = qualifiers(
+                &ctx[i].penalty_surface,
+                &shared_p,
+                &generic,
+                &ctx[i].generic_extra,
+            );
         }
     }
     for i in 0..rows.len() {
-        let peers: Vec<usize> = (0..rows.len()).filter(|&j| ctx[j].group == ctx[i].group).collect();
+        let peers: Vec<usize> = (0..rows.len())
+            .filter(|&j| ctx[j].group == ctx[i].group)
+            .collect();
         let matched = match_c(&qc, &quals[i]);
         let min_q = peers.iter().map(|&j| quals[j].len()).min().unwrap_or(0);
         let penalized: Terms = if peers.len() > 1 && quals[i].len() > min_q && matched.is_empty() {
-            pquals[i].iter().filter(|t| !matched.contains(*t)).cloned().collect()
+            pquals[i]
+                .iter()
+                .filter(|t| !matched.contains(*t))
+                .cloned()
+                .collect()
         } else {
             Terms::new()
         };
@@ -216,7 +274,11 @@ pub fn apply(graph: &Graph, rows: &mut Vec<Candidate>, qa: &QueryAnalysis) -> Qu
                 f64::min(0.24, 0.06 * matched.len() as f64),
             ));
             if matched.contains("large") || matched.contains("small") {
-                ev.push(item("hierarchy_level_match", EvidenceExtra::MatchedTerms(list12(&matched)), 0.02));
+                ev.push(item(
+                    "hierarchy_level_match",
+                    EvidenceExtra::MatchedTerms(list12(&matched)),
+                    0.02,
+                ));
             }
         }
         if !penalized.is_empty() {
@@ -243,7 +305,11 @@ pub fn apply(graph: &Graph, rows: &mut Vec<Candidate>, qa: &QueryAnalysis) -> Qu
         let scopes: BTreeSet<&str> = peers.iter().map(|&j| ctx[j].scope).collect();
         let adj = scope_adjustment(q_scope, ctx[i].scope);
         if scopes.len() > 1 && adj != 0.0 {
-            let src = if adj > 0.0 { "scope_fit" } else { "scope_mismatch" };
+            let src = if adj > 0.0 {
+                "scope_fit"
+            } else {
+                "scope_mismatch"
+            };
             ev.push(item(
                 src,
                 EvidenceExtra::Scope {
@@ -280,7 +346,10 @@ pub fn apply(graph: &Graph, rows: &mut Vec<Candidate>, qa: &QueryAnalysis) -> Qu
         canonical_action: preferred(&qa.ap).to_string(),
         result_shape: preferred(&qa.sp).to_string(),
         identifier_present: identifier_present(&qc),
-        content_term_count: qc.iter().filter(|t| !fg.contains(&t.as_str()) && !is_version_or_numeric(t)).count(),
+        content_term_count: qc
+            .iter()
+            .filter(|t| !fg.contains(&t.as_str()) && !is_version_or_numeric(t))
+            .count(),
         scope: q_scope.to_string(),
     }
 }

@@ -4,8 +4,8 @@
 use super::base::QueryAnalysis;
 use super::priority::norm_priority;
 use super::{
-    AMBIGUITY_BAND, Candidate, EvidenceItem, OVERRIDE_MARGIN, OverrideAssessment, QueryFacets, Selection, WhyRejected,
-    WhySelected,
+    AMBIGUITY_BAND, Candidate, EvidenceItem, OVERRIDE_MARGIN, OverrideAssessment, QueryFacets,
+    Selection, WhyRejected, WhySelected,
 };
 use crate::engine::lexicon::*;
 use crate::engine::pytext::{self, round};
@@ -28,9 +28,6 @@ const DECISIVE: &[&str] = &[
 const FAMILY_ONLY: &[&str] = &[
     "contrastive_qualifier_match",
     "contrastive_unrequested_qualifier",
-    "hierarchy_level_match",
-    "request_contract_fit",
-    "response_contract_fit",
     "scope_fit",
     "scope_mismatch",
 ];
@@ -125,7 +122,10 @@ fn shares_operation(a: &Candidate, b: &Candidate) -> bool {
     if a.name == b.name {
         return false;
     }
-    let (oa, ob) = (pytext::lower(&a.operation_id), pytext::lower(&b.operation_id));
+    let (oa, ob) = (
+        pytext::lower(&a.operation_id),
+        pytext::lower(&b.operation_id),
+    );
     if oa.is_empty() || ob.is_empty() {
         return false;
     }
@@ -162,7 +162,12 @@ pub fn no_candidates(llm: Option<String>, policy: &str) -> Selection {
         recommended_action: "expand_candidates",
         reason_codes: vec!["no_candidates"],
         ambiguity_set: Vec::new(),
-        why_selected: WhySelected { name: String::new(), reason_codes: vec!["no_candidates"], evidence_sources: Vec::new(), selector_score: 0.0 },
+        why_selected: WhySelected {
+            name: String::new(),
+            reason_codes: vec!["no_candidates"],
+            evidence_sources: Vec::new(),
+            selector_score: 0.0,
+        },
         why_rejected: Vec::new(),
         query_facets: QueryFacets::default(),
         margin: 0.0,
@@ -199,12 +204,16 @@ pub fn decide(
     policy: &str,
     learning_applied: bool,
 ) -> Selection {
-    let llm_idx = llm_target.as_ref().and_then(|l| rows.iter().position(|r| r.name == *l));
+    let llm_idx = llm_target
+        .as_ref()
+        .and_then(|l| rows.iter().position(|r| r.name == *l));
     let mut winner = 0usize;
     let mut decision_rows: Vec<usize> = (0..rows.len()).collect();
     let mut sibling_applied = false;
     if let Some(l) = llm_idx {
-        let sib: Vec<usize> = (0..rows.len()).filter(|&i| same_family(&rows[i], &rows[l])).collect();
+        let sib: Vec<usize> = (0..rows.len())
+            .filter(|&i| same_family(&rows[i], &rows[l]))
+            .collect();
         let sw = sib.first().copied().unwrap_or(l);
         if sw != l {
             let (sup, con) = pairwise(&rows[sw], &rows[l]);
@@ -215,9 +224,15 @@ pub fn decide(
             }
         }
     }
-    let runner_up = decision_rows.iter().copied().find(|&i| i != winner && !shares_operation(&rows[winner], &rows[i]));
+    let runner_up = decision_rows
+        .iter()
+        .copied()
+        .find(|&i| i != winner && !shares_operation(&rows[winner], &rows[i]));
     let ws = rows[winner].selector_score;
-    let margin = round(ws - runner_up.map(|i| rows[i].selector_score).unwrap_or(0.0), 6);
+    let margin = round(
+        ws - runner_up.map(|i| rows[i].selector_score).unwrap_or(0.0),
+        6,
+    );
     let llm_margin = llm_idx.map(|l| round(ws - rows[l].selector_score, 6));
     let mut selected = llm_idx.unwrap_or(winner);
 
@@ -240,7 +255,8 @@ pub fn decide(
         let (sup, con) = pairwise(w, lr);
         let mut codes: Vec<&'static str> = Vec::new();
         let mut needs = false;
-        let action_incompatible = compatible(qa, &lr.canonical_action) && !compatible(qa, &w.canonical_action);
+        let action_incompatible =
+            compatible(qa, &lr.canonical_action) && !compatible(qa, &w.canonical_action);
         if action_incompatible {
             push_once(&mut codes, "action_incompatible_override_blocked");
         }
@@ -345,7 +361,11 @@ pub fn decide(
         codes.push("llm_target_preserved");
     }
     if codes.is_empty() {
-        codes.push(if rows[winner].strong_evidence { "selected_by_strong_evidence" } else { "selected_by_rank" });
+        codes.push(if rows[winner].strong_evidence {
+            "selected_by_strong_evidence"
+        } else {
+            "selected_by_rank"
+        });
     }
     let decision = if overrode {
         "override_llm"
@@ -356,7 +376,11 @@ pub fn decide(
     } else {
         "select"
     };
-    let recommended = if needs_expansion { "expand_candidates" } else { decision };
+    let recommended = if needs_expansion {
+        "expand_candidates"
+    } else {
+        decision
+    };
 
     // explanations
     let sel = &rows[selected];
@@ -377,8 +401,12 @@ pub fn decide(
     if why_codes.is_empty() {
         why_codes.push("retrieval_rank");
     }
-    let why_selected =
-        WhySelected { name: sel.name.clone(), reason_codes: why_codes, evidence_sources: positive, selector_score: sel.selector_score };
+    let why_selected = WhySelected {
+        name: sel.name.clone(),
+        reason_codes: why_codes,
+        evidence_sources: positive,
+        selector_score: sel.selector_score,
+    };
     let sel_score = sel.selector_score;
     let why_rejected: Vec<WhyRejected> = rows
         .iter()
@@ -400,7 +428,12 @@ pub fn decide(
             } else {
                 "lower_selector_score"
             });
-            WhyRejected { name: r.name.clone(), reason_codes: rc, evidence_sources: negative, score_delta: delta }
+            WhyRejected {
+                name: r.name.clone(),
+                reason_codes: rc,
+                evidence_sources: negative,
+                score_delta: delta,
+            }
         })
         .collect();
     let winner_name = rows[winner].name.clone();

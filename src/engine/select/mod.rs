@@ -28,8 +28,17 @@ pub enum EvidenceExtra {
     Value(Value),
     MatchedTerms(Vec<String>),
     Terms(Vec<String>),
-    Learning { suggestion_id: Value, suggestion_type: Value, status: Value, observations: i64 },
-    Scope { value: String, query_scope: String, candidate_scope: String },
+    Learning {
+        suggestion_id: Value,
+        suggestion_type: Value,
+        status: Value,
+        observations: i64,
+    },
+    Scope {
+        value: String,
+        query_scope: String,
+        candidate_scope: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -170,7 +179,11 @@ pub struct SelectInput<'a> {
 /// Runs the selector over a retrieval's rows, as the reference's callers do.
 pub fn select_for_retrieval(engine: &Engine, r: &Retrieval, sel: &SelectParams) -> Selection {
     let names: Vec<String> = r.rows.iter().map(|row| row.name.clone()).collect();
-    let retrieval = r.rows.iter().map(|row| (row.name.clone(), Some(row.rounded_score()))).collect();
+    let retrieval = r
+        .rows
+        .iter()
+        .map(|row| (row.name.clone(), Some(row.rounded_score())))
+        .collect();
     let input = SelectInput {
         query: &r.query,
         candidates: names,
@@ -190,7 +203,10 @@ pub fn select(graph: &Graph, input: &SelectInput) -> Selection {
             names.push(n.clone());
         }
     }
-    let llm = input.llm_target.map(|s| crate::engine::pytext::strip(s).to_string()).filter(|s| !s.is_empty());
+    let llm = input
+        .llm_target
+        .map(|s| crate::engine::pytext::strip(s).to_string())
+        .filter(|s| !s.is_empty());
     // the retrieval signal map is built from the rows (or the original candidates)
     let mut signal: Vec<(String, usize, f64)> = Vec::new();
     if input.retrieval.is_empty() {
@@ -211,7 +227,10 @@ pub fn select(graph: &Graph, input: &SelectInput) -> Selection {
             names.push(l.clone());
         }
     }
-    let cands: Vec<(String, ToolId)> = names.into_iter().filter_map(|n| graph.tool_id(&n).map(|t| (n, t))).collect();
+    let cands: Vec<(String, ToolId)> = names
+        .into_iter()
+        .filter_map(|n| graph.tool_id(&n).map(|t| (n, t)))
+        .collect();
     let learning_map = learning::signal_map(input.query, input.suggestions);
     if cands.is_empty() {
         return decide::no_candidates(llm, input.policy);
@@ -226,5 +245,12 @@ pub fn select(graph: &Graph, input: &SelectInput) -> Selection {
         })
         .collect();
     let facets = contrast::apply(graph, &mut rows, &qa);
-    decide::decide(rows, &qa, facets, llm, input.policy, !learning_map.is_empty())
+    decide::decide(
+        rows,
+        &qa,
+        facets,
+        llm,
+        input.policy,
+        !learning_map.is_empty(),
+    )
 }

@@ -13,11 +13,41 @@ pub type Priority = Vec<(&'static str, i64)>;
 
 pub const SEARCH_P: &[(&str, i64)] = &[("search", 6), ("read", 4), ("action", 2)];
 pub const READ_P: &[(&str, i64)] = &[("read", 6), ("search", 4), ("action", 2)];
-pub const CREATE_P: &[(&str, i64)] = &[("create", 6), ("action", 5), ("update", 3), ("read", 2), ("search", 1)];
-pub const UPDATE_P: &[(&str, i64)] = &[("update", 6), ("action", 5), ("create", 3), ("read", 2), ("search", 1)];
-pub const ACTION_P: &[(&str, i64)] = &[("action", 6), ("update", 4), ("create", 3), ("read", 2), ("search", 1)];
-pub const DELETE_P: &[(&str, i64)] = &[("delete", 6), ("action", 5), ("update", 3), ("read", 1), ("search", 1)];
-pub const NOTIFY_P: &[(&str, i64)] = &[("create", 7), ("action", 6), ("update", 3), ("read", 2), ("search", 1)];
+pub const CREATE_P: &[(&str, i64)] = &[
+    ("create", 6),
+    ("action", 5),
+    ("update", 3),
+    ("read", 2),
+    ("search", 1),
+];
+pub const UPDATE_P: &[(&str, i64)] = &[
+    ("update", 6),
+    ("action", 5),
+    ("create", 3),
+    ("read", 2),
+    ("search", 1),
+];
+pub const ACTION_P: &[(&str, i64)] = &[
+    ("action", 6),
+    ("update", 4),
+    ("create", 3),
+    ("read", 2),
+    ("search", 1),
+];
+pub const DELETE_P: &[(&str, i64)] = &[
+    ("delete", 6),
+    ("action", 5),
+    ("update", 3),
+    ("read", 1),
+    ("search", 1),
+];
+pub const NOTIFY_P: &[(&str, i64)] = &[
+    ("create", 7),
+    ("action", 6),
+    ("update", 3),
+    ("read", 2),
+    ("search", 1),
+];
 
 pub const COUNT_SP: &[(&str, i64)] = &[("count", 6), ("list", 3), ("single", 1)];
 pub const SINGLE_SP: &[(&str, i64)] = &[("single", 6), ("list", 2), ("count", 1)];
@@ -26,7 +56,8 @@ pub const AUDIT_SP: &[(&str, i64)] = &[("list", 6), ("single", 2), ("count", 1)]
 pub const MUTATION_SP: &[(&str, i64)] = &[("mutation", 5), ("single", 1)];
 
 static DIRECTIVE_START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(show|get|read|list|search|find|create|add|update|edit|delete|remove|send|run)\b").expect("static pattern")
+    Regex::new(r"^(show|get|read|list|search|find|create|add|update|edit|delete|remove|send|run)\b")
+        .expect("static pattern")
 });
 
 fn rfind_chars(text: &str, term: &str) -> Option<usize> {
@@ -70,13 +101,28 @@ pub fn last_action(query: &str) -> &'static str {
 
 /// `LS(query)`: the last explicit shape group.
 pub fn last_shape(query: &str) -> &'static str {
-    let groups = vec![("count", SEL_COUNT.to_vec()), ("single", SEL_SINGLE.to_vec()), ("list", SEL_LIST.to_vec())];
+    let groups = vec![
+        ("count", SEL_COUNT.to_vec()),
+        ("single", SEL_SINGLE.to_vec()),
+        ("list", SEL_LIST.to_vec()),
+    ];
     last_group(&norm_text(query), &groups)
 }
 
 pub fn directive_cue(query: &str) -> bool {
     let text = norm_text(query);
-    ["해줘", "해주세요", "해 줘", "해 주", "줘", "주세요", "줄래", "please"].iter().any(|s| text.contains(s))
+    [
+        "해줘",
+        "해주세요",
+        "해 줘",
+        "해 주",
+        "줘",
+        "주세요",
+        "줄래",
+        "please",
+    ]
+    .iter()
+    .any(|s| text.contains(s))
         || DIRECTIVE_START.is_match(&text)
 }
 
@@ -107,7 +153,11 @@ pub fn action_priority(query: &str, query_terms: &Terms) -> Priority {
             "create" => return table(CREATE_P),
             "search" => return table(SEARCH_P),
             "read" => {
-                return if has_search && !has(query_terms, SEL_DETAIL_READ) { table(SEARCH_P) } else { table(READ_P) };
+                return if has_search && !has(query_terms, SEL_DETAIL_READ) {
+                    table(SEARCH_P)
+                } else {
+                    table(READ_P)
+                };
             }
             _ => {}
         }
@@ -179,14 +229,18 @@ pub fn norm_priority(p: &Priority, key: &str) -> f64 {
     if p.is_empty() || key.is_empty() {
         return 0.0;
     }
-    let Some(&(_, v)) = p.iter().find(|(k, _)| *k == key) else { return 0.0 };
+    let Some(&(_, v)) = p.iter().find(|(k, _)| *k == key) else {
+        return 0.0;
+    };
     let max = p.iter().map(|x| x.1).max().unwrap_or(1);
     v as f64 / max as f64
 }
 
 /// `preferred(P)`: the unique key with the maximal value, else "".
 pub fn preferred(p: &Priority) -> &'static str {
-    let Some(max) = p.iter().map(|x| x.1).max() else { return "" };
+    let Some(max) = p.iter().map(|x| x.1).max() else {
+        return "";
+    };
     let top: Vec<&'static str> = p.iter().filter(|x| x.1 == max).map(|x| x.0).collect();
     if top.len() == 1 { top[0] } else { "" }
 }
@@ -213,8 +267,14 @@ mod tests {
         assert_eq!(ap("워크플로우 담당자에게 알림 보내줘"), table(NOTIFY_P));
         assert_eq!(ap("nonsense"), Vec::new());
         assert_eq!(ap("이미지 생성 작업의 현재 상태를 확인해줘"), table(READ_P));
-        assert_eq!(ap("현재 목록을 조회한 후 선택한 항목을 수정해줘"), table(UPDATE_P));
-        assert_eq!(ap("발송된 메시지 정보를 목록으로 조회해줘"), table(SEARCH_P));
+        assert_eq!(
+            ap("현재 목록을 조회한 후 선택한 항목을 수정해줘"),
+            table(UPDATE_P)
+        );
+        assert_eq!(
+            ap("발송된 메시지 정보를 목록으로 조회해줘"),
+            table(SEARCH_P)
+        );
         assert_eq!(ap("Delete pet number 7"), table(DELETE_P));
         assert_eq!(ap("show invoice detail for invoice id 42"), table(READ_P));
     }

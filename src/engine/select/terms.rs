@@ -10,15 +10,35 @@ use crate::engine::pytext;
 
 pub type Terms = BTreeSet<String>;
 
-static LARGE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[(（][\s\x1c-\x1f]*대[\s\x1c-\x1f]*[)）]").expect("static pattern"));
-static SMALL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[(（][\s\x1c-\x1f]*소[\s\x1c-\x1f]*[)）]").expect("static pattern"));
-static VERSION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^v?\d+(\.\d+)*$").expect("static pattern"));
+static LARGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[(（][\s\x1c-\x1f]*대[\s\x1c-\x1f]*[)）]").expect("static pattern")
+});
+static SMALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[(（][\s\x1c-\x1f]*소[\s\x1c-\x1f]*[)）]").expect("static pattern")
+});
+static VERSION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^v?\d+(\.\d+)*$").expect("static pattern"));
 
 fn is_separator(c: char) -> bool {
-    matches!(c, '_' | '-' | '/' | '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '$' | '#')
-        || pytext::is_space(c)
+    matches!(
+        c,
+        '_' | '-'
+            | '/'
+            | '.'
+            | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '('
+            | ')'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '$'
+            | '#'
+    ) || pytext::is_space(c)
 }
 
 fn clen(s: &str) -> usize {
@@ -106,7 +126,7 @@ pub fn intersects(terms: &Terms, set: &[&str]) -> bool {
 
 /// identifier-present(T): an identifier term inside some term, or a term with a digit.
 pub fn identifier_present(terms: &Terms) -> bool {
-    has(terms, SEL_IDENTIFIER) || terms.iter().any(|t| t.chars().any(pytext::is_decimal))
+    has(terms, SEL_IDENTIFIER) || terms.iter().any(|t| t.chars().any(pytext::is_digit))
 }
 
 pub fn is_version_or_numeric(t: &str) -> bool {
@@ -142,10 +162,17 @@ pub fn ck(term: &str) -> String {
     if term.len() > 4 && term.ends_with("ies") {
         return format!("{}y", &term[..term.len() - 3]);
     }
-    if ["sses", "xes", "zes", "ches", "shes"].iter().any(|s| term.ends_with(s)) {
+    if ["sses", "xes", "zes", "ches", "shes"]
+        .iter()
+        .any(|s| term.ends_with(s))
+    {
         return term[..term.len() - 2].to_string();
     }
-    if term.ends_with('s') && !term.ends_with("ss") && !term.ends_with("us") && !term.ends_with("is") {
+    if term.ends_with('s')
+        && !term.ends_with("ss")
+        && !term.ends_with("us")
+        && !term.ends_with("is")
+    {
         return term[..term.len() - 1].to_string();
     }
     term.to_string()
@@ -161,7 +188,11 @@ pub fn match_c(l: &Terms, r: &Terms) -> Terms {
     l.iter()
         .filter(|x| {
             r.contains(*x)
-                || (clen(x) >= 2 && all_hangul(x) && r_h.iter().any(|y| y.contains(x.as_str()) || x.contains(y.as_str())))
+                || (clen(x) >= 2
+                    && all_hangul(x)
+                    && r_h
+                        .iter()
+                        .any(|y| y.contains(x.as_str()) || x.contains(y.as_str())))
         })
         .cloned()
         .collect()
