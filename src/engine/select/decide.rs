@@ -153,7 +153,7 @@ fn score_of(c: &Candidate, source: &str) -> f64 {
 pub fn no_candidates(llm: Option<String>, policy: &str) -> Selection {
     Selection {
         selected_target: llm.clone().unwrap_or_default(),
-        llm_target: llm,
+        llm_target: llm.clone(),
         confidence: 0.0,
         overrode_llm: false,
         ambiguous: false,
@@ -163,7 +163,7 @@ pub fn no_candidates(llm: Option<String>, policy: &str) -> Selection {
         reason_codes: vec!["no_candidates"],
         ambiguity_set: Vec::new(),
         why_selected: WhySelected {
-            name: String::new(),
+            name: llm.clone().unwrap_or_default(),
             reason_codes: vec!["no_candidates"],
             evidence_sources: Vec::new(),
             selector_score: 0.0,
