@@ -1,5 +1,6 @@
 //! Command-line interface: argument definitions and dispatch. One file per subcommand.
 
+pub mod bench;
 pub mod graph_arg;
 pub mod query;
 
@@ -24,6 +25,9 @@ pub struct Cli {
 pub enum Command {
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
     Query(query::QueryArgs),
+    /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
+    #[command(hide = true)]
+    Bench(bench::BenchArgs),
 }
 
 /// Exit codes: 0 ok, 1 ran but found nothing, 2 usage or input error.
@@ -34,6 +38,7 @@ pub const EXIT_INPUT: u8 = 2;
 pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
+        Some(Command::Bench(args)) => bench::run(args),
         None => query::run_default(cli.file.as_deref()),
     };
     ExitCode::from(code)

@@ -1,0 +1,123 @@
+//! `toolscope bench`: the measurement side of `scripts/bench-vs-reference.sh`. Loads a graph,
+//! runs a query set with evidence (and optionally the selector) and prints timings and peak
+//! memory as one JSON object.
+
+use clap::Args;
+use std::path::Path;
+use std::time::Instant;
+
+use super::{EXIT_OK, fail};
+use crate::engine::{Engine, Params, SelectParams};
+use crate::jsonout::JsonWriter;
+use crate::model::load::load_graph_file;
+use crate::output::json;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    /// Queries, one per line (`#` comments and blank lines skipped)
+    #[arg(long, value_name = "FILE")]
+    pub queries: String,
+    #[arg(long, default_value_t = 10)]
+    pub top_k: usize,
+    /// Also run the target selector after each retrieval
+    #[arg(long)]
+    pub select: bool,
+    /// Run the query set this many times (after the first query)
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+}
+
+/// Peak resident set size of this process in MiB (Linux `VmHWM`), if known.
+pub fn peak_rss_mib() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (sorted.len() as f64 - 1.0)).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+pub fn run(args: BenchArgs) -> u8 {
+    let queries: Vec<String> = match std::fs::read_to_string(&args.queries) {
+        Ok(t) => t
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect(),
+        Err(e) => return fail(format!("{}: {e}", args.queries)),
+    };
+    let t0 = Instant::now();
+    let graph = if args.graph == "demo" {
+        crate::demo::load_demo()
+    } else {
+        load_graph_file(Path::new(&args.graph))
+    };
+    let graph = match graph {
+        Ok(g) => g,
+        Err(e) => return fail(e),
+    };
+    let load = t0.elapsed();
+    let t1 = Instant::now();
+    let engine = Engine::new(graph);
+    let index = t1.elapsed();
+    let params = Params {
+        top_k: args.top_k,
+        ..Params::default()
+    };
+    let sel = SelectParams::default();
+    let mut sink = 0usize;
+    let mut run_one = |q: &str| {
+        let r = engine.retrieve(q, &params);
+        // serialise like a caller that needs the evidence would
+        sink += json::retrieval_json(&engine, &r).len();
+        if args.select {
+            sink += json::selection_json(&engine.select(&r, &sel)).len();
+        }
+    };
+    let t2 = Instant::now();
+    if let Some(q) = queries.first() {
+        run_one(q);
+    }
+    let first = t2.elapsed();
+    let mut times = Vec::with_capacity(queries.len() * args.repeat);
+    for _ in 0..args.repeat.max(1) {
+        for q in &queries {
+            let t = Instant::now();
+            run_one(q);
+            times.push(ms(t.elapsed()));
+        }
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mut w = JsonWriter::new();
+    w.begin_obj();
+    w.key("engine").str("toolscope");
+    w.key("graph").str(&args.graph);
+    w.key("tools").int(engine.graph.tool_count() as i64);
+    w.key("edges").int(engine.graph.edge_count() as i64);
+    w.key("load_ms").f64(ms(load));
+    w.key("index_ms").f64(ms(index));
+    w.key("first_query_ms").f64(ms(first));
+    w.key("queries").int(times.len() as i64);
+    w.key("p50_ms").f64(percentile(&times, 50.0));
+    w.key("p99_ms").f64(percentile(&times, 99.0));
+    w.key("mean_ms")
+        .f64(times.iter().sum::<f64>() / times.len().max(1) as f64);
+    w.key("peak_rss_mib").opt_f64(peak_rss_mib());
+    w.key("output_bytes").int(sink as i64);
+    w.end_obj();
+    println!("{}", w.finish());
+    EXIT_OK
+}
