@@ -650,8 +650,8 @@ impl DomainQuery {
         for p in &tool.parameters {
             push(&p.name);
             push(&p.description);
-            if let Some(raw) = &p.enum_values {
-                if let serde_json::Value::Array(vals) = raw.parse() {
+            if let Some(raw) = &p.enum_values
+                && let serde_json::Value::Array(vals) = raw.parse() {
                     for v in vals {
                         let s = pytext::py_str(&v);
                         if pytext::truthy(&v) || !s.is_empty() {
@@ -659,7 +659,6 @@ impl DomainQuery {
                         }
                     }
                 }
-            }
         }
         let p = pytext::lower(&parts.join(" "));
         if !p.contains("route") {

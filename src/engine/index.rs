@@ -179,11 +179,10 @@ fn push_tokens(tokenizer: &dyn Tokenizer, v: &Value, out: &mut Vec<String>) {
 }
 
 fn push_truthy(tokenizer: &dyn Tokenizer, v: Option<&Value>, out: &mut Vec<String>) {
-    if let Some(v) = v {
-        if pytext::truthy(v) {
+    if let Some(v) = v
+        && pytext::truthy(v) {
             push_tokens(tokenizer, v, out);
         }
-    }
 }
 
 const SUB_RESOURCES: &[&str] = &[
@@ -241,11 +240,10 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
     }
     let f = &tool.facts;
     if f.has_metadata {
-        if let Some(Value::String(m)) = &f.method {
-            if !m.is_empty() {
+        if let Some(Value::String(m)) = &f.method
+            && !m.is_empty() {
                 out.push(pytext::lower(m));
             }
-        }
         if let Some(ai) = &f.ai {
             for v in [
                 &ai.one_line_summary,
@@ -304,8 +302,8 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
                 }
             }
         }
-        if let Some(Value::String(path)) = &f.path {
-            if !path.is_empty() {
+        if let Some(Value::String(path)) = &f.path
+            && !path.is_empty() {
                 let method = f.method_str().unwrap_or("");
                 let ctx = path_context(method, path);
                 tokenizer.tokenize_into(&ctx, out);
@@ -349,7 +347,6 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
                     out.push("bulk".into());
                 }
             }
-        }
         for q in &f.example_queries {
             if let Value::String(s) = q {
                 tokenizer.tokenize_into(s, out);

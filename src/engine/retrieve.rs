@@ -313,7 +313,7 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
                     seed,
                     graph: graph_part,
                     learning,
-                    history_demoted: history_nonempty && params.history.iter().any(|h| *h == name),
+                    history_demoted: history_nonempty && params.history.contains(&name),
                     graph_expansion: !is_seed,
                 },
                 name,

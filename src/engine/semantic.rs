@@ -44,11 +44,10 @@ pub fn normalize_text(v: &str) -> String {
     let mut spaced = String::with_capacity(nf.len() + 4);
     let mut prev: Option<char> = None;
     for c in nf.chars() {
-        if let Some(p) = prev {
-            if (p.is_ascii_lowercase() || p.is_ascii_digit()) && c.is_ascii_uppercase() {
+        if let Some(p) = prev
+            && (p.is_ascii_lowercase() || p.is_ascii_digit()) && c.is_ascii_uppercase() {
                 spaced.push(' ');
             }
-        }
         spaced.push(c);
         prev = Some(c);
     }
@@ -71,11 +70,10 @@ fn korean_strip(t: &str) -> Option<String> {
         return None;
     }
     for s in EVIDENCE_KO_SUFFIXES {
-        if let Some(rest) = t.strip_suffix(s) {
-            if rest.chars().count() >= 2 {
+        if let Some(rest) = t.strip_suffix(s)
+            && rest.chars().count() >= 2 {
                 return Some(rest.to_string());
             }
-        }
     }
     None
 }
@@ -96,11 +94,10 @@ pub fn add_terms(v: &str, out: &mut TermSet) {
         if t.chars().count() <= 1 {
             continue;
         }
-        if let Some(s) = korean_strip(t) {
-            if s != t {
+        if let Some(s) = korean_strip(t)
+            && s != t {
                 out.insert(s);
             }
-        }
         out.insert(t.to_string());
     }
 }
@@ -258,11 +255,10 @@ pub fn contract_terms(tool: &Tool) -> TermSet {
     for row in tool.facts.contract_rows() {
         let Some(o) = row.as_object() else { continue };
         for k in ["field_name", "semantic_tag", "description", "json_path"] {
-            if let Some(v) = o.get(k) {
-                if !v.is_null() {
+            if let Some(v) = o.get(k)
+                && !v.is_null() {
                     add_terms(&pytext::py_str(v), &mut out);
                 }
-            }
         }
     }
     out

@@ -34,16 +34,14 @@ pub fn render(graph: &Graph, ranked: &[(ToolId, f64)], token_budget: usize) -> S
         if !method.is_empty() || !path.is_empty() {
             line.push_str(&format!(" [{method} {path}]"));
         }
-        if let Some(label) = &tool.facts.source_label {
-            if pytext::truthy(label) {
+        if let Some(label) = &tool.facts.source_label
+            && pytext::truthy(label) {
                 line.push_str(&format!(" [source={}]", pytext::py_str(label)));
             }
-        }
-        if let Some(c) = &graph.node(nid).community {
-            if !c.is_null() {
+        if let Some(c) = &graph.node(nid).community
+            && !c.is_null() {
                 line.push_str(&format!(" [community={}]", pytext::py_str(c)));
             }
-        }
         lines.push(line);
     }
     let mut emitted: FxHashSet<(NodeId, NodeId)> = FxHashSet::default();
@@ -68,11 +66,10 @@ pub fn render(graph: &Graph, ranked: &[(ToolId, f64)], token_budget: usize) -> S
                 conf,
                 graph.node_name(edge.target)
             );
-            if let Some(ev) = &edge.attrs.evidence {
-                if pytext::truthy(ev) {
+            if let Some(ev) = &edge.attrs.evidence
+                && pytext::truthy(ev) {
                     line.push_str(&format!("   ({})", pytext::py_str(ev)));
                 }
-            }
             lines.push(line);
         }
     }
@@ -91,11 +88,10 @@ fn truncate(text: String, token_budget: usize) -> String {
         .map(|(i, _)| i)
         .unwrap_or(text.len());
     let mut cut = &text[..cut_at];
-    if let Some(nl) = cut.rfind('\n') {
-        if nl > 0 {
+    if let Some(nl) = cut.rfind('\n')
+        && nl > 0 {
             cut = &cut[..nl];
         }
-    }
     format!("{cut}\n... (truncated to ~{token_budget} token budget)")
 }
 

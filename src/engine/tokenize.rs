@@ -145,11 +145,10 @@ pub fn stem(t: &str) -> &str {
         return t;
     }
     for &(suffix, min) in STEM_RULES {
-        if let Some(rest) = t.strip_suffix(suffix) {
-            if pytext::char_len(rest) >= min {
+        if let Some(rest) = t.strip_suffix(suffix)
+            && pytext::char_len(rest) >= min {
                 return rest;
             }
-        }
     }
     t
 }

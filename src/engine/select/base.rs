@@ -106,11 +106,10 @@ pub fn contract_terms<'a>(rows: impl Iterator<Item = &'a Value>) -> Terms {
     for row in rows {
         let Some(o) = row.as_object() else { continue };
         for k in ["field_name", "semantic_tag", "description", "json_path"] {
-            if let Some(v) = o.get(k) {
-                if pytext::truthy(v) {
+            if let Some(v) = o.get(k)
+                && pytext::truthy(v) {
                     st_into(&pytext::py_str(v), &mut out);
                 }
-            }
         }
     }
     out
@@ -175,9 +174,7 @@ pub fn score_candidate(
             "list"
         } else if matches!(v.action.as_str(), "create" | "update" | "delete" | "action") {
             "mutation"
-        } else if has(&surface, SEL_DETAIL_READ) || has(&surface, SEL_SINGLE) {
-            "single"
-        } else if v.action == "read" {
+        } else if has(&surface, SEL_DETAIL_READ) || has(&surface, SEL_SINGLE) || v.action == "read" {
             "single"
         } else if v.action == "search" {
             "list"
@@ -208,8 +205,8 @@ pub fn score_candidate(
             f64::min(0.08, rscore),
         ));
     }
-    if let Some(l) = learning {
-        if l.score > 0.0 {
+    if let Some(l) = learning
+        && l.score > 0.0 {
             ev.push(item(
                 "learning",
                 EvidenceExtra::Learning {
@@ -221,7 +218,6 @@ pub fn score_candidate(
                 f64::min(0.06, l.score),
             ));
         }
-    }
     let np = norm_priority(&qa.ap, &v.action);
     if np >= 0.5 {
         ev.push(item(

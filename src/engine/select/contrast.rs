@@ -221,7 +221,7 @@ fn list12(t: &Terms) -> Vec<String> {
 }
 
 /// Adds contrastive evidence to every candidate, combines scores and sorts the rows.
-pub fn apply(graph: &Graph, rows: &mut Vec<Candidate>, qa: &QueryAnalysis) -> QueryFacets {
+pub fn apply(graph: &Graph, rows: &mut [Candidate], qa: &QueryAnalysis) -> QueryFacets {
     let qc = ck_set(&qa.qt);
     let q_scope = scope_of(&qc);
     let ctx: Vec<Ctx> = rows.iter().map(|c| context(graph, c)).collect();

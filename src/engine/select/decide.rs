@@ -316,8 +316,8 @@ pub fn decide(
     let mut ambiguous = false;
     let mut overrode = false;
     let mut needs_expansion = false;
-    if let Some(l) = llm_idx {
-        if l != winner {
+    if let Some(l) = llm_idx
+        && l != winner {
             if (policy == "strong_evidence" || policy == "risk_limited") && assessment.allowed {
                 selected = winner;
                 overrode = true;
@@ -331,7 +331,6 @@ pub fn decide(
                 needs_expansion = assessment.needs_expansion;
             }
         }
-    }
     if llm_target.is_some() && llm_idx.is_none() {
         codes.push("llm_target_not_in_candidates");
         needs_expansion = true;

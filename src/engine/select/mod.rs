@@ -222,11 +222,10 @@ pub fn select(graph: &Graph, input: &SelectInput) -> Selection {
             }
         }
     }
-    if let Some(l) = &llm {
-        if graph.tool_id(l).is_some() && !names.contains(l) {
+    if let Some(l) = &llm
+        && graph.tool_id(l).is_some() && !names.contains(l) {
             names.push(l.clone());
         }
-    }
     let cands: Vec<(String, ToolId)> = names
         .into_iter()
         .filter_map(|n| graph.tool_id(&n).map(|t| (n, t)))

@@ -49,9 +49,9 @@ fn clen(s: &str) -> usize {
 pub fn norm_into(t: &str, out: &mut Terms) {
     let mut vals: Vec<String> = vec![t.to_string()];
     for s in SELECTOR_KO_SUFFIXES {
-        if t.ends_with(s) {
+        if let Some(rest) = t.strip_suffix(s) {
             if clen(t) > clen(s) + 1 {
-                vals.push(t[..t.len() - s.len()].to_string());
+                vals.push(rest.to_string());
             }
             break;
         }
@@ -87,11 +87,10 @@ pub fn st_into(text: &str, out: &mut Terms) {
     let mut spaced = String::with_capacity(t.len() + 4);
     let mut prev: Option<char> = None;
     for c in t.chars() {
-        if let Some(p) = prev {
-            if (p.is_ascii_lowercase() || p.is_ascii_digit()) && c.is_ascii_uppercase() {
+        if let Some(p) = prev
+            && (p.is_ascii_lowercase() || p.is_ascii_digit()) && c.is_ascii_uppercase() {
                 spaced.push(' ');
             }
-        }
         spaced.push(c);
         prev = Some(c);
     }
