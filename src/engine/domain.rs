@@ -651,14 +651,15 @@ impl DomainQuery {
             push(&p.name);
             push(&p.description);
             if let Some(raw) = &p.enum_values
-                && let serde_json::Value::Array(vals) = raw.parse() {
-                    for v in vals {
-                        let s = pytext::py_str(&v);
-                        if pytext::truthy(&v) || !s.is_empty() {
-                            push(&s);
-                        }
+                && let serde_json::Value::Array(vals) = raw.parse()
+            {
+                for v in vals {
+                    let s = pytext::py_str(&v);
+                    if pytext::truthy(&v) || !s.is_empty() {
+                        push(&s);
                     }
                 }
+            }
         }
         let p = pytext::lower(&parts.join(" "));
         if !p.contains("route") {

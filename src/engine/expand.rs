@@ -42,13 +42,15 @@ pub struct Expansion {
 
 pub fn weight_for(params: &Params, label: IntentLabel, relation: Option<&str>) -> f64 {
     if let (Some((rel, w)), Some(r)) = (&params.relation_weight, relation)
-        && rel == r {
-            return *w;
-        }
+        && rel == r
+    {
+        return *w;
+    }
     if let (Some((rel, w)), None) = (&params.relation_weight, relation)
-        && rel == "(missing)" {
-            return *w;
-        }
+        && rel == "(missing)"
+    {
+        return *w;
+    }
     relation_weight(label, relation)
 }
 

@@ -180,9 +180,10 @@ fn push_tokens(tokenizer: &dyn Tokenizer, v: &Value, out: &mut Vec<String>) {
 
 fn push_truthy(tokenizer: &dyn Tokenizer, v: Option<&Value>, out: &mut Vec<String>) {
     if let Some(v) = v
-        && pytext::truthy(v) {
-            push_tokens(tokenizer, v, out);
-        }
+        && pytext::truthy(v)
+    {
+        push_tokens(tokenizer, v, out);
+    }
 }
 
 const SUB_RESOURCES: &[&str] = &[
@@ -241,9 +242,10 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
     let f = &tool.facts;
     if f.has_metadata {
         if let Some(Value::String(m)) = &f.method
-            && !m.is_empty() {
-                out.push(pytext::lower(m));
-            }
+            && !m.is_empty()
+        {
+            out.push(pytext::lower(m));
+        }
         if let Some(ai) = &f.ai {
             for v in [
                 &ai.one_line_summary,
@@ -303,50 +305,51 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
             }
         }
         if let Some(Value::String(path)) = &f.path
-            && !path.is_empty() {
-                let method = f.method_str().unwrap_or("");
-                let ctx = path_context(method, path);
-                tokenizer.tokenize_into(&ctx, out);
-                for seg in path.split('/') {
-                    if !seg.is_empty() && !seg.starts_with('{') {
-                        tokenizer.tokenize_into(seg, out);
-                    }
-                }
-                let m = pytext::lower(method);
-                if path.contains("{namespace}") || path.contains("{ns}") {
-                    out.push("namespac".into());
-                    out.push("scoped".into());
-                } else if path.contains("/namespaces") || path.contains("/namespace") {
-                } else if m == "get" || m == "list" || !path.contains("{name}") {
-                    out.push("cluster".into());
-                    out.push("all".into());
-                }
-                if let Some(last) = path
-                    .split('/')
-                    .rev()
-                    .find(|s| !s.is_empty() && !s.starts_with('{'))
-                {
-                    let extra: &[&str] = match pytext::lower(last).as_str() {
-                        "exec" => &["exec", "execut"],
-                        "attach" => &["attach"],
-                        "portforward" => &["portforward", "port", "forward"],
-                        "proxy" => &["proxy"],
-                        "log" => &["log"],
-                        "status" => &["status"],
-                        "scale" => &["scale"],
-                        "finalize" => &["finaliz"],
-                        "binding" => &["bind"],
-                        "eviction" => &["evict"],
-                        "ephemeralcontainers" => &["ephemer", "container"],
-                        _ => &[],
-                    };
-                    out.extend(extra.iter().map(|s| s.to_string()));
-                }
-                if m == "delete" && !path.contains("{name}") {
-                    out.push("collect".into());
-                    out.push("bulk".into());
+            && !path.is_empty()
+        {
+            let method = f.method_str().unwrap_or("");
+            let ctx = path_context(method, path);
+            tokenizer.tokenize_into(&ctx, out);
+            for seg in path.split('/') {
+                if !seg.is_empty() && !seg.starts_with('{') {
+                    tokenizer.tokenize_into(seg, out);
                 }
             }
+            let m = pytext::lower(method);
+            if path.contains("{namespace}") || path.contains("{ns}") {
+                out.push("namespac".into());
+                out.push("scoped".into());
+            } else if path.contains("/namespaces") || path.contains("/namespace") {
+            } else if m == "get" || m == "list" || !path.contains("{name}") {
+                out.push("cluster".into());
+                out.push("all".into());
+            }
+            if let Some(last) = path
+                .split('/')
+                .rev()
+                .find(|s| !s.is_empty() && !s.starts_with('{'))
+            {
+                let extra: &[&str] = match pytext::lower(last).as_str() {
+                    "exec" => &["exec", "execut"],
+                    "attach" => &["attach"],
+                    "portforward" => &["portforward", "port", "forward"],
+                    "proxy" => &["proxy"],
+                    "log" => &["log"],
+                    "status" => &["status"],
+                    "scale" => &["scale"],
+                    "finalize" => &["finaliz"],
+                    "binding" => &["bind"],
+                    "eviction" => &["evict"],
+                    "ephemeralcontainers" => &["ephemer", "container"],
+                    _ => &[],
+                };
+                out.extend(extra.iter().map(|s| s.to_string()));
+            }
+            if m == "delete" && !path.contains("{name}") {
+                out.push("collect".into());
+                out.push("bulk".into());
+            }
+        }
         for q in &f.example_queries {
             if let Value::String(s) = q {
                 tokenizer.tokenize_into(s, out);

@@ -45,9 +45,11 @@ pub fn normalize_text(v: &str) -> String {
     let mut prev: Option<char> = None;
     for c in nf.chars() {
         if let Some(p) = prev
-            && (p.is_ascii_lowercase() || p.is_ascii_digit()) && c.is_ascii_uppercase() {
-                spaced.push(' ');
-            }
+            && (p.is_ascii_lowercase() || p.is_ascii_digit())
+            && c.is_ascii_uppercase()
+        {
+            spaced.push(' ');
+        }
         spaced.push(c);
         prev = Some(c);
     }
@@ -71,9 +73,10 @@ fn korean_strip(t: &str) -> Option<String> {
     }
     for s in EVIDENCE_KO_SUFFIXES {
         if let Some(rest) = t.strip_suffix(s)
-            && rest.chars().count() >= 2 {
-                return Some(rest.to_string());
-            }
+            && rest.chars().count() >= 2
+        {
+            return Some(rest.to_string());
+        }
     }
     None
 }
@@ -95,9 +98,10 @@ pub fn add_terms(v: &str, out: &mut TermSet) {
             continue;
         }
         if let Some(s) = korean_strip(t)
-            && s != t {
-                out.insert(s);
-            }
+            && s != t
+        {
+            out.insert(s);
+        }
         out.insert(t.to_string());
     }
 }
@@ -256,9 +260,10 @@ pub fn contract_terms(tool: &Tool) -> TermSet {
         let Some(o) = row.as_object() else { continue };
         for k in ["field_name", "semantic_tag", "description", "json_path"] {
             if let Some(v) = o.get(k)
-                && !v.is_null() {
-                    add_terms(&pytext::py_str(v), &mut out);
-                }
+                && !v.is_null()
+            {
+                add_terms(&pytext::py_str(v), &mut out);
+            }
         }
     }
     out

@@ -35,13 +35,15 @@ pub fn render(graph: &Graph, ranked: &[(ToolId, f64)], token_budget: usize) -> S
             line.push_str(&format!(" [{method} {path}]"));
         }
         if let Some(label) = &tool.facts.source_label
-            && pytext::truthy(label) {
-                line.push_str(&format!(" [source={}]", pytext::py_str(label)));
-            }
+            && pytext::truthy(label)
+        {
+            line.push_str(&format!(" [source={}]", pytext::py_str(label)));
+        }
         if let Some(c) = &graph.node(nid).community
-            && !c.is_null() {
-                line.push_str(&format!(" [community={}]", pytext::py_str(c)));
-            }
+            && !c.is_null()
+        {
+            line.push_str(&format!(" [community={}]", pytext::py_str(c)));
+        }
         lines.push(line);
     }
     let mut emitted: FxHashSet<(NodeId, NodeId)> = FxHashSet::default();
@@ -67,9 +69,10 @@ pub fn render(graph: &Graph, ranked: &[(ToolId, f64)], token_budget: usize) -> S
                 graph.node_name(edge.target)
             );
             if let Some(ev) = &edge.attrs.evidence
-                && pytext::truthy(ev) {
-                    line.push_str(&format!("   ({})", pytext::py_str(ev)));
-                }
+                && pytext::truthy(ev)
+            {
+                line.push_str(&format!("   ({})", pytext::py_str(ev)));
+            }
             lines.push(line);
         }
     }
@@ -89,9 +92,10 @@ fn truncate(text: String, token_budget: usize) -> String {
         .unwrap_or(text.len());
     let mut cut = &text[..cut_at];
     if let Some(nl) = cut.rfind('\n')
-        && nl > 0 {
-            cut = &cut[..nl];
-        }
+        && nl > 0
+    {
+        cut = &cut[..nl];
+    }
     format!("{cut}\n... (truncated to ~{token_budget} token budget)")
 }
 

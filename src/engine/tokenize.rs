@@ -146,9 +146,10 @@ pub fn stem(t: &str) -> &str {
     }
     for &(suffix, min) in STEM_RULES {
         if let Some(rest) = t.strip_suffix(suffix)
-            && pytext::char_len(rest) >= min {
-                return rest;
-            }
+            && pytext::char_len(rest) >= min
+        {
+            return rest;
+        }
     }
     t
 }

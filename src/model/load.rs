@@ -89,6 +89,17 @@ pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError>
     let fingerprint = hex(&sha2::Sha256::digest(&bytes));
     let size = bytes.len();
     let text: Arc<str> = Arc::from(into_text(name, bytes)?);
+    if !text.trim_start().starts_with('{') {
+        let first = text.trim_start().chars().next().unwrap_or(' ');
+        let what = if matches!(first, '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') {
+            "expected a JSON object (a graph-tool-call tool graph or collection artifact)"
+        } else {
+            "not JSON: expected a graph-tool-call tool graph or collection artifact"
+        };
+        let skipped = &text[..text.len() - text.trim_start().len()];
+        let (line, col) = line_col(skipped.as_bytes());
+        return Err(InputError::new(name, &format!("{line}:{col}"), what.into()));
+    }
     let top: FileTop<'_> = parse_with_pointer(name, &text)?;
     let format_version = match (&top.format_version, &top.version) {
         (Some(v), _) | (None, Some(v)) => match v {

@@ -107,9 +107,10 @@ pub fn contract_terms<'a>(rows: impl Iterator<Item = &'a Value>) -> Terms {
         let Some(o) = row.as_object() else { continue };
         for k in ["field_name", "semantic_tag", "description", "json_path"] {
             if let Some(v) = o.get(k)
-                && pytext::truthy(v) {
-                    st_into(&pytext::py_str(v), &mut out);
-                }
+                && pytext::truthy(v)
+            {
+                st_into(&pytext::py_str(v), &mut out);
+            }
         }
     }
     out
@@ -174,7 +175,8 @@ pub fn score_candidate(
             "list"
         } else if matches!(v.action.as_str(), "create" | "update" | "delete" | "action") {
             "mutation"
-        } else if has(&surface, SEL_DETAIL_READ) || has(&surface, SEL_SINGLE) || v.action == "read" {
+        } else if has(&surface, SEL_DETAIL_READ) || has(&surface, SEL_SINGLE) || v.action == "read"
+        {
             "single"
         } else if v.action == "search" {
             "list"
@@ -206,18 +208,19 @@ pub fn score_candidate(
         ));
     }
     if let Some(l) = learning
-        && l.score > 0.0 {
-            ev.push(item(
-                "learning",
-                EvidenceExtra::Learning {
-                    suggestion_id: l.suggestion_id.clone(),
-                    suggestion_type: l.suggestion_type.clone(),
-                    status: l.status.clone(),
-                    observations: l.observations,
-                },
-                f64::min(0.06, l.score),
-            ));
-        }
+        && l.score > 0.0
+    {
+        ev.push(item(
+            "learning",
+            EvidenceExtra::Learning {
+                suggestion_id: l.suggestion_id.clone(),
+                suggestion_type: l.suggestion_type.clone(),
+                status: l.status.clone(),
+                observations: l.observations,
+            },
+            f64::min(0.06, l.score),
+        ));
+    }
     let np = norm_priority(&qa.ap, &v.action);
     if np >= 0.5 {
         ev.push(item(

@@ -317,20 +317,21 @@ pub fn decide(
     let mut overrode = false;
     let mut needs_expansion = false;
     if let Some(l) = llm_idx
-        && l != winner {
-            if (policy == "strong_evidence" || policy == "risk_limited") && assessment.allowed {
-                selected = winner;
-                overrode = true;
-                codes.push("llm_target_overridden");
-            } else {
-                ambiguous = true;
-                for c in assessment.reason_codes.clone() {
-                    codes.push(c);
-                }
-                push_once(&mut codes, "ambiguous_target");
-                needs_expansion = assessment.needs_expansion;
+        && l != winner
+    {
+        if (policy == "strong_evidence" || policy == "risk_limited") && assessment.allowed {
+            selected = winner;
+            overrode = true;
+            codes.push("llm_target_overridden");
+        } else {
+            ambiguous = true;
+            for c in assessment.reason_codes.clone() {
+                codes.push(c);
             }
+            push_once(&mut codes, "ambiguous_target");
+            needs_expansion = assessment.needs_expansion;
         }
+    }
     if llm_target.is_some() && llm_idx.is_none() {
         codes.push("llm_target_not_in_candidates");
         needs_expansion = true;

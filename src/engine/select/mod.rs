@@ -223,9 +223,11 @@ pub fn select(graph: &Graph, input: &SelectInput) -> Selection {
         }
     }
     if let Some(l) = &llm
-        && graph.tool_id(l).is_some() && !names.contains(l) {
-            names.push(l.clone());
-        }
+        && graph.tool_id(l).is_some()
+        && !names.contains(l)
+    {
+        names.push(l.clone());
+    }
     let cands: Vec<(String, ToolId)> = names
         .into_iter()
         .filter_map(|n| graph.tool_id(&n).map(|t| (n, t)))

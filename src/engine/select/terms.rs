@@ -88,9 +88,11 @@ pub fn st_into(text: &str, out: &mut Terms) {
     let mut prev: Option<char> = None;
     for c in t.chars() {
         if let Some(p) = prev
-            && (p.is_ascii_lowercase() || p.is_ascii_digit()) && c.is_ascii_uppercase() {
-                spaced.push(' ');
-            }
+            && (p.is_ascii_lowercase() || p.is_ascii_digit())
+            && c.is_ascii_uppercase()
+        {
+            spaced.push(' ');
+        }
         spaced.push(c);
         prev = Some(c);
     }

@@ -1,0 +1,335 @@
+//! The command line's contract: exit codes, one-line input errors naming file and place,
+//! JSON output shape, batch mode and closed pipes. Every input here is made by the test.
+
+use assert_cmd::Command;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn bin() -> Command {
+    Command::cargo_bin("toolscope").unwrap()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn tmp() -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "toolscope-cli-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `toolscope query FILE hello`; returns (exit code, stdout, stderr).
+fn query_file(path: &Path) -> (i32, String, String) {
+    let out = bin()
+        .args(["query", path.to_str().unwrap(), "hello"])
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn assert_input_error(path: &Path, place: &str, message: &str) {
+    let (code, _, err) = query_file(path);
+    assert_eq!(code, 2, "exit code for {}: {err}", path.display());
+    let err = err.trim_end();
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains(&path.display().to_string()),
+        "names the file: {err}"
+    );
+    assert!(err.contains(place), "names the place {place:?}: {err}");
+    assert!(err.contains(message), "says {message:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_inputs_give_one_line_errors_with_exit_code_2() {
+    let d = tmp();
+    assert_input_error(&d.join("missing.json"), "missing.json", "no such file");
+    assert_input_error(&write(&d, "empty.json", b""), "empty.json", "empty file");
+    assert_input_error(
+        &write(&d, "trunc.json", b"{\"graph\": {\"nodes\": [\n"),
+        ":2:",
+        "truncated JSON",
+    );
+    assert_input_error(
+        &write(&d, "invalid.json", b"{\"graph\": {\"nodes\": [}]}}"),
+        ":1:",
+        "invalid JSON",
+    );
+    assert_input_error(
+        &write(
+            &d,
+            "shape.json",
+            b"{\"graph\": {\"nodes\": []}, \"tools\": []}",
+        ),
+        "/tools",
+        "invalid type",
+    );
+    assert_input_error(
+        &write(&d, "param.json", br#"{"graph":{"nodes":[]},"tools":{"a":{"name":"a","parameters":[{"type":"string"}]}}}"#),
+        "/tools/a/parameters/0",
+        "missing field `name`",
+    );
+    assert_input_error(
+        &write(
+            &d,
+            "dup.json",
+            br#"{"graph":{"nodes":[]},"tools":{"a":{"name":"a"},"a":{"name":"a"}}}"#,
+        ),
+        "/tools",
+        "duplicate tool name",
+    );
+    assert_input_error(
+        &write(
+            &d,
+            "latin1.json",
+            b"{\"graph\":{\"nodes\":[]},\"tools\":{\"a\":{\"name\":\"caf\xe9\"}}}",
+        ),
+        ":1:",
+        "UTF-8",
+    );
+    assert_input_error(
+        &write(&d, "nograph.json", b"{\"tools\": {}}"),
+        "/graph",
+        "no \"graph\"",
+    );
+    assert_input_error(
+        &write(&d, "array.json", b"[1, 2]"),
+        "1:1",
+        "expected a JSON object",
+    );
+    assert_input_error(
+        &write(
+            &d,
+            "version.json",
+            b"{\"format_version\": \"9\", \"graph\": {}}",
+        ),
+        "/format_version",
+        "unsupported",
+    );
+    assert_input_error(
+        &write(&d, "spec.json", b"{\"openapi\": \"3.0.0\", \"paths\": {}}"),
+        "/graph",
+        "OpenAPI",
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"{\"graph\": ").unwrap();
+    assert_input_error(
+        &write(&d, "trunc.json.gz", &gz.finish().unwrap()),
+        "trunc.json.gz",
+        "truncated JSON",
+    );
+    assert_input_error(
+        &write(&d, "badgz.json.gz", b"\x1f\x8b\x08\x00garbage"),
+        "badgz.json.gz",
+        "gzip",
+    );
+}
+
+#[test]
+fn edges_to_undeclared_nodes_warn_and_still_rank() {
+    let d = tmp();
+    let p = write(
+        &d,
+        "undeclared.json",
+        br#"{"graph":{"nodes":[{"id":"a","node_type":"tool"}],"edges":[{"source":"a","target":"ghost","relation":"requires"}]},
+            "tools":{"a":{"name":"a","description":"hello world"}}}"#,
+    );
+    let (code, out, err) = query_file(&p);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("/graph/edges/0") && err.contains("ghost"),
+        "{err}"
+    );
+    assert!(out.contains("seed #1"), "{out}");
+}
+
+#[test]
+fn no_result_exits_1_and_gzip_loads() {
+    let d = tmp();
+    let json = br#"{"graph":{"nodes":[{"id":"a","node_type":"tool"}],"edges":[]},"tools":{"a":{"name":"a","description":"hello world"}}}"#;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(json).unwrap();
+    let p = write(&d, "g.bin", &gz.finish().unwrap());
+    let (code, out, _) = query_file(&p);
+    assert_eq!(code, 0);
+    assert!(out.contains("hello") || out.contains(" a "), "{out}");
+    let out = bin()
+        .args(["query", p.to_str().unwrap(), "zzqx flurble"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no result"));
+}
+
+#[test]
+fn json_output_has_reference_keys_and_selector_block() {
+    let out = bin()
+        .args([
+            "query",
+            "demo",
+            "주문 취소해줘",
+            "--top-k",
+            "3",
+            "--select",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "results",
+            "subgraph_text",
+            "intent",
+            "stats",
+            "target_selector"
+        ]
+    );
+    let row = &v["results"][0];
+    let row_keys: Vec<&String> = row.as_object().unwrap().keys().collect();
+    assert_eq!(
+        &row_keys[..5],
+        [
+            "name",
+            "score",
+            "tool",
+            "score_breakdown",
+            "semantic_evidence"
+        ]
+    );
+    assert_eq!(v["results"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        v["target_selector"]["policy_revision"],
+        "contrastive-risk-limiting-selector-v4"
+    );
+    assert!(v["intent"]["read"].is_f64(), "intent shares are floats");
+    assert!(v["stats"]["visited_nodes"].is_u64(), "counts are integers");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = bin()
+        .args(["query", "demo", "x", "--top-k", "-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["query", "demo"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin()
+        .args(["no-such-command-or-file-xyz", "extra"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn batch_mode_writes_one_line_per_case_and_reports_bad_lines() {
+    let d = tmp();
+    let cases = write(
+        &d,
+        "cases.jsonl",
+        "{\"id\":\"c1\",\"query\":\"list orders\",\"params\":{\"top_k\":2,\"depth\":2,\"token_budget\":2000,\"history\":[]},\"selector\":null,\"expected\":{\"ignored\":true}}\n\
+         \n\
+         {\"id\":\"c2\",\"query\":\"주문 취소\",\"params\":{\"top_k\":1,\"depth\":1,\"token_budget\":100,\"history\":[]},\"selector\":{\"llm_target\":\"getOrder\",\"policy\":\"risk_limited\"}}\n"
+            .as_bytes(),
+    );
+    let out = bin()
+        .args(["query", "demo", "--batch", cases.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["id"], "c1");
+    assert!(lines[0]["selection"].is_null());
+    assert_eq!(
+        lines[0]["retrieval"]["results"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(lines[1]["selection"]["llm_target"], "getOrder");
+
+    let bad = write(
+        &d,
+        "bad.jsonl",
+        b"{\"id\":\"ok\",\"query\":\"orders\"}\n{\"id\": oops}\n",
+    );
+    let out = bin()
+        .args(["query", "demo", "--batch", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.jsonl:2:"), "{err}");
+}
+
+#[test]
+fn closed_pipe_is_not_an_error() {
+    let d = tmp();
+    let mut cases = String::new();
+    for i in 0..400 {
+        cases.push_str(&format!("{{\"id\":\"c{i}\",\"query\":\"order refund coupon member {i}\",\"params\":{{\"top_k\":20}},\"selector\":null}}\n"));
+    }
+    let p = write(&d, "many.jsonl", cases.as_bytes());
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolscope"))
+        .args(["query", "demo", "--batch", p.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buf = [0u8; 1024];
+    std::io::Read::read_exact(&mut stdout, &mut buf).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn terminal_output_is_sanitised() {
+    let d = tmp();
+    let p = write(
+        &d,
+        "evil.json",
+        "{\"graph\":{\"nodes\":[{\"id\":\"evil\\u001b]52;c;AAAA\\u0007tool\",\"node_type\":\"tool\"}],\"edges\":[]},\
+          \"tools\":{\"evil\\u001b]52;c;AAAA\\u0007tool\":{\"name\":\"evil\\u001b]52;c;AAAA\\u0007tool\",\"description\":\"hello \\u001b[2J world\"}}}"
+            .as_bytes(),
+    );
+    let (code, out, _) = query_file(&p);
+    assert_eq!(code, 0);
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("eviltool"), "{out}");
+}
