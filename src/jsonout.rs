@@ -133,6 +133,13 @@ impl JsonWriter {
         self
     }
 
+    /// Writes JSON text that is already compact.
+    pub fn raw_compact(&mut self, json: &str) -> &mut Self {
+        self.before_value();
+        self.out.push_str(json);
+        self
+    }
+
     /// Writes a parsed JSON value with Python's number forms.
     pub fn value(&mut self, v: &serde_json::Value) -> &mut Self {
         use serde_json::Value;

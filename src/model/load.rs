@@ -316,6 +316,7 @@ fn build_tool(
             open_world: a.open_world_hint,
         }),
         facts,
+        compact: Default::default(),
     })
 }
 

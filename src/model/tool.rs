@@ -142,9 +142,16 @@ pub struct Tool {
     pub metadata: RawJson,
     pub annotations: Option<Annotations>,
     pub facts: ToolFacts,
+    /// The compact `ToolSchema` JSON, built on first use (emission is then a copy).
+    pub compact: std::sync::OnceLock<Box<str>>,
 }
 
 impl Tool {
+    /// The tool as compact JSON, cached after the first call.
+    pub fn compact_json(&self) -> &str {
+        self.compact.get_or_init(|| self.to_json().into_boxed_str())
+    }
+
     /// Writes the tool the way the reference serialises a `ToolSchema`.
     pub fn write_json(&self, w: &mut JsonWriter) {
         w.begin_obj();

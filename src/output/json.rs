@@ -44,8 +44,7 @@ pub fn write_row(engine: &Engine, row: &Row, w: &mut JsonWriter) {
     w.begin_obj();
     w.key("name").str(&row.name);
     w.key("score").f64(row.rounded_score());
-    w.key("tool");
-    g.tool(row.tool).write_json(w);
+    w.key("tool").raw_compact(g.tool(row.tool).compact_json());
     w.key("score_breakdown").begin_obj();
     w.key("seed").f64(b.seed);
     w.key("graph").f64(b.graph);
