@@ -5,6 +5,7 @@
 
 pub mod domain;
 pub mod expand;
+pub mod explain;
 pub mod index;
 pub mod intent;
 pub mod korean;

@@ -137,6 +137,7 @@ impl Retrieval {
 
 /// Intermediate state shared by retrieval and its explanations.
 pub struct Stages {
+    pub query: String,
     pub plan: QueryPlan,
     pub hits: Vec<(ToolId, f64)>,
     pub seeds: Vec<(ToolId, f64)>,
@@ -175,6 +176,7 @@ pub fn seed_stages(engine: &Engine, query: &str, params: &Params) -> Option<Stag
         .collect();
     let expansion = expand::expand(graph, &seed_nodes, max_seed, label, params);
     Some(Stages {
+        query: query.to_string(),
         plan,
         hits,
         seeds,

@@ -162,6 +162,8 @@ pub struct Selection {
     pub no_candidates: bool,
     /// The winner before the LLM target was considered (for display).
     pub winner: String,
+    /// The runner-up the margin was measured against.
+    pub runner_up: Option<String>,
 }
 
 /// Inputs of a selector call.
