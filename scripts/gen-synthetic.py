@@ -39,6 +39,7 @@ import gzip
 import json
 import os
 import random
+import re
 import sys
 import time
 
@@ -162,6 +163,11 @@ def words(s: str) -> str:
     return s.replace("_", " ")
 
 
+def human(name: str) -> str:
+    """fleetVehicle -> 'fleet vehicle'."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).replace("_", " ").lower().strip()
+
+
 def a(phrase: str) -> str:
     """English indefinite article + phrase."""
     return ("an " if phrase[:1].lower() in "aeio" else "a ") + phrase
@@ -255,7 +261,7 @@ class SpecBuilder:
         tag = pascal(dslug) + " " + pascal(plur).replace("_", " ")
         scope = dslug if gen == 0 else f"{dslug}{gen + 1}"
         sname = pascal(scope, sing)  # schema name
-        id_field = camel(sing, "id")
+        id_field = camel(scope, sing, "id")  # fleetVehicleId: ids are scoped by module
         siblings = self.domain_resources.setdefault(scope, [])
         # parent resource (deep nested paths) for ~35% when the domain has one already
         parents = [s for s in siblings if len(s["path_params"]) < 2]
@@ -301,7 +307,7 @@ class SpecBuilder:
 
         def pparams(names):
             return [{"name": p, "in": "path", "required": True, "schema": {"type": "string"},
-                     "description": f"{words(p[:-2] if p.endswith('Id') else p).strip().capitalize()} identifier."}
+                     "description": f"{human(p[:-2] if p.endswith('Id') else p).capitalize()} identifier."}
                     for p in names]
 
         ref = lambda name: {"$ref": f"#/components/schemas/{name}"}  # noqa: E731

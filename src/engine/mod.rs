@@ -19,6 +19,7 @@ pub mod select;
 pub mod semantic;
 pub mod subgraph;
 pub mod tokenize;
+pub mod trace;
 
 use crate::model::Graph;
 

@@ -149,6 +149,16 @@ pub struct Stages {
 }
 
 pub fn seed_stages(engine: &Engine, query: &str, params: &Params) -> Option<Stages> {
+    seed_stages_recorded(engine, query, params, &mut expand::NoRecord)
+}
+
+/// [`seed_stages`] with the BFS's edge steps reported to a recorder.
+pub fn seed_stages_recorded<R: expand::Recorder>(
+    engine: &Engine,
+    query: &str,
+    params: &Params,
+    rec: &mut R,
+) -> Option<Stages> {
     let graph = &engine.graph;
     if query.is_empty() || graph.tools.is_empty() {
         return None;
@@ -174,7 +184,7 @@ pub fn seed_stages(engine: &Engine, query: &str, params: &Params) -> Option<Stag
         .iter()
         .filter_map(|&(t, s)| graph.node_of_tool(t).map(|n| (n, s)))
         .collect();
-    let expansion = expand::expand(graph, &seed_nodes, max_seed, label, params);
+    let expansion = expand::expand_recorded(graph, &seed_nodes, max_seed, label, params, rec);
     Some(Stages {
         query: query.to_string(),
         plan,
