@@ -46,7 +46,7 @@ BENCH="$ROOT/bench"
 mkdir -p "$BENCH"
 REF_BUDGET="${BENCH_REF_BUDGET:-1200}"
 REF_TIMEOUT="${BENCH_REF_TIMEOUT:-5400}"
-SYN_CHUNK_50K=5000   # tile size for the 50k artifact (see scripts/README.md)
+SYN_CHUNK_50K=10000  # tile size of the 50k artifact: ~5 reference builds of ~10k operations (scripts/README.md)
 START=$(date +%s)
 
 log() { echo "bench: $*" >&2; }

@@ -457,30 +457,51 @@ def make_queries(ops: list[dict], count: int, seed: int) -> list[str]:
 
 
 # --- artifact building with the reference ------------------------------------------------
-def write_gz_json(doc: dict, path: str) -> int:
-    text = json.dumps(doc, indent=2, ensure_ascii=False, default=str)
-    os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz:
-            gz.write(text.encode("utf-8"))
-    os.replace(tmp, path)
-    return len(text)
+# Each tile is built in a child process (the reference needs ~3 GB per 10k operations and
+# Python keeps that memory), which writes the artifact in pieces: head.json (every top-level
+# key except graph.nodes/graph.edges/tools, in the library's key order) and nodes/edges/tools
+# as JSON Lines. The parent then streams the pieces into one document that looks exactly like
+# the library CLI's json.dumps(indent=2, ensure_ascii=False, default=str).
+CHILD = r"""
+import json, sys, time
+from graph_tool_call.graphify import build_openapi_collection_artifact
+spec, outdir = sys.argv[1], sys.argv[2]
+t = time.perf_counter()
+art = build_openapi_collection_artifact(spec)
+build_s = time.perf_counter() - t
+art = json.loads(json.dumps(art, ensure_ascii=False, default=str))  # as written by the CLI
+graph, tools = art["graph"], art["tools"]
+def lines(name, items):
+    with open(f"{outdir}/{name}.jsonl", "w", encoding="utf-8") as fh:
+        for it in items:
+            fh.write(json.dumps(it, ensure_ascii=False) + "\n")
+lines("nodes", graph.get("nodes") or [])
+lines("edges", graph.get("edges") or [])
+lines("tools", tools.items())
+head = dict(art)
+head["graph"] = {k: (None if k in ("nodes", "edges") else v) for k, v in graph.items()}
+head["tools"] = None
+with open(f"{outdir}/head.json", "w", encoding="utf-8") as fh:
+    json.dump({"head": head, "build_s": build_s, "tools": len(tools),
+               "edges": len(graph.get("edges") or [])}, fh, ensure_ascii=False)
+"""
 
 
-def build_reference(spec_path: str) -> dict:
-    from graph_tool_call.graphify import build_openapi_collection_artifact
-    artifact = build_openapi_collection_artifact(spec_path)
-    # what the CLI writes, read back: enums become strings, like ToolGraph.load sees them
-    return json.loads(json.dumps(artifact, ensure_ascii=False, default=str))
+def build_tile(spec_path: str, outdir: str) -> dict:
+    import subprocess
+    os.makedirs(outdir, exist_ok=True)
+    subprocess.run([sys.executable, "-c", CHILD, spec_path, outdir], check=True)
+    with open(os.path.join(outdir, "head.json"), encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 def split_spec(spec: dict, chunk: int) -> list[dict]:
-    """Cut the spec into sub-specs of about `chunk` operations, at top-level module boundaries
-    (the path segment after /api/vN/), each with all shared components."""
+    """Cut the spec into sub-specs of about `chunk` operations at module boundaries (the path
+    segment after /api/vN/; every foreign key and parent of a resource stays in its module),
+    each with all the shared components."""
     groups: dict[str, list[str]] = {}
     for path in spec["paths"]:
-        key = "/".join(path.split("/")[:4])  # /api/v1/<domain>
+        key = "/".join(path.split("/")[:4])  # /api/v1/<module>
         groups.setdefault(key, []).append(path)
     parts: list[list[str]] = []
     cur: list[str] = []
@@ -497,35 +518,113 @@ def split_spec(spec: dict, chunk: int) -> list[dict]:
     subs = []
     for i, paths in enumerate(parts):
         sub = dict(spec)
-        sub["info"] = dict(spec["info"], title=f"{spec['info']['title']} — part {i + 1}/{len(parts)}")
+        sub["info"] = dict(spec["info"], title=f"{spec['info']['title']} - part {i + 1}/{len(parts)}")
         sub["paths"] = {p: spec["paths"][p] for p in paths}
         subs.append(sub)
     return subs
 
 
-def merge_artifacts(parts: list[dict], spec_ops: int) -> dict:
-    base = parts[0]
-    merged = dict(base)
-    tools: dict = {}
-    nodes: list = []
-    edges: list = []
-    for part in parts:
-        for name, tool in part["tools"].items():
-            if name in tools:
-                raise SystemExit(f"gen-synthetic: duplicate tool {name} across tiles")
-            tools[name] = tool
-        nodes.extend(part["graph"]["nodes"])
-        edges.extend(part["graph"]["edges"])
-    merged["tools"] = tools
-    merged["graph"] = dict(base["graph"], nodes=nodes, edges=edges)
-    meta = dict(base.get("metadata") or {})
-    meta["tool_count"] = len(tools)
-    meta["toolscope_bench"] = {
-        "note": "tiled: merged from separately built reference artifacts of one generated spec",
-        "tiles": len(parts), "spec_operations": spec_ops, "tools": len(tools), "edges": len(edges),
-    }
-    merged["metadata"] = meta
-    return merged
+def write_merged(tiles: list[tuple[str, dict]], out_path: str, note: dict | None) -> tuple[int, int, int]:
+    """Stream the tiles' pieces into one artifact (indent=2 like the CLI); gzip if *.gz."""
+    head = tiles[0][1]["head"]
+    n_tools = sum(t[1]["tools"] for t in tiles)
+    n_edges = sum(t[1]["edges"] for t in tiles)
+    if note is not None:
+        meta = dict(head.get("metadata") or {})
+        meta["tool_count"] = n_tools
+        meta["toolscope_bench"] = dict(note, tools=n_tools, edges=n_edges)
+        head = dict(head, metadata=meta)
+
+    def dumps(value, level):
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str).replace("\n", "\n" + "  " * level)
+
+    tmp = out_path + ".tmp"
+    raw = open(tmp, "wb")
+    fh = gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) \
+        if out_path.endswith(".gz") else raw
+    size = 0
+
+    def w(text: str):
+        nonlocal size
+        data = text.encode("utf-8")
+        size += len(data)
+        fh.write(data)
+
+    def stream_list(name, level):
+        first = True
+        for d, _ in tiles:
+            with open(os.path.join(d, name + ".jsonl"), encoding="utf-8") as src:
+                for line in src:
+                    w(("\n" if first else ",\n") + "  " * level + dumps(json.loads(line), level))
+                    first = False
+        return first
+
+    w("{")
+    for i, (key, value) in enumerate(head.items()):
+        w(("\n" if i == 0 else ",\n") + "  " + json.dumps(key, ensure_ascii=False) + ": ")
+        if key == "graph":
+            w("{")
+            for j, (gk, gv) in enumerate(value.items()):
+                w(("\n" if j == 0 else ",\n") + "    " + json.dumps(gk, ensure_ascii=False) + ": ")
+                if gk in ("nodes", "edges"):
+                    w("[")
+                    empty = stream_list(gk, 3)
+                    w("]" if empty else "\n    ]")
+                else:
+                    w(dumps(gv, 2))
+            w("\n  }" if value else "}")
+        elif key == "tools":
+            w("{")
+            first = True
+            for d, _ in tiles:
+                with open(os.path.join(d, "tools.jsonl"), encoding="utf-8") as src:
+                    for line in src:
+                        name, tool = json.loads(line)
+                        w(("\n" if first else ",\n") + "    " + json.dumps(name, ensure_ascii=False)
+                          + ": " + dumps(tool, 2))
+                        first = False
+            w("}" if first else "\n  }")
+        else:
+            w(dumps(value, 1))
+    w("\n}")
+    if fh is not raw:
+        fh.close()
+    raw.close()
+    os.replace(tmp, out_path)
+    return n_tools, n_edges, size
+
+
+def build_artifact(spec: dict, n_ops: int, out_path: str, chunk: int, seed: int) -> None:
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="gen-synthetic-", dir=os.path.dirname(os.path.abspath(out_path)))
+    try:
+        subs = split_spec(spec, chunk) if chunk and n_ops > chunk else [spec]
+        tiles = []
+        t_all = time.perf_counter()
+        for i, sub in enumerate(subs):
+            p = os.path.join(tmp, f"part{i}.openapi.json")
+            with open(p, "w", encoding="utf-8") as fh:
+                json.dump(sub, fh, ensure_ascii=False)
+            ops = sum(len(v) for v in sub["paths"].values())
+            t = time.perf_counter()
+            info = build_tile(p, os.path.join(tmp, f"part{i}"))
+            print(f"gen-synthetic: tile {i + 1}/{len(subs)}: {ops} operations, {info['edges']} edges; "
+                  f"reference build {info['build_s']:.1f} s ({time.perf_counter() - t:.1f} s with I/O)",
+                  file=sys.stderr, flush=True)
+            tiles.append((os.path.join(tmp, f"part{i}"), info))
+        build_s = time.perf_counter() - t_all
+        note = None
+        if len(tiles) > 1:
+            note = {"generator": f"scripts/gen-synthetic.py {n_ops} --seed {seed} --chunk {chunk}",
+                    "method": "tiled: separately built reference artifacts of module groups of one "
+                              "generated spec, concatenated (no edges between tiles)",
+                    "tiles": len(tiles), "reference_build_s": round(sum(t[1]["build_s"] for t in tiles), 1)}
+        n_tools, n_edges, size = write_merged(tiles, out_path, note)
+        print(f"gen-synthetic: artifact {n_tools} tools, {n_edges} edges, {size / 1e6:.0f} MB JSON; "
+              f"{len(tiles)} reference build(s) took {build_s:.1f} s -> {out_path}", file=sys.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> int:
@@ -557,34 +656,7 @@ def main() -> int:
             fh.write("\n".join(qs) + "\n")
         print(f"gen-synthetic: {len(qs)} queries -> {args.queries}", file=sys.stderr)
     if args.artifact:
-        import tempfile
-        with tempfile.TemporaryDirectory(prefix="gen-synthetic-") as tmp:
-            subs = split_spec(spec, args.chunk) if args.chunk and args.n > args.chunk else [spec]
-            parts = []
-            t_all = time.perf_counter()
-            for i, sub in enumerate(subs):
-                p = os.path.join(tmp, f"part{i}.json")
-                with open(p, "w", encoding="utf-8") as fh:
-                    json.dump(sub, fh, ensure_ascii=False)
-                n_ops = sum(len(v) for v in sub["paths"].values())
-                t = time.perf_counter()
-                parts.append(build_reference(p))
-                print(f"gen-synthetic: tile {i + 1}/{len(subs)}: {n_ops} operations built in "
-                      f"{time.perf_counter() - t:.1f} s ({len(parts[-1]['graph']['edges'])} edges)",
-                      file=sys.stderr, flush=True)
-            build_s = time.perf_counter() - t_all
-            artifact = parts[0] if len(parts) == 1 else merge_artifacts(parts, args.n)
-            del parts
-            if args.artifact.endswith(".gz"):
-                size = write_gz_json(artifact, args.artifact)
-            else:
-                text = json.dumps(artifact, indent=2, ensure_ascii=False, default=str)
-                with open(args.artifact, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                size = len(text)
-            print(f"gen-synthetic: artifact {len(artifact['tools'])} tools, "
-                  f"{len(artifact['graph']['edges'])} edges, {size / 1e6:.0f} MB JSON, reference build "
-                  f"{build_s:.1f} s in {len(subs)} tile(s) -> {args.artifact}", file=sys.stderr)
+        build_artifact(spec, args.n, args.artifact, args.chunk, args.seed)
     return 0
 
 

@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and dispatch. One file per subcommand.
 
 pub mod bench;
+pub mod evidence;
 pub mod graph_arg;
 pub mod query;
 
@@ -25,6 +26,16 @@ pub struct Cli {
 pub enum Command {
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
     Query(query::QueryArgs),
+    /// Explain a reported score as a checked decomposition tree
+    Explain(evidence::ExplainArgs),
+    /// The event trace of one query (optionally of one tool)
+    Trace(evidence::TraceArgs),
+    /// Change exactly one knob and see what moves (one query, or a suite with --cases)
+    Counterfactual(evidence::CounterfactualArgs),
+    /// Run a read-only evidence tool (`toolscope evidence contracts` lists them)
+    Evidence(evidence::EvidenceArgs),
+    /// Serve the evidence tools over MCP (stdio JSON-RPC)
+    Mcp(evidence::McpArgs),
     /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
     #[command(hide = true)]
     Bench(bench::BenchArgs),
@@ -39,6 +50,11 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Explain(args)) => evidence::run_explain(args),
+        Some(Command::Trace(args)) => evidence::run_trace(args),
+        Some(Command::Counterfactual(args)) => evidence::run_counterfactual(args),
+        Some(Command::Evidence(args)) => evidence::run_evidence(args),
+        Some(Command::Mcp(args)) => evidence::run_mcp(args),
         None => query::run_default(cli.file.as_deref()),
     };
     ExitCode::from(code)

@@ -5,4 +5,6 @@
 
 pub mod counterfactual;
 pub mod knobs;
+pub mod mcp;
 pub mod registry;
+pub mod tools;
