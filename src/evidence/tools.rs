@@ -450,13 +450,13 @@ impl<'a> Session<'a> {
                 )));
             }
         }
-        if let Some(limit) = self.budget {
-            if self.calls >= limit {
-                return Err(ToolError::Execution(format!(
-                    "call budget exhausted: {}/{limit} calls used",
-                    self.calls
-                )));
-            }
+        if let Some(limit) = self.budget
+            && self.calls >= limit
+        {
+            return Err(ToolError::Execution(format!(
+                "call budget exhausted: {}/{limit} calls used",
+                self.calls
+            )));
         }
         self.calls += 1;
         let mut w = JsonWriter::new();
