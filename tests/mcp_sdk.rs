@@ -17,7 +17,8 @@ fn official_sdk_client_talks_to_the_server() {
         println!("SKIP: node not found");
         return;
     }
-    let cases = std::env::temp_dir().join(format!("toolscope-mcp-cases-{}.jsonl", std::process::id()));
+    let cases =
+        std::env::temp_dir().join(format!("toolscope-mcp-cases-{}.jsonl", std::process::id()));
     std::fs::write(
         &cases,
         "{\"case_id\":\"c1\",\"query\":\"refund approval\",\"expected_target\":\"approveRefund\"}\n\

@@ -34,6 +34,12 @@ pub struct EvidenceArgs {
     /// Print JSON (the default for tool results; `contracts` prints a table without it)
     #[arg(long)]
     pub json: bool,
+    /// Another system's metric registry (with --events): evidence over its event log
+    #[arg(long, value_name = "FILE", requires = "events")]
+    pub registry: Option<String>,
+    /// Another system's event log, JSON Lines (with --registry)
+    #[arg(long, value_name = "FILE", requires = "registry")]
+    pub events: Option<String>,
 }
 
 fn load_cases(path: Option<&str>) -> Result<Option<Suite>, u8> {
@@ -77,6 +83,30 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
         Ok(_) => return fail("--args: expected a JSON object"),
         Err(e) => return fail(format!("--args: invalid JSON: {e}")),
     };
+    if let (Some(r), Some(ev)) = (&a.registry, &a.events) {
+        let sys =
+            match crate::evidence::foreign::load(std::path::Path::new(r), std::path::Path::new(ev))
+            {
+                Ok(s) => s,
+                Err(e) => return fail(e),
+            };
+        for (_, msg) in &sys.skipped {
+            eprintln!("warning: skipped {msg}");
+        }
+        return match crate::evidence::foreign::call(&sys, &a.tool, &args) {
+            Ok(v) => {
+                write_stdout(
+                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+                        .as_bytes(),
+                );
+                EXIT_OK
+            }
+            Err(m) => {
+                eprintln!("toolscope: {}: {m}", a.tool);
+                EXIT_EMPTY
+            }
+        };
+    }
     let engine = match load_engine(&a.graph) {
         Ok(e) => e,
         Err(e) => return fail(e),

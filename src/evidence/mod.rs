@@ -4,6 +4,7 @@
 //! `mechanism_status`; they never recommend an action.
 
 pub mod counterfactual;
+pub mod foreign;
 pub mod knobs;
 pub mod mcp;
 pub mod registry;
