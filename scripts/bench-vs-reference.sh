@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark toolscope against the reference (graph-tool-call 0.47.0) on the same workloads.
 #
-#   scripts/bench-vs-reference.sh [--quick] [--only W1,W2,...] [--no-build]
+#   scripts/bench-vs-reference.sh [--quick] [--only W1,W2,...] [--no-build] [--prepare-only]
 #
 # Workloads: golden (the 12 shared golden graphs, one merged row), demo, github (full REST API,
 # @octokit/openapi 23.0.2), synthetic-10k, synthetic-50k. Both engines get the same plain-JSON
@@ -13,10 +13,12 @@
 #   --quick      fewer repeats, skips synthetic-50k
 #   --only LIST  comma-separated workload names (golden,demo,github,synthetic-10k,synthetic-50k)
 #   --no-build   use the existing target/release/toolscope
+#   --prepare-only  only build the missing workload files in bench/, measure nothing
 #
 # Workload files are prepared once and cached in bench/ (git-ignored): the GitHub artifact is
 # built by the reference from the npm package (~30 s), the synthetic ones by
-# scripts/gen-synthetic.py (10k: one reference build, 50k: tiled, see scripts/README.md).
+# scripts/gen-synthetic.py (one reference build each; BENCH_SYN_CHUNK=C tiles 50k instead,
+# see scripts/README.md).
 # Environment: SHARED_DIR (default <repo>/../shared), CARGO_TARGET_DIR, BENCH_REF_BUDGET
 # (seconds of timed reference queries per workload before it stops repeating; default 1200),
 # BENCH_REF_TIMEOUT (hard limit per reference run, default 5400 s).
@@ -25,13 +27,15 @@ set -euo pipefail
 QUICK=0
 ONLY=""
 BUILD=1
+PREPARE_ONLY=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1 ;;
         --only) ONLY="$2"; shift ;;
         --only=*) ONLY="${1#--only=}" ;;
         --no-build) BUILD=0 ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        --prepare-only) PREPARE_ONLY=1; BUILD=0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "bench-vs-reference: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -46,7 +50,7 @@ BENCH="$ROOT/bench"
 mkdir -p "$BENCH"
 REF_BUDGET="${BENCH_REF_BUDGET:-1200}"
 REF_TIMEOUT="${BENCH_REF_TIMEOUT:-5400}"
-SYN_CHUNK_50K=10000  # tile size of the 50k artifact: ~5 reference builds of ~10k operations (scripts/README.md)
+SYN_CHUNK_50K="${BENCH_SYN_CHUNK:-0}"  # 0: one reference build (~5 min, ~11 GB); C: tiles of ~C operations
 START=$(date +%s)
 
 log() { echo "bench: $*" >&2; }
@@ -55,16 +59,20 @@ wanted() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 PY="$("$ROOT/scripts/reference-env.sh")"
 if [ "$BUILD" = 1 ]; then
     log "cargo build --release"
-    cargo build --release --quiet
+    if ! cargo build --release --quiet; then
+        log "cargo build failed; using the existing binary if there is one"
+    fi
 fi
 TS="${CARGO_TARGET_DIR:-$ROOT/target}/release/toolscope"
-[ -x "$TS" ] || { echo "bench-vs-reference: $TS missing (build first)" >&2; exit 1; }
+[ "$PREPARE_ONLY" = 1 ] || [ -x "$TS" ] || { echo "bench-vs-reference: $TS missing (build first)" >&2; exit 1; }
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-ref.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
 RESULTS="$BENCH/results-$(date +%Y%m%d).jsonl"
 RUN_ID="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 RUN_LINES="$TMP/run.jsonl"
+COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || COMMIT="$COMMIT+dirty"
 : > "$RUN_LINES"
 
 if [ "$QUICK" = 1 ]; then TS_REPEAT=5; REF_REPEAT_SMALL=1; else TS_REPEAT=20; REF_REPEAT_SMALL=3; fi
@@ -72,6 +80,7 @@ if [ "$QUICK" = 1 ]; then TS_REPEAT=5; REF_REPEAT_SMALL=1; else TS_REPEAT=20; RE
 # run_pair WORKLOAD LABEL TS_GRAPH REF_GRAPH QUERIES REF_REPEAT
 run_pair() {
     local workload="$1" label="$2" ts_graph="$3" ref_graph="$4" queries="$5" ref_repeat="$6" line
+    [ "$PREPARE_ONLY" = 1 ] && return 0
     if line="$("$TS" bench "$ts_graph" --queries "$queries" --top-k 10 --select --repeat "$TS_REPEAT")"; then
         tag "$workload" "$label" "$line" >> "$RUN_LINES"
     else
@@ -85,15 +94,16 @@ run_pair() {
     fi
 }
 
-# tag WORKLOAD LABEL JSON -> JSON with workload, label, run, repeat settings added
+# tag WORKLOAD LABEL JSON -> the JSON line with run id, toolscope commit and workload added
 tag() {
     python3 -c 'import json,sys
 d=json.loads(sys.argv[3]); d["graph"]=sys.argv[2]
-out={"run":sys.argv[4],"workload":sys.argv[1]}; out.update(d)
-print(json.dumps(out, ensure_ascii=False))' "$1" "$2" "$3" "$RUN_ID"
+out={"run":sys.argv[4],"commit":sys.argv[5],"workload":sys.argv[1]}; out.update(d)
+print(json.dumps(out, ensure_ascii=False))' "$1" "$2" "$3" "$RUN_ID" "$COMMIT"
 }
 
 plain_copy() {  # plain_copy SRC.gz DEST -> decompressed once per workload (both engines read it)
+    [ "$PREPARE_ONLY" = 1 ] && return 0
     gzip -dc "$1" > "$2"
 }
 
@@ -107,7 +117,8 @@ prepare_github() {
     mkdir -p "$d"
     (cd "$d" && npm pack --silent @octokit/openapi@23.0.2 >/dev/null && tar xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json)
     log "building the github collection artifact with the reference (~30 s)"
-    "$PY" - "$d/package/generated/api.github.com.json" "$out" "$BENCH/build-times.jsonl" <<'PY'
+    # built from inside the package with a relative path: the artifact records it as source_url
+    (cd "$d/package" && "$PY" - generated/api.github.com.json "$out" "$BENCH/build-times.jsonl") <<'PY'
 import gzip, json, os, sys, time
 from graph_tool_call.graphify import build_openapi_collection_artifact
 spec, out, log = sys.argv[1:4]
@@ -133,7 +144,7 @@ prepare_synthetic() {  # prepare_synthetic N NAME CHUNK
     local out="$BENCH/$name.collection.json.gz" q="$BENCH/$name.queries.txt"
     [ -s "$q" ] || python3 "$ROOT/scripts/gen-synthetic.py" "$n" --queries "$q"
     [ -s "$out" ] && return 0
-    log "building $name with the reference (chunk ${chunk:-none}; 10k ~2 min, 50k ~10 min)"
+    log "building $name with the reference ($([ "$chunk" = 0 ] && echo "one build" || echo "tiles of ~$chunk operations"); 10k ~2 min, 50k ~8 min)"
     local t0=$(date +%s)
     "$PY" "$ROOT/scripts/gen-synthetic.py" "$n" --artifact "$out" --chunk "$chunk"
     echo "{\"workload\":\"$name\",\"operations\":$n,\"chunk\":$chunk,\"wall_s\":$(( $(date +%s) - t0 ))}" >> "$BENCH/build-times.jsonl"
@@ -199,8 +210,11 @@ for spec in "10000 synthetic-10k 0" "50000 synthetic-50k $SYN_CHUNK_50K"; do
     rm -f "$TMP/$name.json"
 done
 
-cat "$RUN_LINES" >> "$RESULTS"
 ELAPSED=$(( $(date +%s) - START ))
+if [ "$PREPARE_ONLY" = 1 ]; then
+    log "workloads prepared in $ELAPSED s"; ls -l "$BENCH" >&2; exit 0
+fi
+cat "$RUN_LINES" >> "$RESULTS"
 
 # ---------------------------------------------------------------- table
 python3 - "$RUN_LINES" "$ELAPSED" "$RESULTS" <<'PY'

@@ -469,12 +469,11 @@ spec, outdir = sys.argv[1], sys.argv[2]
 t = time.perf_counter()
 art = build_openapi_collection_artifact(spec)
 build_s = time.perf_counter() - t
-art = json.loads(json.dumps(art, ensure_ascii=False, default=str))  # as written by the CLI
 graph, tools = art["graph"], art["tools"]
-def lines(name, items):
+def lines(name, items):  # piece by piece: one json.dumps of a 50k artifact needs > 20 GB
     with open(f"{outdir}/{name}.jsonl", "w", encoding="utf-8") as fh:
         for it in items:
-            fh.write(json.dumps(it, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(it, ensure_ascii=False, default=str) + "\n")
 lines("nodes", graph.get("nodes") or [])
 lines("edges", graph.get("edges") or [])
 lines("tools", tools.items())
@@ -483,14 +482,16 @@ head["graph"] = {k: (None if k in ("nodes", "edges") else v) for k, v in graph.i
 head["tools"] = None
 with open(f"{outdir}/head.json", "w", encoding="utf-8") as fh:
     json.dump({"head": head, "build_s": build_s, "tools": len(tools),
-               "edges": len(graph.get("edges") or [])}, fh, ensure_ascii=False)
+               "edges": len(graph.get("edges") or [])}, fh, ensure_ascii=False, default=str)
 """
 
 
 def build_tile(spec_path: str, outdir: str) -> dict:
     import subprocess
     os.makedirs(outdir, exist_ok=True)
-    subprocess.run([sys.executable, "-c", CHILD, spec_path, outdir], check=True)
+    # run next to the spec with a relative name: the artifact records it as source_url
+    subprocess.run([sys.executable, "-c", CHILD, os.path.basename(spec_path), os.path.abspath(outdir)],
+                   check=True, cwd=os.path.dirname(os.path.abspath(spec_path)))
     with open(os.path.join(outdir, "head.json"), encoding="utf-8") as fh:
         return json.load(fh)
 
@@ -603,7 +604,8 @@ def build_artifact(spec: dict, n_ops: int, out_path: str, chunk: int, seed: int)
         tiles = []
         t_all = time.perf_counter()
         for i, sub in enumerate(subs):
-            p = os.path.join(tmp, f"part{i}.openapi.json")
+            stem = f"synthetic-{n_ops}" + (f".part{i + 1}" if len(subs) > 1 else "")
+            p = os.path.join(tmp, f"{stem}.openapi.json")
             with open(p, "w", encoding="utf-8") as fh:
                 json.dump(sub, fh, ensure_ascii=False)
             ops = sum(len(v) for v in sub["paths"].values())

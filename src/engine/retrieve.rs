@@ -318,7 +318,7 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
             } else {
                 round(f64::max(0.0, c.score - learning), 6)
             };
-            let sem = semantic::evidence(graph.tool(c.tool), &qe);
+            let sem = semantic::evidence_with(engine.tool_terms(c.tool), &qe);
             Row {
                 tool: c.tool,
                 breakdown: ScoreBreakdown {
