@@ -147,13 +147,13 @@ pub fn context(
     ]);
     let surface = ck_set(&st(&surface_text));
     let penalty_surface = ck_set(&st(&join_nonempty(&[oa_sum, one_line, v.resource.clone()])));
-    let p_rows = if f.produces.is_empty() {
-        &f.api_produces
+    let p_rows: &[serde_json::Value] = if f.produces.is_empty() {
+        f.api_produces()
     } else {
         &f.produces
     };
-    let c_rows = if f.consumes.is_empty() {
-        &f.api_consumes
+    let c_rows: &[serde_json::Value] = if f.consumes.is_empty() {
+        f.api_consumes()
     } else {
         &f.consumes
     };
