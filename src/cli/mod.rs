@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod evidence;
 pub mod graph_arg;
+pub mod lab;
 pub mod query;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +35,8 @@ pub enum Command {
     Counterfactual(evidence::CounterfactualArgs),
     /// Run a read-only evidence tool (`toolscope evidence contracts` lists them)
     Evidence(evidence::EvidenceArgs),
+    /// Regression fixtures, diffs and suite evaluation
+    Lab(lab::LabArgs),
     /// Serve the evidence tools over MCP (stdio JSON-RPC)
     Mcp(evidence::McpArgs),
     /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
@@ -55,6 +58,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Counterfactual(args)) => evidence::run_counterfactual(args),
         Some(Command::Evidence(args)) => evidence::run_evidence(args),
         Some(Command::Mcp(args)) => evidence::run_mcp(args),
+        Some(Command::Lab(args)) => lab::run(args),
         None => query::run_default(cli.file.as_deref()),
     };
     ExitCode::from(code)
