@@ -162,7 +162,7 @@ pub fn record(
         ],
     );
     // BM25
-    let mut hits = st.hits.clone();
+    let mut hits = super::query::all_hits(&engine.graph, &st.plan, &st.hits);
     hits.sort_by(|a, b| {
         b.1.partial_cmp(&a.1)
             .unwrap_or(std::cmp::Ordering::Equal)
