@@ -407,7 +407,7 @@ impl Ord for Ranked {
 pub fn top_k_stable(hits: &[(ToolId, f64)], k: usize) -> Vec<(ToolId, f64)> {
     let mut best: Vec<(usize, f64)> = Vec::with_capacity(k + 1);
     for (i, h) in hits.iter().enumerate() {
-        if best.len() == k && !(h.1 > best[k - 1].1) {
+        if best.len() == k && h.1.partial_cmp(&best[k - 1].1) != Some(std::cmp::Ordering::Greater) {
             continue;
         }
         let pos = best.iter().position(|b| h.1 > b.1).unwrap_or(best.len());
