@@ -5,6 +5,7 @@ pub mod evidence;
 pub mod graph_arg;
 pub mod lab;
 pub mod query;
+pub mod select;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,6 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
     Query(query::QueryArgs),
+    /// Run the target selector over named candidates or a captured response's rows
+    Select(select::SelectArgs),
     /// Explain a reported score as a checked decomposition tree
     Explain(evidence::ExplainArgs),
     /// The event trace of one query (optionally of one tool)
@@ -53,6 +56,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Select(args)) => select::run(args),
         Some(Command::Explain(args)) => evidence::run_explain(args),
         Some(Command::Trace(args)) => evidence::run_trace(args),
         Some(Command::Counterfactual(args)) => evidence::run_counterfactual(args),
