@@ -34,8 +34,17 @@ pub struct BenchArgs {
 
 /// Peak resident set size of this process in MiB (Linux `VmHWM`), if known.
 pub fn peak_rss_mib() -> Option<f64> {
+    status_mib("VmHWM:")
+}
+
+/// Current resident set size in MiB (Linux `VmRSS`), if known.
+pub fn rss_mib() -> Option<f64> {
+    status_mib("VmRSS:")
+}
+
+fn status_mib(key: &str) -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = s.lines().find(|l| l.starts_with(key))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
 }
@@ -73,9 +82,11 @@ pub fn run(args: BenchArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let load = t0.elapsed();
+    let rss_after_load = rss_mib();
     let t1 = Instant::now();
     let engine = Engine::new(graph);
     let index = t1.elapsed();
+    let rss_after_index = rss_mib();
     let params = Params {
         top_k: args.top_k,
         ..Params::default()
@@ -128,6 +139,8 @@ pub fn run(args: BenchArgs) -> u8 {
     w.key("mean_ms")
         .f64(times.iter().sum::<f64>() / times.len().max(1) as f64);
     w.key("peak_rss_mib").opt_f64(peak_rss_mib());
+    w.key("rss_after_load_mib").opt_f64(rss_after_load);
+    w.key("rss_after_index_mib").opt_f64(rss_after_index);
     w.key("output_bytes").int(sink as i64);
     w.end_obj();
     println!("{}", w.finish());

@@ -2,8 +2,6 @@
 //! in both directions (out-edges, then in-edges, each in file order), category and domain
 //! nodes pass through with a zero parent score.
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use super::intent::{IntentLabel, confidence_factor, relation_weight};
 use super::params::Params;
 use crate::model::{EdgeId, Graph, NodeId};
@@ -117,27 +115,32 @@ pub fn expand_recorded<R: Recorder>(
     rec: &mut R,
 ) -> Expansion {
     let mut out = Expansion::default();
-    let mut pos: FxHashMap<NodeId, usize> = FxHashMap::default();
-    let mut visited: FxHashSet<NodeId> = FxHashSet::default();
+    let n = graph.nodes.len();
+    // dense per-query state: cheaper than hashing at 50k nodes
+    let mut pos: Vec<u32> = vec![u32::MAX; n];
+    let mut visited: Vec<bool> = vec![false; n];
     let mut frontier: Vec<NodeId> = Vec::new();
     for &(node, raw) in seeds {
-        if pos.contains_key(&node) {
+        if pos[node as usize] != u32::MAX {
             continue;
         }
-        pos.insert(node, out.scored.len());
+        pos[node as usize] = out.scored.len() as u32;
         out.scored.push(Scored {
             node,
             score: raw / max_seed,
             origin: Origin::Seed { raw, max_seed },
         });
-        visited.insert(node);
+        visited[node as usize] = true;
         frontier.push(node);
     }
     for d in 1..=params.depth {
         let decay = 1.0 / (0.5 * d as f64 + 1.0);
         let mut next: Vec<NodeId> = Vec::new();
         for &node in &frontier {
-            let parent = pos.get(&node).map(|&i| out.scored[i].score).unwrap_or(0.0);
+            let parent = match pos[node as usize] {
+                u32::MAX => 0.0,
+                i => out.scored[i as usize].score,
+            };
             for e in graph.out_edges(node).chain(graph.in_edges(node)) {
                 let edge = graph.edge(e);
                 let nb = if edge.source == node {
@@ -145,7 +148,7 @@ pub fn expand_recorded<R: Recorder>(
                 } else {
                     edge.source
                 };
-                if visited.contains(&nb) {
+                if visited[nb as usize] {
                     rec.edge(d, node, nb, e, EdgeOutcome::AlreadyVisited);
                     continue;
                 }
@@ -163,25 +166,27 @@ pub fn expand_recorded<R: Recorder>(
                         conf: c,
                         decay,
                     };
-                    match pos.get(&nb) {
-                        Some(&i) => {
-                            if s >= out.scored[i].score {
-                                out.scored[i].score = s;
-                                out.scored[i].origin = origin;
-                            }
-                        }
-                        None => {
-                            pos.insert(nb, out.scored.len());
+                    match pos[nb as usize] {
+                        u32::MAX => {
+                            pos[nb as usize] = out.scored.len() as u32;
                             out.scored.push(Scored {
                                 node: nb,
                                 score: s,
                                 origin,
                             });
                         }
+                        // scored nodes are visited, so this only keeps the rule explicit
+                        i => {
+                            let sc = &mut out.scored[i as usize];
+                            if s >= sc.score {
+                                sc.score = s;
+                                sc.origin = origin;
+                            }
+                        }
                     }
                     out.visited_edges += 1;
                     next.push(nb);
-                    visited.insert(nb);
+                    visited[nb as usize] = true;
                     rec.edge(
                         d,
                         node,
@@ -198,7 +203,7 @@ pub fn expand_recorded<R: Recorder>(
                 } else if n.is_pass_through() {
                     rec.edge(d, node, nb, e, EdgeOutcome::PassThrough);
                     next.push(nb);
-                    visited.insert(nb);
+                    visited[nb as usize] = true;
                     out.pass_through.push(nb);
                 } else {
                     rec.edge(d, node, nb, e, EdgeOutcome::Ignored);

@@ -20,6 +20,65 @@ pub type TermId = u32;
 pub struct Posting {
     pub doc: ToolId,
     pub tf: u32,
+    /// This term's BM25 part for this document (`term_score`), computed once.
+    pub score: f64,
+}
+
+/// Documents of one chunk of tools with chunk-local term ids.
+struct TokenChunk {
+    terms: Vec<Box<str>>,
+    docs: Vec<ChunkDoc>,
+}
+
+struct ChunkDoc {
+    dl: u32,
+    /// (local term, tf) in first-occurrence order
+    counts: Vec<(u32, u32)>,
+    name: Vec<u32>,
+}
+
+fn tokenize_chunk(tools: &[Tool], tokenizer: &dyn Tokenizer) -> TokenChunk {
+    let mut ids: FxHashMap<Box<str>, u32> = FxHashMap::default();
+    let mut terms: Vec<Box<str>> = Vec::new();
+    let intern =
+        |t: String, ids: &mut FxHashMap<Box<str>, u32>, terms: &mut Vec<Box<str>>| -> u32 {
+            if let Some(&i) = ids.get(t.as_str()) {
+                return i;
+            }
+            let i = terms.len() as u32;
+            let b: Box<str> = t.into_boxed_str();
+            ids.insert(b.clone(), i);
+            terms.push(b);
+            i
+        };
+    let mut docs = Vec::with_capacity(tools.len());
+    let mut buf = Vec::new();
+    let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
+    for tool in tools {
+        buf.clear();
+        document_tokens(tool, tokenizer, &mut buf);
+        let dl = buf.len() as u32;
+        slot.clear();
+        let mut counts: Vec<(u32, u32)> = Vec::new();
+        for t in buf.drain(..) {
+            let id = intern(t, &mut ids, &mut terms);
+            match slot.get(&id) {
+                Some(&k) => counts[k].1 += 1,
+                None => {
+                    slot.insert(id, counts.len());
+                    counts.push((id, 1));
+                }
+            }
+        }
+        let mut names = Vec::new();
+        tokenizer.tokenize_into(&tool.name, &mut names);
+        let name = names
+            .into_iter()
+            .map(|t| intern(t, &mut ids, &mut terms))
+            .collect();
+        docs.push(ChunkDoc { dl, counts, name });
+    }
+    TokenChunk { terms, docs }
 }
 
 #[derive(Debug, Default)]
@@ -46,35 +105,49 @@ impl Index {
     pub fn build(graph: &Graph, tokenizer: &dyn Tokenizer) -> Index {
         let n = graph.tools.len();
         let mut ix = Index::default();
+        // tokenise documents on every core (chunk-local term ids), then merge in tool order
+        let threads = std::thread::available_parallelism()
+            .map(|t| t.get())
+            .unwrap_or(1)
+            .clamp(1, 8);
+        let chunk = n.div_ceil(threads).max(256);
+        let chunks: Vec<TokenChunk> = if n <= 256 || threads == 1 {
+            vec![tokenize_chunk(&graph.tools, tokenizer)]
+        } else {
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = graph
+                    .tools
+                    .chunks(chunk)
+                    .map(|part| sc.spawn(move || tokenize_chunk(part, tokenizer)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("index thread"))
+                    .collect()
+            })
+        };
         let mut total: u64 = 0;
-        let mut buf = Vec::new();
-        let mut tf: FxHashMap<TermId, u32> = FxHashMap::default();
-        for (doc, tool) in graph.tools.iter().enumerate() {
-            buf.clear();
-            document_tokens(tool, tokenizer, &mut buf);
-            total += buf.len() as u64;
-            ix.dl.push(buf.len() as u32);
-            tf.clear();
-            // keep first-occurrence order so postings stay deterministic
-            let mut order: Vec<TermId> = Vec::new();
-            for t in buf.drain(..) {
-                let id = ix.intern(t);
-                let c = tf.entry(id).or_insert(0);
-                if *c == 0 {
-                    order.push(id);
+        let mut doc: ToolId = 0;
+        for c in chunks {
+            let global: Vec<TermId> = c
+                .terms
+                .into_iter()
+                .map(|t| ix.intern(t.into_string()))
+                .collect();
+            for d in c.docs {
+                total += d.dl as u64;
+                ix.dl.push(d.dl);
+                for (local, tf) in d.counts {
+                    ix.postings[global[local as usize] as usize].push(Posting {
+                        doc,
+                        tf,
+                        score: 0.0,
+                    });
                 }
-                *c += 1;
+                ix.name_tokens
+                    .push(d.name.into_iter().map(|l| global[l as usize]).collect());
+                doc += 1;
             }
-            for id in order {
-                ix.postings[id as usize].push(Posting {
-                    doc: doc as ToolId,
-                    tf: tf[&id],
-                });
-            }
-            let mut names = Vec::new();
-            tokenizer.tokenize_into(&tool.name, &mut names);
-            let ids: Vec<TermId> = names.into_iter().map(|t| ix.intern(t)).collect();
-            ix.name_tokens.push(ids);
         }
         ix.avgdl = if n > 0 { total as f64 / n as f64 } else { 0.0 };
         let nf = n as i64;
@@ -91,6 +164,13 @@ impl Index {
             .iter()
             .map(|&dl| K1 * ((1.0 - B) + (B * dl as f64) / ix.avgdl))
             .collect();
+        for (term, postings) in ix.postings.iter_mut().enumerate() {
+            let idf = ix.idf[term];
+            for p in postings.iter_mut() {
+                let tf = p.tf as f64;
+                p.score = idf * (tf * (K1 + 1.0)) / (tf + ix.len_part[p.doc as usize]);
+            }
+        }
         for w in BASE_STOPWORDS {
             ix.stopwords.insert((*w).into());
         }
@@ -293,7 +373,7 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
                 }
             }
         }
-        for row in f.produces.iter().chain(f.consumes.iter()) {
+        for row in f.produces.rows().iter().chain(f.consumes.rows().iter()) {
             let Some(o) = row.as_object() else { continue };
             let from_contract =
                 o.get("contract_source").and_then(Value::as_str) == Some("api_contract");

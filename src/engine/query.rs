@@ -209,7 +209,7 @@ pub fn bm25_candidates(
         }
         touched += postings.len();
         for p in postings {
-            scratch[p.doc as usize] += index.term_score(term, p.tf, p.doc);
+            scratch[p.doc as usize] += p.score;
         }
     }
     let m = plan.tokens.len();

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::graph::{EdgeAttrs, Graph, GraphInfo};
-use super::tool::{AiFacts, Annotations, OpenApiFacts, Param, RawJson, Tool, ToolFacts};
+use super::tool::{AiFacts, Annotations, LazyRows, OpenApiFacts, Param, RawJson, Tool, ToolFacts};
 use crate::error::InputError;
 
 /// Reads a file fully, transparently decompressing gzip.
@@ -412,10 +412,10 @@ pub fn parse_facts(text: &Arc<String>, metadata: &str) -> ToolFacts {
         _ => return ToolFacts::default(),
     };
     let has_metadata = view.nonempty;
-    let raw = |r: Option<&RawValue>| r.map(|r| RawJson::within(text, r.get()));
-    let api_contract_raw = match view.api_contract {
+    let raw = |r: Option<&RawValue>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r.get())));
+    let (api_produces, api_consumes) = match view.api_contract {
         Some(c) => (raw(c.produces), raw(c.consumes)),
-        None => (None, None),
+        None => (LazyRows::default(), LazyRows::default()),
     };
     ToolFacts {
         has_metadata,
@@ -440,10 +440,10 @@ pub fn parse_facts(text: &Arc<String>, metadata: &str) -> ToolFacts {
             path: o.path,
             path_module: o.path_module,
         }),
-        produces: view.produces,
-        consumes: view.consumes,
-        api_contract_raw,
-        api_contract_rows: Default::default(),
+        produces: raw(view.produces),
+        consumes: raw(view.consumes),
+        api_produces,
+        api_consumes,
         example_queries: view.example_queries,
     }
 }
@@ -628,8 +628,8 @@ struct MetaView<'a> {
     source_label: Option<Value>,
     ai_metadata: Option<AiView>,
     openapi: Option<OaView>,
-    produces: Vec<Value>,
-    consumes: Vec<Value>,
+    produces: Option<&'a RawValue>,
+    consumes: Option<&'a RawValue>,
     api_contract: Option<ContractView<'a>>,
     example_queries: Vec<Value>,
 }
@@ -652,8 +652,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaView<'a> {
                         "source_label" => m.source_label = Some(map.next_value()?),
                         "ai_metadata" => m.ai_metadata = map.next_value::<Lenient<AiView>>()?.0,
                         "openapi" => m.openapi = map.next_value::<Lenient<OaView>>()?.0,
-                        "produces" => m.produces = map.next_value::<LenientList>()?.0,
-                        "consumes" => m.consumes = map.next_value::<LenientList>()?.0,
+                        "produces" => m.produces = Some(map.next_value::<&'de RawValue>()?),
+                        "consumes" => m.consumes = Some(map.next_value::<&'de RawValue>()?),
                         "api_contract" => {
                             m.api_contract = map.next_value::<Lenient<ContractView>>()?.0
                         }

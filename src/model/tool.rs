@@ -91,6 +91,48 @@ pub struct OpenApiFacts {
     pub path_module: Option<Value>,
 }
 
+/// A list of contract rows kept as raw JSON and parsed when asked (these lists are most of
+/// an artifact's metadata; each engine stage that needs them caches what it derives).
+#[derive(Clone, Debug, Default)]
+pub struct LazyRows {
+    raw: Option<RawJson>,
+    nonempty: bool,
+}
+
+impl LazyRows {
+    pub fn from_raw(raw: Option<RawJson>) -> Self {
+        let nonempty = raw.as_ref().is_some_and(|r| {
+            let t = r.get().trim_start();
+            t.starts_with('[') && !t[1..].trim_start().starts_with(']')
+        });
+        LazyRows { raw, nonempty }
+    }
+
+    pub fn from_values(v: Vec<Value>) -> Self {
+        let text = serde_json::to_string(&v).unwrap_or_else(|_| "[]".into());
+        LazyRows::from_raw(Some(RawJson::owned(text)))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.nonempty
+    }
+
+    /// The rows (an empty list when the value is not a list).
+    pub fn rows(&self) -> Vec<Value> {
+        if !self.nonempty {
+            return Vec::new();
+        }
+        match self.raw.as_ref().map(RawJson::parse) {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn raw(&self) -> Option<&RawJson> {
+        self.raw.as_ref()
+    }
+}
+
 /// Everything the engine reads from a tool's `metadata`.
 #[derive(Clone, Debug, Default)]
 pub struct ToolFacts {
@@ -101,12 +143,12 @@ pub struct ToolFacts {
     pub source_label: Option<Value>,
     pub ai: Option<AiFacts>,
     pub openapi: Option<OpenApiFacts>,
-    pub produces: Vec<Value>,
-    pub consumes: Vec<Value>,
-    /// `api_contract.produces` / `.consumes` as raw JSON: parsed only when needed (they can be
-    /// most of an artifact's metadata).
-    pub api_contract_raw: (Option<RawJson>, Option<RawJson>),
-    pub api_contract_rows: std::sync::OnceLock<(Vec<Value>, Vec<Value>)>,
+    /// `metadata.produces` / `.consumes` (promoted contract rows).
+    pub produces: LazyRows,
+    pub consumes: LazyRows,
+    /// `metadata.api_contract.produces` / `.consumes`.
+    pub api_produces: LazyRows,
+    pub api_consumes: LazyRows,
     pub example_queries: Vec<Value>,
 }
 
@@ -121,39 +163,36 @@ impl ToolFacts {
         self.path.as_ref().and_then(Value::as_str)
     }
 
-    fn api_rows(&self) -> &(Vec<Value>, Vec<Value>) {
-        self.api_contract_rows.get_or_init(|| {
-            let parse = |r: &Option<RawJson>| match r.as_ref().map(RawJson::parse) {
-                Some(Value::Array(items)) => items,
-                _ => Vec::new(),
-            };
-            (
-                parse(&self.api_contract_raw.0),
-                parse(&self.api_contract_raw.1),
-            )
-        })
-    }
-
-    /// `metadata.api_contract.produces` rows.
-    pub fn api_produces(&self) -> &[Value] {
-        &self.api_rows().0
-    }
-
-    /// `metadata.api_contract.consumes` rows.
-    pub fn api_consumes(&self) -> &[Value] {
-        &self.api_rows().1
-    }
-
     /// Contract rows as the evidence scorers read them: promoted rows when any exist,
     /// otherwise the raw `api_contract` rows.
-    pub fn contract_rows(&self) -> impl Iterator<Item = &Value> {
+    pub fn contract_rows(&self) -> Vec<Value> {
         let promoted = !self.produces.is_empty() || !self.consumes.is_empty();
         let (p, c) = if promoted {
-            (self.produces.as_slice(), self.consumes.as_slice())
+            (&self.produces, &self.consumes)
         } else {
-            (self.api_produces(), self.api_consumes())
+            (&self.api_produces, &self.api_consumes)
         };
-        p.iter().chain(c.iter())
+        let mut rows = p.rows();
+        rows.extend(c.rows());
+        rows
+    }
+
+    /// Produces rows, per direction: promoted rows, else the `api_contract` ones.
+    pub fn produces_or_api(&self) -> Vec<Value> {
+        if self.produces.is_empty() {
+            self.api_produces.rows()
+        } else {
+            self.produces.rows()
+        }
+    }
+
+    /// Consumes rows, per direction: promoted rows, else the `api_contract` ones.
+    pub fn consumes_or_api(&self) -> Vec<Value> {
+        if self.consumes.is_empty() {
+            self.api_consumes.rows()
+        } else {
+            self.consumes.rows()
+        }
     }
 }
 

@@ -193,7 +193,7 @@ impl BaseFacts {
             };
             (s.to_string(), true)
         };
-        let contract = contract_terms(tool.facts.contract_rows());
+        let contract = contract_terms(tool.facts.contract_rows().iter());
         BaseFacts {
             view: v,
             surface,

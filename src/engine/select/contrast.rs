@@ -115,16 +115,8 @@ pub fn context(
     ]);
     let surface = ck_set(&st(&surface_text));
     let penalty_surface = ck_set(&st(&join_nonempty(&[oa_sum, one_line, v.resource.clone()])));
-    let p_rows: &[serde_json::Value] = if f.produces.is_empty() {
-        f.api_produces()
-    } else {
-        &f.produces
-    };
-    let c_rows: &[serde_json::Value] = if f.consumes.is_empty() {
-        f.api_consumes()
-    } else {
-        &f.consumes
-    };
+    let p_rows = f.produces_or_api();
+    let c_rows = f.consumes_or_api();
     let consumes = contract_dir(c_rows.iter());
     let produces = contract_dir(p_rows.iter());
     let scope = if action != "search" && declared != "list" {
