@@ -12,3 +12,4 @@ pub mod jsonout;
 pub mod model;
 pub mod output;
 pub mod sanitize;
+pub mod tui;

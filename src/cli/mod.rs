@@ -1,8 +1,10 @@
 //! Command-line interface: argument definitions and dispatch. One file per subcommand.
 
 pub mod bench;
+pub mod doctor;
 pub mod graph_arg;
 pub mod query;
+pub mod tui;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -17,14 +19,20 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Artifact to open (default: the embedded demo graph)
+    /// Artifact to open in the explorer (default: the embedded demo graph)
     pub file: Option<String>,
+    #[command(flatten)]
+    pub ui: tui::UiArgs,
+    #[command(flatten)]
+    pub explore: tui::ExploreArgs,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
     Query(query::QueryArgs),
+    /// Print the terminal capabilities the explorer decides (colour, glyphs, mouse, clipboard)
+    Doctor(doctor::DoctorArgs),
     /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
     #[command(hide = true)]
     Bench(bench::BenchArgs),
@@ -39,7 +47,8 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Bench(args)) => bench::run(args),
-        None => query::run_default(cli.file.as_deref()),
+        Some(Command::Doctor(_)) => doctor::run(&cli.ui),
+        None => tui::run(cli.file.as_deref(), &cli.ui, &cli.explore),
     };
     ExitCode::from(code)
 }
