@@ -78,6 +78,8 @@ pub struct PaneState {
     pub scroll: usize,
     /// Index of the selected item, for panes with items (graph neighbours, selector rows).
     pub cursor: usize,
+    /// The cursor as of the last render (a moved cursor scrolls its whole item into view).
+    pub seen_cursor: usize,
 }
 
 /// A single-line text input with a cursor (in characters).
@@ -768,7 +770,9 @@ impl App {
     /// Stores what the last render measured (scroll offsets are clamped there).
     pub fn note_layout(&mut self, info: LayoutInfo) {
         let d = self.drill;
-        self.pane_mut(d).scroll = info.drill_scroll;
+        let p = self.pane_mut(d);
+        p.scroll = info.drill_scroll;
+        p.seen_cursor = p.cursor;
         if let Overlay::Help(h) = &mut self.overlay {
             h.scroll = h
                 .scroll
@@ -881,6 +885,7 @@ impl App {
                 *self.pane_mut(PaneId::Graph) = PaneState {
                     scroll: 0,
                     cursor: pos.unwrap_or(0),
+                    seen_cursor: usize::MAX,
                 };
                 Vec::new()
             }

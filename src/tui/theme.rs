@@ -309,6 +309,9 @@ impl Theme {
             let mut st = Style::default();
             if level == ColorLevel::Mono {
                 st = st.add_modifier(sp.mono);
+            } else if role == Role::Selection && level == ColorLevel::Ansi16 {
+                // a 16-colour background would collide with the palette's own greys
+                st = st.add_modifier(R | B);
             } else {
                 if let Some(fg) = sp.fg.and_then(|t| resolve(t, level)) {
                     st = st.fg(fg);

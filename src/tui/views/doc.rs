@@ -111,14 +111,16 @@ pub fn render(
     let max_scroll = total.saturating_sub(h);
     let mut scroll = state.scroll.min(max_scroll);
     if let Some(cr) = cursor_row {
-        // the item and the text that belongs to it (up to the next item) stay in view
         let end = cursor_end.unwrap_or(total).min(cr + h).max(cr + 1);
-        if state.cursor == 0 && end <= h {
-            scroll = 0;
-        } else if cr < scroll {
+        if cr < scroll {
             scroll = cr;
-        } else if end > scroll + h {
-            scroll = (end - h).min(cr);
+        } else if state.cursor != state.seen_cursor {
+            // the cursor moved: bring its item and the text that belongs to it into view
+            if end > scroll + h {
+                scroll = (end - h).min(cr);
+            }
+        } else if cr >= scroll + h {
+            scroll = cr + 1 - h;
         }
     }
     let scroll = scroll.min(max_scroll);

@@ -133,8 +133,10 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
                         Style::default()
                     },
                 ),
-                Span::styled(format!("  :{}", c.name), st(app, Role::Muted)),
             ];
+            if w >= 100 {
+                sp.push(Span::styled(format!("  :{}", c.name), st(app, Role::Muted)));
+            }
             if !wh.is_empty() {
                 sp.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
             }
