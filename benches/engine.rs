@@ -33,6 +33,20 @@ fn benches(c: &mut Criterion) {
             }
         })
     });
+    c.bench_function("retrieval only, plain path (20 demo queries)", |b| {
+        b.iter(|| {
+            for q in &queries {
+                black_box(engine.retrieve(q, &params));
+            }
+        })
+    });
+    c.bench_function("retrieval with trace recording (20 demo queries)", |b| {
+        b.iter(|| {
+            for q in &queries {
+                black_box(toolscope::engine::trace::record(&engine, q, &params, None));
+            }
+        })
+    });
     let retrievals: Vec<_> = queries
         .iter()
         .map(|q| engine.retrieve(q, &params))

@@ -152,7 +152,7 @@ fn synthetic(n: usize) -> PathBuf {
     // keep only nodes of tools that exist (the last copy may be partial)
     out_nodes.retain(|nd| {
         let id = nd["id"].as_str().unwrap();
-        out_tools.contains_key(id) || !nd["node_type"].as_str().is_some_and(|t| t == "tool")
+        out_tools.contains_key(id) || nd["node_type"].as_str().is_none_or(|t| t != "tool")
     });
     let ids: std::collections::HashSet<String> = out_nodes
         .iter()

@@ -27,6 +27,9 @@ pub struct BenchArgs {
     /// Run the query set this many times (after the first query)
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
+    /// Print the slowest queries to stderr
+    #[arg(long)]
+    pub slowest: Option<usize>,
 }
 
 /// Peak resident set size of this process in MiB (Linux `VmHWM`), if known.
@@ -93,11 +96,20 @@ pub fn run(args: BenchArgs) -> u8 {
     }
     let first = t2.elapsed();
     let mut times = Vec::with_capacity(queries.len() * args.repeat);
+    let mut per_query: Vec<(f64, &str)> = Vec::new();
     for _ in 0..args.repeat.max(1) {
         for q in &queries {
             let t = Instant::now();
             run_one(q);
-            times.push(ms(t.elapsed()));
+            let d = ms(t.elapsed());
+            times.push(d);
+            per_query.push((d, q));
+        }
+    }
+    if let Some(n) = args.slowest {
+        per_query.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
+        for (d, q) in per_query.iter().take(n) {
+            eprintln!("{d:9.3} ms  {q}");
         }
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());

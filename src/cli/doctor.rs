@@ -7,9 +7,14 @@ use super::tui::UiArgs;
 use crate::tui::caps::{Caps, EnvProbe};
 
 #[derive(Args, Debug)]
-pub struct DoctorArgs {}
+pub struct DoctorArgs {
+    /// The explorer's flags: doctor prints what they decide
+    #[command(flatten)]
+    pub ui: UiArgs,
+}
 
-pub fn run(ui: &UiArgs) -> u8 {
+pub fn run(args: &DoctorArgs) -> u8 {
+    let ui = &args.ui;
     let env = EnvProbe::from_process();
     let caps = Caps::detect(&env, &ui.options());
     let report = caps.report(&env, crate::tui::terminal_size());

@@ -2,7 +2,9 @@
 
 pub mod bench;
 pub mod doctor;
+pub mod evidence;
 pub mod graph_arg;
+pub mod lab;
 pub mod query;
 pub mod tui;
 
@@ -33,6 +35,18 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Print the terminal capabilities the explorer decides (colour, glyphs, mouse, clipboard)
     Doctor(doctor::DoctorArgs),
+    /// Explain a reported score as a checked decomposition tree
+    Explain(evidence::ExplainArgs),
+    /// The event trace of one query (optionally of one tool)
+    Trace(evidence::TraceArgs),
+    /// Change exactly one knob and see what moves (one query, or a suite with --cases)
+    Counterfactual(evidence::CounterfactualArgs),
+    /// Run a read-only evidence tool (`toolscope evidence contracts` lists them)
+    Evidence(evidence::EvidenceArgs),
+    /// Regression fixtures, diffs and suite evaluation
+    Lab(lab::LabArgs),
+    /// Serve the evidence tools over MCP (stdio JSON-RPC)
+    Mcp(evidence::McpArgs),
     /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
     #[command(hide = true)]
     Bench(bench::BenchArgs),
@@ -47,7 +61,13 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Bench(args)) => bench::run(args),
-        Some(Command::Doctor(_)) => doctor::run(&cli.ui),
+        Some(Command::Explain(args)) => evidence::run_explain(args),
+        Some(Command::Trace(args)) => evidence::run_trace(args),
+        Some(Command::Counterfactual(args)) => evidence::run_counterfactual(args),
+        Some(Command::Evidence(args)) => evidence::run_evidence(args),
+        Some(Command::Mcp(args)) => evidence::run_mcp(args),
+        Some(Command::Lab(args)) => lab::run(args),
+        Some(Command::Doctor(args)) => doctor::run(&args),
         None => tui::run(cli.file.as_deref(), &cli.ui, &cli.explore),
     };
     ExitCode::from(code)

@@ -31,16 +31,16 @@ pub enum ThemeArg {
 #[command(next_help_heading = "Explorer")]
 pub struct UiArgs {
     /// ASCII borders and bars (for fragile fonts and screen readers)
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub ascii: bool,
     /// Capture the mouse: wheel scrolls, click selects (off by default)
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub mouse: bool,
     /// Colour: auto follows NO_COLOR, COLORTERM, TERM and tmux
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, global = true)]
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
     /// Theme
-    #[arg(long, value_enum, default_value_t = ThemeArg::Dark, global = true)]
+    #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
     pub theme: ThemeArg,
 }
 

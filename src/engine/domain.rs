@@ -452,6 +452,11 @@ impl DomainQuery {
         self.any_multiplier
     }
 
+    /// The route-planning multiplier may apply.
+    pub fn route_active(&self) -> bool {
+        self.route
+    }
+
     /// The A.2 phrase multipliers (a running product in table order), with the rules that fired.
     pub fn phrase_multiplier(
         &self,

@@ -65,6 +65,37 @@ pub fn conf_for(params: &Params, label: Option<&str>) -> f64 {
     confidence_factor(label)
 }
 
+/// What the BFS did with one edge, for traces.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EdgeOutcome {
+    /// The neighbour was scored: `((parent * weight) * conf) * decay`.
+    Scored {
+        score: f64,
+        parent: f64,
+        weight: f64,
+        conf: f64,
+        decay: f64,
+    },
+    /// The neighbour was already visited (first visit wins).
+    AlreadyVisited,
+    /// A category/domain node entered as a pass-through.
+    PassThrough,
+    /// A node without `node_type`: not traversed.
+    Ignored,
+}
+
+/// Receives the BFS's edge steps. The plain path uses [`NoRecord`], which compiles away.
+pub trait Recorder {
+    fn edge(&mut self, depth: usize, from: NodeId, to: NodeId, edge: EdgeId, outcome: EdgeOutcome);
+}
+
+pub struct NoRecord;
+
+impl Recorder for NoRecord {
+    #[inline(always)]
+    fn edge(&mut self, _: usize, _: NodeId, _: NodeId, _: EdgeId, _: EdgeOutcome) {}
+}
+
 /// Runs the BFS. `seeds` are `(node, raw score)` in seed order; `max_seed` normalises them.
 pub fn expand(
     graph: &Graph,
@@ -72,6 +103,18 @@ pub fn expand(
     max_seed: f64,
     label: IntentLabel,
     params: &Params,
+) -> Expansion {
+    expand_recorded(graph, seeds, max_seed, label, params, &mut NoRecord)
+}
+
+/// [`expand`] with every edge step reported to a recorder.
+pub fn expand_recorded<R: Recorder>(
+    graph: &Graph,
+    seeds: &[(NodeId, f64)],
+    max_seed: f64,
+    label: IntentLabel,
+    params: &Params,
+    rec: &mut R,
 ) -> Expansion {
     let mut out = Expansion::default();
     let mut pos: FxHashMap<NodeId, usize> = FxHashMap::default();
@@ -103,6 +146,7 @@ pub fn expand(
                     edge.source
                 };
                 if visited.contains(&nb) {
+                    rec.edge(d, node, nb, e, EdgeOutcome::AlreadyVisited);
                     continue;
                 }
                 let n = graph.node(nb);
@@ -138,10 +182,26 @@ pub fn expand(
                     out.visited_edges += 1;
                     next.push(nb);
                     visited.insert(nb);
+                    rec.edge(
+                        d,
+                        node,
+                        nb,
+                        e,
+                        EdgeOutcome::Scored {
+                            score: s,
+                            parent,
+                            weight: w,
+                            conf: c,
+                            decay,
+                        },
+                    );
                 } else if n.is_pass_through() {
+                    rec.edge(d, node, nb, e, EdgeOutcome::PassThrough);
                     next.push(nb);
                     visited.insert(nb);
                     out.pass_through.push(nb);
+                } else {
+                    rec.edge(d, node, nb, e, EdgeOutcome::Ignored);
                 }
             }
         }

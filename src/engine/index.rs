@@ -37,6 +37,9 @@ pub struct Index {
     /// Term ids of each tool's name tokens, for the long-name penalty and the order boost.
     pub name_tokens: Vec<Vec<TermId>>,
     stopwords: FxHashSet<Box<str>>,
+    /// Accent-stripped lower-cased (name, description) per tool for the substring fallback,
+    /// built on the first query that needs it.
+    fallback: std::sync::OnceLock<Vec<(Box<str>, Box<str>)>>,
 }
 
 impl Index {
@@ -140,6 +143,22 @@ impl Index {
 
     pub fn len_part(&self, doc: ToolId) -> f64 {
         self.len_part[doc as usize]
+    }
+
+    /// Per tool: accent-stripped lower-cased name and description (spec §3.6).
+    pub fn fallback_texts(&self, graph: &Graph) -> &[(Box<str>, Box<str>)] {
+        self.fallback.get_or_init(|| {
+            graph
+                .tools
+                .iter()
+                .map(|t| {
+                    (
+                        super::query::strip_marks_lower(&t.name).into_boxed_str(),
+                        super::query::strip_marks_lower(&t.description).into_boxed_str(),
+                    )
+                })
+                .collect()
+        })
     }
 
     pub fn is_stopword(&self, t: &str) -> bool {

@@ -5,6 +5,7 @@
 
 pub mod domain;
 pub mod expand;
+pub mod explain;
 pub mod index;
 pub mod intent;
 pub mod korean;
@@ -18,6 +19,7 @@ pub mod select;
 pub mod semantic;
 pub mod subgraph;
 pub mod tokenize;
+pub mod trace;
 
 use crate::model::Graph;
 
@@ -33,17 +35,41 @@ pub struct Engine {
     pub graph: Graph,
     pub index: index::Index,
     pub tokenizer: Box<dyn tokenize::Tokenizer>,
+    /// Tool-side evidence terms, computed on first use.
+    tool_terms: Vec<std::sync::OnceLock<semantic::ToolTerms>>,
+    /// Tool-side selector facts, computed on first use.
+    selector_facts: Vec<std::sync::OnceLock<select::SelectorFacts>>,
 }
 
 impl Engine {
     pub fn new(graph: Graph) -> Engine {
         let tokenizer: Box<dyn tokenize::Tokenizer> = Box::new(tokenize::BuiltinTokenizer);
         let index = index::Index::build(&graph, tokenizer.as_ref());
+        let tool_terms = (0..graph.tools.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
+        let selector_facts = (0..graph.tools.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         Engine {
             graph,
             index,
             tokenizer,
+            tool_terms,
+            selector_facts,
         }
+    }
+
+    /// The cached query-independent selector facts of a tool.
+    pub fn selector_facts(&self, tool: crate::model::ToolId, name: &str) -> &select::SelectorFacts {
+        self.selector_facts[tool as usize]
+            .get_or_init(|| select::SelectorFacts::new(&self.graph, tool, name))
+    }
+
+    /// The cached tool side of `semantic_evidence`.
+    pub fn tool_terms(&self, tool: crate::model::ToolId) -> &semantic::ToolTerms {
+        self.tool_terms[tool as usize]
+            .get_or_init(|| semantic::ToolTerms::new(self.graph.tool(tool)))
     }
 
     pub fn retrieve(&self, query: &str, params: &Params) -> Retrieval {

@@ -184,9 +184,10 @@ pub struct Bm25Parts {
     pub korean: f64,
 }
 
-/// Raw BM25 hits in tool order: `(tool, score)` for every tool with a positive sum.
-pub fn bm25_hits(
-    graph: &Graph,
+/// BM25 candidates in tool order: `(tool, partial score)` for every tool with a positive
+/// sum, where the partial score already includes the long-name penalty and the order boost
+/// but not the phrase multipliers (see [`full_score`]).
+pub fn bm25_candidates(
     index: &Index,
     plan: &QueryPlan,
     scratch: &mut Vec<f64>,
@@ -196,29 +197,136 @@ pub fn bm25_hits(
         scratch.clear();
         scratch.resize(n, 0.0);
     }
-    let mut touched: Vec<ToolId> = Vec::new();
+    let mut touched = 0usize;
+    let mut lo = usize::MAX;
+    let mut hi = 0usize;
     for tok in &plan.tokens {
         let Some(term) = tok.term else { continue };
-        for p in index.postings(term) {
-            let d = p.doc as usize;
-            if scratch[d] == 0.0 {
-                touched.push(p.doc);
-            }
-            scratch[d] += index.term_score(term, p.tf, p.doc);
+        let postings = index.postings(term);
+        if let (Some(f), Some(l)) = (postings.first(), postings.last()) {
+            lo = lo.min(f.doc as usize);
+            hi = hi.max(l.doc as usize + 1);
+        }
+        touched += postings.len();
+        for p in postings {
+            scratch[p.doc as usize] += index.term_score(term, p.tf, p.doc);
         }
     }
-    touched.sort_unstable();
-    touched.dedup();
     let m = plan.tokens.len();
-    let mut out = Vec::with_capacity(touched.len());
-    for doc in touched {
-        let s = scratch[doc as usize];
-        scratch[doc as usize] = 0.0;
-        if s > 0.0 {
-            out.push((doc, finish_score(graph, index, plan, doc, s, m, None)));
+    let mut out = Vec::with_capacity(touched.min(n));
+    if lo < hi {
+        // tool order; resets the scratch as it goes
+        for (d, slot) in scratch[lo..hi].iter_mut().enumerate() {
+            let s = *slot;
+            if s != 0.0 {
+                *slot = 0.0;
+                if s > 0.0 {
+                    let doc = (lo + d) as ToolId;
+                    out.push((doc, partial_score(index, plan, doc, s, m)));
+                }
+            }
         }
     }
     out
+}
+
+/// `sum` with the long-name penalty and the order boost applied (in the reference's order).
+fn partial_score(index: &Index, plan: &QueryPlan, doc: ToolId, sum: f64, m: usize) -> f64 {
+    let mut s = sum;
+    let name = &index.name_tokens[doc as usize];
+    let l = name.len();
+    if l > 6 {
+        s *= 1.0 / (1.0 + 0.15 * (l - 6) as f64);
+    }
+    let mut ptr = 0usize;
+    for &t in name {
+        if ptr < m && plan.tokens[ptr].term == Some(t) {
+            ptr += 1;
+        }
+    }
+    s * (1.0 + (ptr as f64 / m as f64) * 0.5)
+}
+
+/// The phrase multiplier `M` of one document (1.0 when no rule applies).
+pub fn phrase_multiplier(graph: &Graph, plan: &QueryPlan, doc: ToolId) -> f64 {
+    let tool = graph.tool(doc);
+    let phrase = if plan.domain.any_multiplier() {
+        plan.domain.phrase_multiplier(tool, None)
+    } else {
+        1.0
+    };
+    let route = plan.domain.route_multiplier(tool);
+    let korean = if plan.korean.active() {
+        plan.korean.multiplier(&tool.name, &tool.description)
+    } else {
+        1.0
+    };
+    ((1.0 * phrase) * route) * korean
+}
+
+/// The final BM25 score of a candidate from its partial score.
+pub fn full_score(graph: &Graph, plan: &QueryPlan, doc: ToolId, partial: f64) -> f64 {
+    partial * phrase_multiplier(graph, plan, doc)
+}
+
+/// An upper bound of the phrase multiplier over all documents, or `None` when unbounded
+/// rules are active (then every candidate is scored).
+fn multiplier_bound(plan: &QueryPlan) -> Option<f64> {
+    if plan.domain.any_multiplier() {
+        return None;
+    }
+    let route = if plan.domain.route_active() { 3.0 } else { 1.0 };
+    let korean = if plan.korean.active() { 2.0 } else { 1.0 };
+    Some(route * korean)
+}
+
+/// Every candidate with its final score, in tool order (for traces).
+pub fn all_hits(graph: &Graph, plan: &QueryPlan, cands: &[(ToolId, f64)]) -> Vec<(ToolId, f64)> {
+    cands
+        .iter()
+        .map(|&(d, p)| (d, full_score(graph, plan, d, p)))
+        .collect()
+}
+
+/// The five best candidates by final score (ties in tool order) — what the reference's
+/// stable sort yields — scoring only candidates that could still enter the top five.
+pub fn top_seeds_pruned(
+    graph: &Graph,
+    plan: &QueryPlan,
+    cands: &[(ToolId, f64)],
+) -> Vec<(ToolId, f64)> {
+    let Some(bound) = multiplier_bound(plan) else {
+        return top_seeds(&all_hits(graph, plan, cands));
+    };
+    if bound == 1.0 {
+        return top_seeds(cands);
+    }
+    // candidates by partial score, best first (ties in tool order), popped lazily
+    let mut heap: std::collections::BinaryHeap<Ranked> = cands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Ranked(c.1, i))
+        .collect();
+    let order = std::iter::from_fn(move || heap.pop().map(|r| r.1));
+    // conservative: a candidate whose partial score times the bound (plus rounding slack)
+    // is below the fifth best final score cannot be among the seeds
+    let slack = bound * (1.0 + 1e-9);
+    let mut best: Vec<(ToolId, f64)> = Vec::new();
+    for i in order {
+        let (doc, partial) = cands[i];
+        if best.len() == 5 && partial * slack < best[4].1 {
+            break;
+        }
+        let f = full_score(graph, plan, doc, partial);
+        best.push((doc, f));
+        best.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.0.cmp(&b.0))
+        });
+        best.truncate(5);
+    }
+    best
 }
 
 /// Applies the long-name penalty, the order boost and the phrase multipliers to a sum.
@@ -274,7 +382,45 @@ pub fn finish_score(
 }
 
 /// The first five hits by score, ties in tool order.
+/// Max-heap entry: higher score first, then lower index.
+#[derive(PartialEq)]
+struct Ranked(f64, usize);
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0
+            .partial_cmp(&other.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(other.1.cmp(&self.1))
+    }
+}
+
+/// The first `k` entries by score descending, ties in input order (a stable sort's prefix).
+pub fn top_k_stable(hits: &[(ToolId, f64)], k: usize) -> Vec<(ToolId, f64)> {
+    let mut best: Vec<(usize, f64)> = Vec::with_capacity(k + 1);
+    for (i, h) in hits.iter().enumerate() {
+        if best.len() == k && !(h.1 > best[k - 1].1) {
+            continue;
+        }
+        let pos = best.iter().position(|b| h.1 > b.1).unwrap_or(best.len());
+        best.insert(pos, (i, h.1));
+        best.truncate(k);
+    }
+    best.into_iter().map(|(i, _)| hits[i]).collect()
+}
+
 pub fn top_seeds(hits: &[(ToolId, f64)]) -> Vec<(ToolId, f64)> {
+    if hits.len() > 64 {
+        return top_k_stable(hits, 5);
+    }
     let mut idx: Vec<usize> = (0..hits.len()).collect();
     idx.sort_by(|&a, &b| {
         hits[b]
@@ -286,7 +432,10 @@ pub fn top_seeds(hits: &[(ToolId, f64)]) -> Vec<(ToolId, f64)> {
     idx.into_iter().take(5).map(|i| hits[i]).collect()
 }
 
-fn strip_marks_lower(s: &str) -> String {
+pub fn strip_marks_lower(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
     let d: String = s
         .nfkd()
         .filter(|&c| canonical_combining_class(c) == 0)
@@ -302,7 +451,7 @@ fn is_fallback_separator(c: char) -> bool {
 }
 
 /// Substring fallback (spec §3.6) when BM25 found nothing: `(tool, score)` for the top five.
-pub fn fallback_seeds(graph: &Graph, query: &str) -> Vec<(ToolId, f64)> {
+pub fn fallback_seeds(graph: &Graph, index: &Index, query: &str) -> Vec<(ToolId, f64)> {
     let q = strip_marks_lower(query);
     let terms: Vec<&str> = q
         .split(is_fallback_separator)
@@ -312,9 +461,7 @@ pub fn fallback_seeds(graph: &Graph, query: &str) -> Vec<(ToolId, f64)> {
         return Vec::new();
     }
     let mut hits = Vec::new();
-    for (i, tool) in graph.tools.iter().enumerate() {
-        let name = strip_marks_lower(&tool.name);
-        let desc = strip_marks_lower(&tool.description);
+    for (i, (name, desc)) in index.fallback_texts(graph).iter().enumerate() {
         let n = terms.iter().filter(|t| name.contains(**t)).count();
         let d = terms.iter().filter(|t| desc.contains(**t)).count();
         let score = n as f64 + 0.5 * d as f64;

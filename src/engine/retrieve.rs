@@ -137,7 +137,9 @@ impl Retrieval {
 
 /// Intermediate state shared by retrieval and its explanations.
 pub struct Stages {
+    pub query: String,
     pub plan: QueryPlan,
+    /// BM25 candidates with partial scores (no phrase multipliers yet), tool order.
     pub hits: Vec<(ToolId, f64)>,
     pub seeds: Vec<(ToolId, f64)>,
     pub used_fallback: bool,
@@ -148,17 +150,27 @@ pub struct Stages {
 }
 
 pub fn seed_stages(engine: &Engine, query: &str, params: &Params) -> Option<Stages> {
+    seed_stages_recorded(engine, query, params, &mut expand::NoRecord)
+}
+
+/// [`seed_stages`] with the BFS's edge steps reported to a recorder.
+pub fn seed_stages_recorded<R: expand::Recorder>(
+    engine: &Engine,
+    query: &str,
+    params: &Params,
+    rec: &mut R,
+) -> Option<Stages> {
     let graph = &engine.graph;
     if query.is_empty() || graph.tools.is_empty() {
         return None;
     }
     let plan = QueryPlan::new(query, &engine.index, engine.tokenizer.as_ref());
     let mut scratch = Vec::new();
-    let hits = query::bm25_hits(graph, &engine.index, &plan, &mut scratch);
+    let hits = query::bm25_candidates(&engine.index, &plan, &mut scratch);
     let (seeds, used_fallback) = if hits.is_empty() {
-        (query::fallback_seeds(graph, query), true)
+        (query::fallback_seeds(graph, &engine.index, query), true)
     } else {
-        (query::top_seeds(&hits), false)
+        (query::top_seeds_pruned(graph, &plan, &hits), false)
     };
     if seeds.is_empty() {
         return None;
@@ -173,8 +185,9 @@ pub fn seed_stages(engine: &Engine, query: &str, params: &Params) -> Option<Stag
         .iter()
         .filter_map(|&(t, s)| graph.node_of_tool(t).map(|n| (n, s)))
         .collect();
-    let expansion = expand::expand(graph, &seed_nodes, max_seed, label, params);
+    let expansion = expand::expand_recorded(graph, &seed_nodes, max_seed, label, params, rec);
     Some(Stages {
+        query: query.to_string(),
         plan,
         hits,
         seeds,
@@ -273,14 +286,20 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
             }),
         }
     }
-    let mut order: Vec<usize> = (0..cands.len()).collect();
-    order.sort_by(|&a, &b| {
-        cands[b]
+    // a stable sort's first top_k: select, then sort the selection (total order: score, index)
+    let cmp = |a: &usize, b: &usize| {
+        cands[*b]
             .score
-            .partial_cmp(&cands[a].score)
+            .partial_cmp(&cands[*a].score)
             .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.cmp(&b))
-    });
+            .then(a.cmp(b))
+    };
+    let mut order: Vec<usize> = (0..cands.len()).collect();
+    if params.top_k > 0 && params.top_k < order.len() {
+        order.select_nth_unstable_by(params.top_k - 1, cmp);
+        order.truncate(params.top_k);
+    }
+    order.sort_by(cmp);
     order.truncate(params.top_k);
 
     let ranked: Vec<(ToolId, f64)> = order
@@ -306,7 +325,7 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
             } else {
                 round(f64::max(0.0, c.score - learning), 6)
             };
-            let sem = semantic::evidence(graph.tool(c.tool), &qe);
+            let sem = semantic::evidence_with(engine.tool_terms(c.tool), &qe);
             Row {
                 tool: c.tool,
                 breakdown: ScoreBreakdown {

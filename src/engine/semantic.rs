@@ -269,53 +269,105 @@ pub fn contract_terms(tool: &Tool) -> TermSet {
     out
 }
 
-pub fn evidence(tool: &Tool, q: &QueryEvidence) -> SemanticEvidence {
-    let f = &tool.facts;
-    let empty_ai = Default::default();
-    let ai = f.ai.as_ref().unwrap_or(&empty_ai);
-    let empty_oa = Default::default();
-    let oa = f.openapi.as_ref().unwrap_or(&empty_oa);
-    let canonical_action = facet(&ai.canonical_action);
-    let primary_resource = facet(&ai.primary_resource);
-    let result_shape = facet(&ai.result_shape);
-    let path_module = facet(&oa.path_module);
+/// The tool side of the evidence: computed once per tool and cached by the engine.
+#[derive(Debug, Clone, Default)]
+pub struct ToolTerms {
+    pub canonical_action: String,
+    pub primary_resource: String,
+    pub result_shape: String,
+    pub path_module: String,
+    pub action_terms: TermSet,
+    pub resource_terms: TermSet,
+    pub module_terms: TermSet,
+    pub shape_terms: TermSet,
+    pub contract: TermSet,
+    pub summary_terms: TermSet,
+    /// Primary-summary terms minus generic ones.
+    pub primary: TermSet,
+}
 
-    let mut action_terms = terms(&canonical_action);
-    action_terms.extend(
-        family_terms(ACTION_TERMS, &canonical_action)
+impl ToolTerms {
+    pub fn new(tool: &Tool) -> ToolTerms {
+        let f = &tool.facts;
+        let empty_ai = Default::default();
+        let ai = f.ai.as_ref().unwrap_or(&empty_ai);
+        let empty_oa = Default::default();
+        let oa = f.openapi.as_ref().unwrap_or(&empty_oa);
+        let canonical_action = facet(&ai.canonical_action);
+        let primary_resource = facet(&ai.primary_resource);
+        let result_shape = facet(&ai.result_shape);
+        let path_module = facet(&oa.path_module);
+        let mut action_terms = terms(&canonical_action);
+        action_terms.extend(
+            family_terms(ACTION_TERMS, &canonical_action)
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        let resource_terms = terms(&primary_resource.replace('/', " "));
+        let module_terms = terms(&path_module.replace('/', " "));
+        let shape_terms: TermSet = family_terms(SHAPE_TERMS, &result_shape)
             .iter()
-            .map(|s| s.to_string()),
-    );
-    let resource_terms = terms(&primary_resource.replace('/', " "));
-    let module_terms = terms(&path_module.replace('/', " "));
-    let shape_terms: TermSet = family_terms(SHAPE_TERMS, &result_shape)
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let contract = contract_terms(tool);
-
-    let first_line = pytext::first_line(&tool.description).to_string();
-    let one_line = opt_str(&ai.one_line_summary);
-    let oa_summary = opt_str(&oa.summary);
-    let when = opt_str(&ai.when_to_use);
-    let mut summary_terms = TermSet::default();
-    for v in [&one_line, &oa_summary, &when, &first_line] {
-        add_terms(v, &mut summary_terms);
+            .map(|s| s.to_string())
+            .collect();
+        let contract = contract_terms(tool);
+        let first_line = pytext::first_line(&tool.description).to_string();
+        let one_line = opt_str(&ai.one_line_summary);
+        let oa_summary = opt_str(&oa.summary);
+        let when = opt_str(&ai.when_to_use);
+        let mut summary_terms = TermSet::default();
+        for v in [&one_line, &oa_summary, &when, &first_line] {
+            add_terms(v, &mut summary_terms);
+        }
+        let primary_text = if !one_line.is_empty() {
+            &one_line
+        } else if !oa_summary.is_empty() {
+            &oa_summary
+        } else {
+            &first_line
+        };
+        let g = generic_terms();
+        let primary: TermSet = terms(primary_text)
+            .into_iter()
+            .filter(|t| !g.contains(t.as_str()))
+            .collect();
+        ToolTerms {
+            canonical_action,
+            primary_resource,
+            result_shape,
+            path_module,
+            action_terms,
+            resource_terms,
+            module_terms,
+            shape_terms,
+            contract,
+            summary_terms,
+            primary,
+        }
     }
-    let summary_matches = fuzzy_match(&q.terms, &summary_terms);
-    let primary = if !one_line.is_empty() {
-        &one_line
-    } else if !oa_summary.is_empty() {
-        &oa_summary
-    } else {
-        &first_line
-    };
-    let g = generic_terms();
-    let p: TermSet = terms(primary)
-        .into_iter()
-        .filter(|t| !g.contains(t.as_str()))
-        .collect();
-    let spec_hits = fuzzy_match(&q.terms_minus_generic, &p).len();
+}
+
+pub fn evidence(tool: &Tool, q: &QueryEvidence) -> SemanticEvidence {
+    evidence_with(&ToolTerms::new(tool), q)
+}
+
+pub fn evidence_with(t: &ToolTerms, q: &QueryEvidence) -> SemanticEvidence {
+    let (action_terms, resource_terms, module_terms, shape_terms, contract) = (
+        &t.action_terms,
+        &t.resource_terms,
+        &t.module_terms,
+        &t.shape_terms,
+        &t.contract,
+    );
+    let (canonical_action, primary_resource, result_shape, path_module) = (
+        t.canonical_action.clone(),
+        t.primary_resource.clone(),
+        t.result_shape.clone(),
+        t.path_module.clone(),
+    );
+    let summary_terms = &t.summary_terms;
+    let summary_matches = fuzzy_match(&q.terms, summary_terms);
+    let p = &t.primary;
+    let spec_hits = fuzzy_match(&q.terms_minus_generic, p).len();
     let specificity = pytext::round(spec_hits as f64 / p.len().max(1) as f64, 6);
 
     let mut matched: BTreeSet<String> = BTreeSet::new();
@@ -330,11 +382,11 @@ pub fn evidence(tool: &Tool, q: &QueryEvidence) -> SemanticEvidence {
         }
     }
     SemanticEvidence {
-        action_match: !fuzzy_match(&q.terms, &action_terms).is_empty(),
-        resource_match: !fuzzy_match(&q.terms, &resource_terms).is_empty(),
-        module_match: !fuzzy_match(&q.terms, &module_terms).is_empty(),
-        shape_match: !fuzzy_match(&q.terms, &shape_terms).is_empty(),
-        contract_match: !fuzzy_match(&q.terms, &contract).is_empty(),
+        action_match: !fuzzy_match(&q.terms, action_terms).is_empty(),
+        resource_match: !fuzzy_match(&q.terms, resource_terms).is_empty(),
+        module_match: !fuzzy_match(&q.terms, module_terms).is_empty(),
+        shape_match: !fuzzy_match(&q.terms, shape_terms).is_empty(),
+        contract_match: !fuzzy_match(&q.terms, contract).is_empty(),
         canonical_action,
         primary_resource,
         result_shape,

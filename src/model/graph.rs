@@ -91,6 +91,10 @@ pub struct Graph {
     adj: DiGraphMap<NodeId, EdgeId>,
     node_of_tool: Vec<Option<NodeId>>,
     tool_of_node: Vec<Option<ToolId>>,
+    /// Out- and in-edges per node in insertion order, flattened from `adj` by `finish`
+    /// (the BFS walks these on every query).
+    out_adj: Vec<Vec<EdgeId>>,
+    in_adj: Vec<Vec<EdgeId>>,
 }
 
 impl Graph {
@@ -174,6 +178,23 @@ impl Graph {
 
     /// Links tools and nodes by name; call once after loading.
     pub fn finish(&mut self) {
+        let n = self.nodes.len();
+        self.out_adj = (0..n as NodeId)
+            .map(|v| {
+                self.adj
+                    .edges_directed(v, Direction::Outgoing)
+                    .map(|(_, _, &e)| e)
+                    .collect()
+            })
+            .collect();
+        self.in_adj = (0..n as NodeId)
+            .map(|v| {
+                self.adj
+                    .edges_directed(v, Direction::Incoming)
+                    .map(|(_, _, &e)| e)
+                    .collect()
+            })
+            .collect();
         self.node_of_tool = self.tools.iter().map(|_| None).collect();
         self.tool_of_node = vec![None; self.nodes.len()];
         for (name, &tid) in &self.tool_ids {

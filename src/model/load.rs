@@ -36,7 +36,18 @@ fn io_message(e: &std::io::Error) -> String {
 
 pub fn maybe_gunzip(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
     if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
-        let mut out = Vec::with_capacity(bytes.len() * 6);
+        // ISIZE (last 4 bytes) is the uncompressed size mod 2^32 of the last member
+        let hint = if bytes.len() >= 18 {
+            u32::from_le_bytes([
+                bytes[bytes.len() - 4],
+                bytes[bytes.len() - 3],
+                bytes[bytes.len() - 2],
+                bytes[bytes.len() - 1],
+            ]) as usize
+        } else {
+            0
+        };
+        let mut out = Vec::with_capacity(hint.max(bytes.len() * 2) + 1);
         flate2::read::MultiGzDecoder::new(&bytes[..])
             .read_to_end(&mut out)
             .map_err(|e| InputError::new(name, "", format!("corrupt gzip data: {e}")))?;
@@ -99,9 +110,13 @@ pub fn load_graph_bytes_quiet(
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(InputError::new(name, "", "empty file".into()));
     }
-    let fingerprint = hex(&sha2::Sha256::digest(&bytes));
     let size = bytes.len();
-    let text: Arc<str> = Arc::from(into_text(name, bytes)?);
+    let text: Arc<String> = Arc::new(into_text(name, bytes)?);
+    // hash on the second core while this one parses
+    let hasher = {
+        let t = text.clone();
+        std::thread::spawn(move || hex(&sha2::Sha256::digest(t.as_bytes())))
+    };
     if !text.trim_start().starts_with('{') {
         let first = text.trim_start().chars().next().unwrap_or(' ');
         let what = if matches!(first, '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') {
@@ -151,14 +166,45 @@ pub fn load_graph_bytes_quiet(
             .and_then(|v| v.as_str().map(String::from)),
         is_collection,
         bytes: size,
-        fingerprint,
+        fingerprint: String::new(),
     };
     let mut g = Graph::new(info);
 
     // tools
     if let Some(rows) = top.tools {
-        for (i, (key, row)) in rows.0.into_iter().enumerate() {
-            let tool = build_tool(name, &text, &key, i, row)?;
+        // tool rows parse independently: split them over the cores
+        let rows = rows.0;
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(8);
+        let chunk = rows.len().div_ceil(threads.max(1)).max(64);
+        let built: Vec<Result<Tool, InputError>> = if rows.len() <= 64 || threads <= 1 {
+            rows.iter()
+                .map(|(key, raw)| parse_tool_row(name, &text, key, raw))
+                .collect()
+        } else {
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = rows
+                    .chunks(chunk)
+                    .map(|part| {
+                        let text = &text;
+                        sc.spawn(move || {
+                            part.iter()
+                                .map(|(key, raw)| parse_tool_row(name, text, key, raw))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("tool parser thread"))
+                    .collect()
+            })
+        };
+        for ((key, _), tool) in rows.iter().zip(built) {
+            let tool = tool?;
+            let key = key.clone();
             if !g.add_tool(key.clone(), tool) {
                 return Err(InputError::new(
                     name,
@@ -214,6 +260,7 @@ pub fn load_graph_bytes_quiet(
         ));
     }
     g.finish();
+    g.info.fingerprint = hasher.join().unwrap_or_default();
     Ok((g, warnings))
 }
 
@@ -282,18 +329,55 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
+/// Parses one tool row (a slice of `text`), naming `/tools/<key>/...` and the absolute
+/// line:column on error.
+fn parse_tool_row(
+    file: &str,
+    text: &Arc<String>,
+    key: &str,
+    raw: &RawValue,
+) -> Result<Tool, InputError> {
+    let row_text = raw.get();
+    match serde_json::from_str::<ToolRow<'_>>(row_text) {
+        Ok(row) => build_tool(file, text, key, row),
+        Err(e) => {
+            let mut de = serde_json::Deserializer::from_str(row_text);
+            let inner = match serde_path_to_error::deserialize::<_, ToolRow<'_>>(&mut de) {
+                Err(pe) => path_to_pointer(pe.path()),
+                Ok(_) => String::new(),
+            };
+            let offset = row_text.as_ptr() as usize - text.as_ptr() as usize;
+            let (line0, col0) = line_col(&text.as_bytes()[..offset]);
+            let (line, col) = if e.line() <= 1 {
+                (line0, col0 + e.column().saturating_sub(1))
+            } else {
+                (line0 + e.line() - 1, e.column())
+            };
+            let msg = e.to_string();
+            let msg = msg
+                .rfind(" at line ")
+                .map(|i| msg[..i].to_string())
+                .unwrap_or(msg);
+            Err(InputError::new(
+                file,
+                &format!("{line}:{col} /tools/{}{inner}", pointer_escape(key)),
+                msg,
+            ))
+        }
+    }
+}
+
 fn build_tool(
     file: &str,
-    text: &Arc<str>,
+    text: &Arc<String>,
     key: &str,
-    _index: usize,
     row: ToolRow<'_>,
 ) -> Result<Tool, InputError> {
     let metadata = match row.metadata {
         Some(raw) => RawJson::within(text, raw.get()),
         None => RawJson::owned("{}".into()),
     };
-    let facts = parse_facts(metadata.get());
+    let facts = parse_facts(text, metadata.get());
     let parameters = row
         .parameters
         .unwrap_or_default()
@@ -336,15 +420,16 @@ fn build_tool(
 
 /// Parses the engine's view of a tool's `metadata` text. Never fails: values of an
 /// unexpected type are treated as absent, as the reference's `isinstance` checks do.
-pub fn parse_facts(metadata: &str) -> ToolFacts {
-    let view: MetaView = match serde_json::from_str::<Option<MetaView>>(metadata) {
+pub fn parse_facts(text: &Arc<String>, metadata: &str) -> ToolFacts {
+    let view: MetaView<'_> = match serde_json::from_str::<Option<MetaView<'_>>>(metadata) {
         Ok(Some(v)) => v,
         _ => return ToolFacts::default(),
     };
     let has_metadata = view.nonempty;
-    let (api_produces, api_consumes) = match view.api_contract {
-        Some(c) => (c.produces, c.consumes),
-        None => (Vec::new(), Vec::new()),
+    let raw = |r: Option<&RawValue>| r.map(|r| RawJson::within(text, r.get()));
+    let api_contract_raw = match view.api_contract {
+        Some(c) => (raw(c.produces), raw(c.consumes)),
+        None => (None, None),
     };
     ToolFacts {
         has_metadata,
@@ -371,8 +456,8 @@ pub fn parse_facts(metadata: &str) -> ToolFacts {
         }),
         produces: view.produces,
         consumes: view.consumes,
-        api_produces,
-        api_consumes,
+        api_contract_raw,
+        api_contract_rows: Default::default(),
         example_queries: view.example_queries,
     }
 }
@@ -479,7 +564,7 @@ impl<'de> Deserialize<'de> for EdgeRow {
     }
 }
 
-struct ToolRows<'a>(Vec<(String, ToolRow<'a>)>);
+struct ToolRows<'a>(Vec<(String, &'a RawValue)>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for ToolRows<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -496,7 +581,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolRows<'a> {
                     if !seen.insert(k.clone()) {
                         return Err(de::Error::custom(format!("duplicate tool name {k:?}")));
                     }
-                    let row: ToolRow<'a> = map.next_value()?;
+                    let row: &'a RawValue = map.next_value()?;
                     rows.push((k, row));
                 }
                 Ok(ToolRows(rows))
@@ -550,7 +635,7 @@ struct AnnotationRow {
 }
 
 #[derive(Default)]
-struct MetaView {
+struct MetaView<'a> {
     nonempty: bool,
     method: Option<Value>,
     path: Option<Value>,
@@ -559,19 +644,19 @@ struct MetaView {
     openapi: Option<OaView>,
     produces: Vec<Value>,
     consumes: Vec<Value>,
-    api_contract: Option<ContractView>,
+    api_contract: Option<ContractView<'a>>,
     example_queries: Vec<Value>,
 }
 
-impl<'de> Deserialize<'de> for MetaView {
+impl<'de: 'a, 'a> Deserialize<'de> for MetaView<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MetaView;
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = MetaView<'a>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a metadata object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaView, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaView<'a>, A::Error> {
                 let mut m = MetaView::default();
                 while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     m.nonempty = true;
@@ -594,11 +679,11 @@ impl<'de> Deserialize<'de> for MetaView {
                 }
                 Ok(m)
             }
-            fn visit_unit<E>(self) -> Result<MetaView, E> {
+            fn visit_unit<E>(self) -> Result<MetaView<'a>, E> {
                 Ok(MetaView::default())
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(PhantomData))
     }
 }
 
@@ -639,11 +724,11 @@ struct OaView {
 }
 
 #[derive(Deserialize, Default)]
-struct ContractView {
-    #[serde(default, deserialize_with = "lenient_list")]
-    produces: Vec<Value>,
-    #[serde(default, deserialize_with = "lenient_list")]
-    consumes: Vec<Value>,
+struct ContractView<'a> {
+    #[serde(default, borrow)]
+    produces: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    consumes: Option<&'a RawValue>,
 }
 
 /// An object deserialised as `T`, anything else as `None`.

@@ -10,27 +10,27 @@ use crate::jsonout::JsonWriter;
 /// A slice of JSON text kept verbatim (usually a range of the loaded file).
 #[derive(Clone, Debug)]
 pub struct RawJson {
-    buf: Arc<str>,
+    buf: Arc<String>,
     start: usize,
     end: usize,
 }
 
 impl RawJson {
-    pub fn new(buf: Arc<str>, start: usize, end: usize) -> Self {
+    pub fn new(buf: Arc<String>, start: usize, end: usize) -> Self {
         RawJson { buf, start, end }
     }
 
     pub fn owned(text: String) -> Self {
         let end = text.len();
         RawJson {
-            buf: Arc::from(text),
+            buf: Arc::new(text),
             start: 0,
             end,
         }
     }
 
     /// Locates `part` (a sub-slice of `buf`) inside `buf`.
-    pub fn within(buf: &Arc<str>, part: &str) -> Self {
+    pub fn within(buf: &Arc<String>, part: &str) -> Self {
         let base = buf.as_ptr() as usize;
         let start = part.as_ptr() as usize - base;
         RawJson {
@@ -103,8 +103,10 @@ pub struct ToolFacts {
     pub openapi: Option<OpenApiFacts>,
     pub produces: Vec<Value>,
     pub consumes: Vec<Value>,
-    pub api_produces: Vec<Value>,
-    pub api_consumes: Vec<Value>,
+    /// `api_contract.produces` / `.consumes` as raw JSON: parsed only when needed (they can be
+    /// most of an artifact's metadata).
+    pub api_contract_raw: (Option<RawJson>, Option<RawJson>),
+    pub api_contract_rows: std::sync::OnceLock<(Vec<Value>, Vec<Value>)>,
     pub example_queries: Vec<Value>,
 }
 
@@ -119,14 +121,37 @@ impl ToolFacts {
         self.path.as_ref().and_then(Value::as_str)
     }
 
+    fn api_rows(&self) -> &(Vec<Value>, Vec<Value>) {
+        self.api_contract_rows.get_or_init(|| {
+            let parse = |r: &Option<RawJson>| match r.as_ref().map(RawJson::parse) {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            };
+            (
+                parse(&self.api_contract_raw.0),
+                parse(&self.api_contract_raw.1),
+            )
+        })
+    }
+
+    /// `metadata.api_contract.produces` rows.
+    pub fn api_produces(&self) -> &[Value] {
+        &self.api_rows().0
+    }
+
+    /// `metadata.api_contract.consumes` rows.
+    pub fn api_consumes(&self) -> &[Value] {
+        &self.api_rows().1
+    }
+
     /// Contract rows as the evidence scorers read them: promoted rows when any exist,
     /// otherwise the raw `api_contract` rows.
     pub fn contract_rows(&self) -> impl Iterator<Item = &Value> {
         let promoted = !self.produces.is_empty() || !self.consumes.is_empty();
         let (p, c) = if promoted {
-            (&self.produces, &self.consumes)
+            (self.produces.as_slice(), self.consumes.as_slice())
         } else {
-            (&self.api_produces, &self.api_consumes)
+            (self.api_produces(), self.api_consumes())
         };
         p.iter().chain(c.iter())
     }

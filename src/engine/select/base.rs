@@ -42,6 +42,7 @@ fn facet(v: &Option<Value>) -> String {
 }
 
 /// Tool facets the selector reads.
+#[derive(Debug, Clone)]
 pub struct ToolView {
     pub action: String,
     pub resource: String,
@@ -141,51 +142,82 @@ const STRONG_SOURCES: &[&str] = &[
     "identifier_detail_surface",
 ];
 
+/// The query-independent part of a candidate: computed once per tool and cached.
+#[derive(Debug, Clone)]
+pub struct BaseFacts {
+    pub view: ToolView,
+    pub surface: Terms,
+    pub declared: String,
+    pub eff_shape: String,
+    pub inferred: bool,
+    pub contract: Terms,
+}
+
+impl BaseFacts {
+    pub fn new(graph: &Graph, tool_id: ToolId, name: &str) -> BaseFacts {
+        let tool = graph.tool(tool_id);
+        let v = ToolView::new(tool);
+        let operation_id = if v.operation_id_raw.is_empty() {
+            name.to_string()
+        } else {
+            v.operation_id_raw.clone()
+        };
+        let surface = st(&[
+            name,
+            operation_id.as_str(),
+            v.summary.as_str(),
+            v.path.as_str(),
+            v.resource.as_str(),
+            v.module.as_str(),
+        ]
+        .join(" "));
+        let declared = v.declared_shape.clone();
+        let (eff_shape, inferred) = if !declared.is_empty() {
+            (declared.clone(), false)
+        } else {
+            let s = if has(&surface, SEL_COUNT) {
+                "count"
+            } else if has(&surface, SEL_LIST) {
+                "list"
+            } else if matches!(v.action.as_str(), "create" | "update" | "delete" | "action") {
+                "mutation"
+            } else if has(&surface, SEL_DETAIL_READ)
+                || has(&surface, SEL_SINGLE)
+                || v.action == "read"
+            {
+                "single"
+            } else if v.action == "search" {
+                "list"
+            } else {
+                ""
+            };
+            (s.to_string(), true)
+        };
+        let contract = contract_terms(tool.facts.contract_rows());
+        BaseFacts {
+            view: v,
+            surface,
+            declared,
+            eff_shape,
+            inferred,
+            contract,
+        }
+    }
+}
+
 pub fn score_candidate(
-    graph: &Graph,
+    facts: &BaseFacts,
     tool_id: ToolId,
     name: &str,
     signal: Option<(usize, f64)>,
     learning: Option<&LearningSignal>,
     qa: &QueryAnalysis,
 ) -> Candidate {
-    let tool = graph.tool(tool_id);
-    let v = ToolView::new(tool);
-    let operation_id = if v.operation_id_raw.is_empty() {
-        name.to_string()
-    } else {
-        v.operation_id_raw.clone()
-    };
-    let surface = st(&[
-        name,
-        operation_id.as_str(),
-        v.summary.as_str(),
-        v.path.as_str(),
-        v.resource.as_str(),
-        v.module.as_str(),
-    ]
-    .join(" "));
-    let declared = v.declared_shape.clone();
-    let (eff_shape, inferred) = if !declared.is_empty() {
-        (declared.clone(), false)
-    } else {
-        let s = if has(&surface, SEL_COUNT) {
-            "count"
-        } else if has(&surface, SEL_LIST) {
-            "list"
-        } else if matches!(v.action.as_str(), "create" | "update" | "delete" | "action") {
-            "mutation"
-        } else if has(&surface, SEL_DETAIL_READ) || has(&surface, SEL_SINGLE) || v.action == "read"
-        {
-            "single"
-        } else if v.action == "search" {
-            "list"
-        } else {
-            ""
-        };
-        (s.to_string(), true)
-    };
-    let contract = contract_terms(tool.facts.contract_rows());
+    let v = &facts.view;
+    let surface = &facts.surface;
+    let declared = facts.declared.clone();
+    let (eff_shape, inferred) = (facts.eff_shape.clone(), facts.inferred);
+    let contract = &facts.contract;
 
     let mut ev: Vec<EvidenceItem> = Vec::new();
     let (rank, rscore) = match signal {
@@ -254,7 +286,7 @@ pub fn score_candidate(
             -0.14,
         ));
     }
-    let surface_hits: Vec<String> = qa.qt.intersection(&surface).cloned().collect();
+    let surface_hits: Vec<String> = qa.qt.intersection(surface).cloned().collect();
     if !surface_hits.is_empty() {
         let n = surface_hits.len();
         ev.push(item(
@@ -263,23 +295,23 @@ pub fn score_candidate(
             f64::min(0.18, 0.04 * n as f64),
         ));
     }
-    if qa.detail_query && intersects(&surface, SEL_DETAIL_READ) {
+    if qa.detail_query && intersects(surface, SEL_DETAIL_READ) {
         ev.push(item(
             "detail_surface",
             EvidenceExtra::Value(Value::from("detail")),
             0.14,
         ));
-    } else if qa.detail_query && intersects(&surface, SEL_GENERAL_SURFACE) {
+    } else if qa.detail_query && intersects(surface, SEL_GENERAL_SURFACE) {
         ev.push(item(
             "general_surface_penalty",
             EvidenceExtra::Value(Value::from("general")),
             -0.06,
         ));
     }
-    let contract_hits: Vec<String> = qa.qt.intersection(&contract).cloned().collect();
+    let contract_hits: Vec<String> = qa.qt.intersection(contract).cloned().collect();
     if qa.detail_query && qa.identifier_query {
         let mut c: Terms = contract_hits.iter().cloned().collect();
-        for t in &contract {
+        for t in contract {
             if SEL_IDENTIFIER.iter().any(|i| t.contains(i)) {
                 c.insert(t.clone());
             }
@@ -291,7 +323,7 @@ pub fn score_candidate(
                 EvidenceExtra::MatchedTerms(sorted12(c)),
                 f64::min(0.16, 0.08 + 0.02 * n as f64),
             ));
-        } else if has(&surface, SEL_IDENTIFIER) && intersects(&surface, SEL_DETAIL_READ) {
+        } else if has(surface, SEL_IDENTIFIER) && intersects(surface, SEL_DETAIL_READ) {
             ev.push(item(
                 "identifier_detail_surface",
                 EvidenceExtra::Value(Value::from("identifier")),
@@ -335,8 +367,8 @@ pub fn score_candidate(
         contrastive_evidence: Vec::new(),
         selected: false,
         llm_target: false,
-        operation_id: v.operation_id_raw,
-        summary: v.summary,
+        operation_id: v.operation_id_raw.clone(),
+        summary: v.summary.clone(),
     }
 }
 

@@ -82,7 +82,9 @@ fn scope_adjustment(q: &str, c: &str) -> f64 {
     }
 }
 
-struct Ctx {
+/// A candidate's contrastive context; query independent, cached per tool.
+#[derive(Debug, Clone)]
+pub struct Ctx {
     group: String,
     surface: Terms,
     penalty_surface: Terms,
@@ -109,8 +111,14 @@ fn contract_dir<'a>(rows: impl Iterator<Item = &'a serde_json::Value>) -> Terms 
         .collect()
 }
 
-fn context(graph: &Graph, c: &Candidate) -> Ctx {
-    let tool = graph.tool(c.tool);
+pub fn context(
+    graph: &Graph,
+    tool_id: crate::model::ToolId,
+    name: &str,
+    action: &str,
+    declared: &str,
+) -> Ctx {
+    let tool = graph.tool(tool_id);
     let f = &tool.facts;
     let v = ToolView::new(tool);
     let (oa_op, oa_sum, oa_desc, oa_path) = match &f.openapi {
@@ -127,7 +135,7 @@ fn context(graph: &Graph, c: &Candidate) -> Ctx {
         None => Default::default(),
     };
     let surface_text = join_nonempty(&[
-        c.name.clone(),
+        name.to_string(),
         tool.name.clone(),
         tool.description.clone(),
         oa_op,
@@ -139,20 +147,19 @@ fn context(graph: &Graph, c: &Candidate) -> Ctx {
     ]);
     let surface = ck_set(&st(&surface_text));
     let penalty_surface = ck_set(&st(&join_nonempty(&[oa_sum, one_line, v.resource.clone()])));
-    let p_rows = if f.produces.is_empty() {
-        &f.api_produces
+    let p_rows: &[serde_json::Value] = if f.produces.is_empty() {
+        f.api_produces()
     } else {
         &f.produces
     };
-    let c_rows = if f.consumes.is_empty() {
-        &f.api_consumes
+    let c_rows: &[serde_json::Value] = if f.consumes.is_empty() {
+        f.api_consumes()
     } else {
         &f.consumes
     };
     let consumes = contract_dir(c_rows.iter());
     let produces = contract_dir(p_rows.iter());
-    let declared = c.declared_result_shape.as_deref().unwrap_or("");
-    let scope = if c.canonical_action != "search" && declared != "list" {
+    let scope = if action != "search" && declared != "list" {
         "bounded"
     } else if SEL_ALL_SCOPE.iter().any(|s| surface.contains(*s))
         || (surface.contains("no") && surface.contains("paging"))
@@ -221,14 +228,14 @@ fn list12(t: &Terms) -> Vec<String> {
 }
 
 /// Adds contrastive evidence to every candidate, combines scores and sorts the rows.
-pub fn apply(graph: &Graph, rows: &mut [Candidate], qa: &QueryAnalysis) -> QueryFacets {
+/// `ctx[i]` is the contrastive context of `rows[i]`.
+pub fn apply(ctx: &[&Ctx], rows: &mut [Candidate], qa: &QueryAnalysis) -> QueryFacets {
     let qc = ck_set(&qa.qt);
     let q_scope = scope_of(&qc);
-    let ctx: Vec<Ctx> = rows.iter().map(|c| context(graph, c)).collect();
     let generic = generic_q_base();
     // groups in first-seen order
     let mut groups: Vec<String> = Vec::new();
-    for c in &ctx {
+    for c in ctx {
         if !groups.contains(&c.group) {
             groups.push(c.group.clone());
         }

@@ -193,6 +193,7 @@ pub fn no_candidates(llm: Option<String>, policy: &str) -> Selection {
         sibling_comparison_applied: false,
         no_candidates: true,
         winner: String::new(),
+        runner_up: None,
     }
 }
 
@@ -437,6 +438,7 @@ pub fn decide(
         })
         .collect();
     let winner_name = rows[winner].name.clone();
+    let runner_up_name = runner_up.map(|i| rows[i].name.clone());
     let selected_name = rows[selected].name.clone();
     for (i, r) in rows.iter_mut().enumerate() {
         r.selected = i == selected;
@@ -467,5 +469,6 @@ pub fn decide(
         sibling_comparison_applied: sibling_applied,
         no_candidates: false,
         winner: winner_name,
+        runner_up: runner_up_name,
     }
 }

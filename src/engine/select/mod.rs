@@ -162,6 +162,8 @@ pub struct Selection {
     pub no_candidates: bool,
     /// The winner before the LLM target was considered (for display).
     pub winner: String,
+    /// The runner-up the margin was measured against.
+    pub runner_up: Option<String>,
 }
 
 /// Inputs of a selector call.
@@ -174,6 +176,21 @@ pub struct SelectInput<'a> {
     pub llm_target: Option<&'a str>,
     pub policy: &'a str,
     pub suggestions: &'a [Value],
+}
+
+/// Everything the selector knows about a tool before it sees a query (cached per tool).
+#[derive(Debug, Clone)]
+pub struct SelectorFacts {
+    pub base: base::BaseFacts,
+    pub ctx: contrast::Ctx,
+}
+
+impl SelectorFacts {
+    pub fn new(graph: &Graph, tool: ToolId, name: &str) -> SelectorFacts {
+        let base = base::BaseFacts::new(graph, tool, name);
+        let ctx = contrast::context(graph, tool, name, &base.view.action, &base.declared);
+        SelectorFacts { base, ctx }
+    }
 }
 
 /// Runs the selector over a retrieval's rows, as the reference's callers do.
@@ -192,10 +209,11 @@ pub fn select_for_retrieval(engine: &Engine, r: &Retrieval, sel: &SelectParams) 
         policy: &sel.policy,
         suggestions: r.params.suggestions(),
     };
-    select(&engine.graph, &input)
+    select(engine, &input)
 }
 
-pub fn select(graph: &Graph, input: &SelectInput) -> Selection {
+pub fn select(engine: &Engine, input: &SelectInput) -> Selection {
+    let graph = &engine.graph;
     // candidate names: de-duplicated, empty dropped, LLM target appended, unknown tools dropped
     let mut names: Vec<String> = Vec::new();
     for n in &input.candidates {
@@ -237,15 +255,21 @@ pub fn select(graph: &Graph, input: &SelectInput) -> Selection {
         return decide::no_candidates(llm, input.policy);
     }
     let qa = base::QueryAnalysis::new(input.query);
+    let facts: Vec<&SelectorFacts> = cands
+        .iter()
+        .map(|(name, tool)| engine.selector_facts(*tool, name))
+        .collect();
     let mut rows: Vec<Candidate> = cands
         .iter()
-        .map(|(name, tool)| {
+        .zip(&facts)
+        .map(|((name, tool), f)| {
             let sig = signal.iter().find(|s| s.0 == *name);
             let learn = learning_map.iter().find(|l| l.target == *name);
-            base::score_candidate(graph, *tool, name, sig.map(|s| (s.1, s.2)), learn, &qa)
+            base::score_candidate(&f.base, *tool, name, sig.map(|s| (s.1, s.2)), learn, &qa)
         })
         .collect();
-    let facets = contrast::apply(graph, &mut rows, &qa);
+    let ctx: Vec<&contrast::Ctx> = facts.iter().map(|f| &f.ctx).collect();
+    let facets = contrast::apply(&ctx, &mut rows, &qa);
     decide::decide(
         rows,
         &qa,

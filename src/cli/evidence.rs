@@ -1,0 +1,555 @@
+//! `toolscope evidence`, `explain`, `trace`, `counterfactual` and `mcp`: the evidence
+//! tools on the command line and over MCP.
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::graph_arg::load_engine;
+use super::query::write_stdout;
+use super::{EXIT_EMPTY, EXIT_INPUT, EXIT_OK, fail};
+use crate::engine::explain::{Explanation, Status};
+use crate::evidence::knobs::Knobs;
+use crate::evidence::mcp::Server;
+use crate::evidence::tools::{Audience, CONTRACTS, Session, ToolError, write_contract};
+use crate::jsonout::JsonWriter;
+use crate::lab::suite::{Suite, load_suite};
+use crate::sanitize::line;
+
+#[derive(Args, Debug)]
+pub struct EvidenceArgs {
+    /// An evidence tool (see `toolscope evidence contracts`), or `contracts`
+    pub tool: String,
+    /// Arguments as a JSON object, e.g. '{"metric_id":"retrieval.score","query":"...","scope_id":"getOrder"}'
+    #[arg(long, default_value = "{}")]
+    pub args: String,
+    /// Graph artifact or `demo`
+    #[arg(long, default_value = "demo")]
+    pub graph: String,
+    /// A suite of labelled cases (for case_id, lab metrics and suite counterfactuals)
+    #[arg(long, value_name = "FILE")]
+    pub cases: Option<String>,
+    /// Answer as a model-facing caller would see it (current-decision evidence only)
+    #[arg(long)]
+    pub model: bool,
+    /// Print JSON (the default for tool results; `contracts` prints a table without it)
+    #[arg(long)]
+    pub json: bool,
+    /// Another system's metric registry (with --events): evidence over its event log
+    #[arg(long, value_name = "FILE", requires = "events")]
+    pub registry: Option<String>,
+    /// Another system's event log, JSON Lines (with --registry)
+    #[arg(long, value_name = "FILE", requires = "registry")]
+    pub events: Option<String>,
+}
+
+fn load_cases(path: Option<&str>) -> Result<Option<Suite>, u8> {
+    match path {
+        None => Ok(None),
+        Some(p) => load_suite(std::path::Path::new(p)).map(Some).map_err(fail),
+    }
+}
+
+pub fn run_evidence(a: EvidenceArgs) -> u8 {
+    if a.tool == "contracts" {
+        if a.json {
+            let mut w = JsonWriter::new();
+            w.begin_arr();
+            for c in CONTRACTS {
+                write_contract(c, &mut w);
+            }
+            w.end_arr();
+            write_stdout(format!("{}\n", w.finish()).as_bytes());
+        } else {
+            let mut s = String::new();
+            for c in CONTRACTS {
+                s.push_str(&format!("{:<32} {}\n", c.name, c.purpose));
+                let ins: Vec<String> = c
+                    .inputs
+                    .iter()
+                    .map(|(n, _, r, _)| if *r { n.to_string() } else { format!("[{n}]") })
+                    .collect();
+                s.push_str(&format!(
+                    "{:<32} inputs: {}; read_only: true; returns_action_recommendations: false\n\n",
+                    "",
+                    ins.join(" ")
+                ));
+            }
+            write_stdout(s.as_bytes());
+        }
+        return EXIT_OK;
+    }
+    let args: Value = match serde_json::from_str(&a.args) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => return fail("--args: expected a JSON object"),
+        Err(e) => return fail(format!("--args: invalid JSON: {e}")),
+    };
+    if let (Some(r), Some(ev)) = (&a.registry, &a.events) {
+        let sys =
+            match crate::evidence::foreign::load(std::path::Path::new(r), std::path::Path::new(ev))
+            {
+                Ok(s) => s,
+                Err(e) => return fail(e),
+            };
+        for (_, msg) in &sys.skipped {
+            eprintln!("warning: skipped {msg}");
+        }
+        return match crate::evidence::foreign::call(&sys, &a.tool, &args) {
+            Ok(v) => {
+                write_stdout(
+                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+                        .as_bytes(),
+                );
+                EXIT_OK
+            }
+            Err(m) => {
+                eprintln!("toolscope: {}: {m}", a.tool);
+                EXIT_EMPTY
+            }
+        };
+    }
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let suite = match load_cases(a.cases.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut session = Session::new(
+        &engine,
+        if a.model {
+            Audience::Model
+        } else {
+            Audience::Operator
+        },
+    );
+    session.suite = suite.as_ref();
+    match session.call(&a.tool, &args) {
+        Ok(v) => {
+            write_stdout(
+                format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()).as_bytes(),
+            );
+            EXIT_OK
+        }
+        Err(e @ (ToolError::UnknownTool(_) | ToolError::InvalidArguments(_))) => fail(e),
+        Err(ToolError::Execution(m)) => {
+            eprintln!("toolscope: {}: {m}", a.tool);
+            EXIT_EMPTY
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    pub query: String,
+    /// The tool whose score to explain (default: the top result)
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// retrieval.score, retrieval.seed, retrieval.graph, selector.score, selector.confidence, selector.margin, selector.llm_margin
+    #[arg(long, default_value = "retrieval.score")]
+    pub metric: String,
+    /// A knob setting, e.g. --set depth=1 (repeatable)
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
+    /// ASCII tree glyphs
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+fn knobs_from(sets: &[String]) -> Result<Knobs, String> {
+    let mut k = Knobs::default();
+    for s in sets {
+        k = k.set_from_str(s)?;
+    }
+    Ok(k)
+}
+
+fn params_json(k: &Knobs) -> Value {
+    let mut w = JsonWriter::new();
+    k.write_json(&mut w);
+    serde_json::from_str(&w.finish()).unwrap_or(Value::Null)
+}
+
+/// Renders an explanation tree as indented text.
+pub fn tree_text(e: &Explanation, ascii: bool) -> String {
+    let mut out = String::new();
+    fn go(e: &Explanation, prefix: &str, last: bool, root: bool, ascii: bool, out: &mut String) {
+        let (branch, pipe, end) = if ascii {
+            ("|-- ", "|   ", "`-- ")
+        } else {
+            ("├─ ", "│  ", "└─ ")
+        };
+        let op = match e.op.name() {
+            "leaf" => String::new(),
+            "round" => format!(" [{}]", e.op.name()),
+            other => format!(" [{other}]"),
+        };
+        let w = e.weight.map(|w| format!(" x{w}")).unwrap_or_default();
+        let detail = e
+            .detail
+            .as_ref()
+            .map(|d| format!("  ({})", line(d)))
+            .unwrap_or_default();
+        let head = if root {
+            String::new()
+        } else {
+            format!("{prefix}{}", if last { end } else { branch })
+        };
+        out.push_str(&format!(
+            "{head}{}{w} = {}{op}{detail}\n",
+            line(&e.label),
+            crate::engine::pytext::float_repr(e.value)
+        ));
+        let child_prefix = if root {
+            String::new()
+        } else {
+            format!("{prefix}{}", if last { "   " } else { pipe })
+        };
+        for (i, c) in e.children.iter().enumerate() {
+            go(
+                c,
+                &child_prefix,
+                i + 1 == e.children.len(),
+                false,
+                ascii,
+                out,
+            );
+        }
+    }
+    go(e, "", true, true, ascii, &mut out);
+    out
+}
+
+pub fn run_explain(a: ExplainArgs) -> u8 {
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let knobs = match knobs_from(&a.set) {
+        Ok(k) => k,
+        Err(e) => return fail(format!("--set: {e}")),
+    };
+    let tool = match &a.tool {
+        Some(t) => Some(t.clone()),
+        None => engine
+            .retrieve(&a.query, &knobs.params)
+            .rows
+            .first()
+            .map(|r| r.name.clone()),
+    };
+    let mut args = json!({"metric_id": a.metric, "query": a.query, "params": params_json(&knobs)});
+    if let Some(t) = tool {
+        args["scope_id"] = Value::from(t);
+    }
+    let per_tool = crate::evidence::registry::metric(&a.metric)
+        .map(|m| m.per_tool)
+        .unwrap_or(true);
+    if !per_tool {
+        args.as_object_mut().unwrap().remove("scope_id");
+    }
+    let mut session = Session::new(&engine, Audience::Operator);
+    match session.call("explain_metric", &args) {
+        Ok(v) => {
+            if a.json {
+                write_stdout(
+                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+                        .as_bytes(),
+                );
+            } else {
+                let tree = tree_from_json(&v["tree"]);
+                let mut s = format!(
+                    "{} for {}{:?} — mechanism_status: {}\n\n",
+                    a.metric,
+                    v["scope_id"]
+                        .as_str()
+                        .map(|t| format!("{} / ", line(t)))
+                        .unwrap_or_default(),
+                    line(&a.query),
+                    v["mechanism_status"].as_str().unwrap_or("")
+                );
+                s.push_str(&tree_text(&tree, a.ascii));
+                write_stdout(s.as_bytes());
+            }
+            if v["mechanism_status"] == "resolved" {
+                EXIT_OK
+            } else {
+                EXIT_EMPTY
+            }
+        }
+        Err(e @ (ToolError::UnknownTool(_) | ToolError::InvalidArguments(_))) => fail(e),
+        Err(ToolError::Execution(m)) => {
+            eprintln!("toolscope: {m}");
+            EXIT_EMPTY
+        }
+    }
+}
+
+/// Rebuilds a tree from its JSON (labels, values and structure; for display).
+pub fn tree_from_json(v: &Value) -> Explanation {
+    let children = v["children"]
+        .as_array()
+        .map(|c| c.iter().map(tree_from_json).collect())
+        .unwrap_or_default();
+    let op = match v["op"].as_str().unwrap_or("leaf") {
+        "sum" => crate::engine::explain::Op::Sum,
+        "product" => crate::engine::explain::Op::Product,
+        "max" => crate::engine::explain::Op::Max,
+        "min" => crate::engine::explain::Op::Min,
+        "weighted" => crate::engine::explain::Op::Weighted,
+        "normalize" => crate::engine::explain::Op::Normalize,
+        "bm25_term" => crate::engine::explain::Op::Bm25Term,
+        "round" => crate::engine::explain::Op::Round(v["digits"].as_u64().unwrap_or(6) as usize),
+        "clamp" => crate::engine::explain::Op::Clamp(
+            v["lo"].as_f64().unwrap_or(0.0),
+            v["hi"].as_f64().unwrap_or(1.0),
+        ),
+        _ => crate::engine::explain::Op::Leaf,
+    };
+    let mut e = Explanation::node(
+        v["label"].as_str().unwrap_or(""),
+        v["value"].as_f64().unwrap_or(f64::NAN),
+        op,
+        children,
+    );
+    e.weight = v["weight"].as_f64();
+    e.detail = v["detail"].as_str().map(String::from);
+    e.gap = match v["gap"].as_str() {
+        Some("partial") => Some(Status::Partial),
+        Some("unresolved") => Some(Status::Unresolved),
+        _ => None,
+    };
+    e
+}
+
+#[derive(Args, Debug)]
+pub struct TraceArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    pub query: String,
+    /// Only events about this tool (trace_entity)
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Only events of this stage (query, bm25, seeds, intent, expand, history, learning, rank, render, selector)
+    #[arg(long)]
+    pub stage: Option<String>,
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    /// JSON Lines, one event per line
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run_trace(a: TraceArgs) -> u8 {
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let knobs = match knobs_from(&a.set) {
+        Ok(k) => k,
+        Err(e) => return fail(format!("--set: {e}")),
+    };
+    let (_, _, t) =
+        crate::engine::trace::record(&engine, &a.query, &knobs.params, Some(&knobs.select));
+    let events: Vec<&crate::engine::trace::Event> = t
+        .events
+        .iter()
+        .filter(|e| a.tool.as_ref().is_none_or(|tool| e.mentions(tool)))
+        .filter(|e| a.stage.as_ref().is_none_or(|s| e.stage == s))
+        .collect();
+    let mut s = String::new();
+    for e in &events {
+        if a.json {
+            let mut w = JsonWriter::new();
+            e.write_json(&mut w);
+            s.push_str(&w.finish());
+            s.push('\n');
+        } else {
+            s.push_str(&format!(
+                "{:>4}  {:<9} {:<20} {}\n",
+                e.seq,
+                e.stage,
+                e.kind,
+                line(&e.summary)
+            ));
+        }
+    }
+    write_stdout(s.as_bytes());
+    if events.is_empty() {
+        EXIT_EMPTY
+    } else {
+        EXIT_OK
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CounterfactualArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    /// The query (omit with --cases to compare the whole suite)
+    pub query: Option<String>,
+    /// The knob to change, e.g. depth=1, relation_weight=requires:0.2, learning=false (repeat to see a confounded comparison)
+    #[arg(long = "set", value_name = "KNOB=VALUE", required = true)]
+    pub set: Vec<String>,
+    /// Base knob settings (default: the engine defaults)
+    #[arg(long = "base", value_name = "KNOB=VALUE")]
+    pub base: Vec<String>,
+    /// Compare over a suite of labelled cases: Δ hit@k and Δ MRR with bootstrap intervals
+    #[arg(long, value_name = "FILE")]
+    pub cases: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let base = match knobs_from(&a.base) {
+        Ok(k) => k,
+        Err(e) => return fail(format!("--base: {e}")),
+    };
+    let mut variant = base.clone();
+    for s in &a.set {
+        variant = match variant.set_from_str(s) {
+            Ok(v) => v,
+            Err(e) => return fail(format!("--set: {e}")),
+        };
+    }
+    let suite = match load_cases(a.cases.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    use crate::evidence::counterfactual as cf;
+    let mut w = JsonWriter::new();
+    let mut text = String::new();
+    match (&a.query, &suite) {
+        (Some(q), _) => {
+            let c = cf::compare(&engine, q, &base, &variant, true);
+            w.begin_obj();
+            cf::write_comparison_fields(&c, &mut w, true);
+            w.end_obj();
+            text.push_str(&format!(
+                "mechanism_status: {} — {}\n\n",
+                c.contract.status, c.contract.note
+            ));
+            text.push_str(&format!(
+                "{:<6} {:<34} {:>5} {:>5} {:>8} {:>8}\n",
+                "move", "tool", "base", "var", "base", "variant"
+            ));
+            for m in &c.moves {
+                let r = |x: Option<usize>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+                let s = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
+                text.push_str(&format!(
+                    "{:<6} {:<34} {:>5} {:>5} {:>8} {:>8}\n",
+                    m.marker(a.ascii),
+                    line(&m.tool),
+                    r(m.base_rank),
+                    r(m.variant_rank),
+                    s(m.base_score),
+                    s(m.variant_score)
+                ));
+            }
+            text.push_str(&format!(
+                "\njaccard {:.4}  rbo(p=0.9) {:.4}  gained {}  lost {}\n",
+                c.jaccard,
+                c.rbo,
+                c.gained().len(),
+                c.lost().len()
+            ));
+            if let (Some(sa), Some(sb)) = (&c.base_selection, &c.variant_selection) {
+                text.push_str(&format!(
+                    "selector: {} -> {}{}\n",
+                    line(&sa.selected_target),
+                    line(&sb.selected_target),
+                    if c.selector_changed() {
+                        " (changed)"
+                    } else {
+                        " (unchanged)"
+                    }
+                ));
+            }
+        }
+        (None, Some(s)) => {
+            let k = base.params.top_k;
+            let r = cf::compare_suite(&engine, s, &base, &variant, k);
+            w.begin_obj();
+            cf::write_suite_fields(&r, &mut w, true);
+            w.end_obj();
+            text.push_str(&format!(
+                "mechanism_status: {} — {}\n",
+                r.contract.status, r.contract.note
+            ));
+            text.push_str(&format!(
+                "{} cases, k={k}\nhit@k  {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\nMRR    {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\n(paired bootstrap, 1000 resamples, seed 42)\n",
+                r.cases.len(),
+                r.base_hit,
+                r.variant_hit,
+                r.delta_hit.0,
+                r.delta_hit.1,
+                r.delta_hit.2,
+                r.base_mrr,
+                r.variant_mrr,
+                r.delta_mrr.0,
+                r.delta_mrr.1,
+                r.delta_mrr.2
+            ));
+        }
+        (None, None) => return fail("give a QUERY or --cases FILE"),
+    }
+    if a.json {
+        write_stdout(format!("{}\n", w.finish()).as_bytes());
+    } else {
+        write_stdout(text.as_bytes());
+    }
+    EXIT_OK
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    /// A suite of labelled cases (case ids usable as queries; labels are never shown)
+    #[arg(long, value_name = "FILE")]
+    pub cases: Option<String>,
+    /// Per-session call budget
+    #[arg(long, default_value_t = 64)]
+    pub budget: usize,
+}
+
+pub fn run_mcp(a: McpArgs) -> u8 {
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let suite = match load_cases(a.cases.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut session = Session::new(&engine, Audience::Model);
+    session.suite = suite.as_ref();
+    session.budget = Some(a.budget);
+    eprintln!(
+        "toolscope mcp: {} ({} tools), {} evidence tools, budget {} calls; reading JSON-RPC on stdin",
+        engine.graph.info.source,
+        engine.graph.tool_count(),
+        session.tools().count(),
+        a.budget
+    );
+    let mut server = Server::new(session);
+    let stdin = std::io::stdin();
+    match server.serve(stdin.lock(), std::io::stdout()) {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("toolscope mcp: {e}");
+            EXIT_INPUT
+        }
+    }
+}

@@ -1,0 +1,493 @@
+//! `toolscope lab capture | check | diff | eval`.
+
+use clap::{Args, Subcommand};
+use std::path::Path;
+
+use super::graph_arg::load_engine;
+use super::query::write_stdout;
+use super::{EXIT_EMPTY, EXIT_INPUT, EXIT_OK, fail};
+use crate::engine::{Engine, Params, SelectParams};
+use crate::evidence::knobs::Knobs;
+use crate::jsonout::JsonWriter;
+use crate::lab::record::RunRecord;
+use crate::lab::suite::load_suite;
+use crate::lab::{diff, eval, fixture};
+use crate::sanitize::line;
+
+#[derive(Args, Debug)]
+pub struct LabArgs {
+    #[command(subcommand)]
+    pub command: LabCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LabCommand {
+    /// Capture scrubbed regression fixtures for every case of a suite
+    Capture(CaptureArgs),
+    /// Replay fixtures and report regressions (exit 1 on any)
+    Check(CheckArgs),
+    /// Diff two evidence files or fixture folders, or one suite under two graphs or parameter sets
+    Diff(DiffArgs),
+    /// Evaluate a suite: hit@1/5/k, recall@k, MRR, selector accuracy; --vs for paired deltas
+    Eval(EvalArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CaptureArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    /// Suite of labelled cases (graph-tool-call ground truth, golden JSONL or fixtures)
+    #[arg(long, value_name = "SUITE")]
+    pub cases: String,
+    /// Output folder
+    #[arg(short, long, value_name = "DIR")]
+    pub output: String,
+    #[arg(long, default_value_t = 5)]
+    pub top_k: usize,
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    /// Overwrite existing fixtures
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    /// Fixture folder
+    pub dir: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Evidence file, fixture folder, or (with --cases) a graph
+    pub a: String,
+    /// Evidence file, fixture folder, or (with --cases) a graph
+    pub b: String,
+    /// Run this suite on A and B (graphs) instead of reading evidence
+    #[arg(long, value_name = "SUITE")]
+    pub cases: Option<String>,
+    /// Knobs for side B (with --cases; A uses the defaults or --base)
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    #[arg(long = "base", value_name = "KNOB=VALUE")]
+    pub base: Vec<String>,
+    #[arg(long, default_value_t = 5)]
+    pub top_k: usize,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    /// Suite of labelled cases
+    pub suite: String,
+    #[arg(long, default_value_t = 5)]
+    pub top_k: usize,
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+    /// Compare with another graph (paired deltas with bootstrap intervals)
+    #[arg(long, value_name = "GRAPH")]
+    pub vs: Option<String>,
+    /// Compare with the same graph under these knobs
+    #[arg(long = "vs-set", value_name = "KNOB=VALUE")]
+    pub vs_set: Vec<String>,
+    /// Show every case (default: the 15 worst)
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn knobs(sets: &[String], top_k: usize) -> Result<Knobs, String> {
+    let mut k = Knobs::default();
+    k.params.top_k = top_k;
+    for s in sets {
+        k = k.set_from_str(s)?;
+    }
+    Ok(k)
+}
+
+pub fn run(a: LabArgs) -> u8 {
+    match a.command {
+        LabCommand::Capture(c) => capture(c),
+        LabCommand::Check(c) => check(c),
+        LabCommand::Diff(d) => run_diff(d),
+        LabCommand::Eval(e) => run_eval(e),
+    }
+}
+
+fn capture(a: CaptureArgs) -> u8 {
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let suite = match load_suite(Path::new(&a.cases)) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let k = match knobs(&a.set, a.top_k) {
+        Ok(k) => k,
+        Err(e) => return fail(format!("--set: {e}")),
+    };
+    match fixture::capture(
+        &engine,
+        &suite,
+        Path::new(&a.output),
+        &k.params,
+        &k.select,
+        a.force,
+    ) {
+        Ok(rep) => {
+            for w in &rep.warnings {
+                eprintln!("warning: {w}");
+            }
+            let mut s = format!("captured {} fixtures into {}", rep.written.len(), a.output);
+            if !rep.skipped_existing.is_empty() {
+                s.push_str(&format!(
+                    "; {} already existed and were kept (use --force to overwrite)",
+                    rep.skipped_existing.len()
+                ));
+            }
+            write_stdout(format!("{s}\n").as_bytes());
+            EXIT_OK
+        }
+        Err(e) => fail(format!("{}: {e}", a.output)),
+    }
+}
+
+fn check(a: CheckArgs) -> u8 {
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let (results, errors) = match fixture::check(&engine, Path::new(&a.dir)) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{}: {e}", a.dir)),
+    };
+    for e in &errors {
+        eprintln!("toolscope: {e}");
+    }
+    let failed = results.iter().filter(|r| !r.passed()).count();
+    if a.json {
+        let mut w = JsonWriter::new();
+        w.begin_obj();
+        w.key("passed").int((results.len() - failed) as i64);
+        w.key("failed").int(failed as i64);
+        w.key("unreadable").str_list(&errors);
+        w.key("cases").begin_arr();
+        for r in &results {
+            w.begin_obj();
+            w.key("case_id").str(&r.case_id);
+            w.key("file").str(&r.file.display().to_string());
+            w.key("passed").bool(r.passed());
+            w.key("differences").str_list(&r.differences);
+            w.end_obj();
+        }
+        w.end_arr();
+        w.end_obj();
+        write_stdout(format!("{}\n", w.finish()).as_bytes());
+    } else {
+        let mut s = String::new();
+        for r in &results {
+            s.push_str(&format!(
+                "{} {}\n",
+                if r.passed() { "PASS" } else { "FAIL" },
+                line(&r.case_id)
+            ));
+            for d in &r.differences {
+                s.push_str(&format!("       {}\n", line(d)));
+            }
+        }
+        s.push_str(&format!(
+            "{} passed, {failed} failed, {} unreadable\n",
+            results.len() - failed,
+            errors.len()
+        ));
+        write_stdout(s.as_bytes());
+    }
+    if failed > 0 {
+        EXIT_EMPTY
+    } else if !errors.is_empty() || results.is_empty() {
+        EXIT_INPUT
+    } else {
+        EXIT_OK
+    }
+}
+
+fn suite_records(
+    engine: &Engine,
+    suite: &crate::lab::suite::Suite,
+    params: &Params,
+    sel: &SelectParams,
+) -> Vec<RunRecord> {
+    suite
+        .cases
+        .iter()
+        .map(|c| {
+            let r = engine.retrieve(&c.query, params);
+            let s = engine.select(&r, sel);
+            let mut rec = RunRecord::from_run(&c.id, &r, Some(&s));
+            rec.expected = c.expected.clone();
+            rec
+        })
+        .collect()
+}
+
+fn run_diff(a: DiffArgs) -> u8 {
+    let (ra, rb) = match &a.cases {
+        Some(cases) => {
+            let suite = match load_suite(Path::new(cases)) {
+                Ok(s) => s,
+                Err(e) => return fail(e),
+            };
+            let (ka, kb) = match (knobs(&a.base, a.top_k), knobs(&a.set, a.top_k)) {
+                (Ok(x), Ok(mut y)) => {
+                    // B starts from A's knobs
+                    for s in &a.base {
+                        y = match y.set_from_str(s) {
+                            Ok(v) => v,
+                            Err(e) => return fail(format!("--base: {e}")),
+                        };
+                    }
+                    for s in &a.set {
+                        y = match y.set_from_str(s) {
+                            Ok(v) => v,
+                            Err(e) => return fail(format!("--set: {e}")),
+                        };
+                    }
+                    (x, y)
+                }
+                (Err(e), _) | (_, Err(e)) => return fail(format!("knobs: {e}")),
+            };
+            let ea = match load_engine(&a.a) {
+                Ok(e) => e,
+                Err(e) => return fail(e),
+            };
+            let recs_a = suite_records(&ea, &suite, &ka.params, &ka.select);
+            let recs_b = if a.b == a.a {
+                suite_records(&ea, &suite, &kb.params, &kb.select)
+            } else {
+                drop(ea);
+                match load_engine(&a.b) {
+                    Ok(eb) => suite_records(&eb, &suite, &kb.params, &kb.select),
+                    Err(e) => return fail(e),
+                }
+            };
+            (recs_a, recs_b)
+        }
+        None => {
+            let mut sides = Vec::new();
+            for p in [&a.a, &a.b] {
+                match diff::read_records(Path::new(p)) {
+                    Ok((recs, errors)) => {
+                        for e in &errors {
+                            eprintln!("warning: {e}");
+                        }
+                        for r in recs.iter().filter(|r| !r.unknown_keys.is_empty()).take(1) {
+                            eprintln!(
+                                "note: {p}: keys this version does not know are kept, not compared: {}",
+                                r.unknown_keys.join(", ")
+                            );
+                        }
+                        if recs.is_empty() {
+                            return fail(format!("{p}: no evidence records found"));
+                        }
+                        sides.push(recs);
+                    }
+                    Err(e) => return fail(e),
+                }
+            }
+            let b = sides.pop().unwrap_or_default();
+            let a_ = sides.pop().unwrap_or_default();
+            (a_, b)
+        }
+    };
+    let diffs = diff::diff_sets(&ra, &rb);
+    if a.json {
+        let mut w = JsonWriter::new();
+        diff::write_json(&diffs, &mut w);
+        write_stdout(format!("{}\n", w.finish()).as_bytes());
+    } else {
+        write_stdout(diff::text(&diffs, a.ascii).as_bytes());
+    }
+    if diffs.iter().any(|d| d.changed()) {
+        EXIT_EMPTY
+    } else {
+        EXIT_OK
+    }
+}
+
+fn run_eval(a: EvalArgs) -> u8 {
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let suite = match load_suite(Path::new(&a.suite)) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let k = match knobs(&a.set, a.top_k) {
+        Ok(k) => k,
+        Err(e) => return fail(format!("--set: {e}")),
+    };
+    let (mut results, sum) = eval::evaluate(&engine, &suite, &k.params, &k.select, a.top_k);
+    let missing: Vec<String> = results
+        .iter()
+        .flat_map(|r| {
+            r.missing_from_graph
+                .iter()
+                .map(move |m| format!("{}: {m}", r.id))
+        })
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "warning: {} expected tools are not in the graph (first: {})",
+            missing.len(),
+            line(&missing[0])
+        );
+    }
+    // the comparison run, if any
+    let vs = if a.vs.is_some() || !a.vs_set.is_empty() {
+        let mut kb = k.clone();
+        for s in &a.vs_set {
+            kb = match kb.set_from_str(s) {
+                Ok(v) => v,
+                Err(e) => return fail(format!("--vs-set: {e}")),
+            };
+        }
+        let other = match &a.vs {
+            Some(g) => match load_engine(g) {
+                Ok(e) => Some(e),
+                Err(e) => return fail(e),
+            },
+            None => None,
+        };
+        let eb = other.as_ref().unwrap_or(&engine);
+        Some(eval::evaluate(eb, &suite, &kb.params, &kb.select, a.top_k))
+    } else {
+        None
+    };
+    let deltas = vs.as_ref().map(|(rb, _)| eval::paired(&results, rb));
+    if a.json {
+        let mut w = JsonWriter::new();
+        w.begin_obj();
+        w.key("suite").str(&suite.name);
+        let summ = |w: &mut JsonWriter, s: &eval::Summary| {
+            w.begin_obj();
+            w.key("cases").int(s.cases as i64);
+            w.key("k").int(s.k as i64);
+            w.key("hit@1").f64(s.hit1);
+            w.key("hit@5").f64(s.hit5);
+            w.key(&format!("hit@{}", s.k)).f64(s.hitk);
+            w.key(&format!("recall@{}", s.k)).f64(s.recall);
+            w.key("MRR").f64(s.mrr);
+            w.key("selector_accuracy").f64(s.selector_accuracy);
+            w.end_obj();
+        };
+        w.key("summary");
+        summ(&mut w, &sum);
+        if let (Some((_, sb)), Some(d)) = (&vs, &deltas) {
+            w.key("vs_summary");
+            summ(&mut w, sb);
+            w.key("paired_deltas").begin_obj();
+            for (name, (m, lo, hi)) in d {
+                w.key(name)
+                    .begin_obj()
+                    .key("delta")
+                    .f64(*m)
+                    .key("ci95")
+                    .begin_arr()
+                    .f64(*lo)
+                    .f64(*hi)
+                    .end_arr()
+                    .end_obj();
+            }
+            w.end_obj();
+        }
+        eval::worst_first(&mut results);
+        w.key("cases").begin_arr();
+        for r in &results {
+            w.begin_obj();
+            w.key("id").str(&r.id);
+            w.key("query").str(&r.query);
+            w.key("expected").str_list(&r.expected);
+            w.key("first_hit_rank");
+            match r.first_hit_rank {
+                Some(x) => w.int(x as i64),
+                None => w.null(),
+            };
+            w.key("rr").f64(r.rr);
+            w.key("selected").str(&r.selected);
+            w.key("selector_correct").bool(r.selector_correct > 0.0);
+            w.key("top").str_list(&r.top);
+            w.end_obj();
+        }
+        w.end_arr();
+        w.end_obj();
+        write_stdout(format!("{}\n", w.finish()).as_bytes());
+        return EXIT_OK;
+    }
+    let pct = |x: f64| format!("{:.4}", x);
+    let mut s = format!(
+        "{} · {} cases · k={}\nhit@1 {}  hit@5 {}  hit@{} {}  recall@{} {}  MRR {}  selector accuracy {}\n",
+        line(&suite.name),
+        sum.cases,
+        sum.k,
+        pct(sum.hit1),
+        pct(sum.hit5),
+        sum.k,
+        pct(sum.hitk),
+        sum.k,
+        pct(sum.recall),
+        pct(sum.mrr),
+        pct(sum.selector_accuracy)
+    );
+    if let (Some((_, sb)), Some(d)) = (&vs, &deltas) {
+        s.push_str(&format!(
+            "vs:   hit@1 {}  hit@5 {}  hit@{} {}  MRR {}  selector accuracy {}\n",
+            pct(sb.hit1),
+            pct(sb.hit5),
+            sb.k,
+            pct(sb.hitk),
+            pct(sb.mrr),
+            pct(sb.selector_accuracy)
+        ));
+        for (name, (m, lo, hi)) in d {
+            s.push_str(&format!(
+                "  Δ {name:<18} {m:+.4}  95% CI [{lo:+.4}, {hi:+.4}]\n"
+            ));
+        }
+        s.push_str("  (paired bootstrap, 1000 resamples, seed 42)\n");
+    }
+    eval::worst_first(&mut results);
+    s.push_str(&format!(
+        "\n{:<28} {:>5} {:>6} {:<3} {:<30} query\n",
+        "case (worst first)", "rank", "RR", "sel", "expected"
+    ));
+    for r in results.iter().take(if a.all { usize::MAX } else { 15 }) {
+        s.push_str(&format!(
+            "{:<28} {:>5} {:>6.3} {:<3} {:<30} {}\n",
+            line(&r.id).chars().take(28).collect::<String>(),
+            r.first_hit_rank
+                .map(|x| x.to_string())
+                .unwrap_or_else(|| "-".into()),
+            r.rr,
+            if r.selector_correct > 0.0 { "ok" } else { "x" },
+            line(&r.expected.join(","))
+                .chars()
+                .take(30)
+                .collect::<String>(),
+            line(&r.query)
+        ));
+    }
+    write_stdout(s.as_bytes());
+    EXIT_OK
+}

@@ -1,0 +1,9 @@
+//! Quality lab: suites of labelled queries and the metrics computed over them.
+
+pub mod diff;
+pub mod eval;
+pub mod fixture;
+pub mod metrics;
+pub mod record;
+pub mod scrub;
+pub mod suite;
