@@ -1184,7 +1184,7 @@ impl App {
             self.caps.clipboard.tmux_passthrough,
             self.caps.clipboard.over_ssh,
         ) {
-            (true, _) => "OSC 52 via tmux passthrough",
+            (true, _) => "OSC 52 to tmux and its passthrough",
             (false, true) => "OSC 52 over SSH",
             _ => "OSC 52",
         };

@@ -259,8 +259,10 @@ impl Caps {
             }
         );
         let route = match (self.clipboard.tmux_passthrough, self.clipboard.over_ssh) {
-            (true, true) => "OSC 52 wrapped in tmux passthrough, over SSH to your local terminal",
-            (true, false) => "OSC 52 wrapped in tmux passthrough",
+            (true, true) => {
+                "OSC 52 to tmux and through tmux passthrough, over SSH to your local terminal"
+            }
+            (true, false) => "OSC 52 to tmux and through tmux passthrough",
             (false, true) => "OSC 52 over SSH to your local terminal",
             (false, false) => "OSC 52 to this terminal",
         };
@@ -268,7 +270,7 @@ impl Caps {
         if self.clipboard.tmux_passthrough {
             let _ = writeln!(
                 o,
-                "                (tmux >= 3.3 needs `set -g allow-passthrough on`)"
+                "                (tmux: `set -g set-clipboard on` or, tmux >= 3.3, `set -g allow-passthrough on`)"
             );
         }
         let _ = writeln!(

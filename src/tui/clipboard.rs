@@ -1,5 +1,7 @@
 //! OSC 52 clipboard: the only clipboard that reaches the operator's own machine over SSH.
-//! Inside tmux the sequence is wrapped in tmux's DCS passthrough.
+//! Inside tmux the sequence is sent twice: plain (tmux takes it with `set-clipboard on` and
+//! forwards it) and wrapped in tmux's DCS passthrough (reaches the outer terminal with
+//! `allow-passthrough on`); tmux's defaults accept neither, which `doctor` says.
 
 use base64::Engine as _;
 
@@ -9,7 +11,7 @@ pub fn osc52(payload: &str, tmux_passthrough: bool) -> String {
     let seq = format!("\u{1b}]52;c;{b64}\u{7}");
     if tmux_passthrough {
         format!(
-            "\u{1b}Ptmux;{}\u{1b}\\",
+            "{seq}\u{1b}Ptmux;{}\u{1b}\\",
             seq.replace('\u{1b}', "\u{1b}\u{1b}")
         )
     } else {
@@ -26,7 +28,7 @@ mod tests {
         assert_eq!(osc52("hi", false), "\u{1b}]52;c;aGk=\u{7}");
         assert_eq!(
             osc52("hi", true),
-            "\u{1b}Ptmux;\u{1b}\u{1b}]52;c;aGk=\u{7}\u{1b}\\"
+            "\u{1b}]52;c;aGk=\u{7}\u{1b}Ptmux;\u{1b}\u{1b}]52;c;aGk=\u{7}\u{1b}\\"
         );
     }
 }

@@ -46,7 +46,11 @@ pub fn doc(app: &App) -> Doc {
     let g = glyphs(app);
     let (Some(engine), Some(row)) = (app.engine.as_ref(), app.selected_row()) else {
         d.text(Line::styled(
-            "no candidate selected: type a query with / (or n for a demo query)",
+            if app.demo.steps.is_empty() {
+                "no candidate selected: type a query with /"
+            } else {
+                "no candidate selected: type a query with / (or n for a demo query)"
+            },
             st(app, Role::Muted),
         ));
         return d;

@@ -107,6 +107,23 @@ pub fn doc(app: &App) -> Doc {
         app.retrieval()?.rows.iter().position(|r| r.tool == t)
     };
 
+    // the graph itself
+    let fp = &g.info.fingerprint;
+    d.text(Line::styled(
+        format!(
+            "graph {}: {} tools, {} nodes, {} edges{}",
+            clean(&app.source_label),
+            g.tool_count(),
+            g.nodes.len(),
+            g.edge_count(),
+            if fp.len() >= 12 {
+                format!(", sha256 {}", &fp[..12])
+            } else {
+                String::new()
+            }
+        ),
+        st(app, Role::Muted),
+    ));
     // breadcrumbs
     let crumbs: Vec<NodeId> = if app.graph_stack.is_empty() {
         vec![focus]

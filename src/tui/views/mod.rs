@@ -2,6 +2,13 @@
 //! priority (query line, candidates, status, footer, info line, drill-down pane) and
 //! collapses from the bottom of that list when the terminal is small; below
 //! [`MIN_WIDTH`]x[`MIN_HEIGHT`] it says so instead.
+//!
+//! Adding a drill-down pane (Explain, Trace, Counterfactual, …): a `PaneId` variant (in
+//! `PaneId::ALL` and `PaneId::DRILL`), a module here with `doc(&App) -> doc::Doc` built from
+//! the engine's values, one arm in [`drill_doc`] (and in [`item_count`] when it has
+//! selectable items, with the action in `App::run`), a context bit in `commands` and a
+//! registry entry for its number key. Tabs, scrolling, the cursor, wrapping, help, the
+//! palette and the footer then work for it unchanged.
 
 pub mod detail;
 pub mod doc;

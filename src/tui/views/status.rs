@@ -63,26 +63,36 @@ pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer) {
     );
 }
 
-pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
-    let g = glyphs(app);
-    let Some(engine) = &app.engine else {
-        return;
-    };
-    let sep = || Span::styled(g.sep.to_string(), st(app, Role::Border));
-    let graph = &engine.graph;
-    // segments in priority order; lower ones are dropped first when space is short
+/// `0.667` as "0.67", `1.0` as "1": the short status form.
+fn short_num(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// Status segments in priority order, in their long or short form.
+fn status_segments(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
     let mut segs: Vec<Vec<Span<'static>>> = Vec::new();
-    segs.push(vec![
-        Span::styled(
-            format!(" {}", clean(&app.source_label)),
-            st(app, Role::Title),
-        ),
-        Span::raw(format!(
+    let Some(engine) = &app.engine else {
+        return segs;
+    };
+    let graph = &engine.graph;
+    let mut head = vec![Span::styled(
+        format!(" {}", clean(&app.source_label)),
+        st(app, Role::Title),
+    )];
+    if !short {
+        head.push(Span::raw(format!(
             " {} tools {} edges",
             graph.tool_count(),
             graph.edge_count()
-        )),
-    ]);
+        )));
+    }
+    segs.push(head);
     let p = &app.params;
     let mut params = vec![Span::raw(format!("k{} d{}", p.top_k, p.depth))];
     if !p.history.is_empty() {
@@ -99,32 +109,46 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
     }
     if let Some(ret) = app.retrieval() {
         let i = &ret.intent;
+        let shares = if short {
+            format!(
+                " r{} w{} d{}",
+                short_num(i.read),
+                short_num(i.write),
+                short_num(i.delete)
+            )
+        } else {
+            format!(" r{:.2} w{:.2} d{:.2}", i.read, i.write, i.delete)
+        };
         segs.push(vec![
-            Span::raw("intent "),
+            Span::raw(if short { "" } else { "intent " }),
             Span::styled(ret.intent_label.as_str().to_string(), st(app, Role::Key)),
-            Span::raw(format!(" r{:.2} w{:.2} d{:.2}", i.read, i.write, i.delete)),
+            Span::raw(shares),
         ]);
         segs.push(vec![Span::raw(format!(
             "seeds {}{}",
             ret.stats.seeds.len(),
-            if ret.used_fallback {
-                " (substring)"
-            } else {
-                ""
+            match (ret.used_fallback, short) {
+                (true, false) => " (substring)",
+                (true, true) => "~",
+                _ => "",
             }
         ))]);
         segs.push(params);
         segs.push(vec![Span::raw(format!(
-            "budget {}/{}",
-            ret.stats.token_budget_used, ret.params.token_budget
+            "{} {}/{}",
+            if short { "tok" } else { "budget" },
+            ret.stats.token_budget_used,
+            ret.params.token_budget
         ))]);
         segs.push(vec![Span::raw(format!(
-            "visited {}n/{}e",
-            ret.stats.visited_nodes, ret.stats.visited_edges
+            "{} {}n/{}e",
+            if short { "vis" } else { "visited" },
+            ret.stats.visited_nodes,
+            ret.stats.visited_edges
         ))]);
         if ret.stats.learning_applied {
             segs.push(vec![Span::styled(
-                "learning applied",
+                if short { "learned" } else { "learning applied" },
                 st(app, Role::ChipLearn),
             )]);
         }
@@ -142,12 +166,28 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
             st(app, Role::Muted),
         )]);
     }
+    segs
+}
+
+/// The status bar: long forms when everything fits, else short forms, then segments are
+/// dropped from the lowest priority up.
+pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
+    let g = glyphs(app);
     let width = r.width as usize;
     let sep_w = text::width(g.sep);
+    let seg_w =
+        |s: &Vec<Span<'static>>| -> usize { s.iter().map(|x| text::width(&x.content)).sum() };
+    let total = |segs: &Vec<Vec<Span<'static>>>| -> usize {
+        segs.iter().map(seg_w).sum::<usize>() + sep_w * segs.len().saturating_sub(1)
+    };
+    let mut segs = status_segments(app, false);
+    if total(&segs) > width {
+        segs = status_segments(app, true);
+    }
     let mut chosen: Vec<usize> = Vec::new();
     let mut used = 0usize;
     for (i, s) in segs.iter().enumerate() {
-        let w: usize = s.iter().map(|x| text::width(&x.content)).sum();
+        let w = seg_w(s);
         let add = if chosen.is_empty() { w } else { w + sep_w };
         if used + add <= width {
             used += add;
@@ -157,7 +197,7 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
     let mut spans: Vec<Span<'static>> = Vec::new();
     for (k, i) in chosen.iter().enumerate() {
         if k > 0 {
-            spans.push(sep());
+            spans.push(Span::styled(g.sep.to_string(), st(app, Role::Border)));
         }
         spans.extend(segs[*i].iter().cloned());
     }
