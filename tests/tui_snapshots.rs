@@ -63,6 +63,22 @@ const SCREENS: &[(&str, Setup)] = &[
         h.keys("G");
         h
     }),
+    ("detail_learning", |c| {
+        let mut h = Harness::demo(c);
+        h.app.set_learning(vec![serde_json::json!({
+            "query_fingerprint": "f2430a572176f81f", "query_family": "approve refund",
+            "collection_id": "demo", "status": "promoted", "observations": 2,
+            "prior_failure_count": 0, "evidence_sources": ["run"],
+            "id": "target_preference:8cee9fc7a14e8fc2", "type": "target_preference",
+            "target": "cancelOrder"
+        })]);
+        demo_step(&mut h, 4);
+        h.keys("jj");
+        h.key(KeyCode::Enter);
+        h.render(120, 40);
+        h.keys("G");
+        h
+    }),
     ("selector", |c| {
         let mut h = Harness::demo(c);
         demo_step(&mut h, 7);

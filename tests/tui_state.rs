@@ -546,3 +546,45 @@ fn loading_keeps_help_and_quit() {
     assert_eq!(h.app.load_error.as_deref(), Some("x.json: no such file"));
     let _ = Arc::strong_count(&demo_engine());
 }
+
+fn learning_suggestion() -> serde_json::Value {
+    serde_json::json!({
+        "query_fingerprint": "f2430a572176f81f", "query_family": "approve refund",
+        "collection_id": "demo", "status": "promoted", "observations": 2,
+        "prior_failure_count": 0, "evidence_sources": ["run"],
+        "id": "target_preference:8cee9fc7a14e8fc2", "type": "target_preference",
+        "target": "cancelOrder",
+        "evidence": {"selected_target": "cancelOrder", "llm_target": null, "target_selector": {}}
+    })
+}
+
+#[test]
+fn learning_suggestions_show_as_chip_evidence_and_toggle() {
+    let mut h = demo();
+    h.app.set_learning(vec![learning_suggestion()]);
+    h.keys(":query approve refund");
+    h.key(KeyCode::Enter);
+    let r = h.app.retrieval().unwrap();
+    assert!(r.stats.learning_applied);
+    let row = r.row("cancelOrder").unwrap();
+    assert!(row.breakdown.learning > 0.0 && row.learning.is_some());
+    let idx = r.rows.iter().position(|x| x.name == "cancelOrder").unwrap();
+    for _ in 0..idx {
+        h.keys("j");
+    }
+    h.key(KeyCode::Enter);
+    h.render(120, 40);
+    h.keys("G");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("learning_evidence"), "{screen}");
+    assert!(
+        screen.contains("target_preference:8cee9fc7a14e8fc2"),
+        "{screen}"
+    );
+    assert!(screen.contains("learn on"), "{screen}");
+    h.keys("L");
+    let r = h.app.retrieval().unwrap();
+    assert!(!r.stats.learning_applied);
+    assert!(r.rows.iter().all(|x| x.breakdown.learning == 0.0));
+    assert!(h.screen(120, 40).contains("learn off"));
+}
