@@ -16,6 +16,10 @@ struct Pty {
 
 impl Pty {
     fn spawn(args: &[&str], cols: u16, rows: u16) -> Pty {
+        Pty::spawn_env(args, &[], cols, rows)
+    }
+
+    fn spawn_env(args: &[&str], envs: &[(&str, &str)], cols: u16, rows: u16) -> Pty {
         let pty = native_pty_system();
         let pair = pty
             .openpty(PtySize {
@@ -31,6 +35,9 @@ impl Pty {
         cmd.env_remove("NO_COLOR");
         cmd.env_remove("TMUX");
         cmd.env("XDG_STATE_HOME", std::env::temp_dir());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
         let child = pair.slave.spawn_command(cmd).expect("spawn toolscope");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap();
@@ -176,4 +183,54 @@ fn ctrl_c_quits_while_typing_and_restores() {
     let parser = p.parser.lock().unwrap();
     assert!(!parser.screen().alternate_screen());
     assert!(!parser.screen().hide_cursor());
+}
+
+fn wait_exit(p: &mut Pty) -> portable_pty::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(st) = p.child.try_wait().unwrap() {
+            std::thread::sleep(Duration::from_millis(200));
+            return st;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = p.child.kill();
+            panic!("toolscope did not exit; screen:\n{}", p.screen());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_panic_restores_the_terminal_first() {
+    let mut p = Pty::spawn_env(&[], &[("TOOLSCOPE_TEST_PANIC", "1")], 80, 24);
+    let status = wait_exit(&mut p);
+    assert!(!status.success(), "a panic is a failure exit");
+    let parser = p.parser.lock().unwrap();
+    let scr = parser.screen();
+    assert!(
+        !scr.alternate_screen(),
+        "alternate screen left before the report"
+    );
+    assert!(!scr.hide_cursor(), "cursor shown");
+    let text = scr.contents();
+    assert!(
+        text.contains("TOOLSCOPE_TEST_PANIC"),
+        "the panic is reported on the normal screen:\n{text}"
+    );
+}
+
+#[test]
+fn a_file_that_fails_to_load_exits_2_with_the_message() {
+    let dir = std::env::temp_dir().join(format!("toolscope-pty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"graph\": {\"nodes\": [}").unwrap();
+    let mut p = Pty::spawn(&[bad.to_str().unwrap()], 80, 24);
+    let status = wait_exit(&mut p);
+    assert_eq!(status.exit_code(), 2);
+    let parser = p.parser.lock().unwrap();
+    let scr = parser.screen();
+    assert!(!scr.alternate_screen() && !scr.hide_cursor());
+    assert!(scr.contents().contains("bad.json"), "{}", scr.contents());
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -120,6 +120,10 @@ pub fn run(opts: Options) -> u8 {
     if let Err(e) = draw(&mut terminal, &mut app) {
         failed = Some(e.to_string());
     }
+    if std::env::var_os("TOOLSCOPE_TEST_PANIC").is_some() {
+        // test hook: proves the panic hook restores the terminal (tests/tui_pty.rs)
+        panic!("TOOLSCOPE_TEST_PANIC is set: panicking after the first frame");
+    }
     while failed.is_none() {
         let Ok(first) = rx.recv() else { break };
         let mut fx = app.on_event(first);
