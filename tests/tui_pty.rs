@@ -234,3 +234,23 @@ fn a_file_that_fails_to_load_exits_2_with_the_message() {
     assert!(scr.contents().contains("bad.json"), "{}", scr.contents());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn sigterm_restores_the_terminal() {
+    let mut p = Pty::spawn(&[], 80, 24);
+    p.wait_for("the first demo step", |s| {
+        s.contains("deleteExpiredCoupons")
+    });
+    let pid = p.child.process_id().expect("a pid");
+    let ok = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let status = wait_exit(&mut p);
+    assert_eq!(status.exit_code(), 128 + 15);
+    let parser = p.parser.lock().unwrap();
+    assert!(!parser.screen().alternate_screen());
+    assert!(!parser.screen().hide_cursor());
+}

@@ -3,7 +3,7 @@
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-use super::{EXIT_INPUT, fail};
+use super::fail;
 use crate::tui::caps::{ColorChoice, UiOptions};
 use crate::tui::event::Source;
 use crate::tui::theme::ThemeKind;
@@ -104,12 +104,11 @@ pub fn run(file: Option<&str>, ui: &UiArgs, args: &ExploreArgs) -> u8 {
         },
         None => Vec::new(),
     };
-    let code = crate::tui::run(crate::tui::Options {
+    crate::tui::run(crate::tui::Options {
         source,
         ui: ui.options(),
         learning,
         query: args.query.clone(),
         dump_dir: args.dump_dir.clone(),
-    });
-    if code == 0 { 0 } else { EXIT_INPUT.max(code) }
+    })
 }

@@ -231,9 +231,14 @@ pub enum Effect {
 pub enum AppEvent {
     Input(Event),
     Query(QueryOutput),
-    QueryFailed { generation: u64, message: String },
+    QueryFailed {
+        generation: u64,
+        message: String,
+    },
     Progress(LoadProgress),
     Loaded(Result<Loaded, String>),
+    /// A termination signal (SIGTERM, SIGHUP, SIGQUIT).
+    Signal(i32),
 }
 
 /// A loaded graph and the warnings its loading produced.
@@ -336,6 +341,8 @@ pub struct App {
     pub demo: DemoState,
     pub flash: Option<Flash>,
     pub quit: bool,
+    /// The signal that ended the session, if one did.
+    pub exit_signal: Option<i32>,
     pub layout: LayoutInfo,
     pub dump_dir: PathBuf,
     /// Whether the status bar shows the last query time (off in snapshots).
@@ -376,6 +383,7 @@ impl App {
             demo: DemoState::default(),
             flash: None,
             quit: false,
+            exit_signal: None,
             layout: LayoutInfo::default(),
             dump_dir: PathBuf::from("."),
             show_timing: true,
@@ -491,6 +499,11 @@ impl App {
                     );
                 }
                 fx
+            }
+            AppEvent::Signal(sig) => {
+                self.exit_signal = Some(sig);
+                self.quit = true;
+                vec![Effect::Quit]
             }
             AppEvent::Loaded(Err(message)) => {
                 self.load_error = Some(message.clone());

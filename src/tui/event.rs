@@ -26,6 +26,25 @@ pub fn spawn_input(tx: Sender<AppEvent>) {
         });
 }
 
+/// SIGTERM, SIGHUP and SIGQUIT become an event, so the loop ends normally and the
+/// terminal is restored (Ctrl-C arrives as a key in raw mode).
+#[cfg(unix)]
+pub fn spawn_signals(tx: Sender<AppEvent>) {
+    use signal_hook::consts::{SIGHUP, SIGQUIT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGQUIT]) {
+        let _ = thread::Builder::new()
+            .name("toolscope-signals".into())
+            .spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    let _ = tx.send(AppEvent::Signal(sig));
+                }
+            });
+    }
+}
+
+#[cfg(not(unix))]
+pub fn spawn_signals(_tx: Sender<AppEvent>) {}
+
 /// The query worker: runs the newest job and drops the ones it was superseded by.
 pub struct Worker {
     jobs: Sender<QueryJob>,

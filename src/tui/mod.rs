@@ -106,6 +106,7 @@ pub fn run(opts: Options) -> u8 {
         }
     };
     event::spawn_input(tx.clone());
+    event::spawn_signals(tx.clone());
     let backend = CrosstermBackend::new(BufWriter::with_capacity(1 << 16, io::stdout()));
     let mut terminal = match Terminal::new(backend) {
         Ok(t) => t,
@@ -165,7 +166,11 @@ pub fn run(opts: Options) -> u8 {
         eprintln!("toolscope: terminal error: {e}");
         return 2;
     }
-    0
+    match app.exit_signal {
+        // the shell convention for "ended by signal N"
+        Some(sig) => (128 + sig).clamp(0, 255) as u8,
+        None => 0,
+    }
 }
 
 type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
