@@ -275,7 +275,7 @@ fn small_terminals_collapse_then_say_too_small() {
     let mut hs = Harness::demo(caps);
     let s = hs.screen(20, 5);
     assert!(s.contains("too small"), "{s}");
-    assert!(s.contains("20x5"), "{s}");
+    assert!(s.contains("20×5"), "{s}");
 }
 
 #[test]

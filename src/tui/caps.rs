@@ -111,6 +111,7 @@ pub struct Glyphs {
     pub dot: &'static str,
     pub gauge_full: &'static str,
     pub gauge_empty: &'static str,
+    pub times: &'static str,
 }
 
 pub const ASCII_BORDER: border::Set<'static> = border::Set {
@@ -142,6 +143,7 @@ pub static UNICODE: Glyphs = Glyphs {
     dot: "•",
     gauge_full: "█",
     gauge_empty: "░",
+    times: "×",
 };
 
 pub static ASCII: Glyphs = Glyphs {
@@ -162,6 +164,7 @@ pub static ASCII: Glyphs = Glyphs {
     dot: "*",
     gauge_full: "#",
     gauge_empty: ".",
+    times: "x",
 };
 
 /// The decisions, made once.
@@ -434,6 +437,7 @@ mod tests {
             g.dot,
             g.gauge_full,
             g.gauge_empty,
+            g.times,
         ];
         for s in all.iter().chain(g.bar.iter()) {
             assert!(s.is_ascii(), "{s:?}");

@@ -159,7 +159,7 @@ pub fn run(opts: Options) -> u8 {
     drop(terminal);
     drop(guard);
     if let Some(e) = app.load_error.take() {
-        eprintln!("toolscope: {e}");
+        eprintln!("toolscope: {}", crate::sanitize::line(&e));
         return 2;
     }
     if let Some(e) = failed {

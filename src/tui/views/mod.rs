@@ -277,9 +277,10 @@ fn pane_subtitle(app: &App, p: PaneId) -> Option<String> {
 }
 
 fn too_small(app: &App, area: Rect, buf: &mut Buffer) {
+    let x = glyphs(app).times;
     let msg = format!(
-        "terminal too small (need {}x{}, have {}x{})",
-        MIN_WIDTH, MIN_HEIGHT, area.width, area.height
+        "terminal too small (need {MIN_WIDTH}{x}{MIN_HEIGHT}, have {}{x}{})",
+        area.width, area.height
     );
     let lines = text::wrap_line(&Line::from(msg), area.width.max(1) as usize, 0);
     let st = app.theme.get(Role::Warn);
