@@ -63,11 +63,14 @@ if [ "$BUILD" = 1 ]; then
         log "cargo build failed; using the existing binary if there is one"
     fi
 fi
-TS="${CARGO_TARGET_DIR:-$ROOT/target}/release/toolscope"
-[ "$PREPARE_ONLY" = 1 ] || [ -x "$TS" ] || { echo "bench-vs-reference: $TS missing (build first)" >&2; exit 1; }
+TS_BUILT="${CARGO_TARGET_DIR:-$ROOT/target}/release/toolscope"
+[ "$PREPARE_ONLY" = 1 ] || [ -x "$TS_BUILT" ] || { echo "bench-vs-reference: $TS_BUILT missing (build first)" >&2; exit 1; }
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-ref.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
+# measure a private copy: a rebuild of target/ during the run must not change the binary
+TS="$TMP/toolscope"
+[ "$PREPARE_ONLY" = 1 ] || cp "$TS_BUILT" "$TS"
 RESULTS="$BENCH/results-$(date +%Y%m%d).jsonl"
 RUN_ID="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 RUN_LINES="$TMP/run.jsonl"
@@ -81,11 +84,13 @@ if [ "$QUICK" = 1 ]; then TS_REPEAT=5; REF_REPEAT_SMALL=1; else TS_REPEAT=20; RE
 run_pair() {
     local workload="$1" label="$2" ts_graph="$3" ref_graph="$4" queries="$5" ref_repeat="$6" line
     [ "$PREPARE_ONLY" = 1 ] && return 0
+    load1="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)"
     if line="$("$TS" bench "$ts_graph" --queries "$queries" --top-k 10 --select --repeat "$TS_REPEAT")"; then
         tag "$workload" "$label" "$line" >> "$RUN_LINES"
     else
         log "toolscope failed on $label"
     fi
+    load1="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)"
     if line="$(timeout "$REF_TIMEOUT" "$PY" "$ROOT/scripts/bench_reference.py" "$ref_graph" --queries "$queries" \
             --top-k 10 --select --repeat "$ref_repeat" --max-seconds "$REF_BUDGET" --label "$label")"; then
         tag "$workload" "$label" "$line" >> "$RUN_LINES"
@@ -94,12 +99,14 @@ run_pair() {
     fi
 }
 
-# tag WORKLOAD LABEL JSON -> the JSON line with run id, toolscope commit and workload added
+# tag WORKLOAD LABEL JSON -> the JSON line with run id, toolscope commit, workload and the
+# 1-minute load average just before the run (other work on the machine skews timings) added
 tag() {
     python3 -c 'import json,sys
 d=json.loads(sys.argv[3]); d["graph"]=sys.argv[2]
 out={"run":sys.argv[4],"commit":sys.argv[5],"workload":sys.argv[1]}; out.update(d)
-print(json.dumps(out, ensure_ascii=False))' "$1" "$2" "$3" "$RUN_ID" "$COMMIT"
+out["loadavg_1m"]=float(sys.argv[6]) if sys.argv[6] not in ("", "null") else None
+print(json.dumps(out, ensure_ascii=False))' "$1" "$2" "$3" "$RUN_ID" "$COMMIT" "${load1:-null}"
 }
 
 plain_copy() {  # plain_copy SRC.gz DEST -> decompressed once per workload (both engines read it)
@@ -218,7 +225,7 @@ cat "$RUN_LINES" >> "$RESULTS"
 
 # ---------------------------------------------------------------- table
 python3 - "$RUN_LINES" "$ELAPSED" "$RESULTS" <<'PY'
-import json, statistics, sys
+import json, os, sys
 
 rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
 elapsed, results = int(sys.argv[2]), sys.argv[3]
@@ -235,6 +242,8 @@ def merge(lines):
         "tools": sum(l["tools"] for l in lines), "graphs": len(lines),
         "load_ms": sum(l["load_ms"] for l in lines),
         "first_query_ms": sum(l["first_query_ms"] for l in lines),
+        "index_ms": (sum(l["index_ms"] for l in lines)
+                     if all(l.get("index_ms") is not None for l in lines) else None),
         "p50_ms": sum(l["p50_ms"] * l["queries"] for l in lines) / n,
         "p99_ms": max(l["p99_ms"] for l in lines),
         "mean_ms": sum(l["mean_ms"] * l["queries"] for l in lines) / n,
@@ -327,5 +336,20 @@ for w, ts, ref in table:
     checks.append(("RSS <=1/3", rr <= 1 / 3, f"{rr:.2f} of reference"))
     print(f"  {w:<15} " + "; ".join(f"{n}: {'ok' if ok else 'MISS'} ({v})" for n, ok, v in checks))
 print()
-print(f"raw lines appended to {results}; whole run took {elapsed // 60} min {elapsed % 60} s")
+print("toolscope builds its BM25 index at load (index_ms), the reference inside its first query;")
+print("toolscope index + first query vs the reference's first query (ms, or s where marked):")
+for w, ts, ref in table:
+    if ts and ref and ts.get("index_ms") is not None:
+        both = ts["index_ms"] + ts["first_query_ms"]
+        print(f"  {w:<15} {fmt_ms(both):>8} vs {fmt_ms(ref['first_query_ms']):>8}  {ratio(ref['first_query_ms'], both)}")
+loads = [r.get("loadavg_1m") for r in rows if r.get("loadavg_1m") is not None]
+cores = os.cpu_count() or 1
+if loads and max(loads) > 0.75 * cores:  # this run itself adds ~1
+    print()
+    print(f"WARNING: the machine was busy (1-min load average up to {max(loads):.1f} on {cores} cores before "
+          "a measurement; this run adds ~1): timings are contended and noisy; compare ratios from quiet runs.")
+commits = sorted({r.get("commit") for r in rows if r.get("commit")})
+print()
+print(f"toolscope {', '.join(commits)}; raw lines appended to {results}; "
+      f"whole run took {elapsed // 60} min {elapsed % 60} s")
 PY

@@ -333,3 +333,34 @@ fn terminal_output_is_sanitised() {
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
     assert!(out.contains("eviltool"), "{out}");
 }
+
+#[test]
+fn select_runs_on_named_candidates() {
+    let out = bin()
+        .args([
+            "select",
+            "demo",
+            "refund approval",
+            "--candidates",
+            "getRefund,approveRefund,rejectRefund",
+            "--llm-target",
+            "approveRefund",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // checked against graph-tool-call 0.47.0's select_target_candidate with the same inputs
+    assert_eq!(v["selected_target"], "approveRefund");
+    assert_eq!(
+        v["reason_codes"],
+        serde_json::json!([
+            "weak_winner_evidence",
+            "ambiguous_target",
+            "insufficient_contrastive_evidence",
+            "llm_target_preserved"
+        ])
+    );
+    assert_eq!(v["rank_signals"][0]["name"], "getRefund");
+}

@@ -6,6 +6,7 @@ pub mod evidence;
 pub mod graph_arg;
 pub mod lab;
 pub mod query;
+pub mod select;
 pub mod tui;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +34,8 @@ pub struct Cli {
 pub enum Command {
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
     Query(query::QueryArgs),
+    /// Run the target selector over named candidates or a captured response's rows
+    Select(select::SelectArgs),
     /// Print the terminal capabilities the explorer decides (colour, glyphs, mouse, clipboard)
     Doctor(doctor::DoctorArgs),
     /// Explain a reported score as a checked decomposition tree
@@ -61,6 +64,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Select(args)) => select::run(args),
         Some(Command::Explain(args)) => evidence::run_explain(args),
         Some(Command::Trace(args)) => evidence::run_trace(args),
         Some(Command::Counterfactual(args)) => evidence::run_counterfactual(args),

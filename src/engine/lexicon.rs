@@ -649,3 +649,21 @@ pub const KO_ACTION_WORDS: &[&str] = &[
     "검색", "조회", "수정", "등록", "삭제", "저장", "처리", "취소", "철회", "승인", "거부", "비교",
     "요약",
 ];
+
+/// The selector's action and shape families (used to strip generic terms), in one place.
+pub const SEL_ACTION_SHAPE_SETS: &[&[&str]] = &[
+    SEL_SEARCH, SEL_READ, SEL_SINGLE, SEL_LIST, SEL_COUNT, SEL_CREATE, SEL_UPDATE, SEL_ACTION,
+    SEL_DELETE,
+];
+
+/// `base` plus the surface stopwords, identifier terms and every action/shape family.
+pub fn generic_with(base: &[&'static str]) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = base.to_vec();
+    for set in [SEL_SURFACE_STOPWORDS, SEL_IDENTIFIER]
+        .iter()
+        .chain(SEL_ACTION_SHAPE_SETS.iter())
+    {
+        v.extend(set.iter().copied());
+    }
+    v
+}

@@ -407,7 +407,7 @@ impl Ord for Ranked {
 pub fn top_k_stable(hits: &[(ToolId, f64)], k: usize) -> Vec<(ToolId, f64)> {
     let mut best: Vec<(usize, f64)> = Vec::with_capacity(k + 1);
     for (i, h) in hits.iter().enumerate() {
-        if best.len() == k && !(h.1 > best[k - 1].1) {
+        if best.len() == k && h.1.partial_cmp(&best[k - 1].1) != Some(std::cmp::Ordering::Greater) {
             continue;
         }
         let pos = best.iter().position(|b| h.1 > b.1).unwrap_or(best.len());
@@ -470,4 +470,48 @@ pub fn fallback_seeds(graph: &Graph, index: &Index, query: &str) -> Vec<(ToolId,
         }
     }
     top_seeds(&hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Engine;
+
+    #[test]
+    fn pruned_seeds_equal_full_scoring() {
+        let engine = Engine::new(crate::demo::load_demo().unwrap());
+        let mut queries: Vec<String> = crate::demo::demo_queries()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for extra in [
+            "환불 목록 조회",
+            "회원 정보 수정",
+            "쿠폰 발급 내역",
+            "정산 비교 대사",
+            "권한 버튼 설정",
+            "배송 상태 확인해줘",
+            "route from a to b fastest",
+        ] {
+            queries.push(extra.into());
+        }
+        let mut scratch = Vec::new();
+        for q in &queries {
+            let plan = QueryPlan::new(q, &engine.index, engine.tokenizer.as_ref());
+            let cands = bm25_candidates(&engine.index, &plan, &mut scratch);
+            let full = all_hits(&engine.graph, &plan, &cands);
+            let mut idx: Vec<usize> = (0..full.len()).collect();
+            idx.sort_by(|&a, &b| full[b].1.partial_cmp(&full[a].1).unwrap().then(a.cmp(&b)));
+            let want: Vec<(ToolId, f64)> = idx.into_iter().take(5).map(|i| full[i]).collect();
+            assert_eq!(top_seeds_pruned(&engine.graph, &plan, &cands), want, "{q}");
+        }
+    }
+
+    #[test]
+    fn top_k_stable_keeps_input_order_on_ties() {
+        let hits: Vec<(ToolId, f64)> =
+            vec![(0, 1.0), (1, 2.0), (2, 1.0), (3, 2.0), (4, 0.5), (5, 1.0)];
+        assert_eq!(top_k_stable(&hits, 3), vec![(1, 2.0), (3, 2.0), (0, 1.0)]);
+        assert_eq!(top_k_stable(&hits, 10).len(), 6);
+    }
 }

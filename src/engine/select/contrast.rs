@@ -15,43 +15,11 @@ use crate::model::Graph;
 use crate::model::tool::opt_str;
 
 fn generic_q_base() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = CONTRAST_GENERIC_BASE.to_vec();
-    for set in [
-        SEL_SURFACE_STOPWORDS,
-        SEL_IDENTIFIER,
-        SEL_SEARCH,
-        SEL_READ,
-        SEL_SINGLE,
-        SEL_LIST,
-        SEL_COUNT,
-        SEL_CREATE,
-        SEL_UPDATE,
-        SEL_ACTION,
-        SEL_DELETE,
-    ] {
-        v.extend(set.iter().copied());
-    }
-    v
+    generic_with(CONTRAST_GENERIC_BASE)
 }
 
 fn facet_generic() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = FACET_GENERIC_BASE.to_vec();
-    for set in [
-        SEL_SURFACE_STOPWORDS,
-        SEL_IDENTIFIER,
-        SEL_SEARCH,
-        SEL_READ,
-        SEL_SINGLE,
-        SEL_LIST,
-        SEL_COUNT,
-        SEL_CREATE,
-        SEL_UPDATE,
-        SEL_ACTION,
-        SEL_DELETE,
-    ] {
-        v.extend(set.iter().copied());
-    }
-    v
+    generic_with(FACET_GENERIC_BASE)
 }
 
 fn scope_of(terms: &Terms) -> &'static str {

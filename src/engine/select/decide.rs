@@ -51,22 +51,16 @@ fn strongest<'a>(c: &'a Candidate, source: &str) -> Option<&'a EvidenceItem> {
 }
 
 fn action_like_terms() -> Vec<&'static str> {
-    let mut v = Vec::new();
-    for set in [
-        SEL_SEARCH,
-        SEL_READ,
-        SEL_SINGLE,
-        SEL_LIST,
-        SEL_COUNT,
-        SEL_CREATE,
-        SEL_UPDATE,
-        SEL_ACTION,
-        SEL_DELETE,
-        SEL_ALL_SCOPE,
-        SEL_FILTERED_SCOPE,
-    ] {
-        v.extend(set.iter().copied());
-    }
+    let mut v: Vec<&'static str> = SEL_ACTION_SHAPE_SETS
+        .iter()
+        .flat_map(|s| s.iter().copied())
+        .collect();
+    v.extend(
+        SEL_ALL_SCOPE
+            .iter()
+            .chain(SEL_FILTERED_SCOPE.iter())
+            .copied(),
+    );
     v
 }
 
