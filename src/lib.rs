@@ -14,3 +14,4 @@ pub mod lab;
 pub mod model;
 pub mod output;
 pub mod sanitize;
+pub mod tui;

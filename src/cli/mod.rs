@@ -1,11 +1,13 @@
 //! Command-line interface: argument definitions and dispatch. One file per subcommand.
 
 pub mod bench;
+pub mod doctor;
 pub mod evidence;
 pub mod graph_arg;
 pub mod lab;
 pub mod query;
 pub mod select;
+pub mod tui;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,8 +22,12 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Artifact to open (default: the embedded demo graph)
+    /// Artifact to open in the explorer (default: the embedded demo graph)
     pub file: Option<String>,
+    #[command(flatten)]
+    pub ui: tui::UiArgs,
+    #[command(flatten)]
+    pub explore: tui::ExploreArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -30,6 +36,8 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Run the target selector over named candidates or a captured response's rows
     Select(select::SelectArgs),
+    /// Print the terminal capabilities the explorer decides (colour, glyphs, mouse, clipboard)
+    Doctor(doctor::DoctorArgs),
     /// Explain a reported score as a checked decomposition tree
     Explain(evidence::ExplainArgs),
     /// The event trace of one query (optionally of one tool)
@@ -63,7 +71,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Evidence(args)) => evidence::run_evidence(args),
         Some(Command::Mcp(args)) => evidence::run_mcp(args),
         Some(Command::Lab(args)) => lab::run(args),
-        None => query::run_default(cli.file.as_deref()),
+        Some(Command::Doctor(args)) => doctor::run(&args),
+        None => tui::run(cli.file.as_deref(), &cli.ui, &cli.explore),
     };
     ExitCode::from(code)
 }

@@ -52,40 +52,6 @@ pub struct QueryArgs {
     pub batch: Option<String>,
 }
 
-/// Runs when `toolscope` is started without a subcommand.
-pub fn run_default(file: Option<&str>) -> u8 {
-    let graph = file.unwrap_or("demo");
-    let engine = match load_engine(graph) {
-        Ok(e) => e,
-        Err(e) => return fail(e),
-    };
-    let mut out = String::new();
-    for q in crate::demo::demo_queries()
-        .into_iter()
-        .take(if file.is_some() { 0 } else { 3 })
-    {
-        let r = engine.retrieve(
-            q,
-            &Params {
-                top_k: 5,
-                ..Params::default()
-            },
-        );
-        out.push_str(&text::retrieval_table(&engine, &r));
-        out.push('\n');
-    }
-    if out.is_empty() {
-        out = format!(
-            "{}: {} tools, {} edges loaded. Try: toolscope query {graph} \"your query\"\n",
-            engine.graph.info.source,
-            engine.graph.tool_count(),
-            engine.graph.edge_count()
-        );
-    }
-    write_stdout(out.as_bytes());
-    EXIT_OK
-}
-
 /// Writes to stdout; a closed pipe is not an error.
 pub fn write_stdout(bytes: &[u8]) {
     let mut so = std::io::stdout().lock();

@@ -93,6 +93,19 @@ pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
 }
 
 pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError> {
+    let (g, warnings) = load_graph_bytes_quiet(name, bytes)?;
+    for w in warnings {
+        eprintln!("{w}");
+    }
+    Ok(g)
+}
+
+/// [`load_graph_bytes`] that returns its warnings instead of printing them (for the TUI,
+/// where stderr is the screen).
+pub fn load_graph_bytes_quiet(
+    name: &str,
+    bytes: Vec<u8>,
+) -> Result<(Graph, Vec<String>), InputError> {
     let bytes = maybe_gunzip(name, bytes)?;
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(InputError::new(name, "", "empty file".into()));
@@ -234,20 +247,21 @@ pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError>
         };
         g.set_edge(s, t, attrs);
     }
+    let mut warnings = Vec::new();
     for (i, node) in implicit.iter().take(3) {
-        eprintln!(
+        warnings.push(format!(
             "warning: {name}:/graph/edges/{i}: edge endpoint {node:?} is not a declared node; kept as an attribute-less node (not traversed), as graph-tool-call does"
-        );
+        ));
     }
     if implicit.len() > 3 {
-        eprintln!(
+        warnings.push(format!(
             "warning: {name}: {} more edges name undeclared nodes",
             implicit.len() - 3
-        );
+        ));
     }
     g.finish();
     g.info.fingerprint = hasher.join().unwrap_or_default();
-    Ok(g)
+    Ok((g, warnings))
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -1,0 +1,948 @@
+//! The one command registry. Each command has an id, a palette name, a label, a group,
+//! an optional footer hint, key bindings (each valid in some contexts) and a "when enabled"
+//! check that gives the reason when it is not. The keymap, the `?`/F1 help overlay, the `:`
+//! palette and the footer hints are all read from [`REGISTRY`]; nothing else binds keys.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::{App, PaneId};
+use super::caps::Glyphs;
+
+/// Contexts a key binding is valid in (a bit set).
+pub type Ctx = u16;
+pub const INPUT: Ctx = 1;
+pub const CANDIDATES: Ctx = 2;
+pub const DETAIL: Ctx = 4;
+pub const SELECTOR: Ctx = 8;
+pub const GRAPH: Ctx = 16;
+pub const SUBGRAPH: Ctx = 32;
+/// Every pane in normal mode (not while typing the query).
+pub const PANES: Ctx = CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH;
+pub const DRILL: Ctx = DETAIL | SELECTOR | GRAPH | SUBGRAPH;
+pub const ANY: Ctx = PANES | INPUT;
+
+pub fn pane_ctx(p: PaneId) -> Ctx {
+    match p {
+        PaneId::Candidates => CANDIDATES,
+        PaneId::Detail => DETAIL,
+        PaneId::Selector => SELECTOR,
+        PaneId::Graph => GRAPH,
+        PaneId::Subgraph => SUBGRAPH,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmdId {
+    ForceQuit,
+    Quit,
+    Help,
+    Palette,
+    FocusQuery,
+    InputLeave,
+    Down,
+    Up,
+    PageDown,
+    PageUp,
+    Top,
+    Bottom,
+    NextPane,
+    PrevPane,
+    PaneCandidates,
+    PaneDetail,
+    PaneSelector,
+    PaneGraph,
+    PaneSubgraph,
+    OpenDetail,
+    ToggleJson,
+    GraphJump,
+    GraphBack,
+    Back,
+    Zoom,
+    LlmPick,
+    LlmType,
+    LlmClear,
+    PolicyCycle,
+    TopKUp,
+    TopKDown,
+    DepthUp,
+    DepthDown,
+    BudgetUp,
+    BudgetDown,
+    HistoryAdd,
+    HistoryClear,
+    LearningToggle,
+    ResetParams,
+    DemoNext,
+    DemoPrev,
+    Copy,
+    Save,
+    ThemeCycle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    General,
+    Navigate,
+    Panes,
+    Selector,
+    Graph,
+    Params,
+    Demo,
+    Export,
+}
+
+impl Group {
+    pub const ORDER: [Group; 8] = [
+        Group::General,
+        Group::Navigate,
+        Group::Panes,
+        Group::Selector,
+        Group::Graph,
+        Group::Params,
+        Group::Demo,
+        Group::Export,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::General => "General",
+            Group::Navigate => "Navigate",
+            Group::Panes => "Panes",
+            Group::Selector => "Target selector",
+            Group::Graph => "Graph",
+            Group::Params => "Parameters (re-run live)",
+            Group::Demo => "Demo walkthrough",
+            Group::Export => "Copy and export",
+        }
+    }
+}
+
+/// A key with modifiers (SHIFT is ignored for characters: `G` is `G`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    pub fn from_event(e: &KeyEvent) -> Key {
+        let mut mods = e.modifiers;
+        if matches!(e.code, KeyCode::Char(_) | KeyCode::BackTab) {
+            mods.remove(KeyModifiers::SHIFT);
+        }
+        Key { code: e.code, mods }
+    }
+
+    pub fn label(&self, g: &Glyphs) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Up => g.up.to_string(),
+            KeyCode::Down => g.down.to_string(),
+            KeyCode::Left => "Left".into(),
+            KeyCode::Right => "Right".into(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "S-Tab".into(),
+            KeyCode::Backspace => "Bksp".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::F(n) => format!("F{n}"),
+            other => format!("{other:?}"),
+        };
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            format!("Ctrl-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+const fn ch(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::NONE,
+    }
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::CONTROL,
+    }
+}
+
+const fn code(c: KeyCode) -> Key {
+    Key {
+        code: c,
+        mods: KeyModifiers::NONE,
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Binding {
+    pub key: Key,
+    pub when: Ctx,
+}
+
+const fn b(key: Key, when: Ctx) -> Binding {
+    Binding { key, when }
+}
+
+/// What a palette command accepts after its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    None,
+    /// Optional argument (shown as `[X]`).
+    Optional(&'static str),
+}
+
+pub type Enabled = fn(&App) -> Option<&'static str>;
+
+pub struct Command {
+    pub id: CmdId,
+    /// Palette name (`:name`).
+    pub name: &'static str,
+    pub label: &'static str,
+    pub group: Group,
+    /// Short footer label, when the command earns a footer slot.
+    pub hint: Option<&'static str>,
+    /// Key text for the footer when it differs from the first binding (e.g. "j/k").
+    pub hint_keys: Option<&'static str>,
+    pub bindings: &'static [Binding],
+    pub arg: Arg,
+    /// `None` when enabled, else why not.
+    pub enabled: Enabled,
+}
+
+fn always(_: &App) -> Option<&'static str> {
+    None
+}
+
+fn need_engine(a: &App) -> Option<&'static str> {
+    if a.engine.is_none() {
+        Some("the graph is still loading")
+    } else {
+        None
+    }
+}
+
+fn need_rows(a: &App) -> Option<&'static str> {
+    need_engine(a).or_else(|| {
+        if a.rows_len() == 0 {
+            Some("no candidate to act on (type a query with /)")
+        } else {
+            None
+        }
+    })
+}
+
+fn need_history(a: &App) -> Option<&'static str> {
+    if a.params.history.is_empty() {
+        Some("the history is empty")
+    } else {
+        None
+    }
+}
+
+fn need_learning(a: &App) -> Option<&'static str> {
+    if a.learning_count == 0 {
+        Some("no learning suggestions: start with --learning FILE")
+    } else {
+        None
+    }
+}
+
+fn need_llm(a: &App) -> Option<&'static str> {
+    if a.select.llm_target.is_none() {
+        Some("no LLM target is set")
+    } else {
+        None
+    }
+}
+
+fn need_demo(a: &App) -> Option<&'static str> {
+    need_engine(a).or(if a.demo.steps.is_empty() {
+        Some("the walkthrough belongs to the embedded demo graph (run toolscope without FILE)")
+    } else {
+        None
+    })
+}
+
+fn need_crumbs(a: &App) -> Option<&'static str> {
+    if a.graph_stack.len() > 1 {
+        None
+    } else {
+        Some("already at the first tool of the breadcrumbs")
+    }
+}
+
+fn need_neighbour(a: &App) -> Option<&'static str> {
+    need_engine(a).or_else(|| {
+        if super::views::graph::cursor_target(a).is_none() {
+            Some("no neighbour under the cursor")
+        } else {
+            None
+        }
+    })
+}
+
+fn need_topk_up(a: &App) -> Option<&'static str> {
+    need_engine(a).or(if a.params.top_k >= super::app::MAX_TOP_K {
+        Some("top_k is at its maximum")
+    } else {
+        None
+    })
+}
+
+fn need_topk_down(a: &App) -> Option<&'static str> {
+    need_engine(a).or(if a.params.top_k <= 1 {
+        Some("top_k is at its minimum (1)")
+    } else {
+        None
+    })
+}
+
+fn need_depth_up(a: &App) -> Option<&'static str> {
+    need_engine(a).or(if a.params.depth >= super::app::MAX_DEPTH {
+        Some("depth is at its maximum")
+    } else {
+        None
+    })
+}
+
+fn need_depth_down(a: &App) -> Option<&'static str> {
+    need_engine(a).or(if a.params.depth == 0 {
+        Some("depth is 0: graph expansion is already off")
+    } else {
+        None
+    })
+}
+
+pub static REGISTRY: &[Command] = &[
+    Command {
+        id: CmdId::ForceQuit,
+        name: "quit!",
+        label: "Quit now (always works: while typing, loading or in an overlay)",
+        group: Group::General,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ctrl('c'), ANY)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::FocusQuery,
+        name: "query",
+        label: "Type the query (search as you type); :query TEXT sets it",
+        group: Group::General,
+        hint: Some("query"),
+        hint_keys: None,
+        bindings: &[b(ch('/'), PANES)],
+        arg: Arg::Optional("TEXT"),
+        enabled: need_engine,
+    },
+    Command {
+        id: CmdId::InputLeave,
+        name: "done",
+        label: "Leave the query line (results stay)",
+        group: Group::General,
+        hint: Some("done"),
+        hint_keys: Some("Enter/Esc"),
+        bindings: &[b(code(KeyCode::Enter), INPUT), b(code(KeyCode::Esc), INPUT)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Down,
+        name: "down",
+        label: "Next row / scroll down",
+        group: Group::Navigate,
+        hint: Some("move"),
+        hint_keys: Some("j/k"),
+        bindings: &[b(ch('j'), PANES), b(code(KeyCode::Down), ANY)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Up,
+        name: "up",
+        label: "Previous row / scroll up",
+        group: Group::Navigate,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('k'), PANES), b(code(KeyCode::Up), ANY)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PageDown,
+        name: "page-down",
+        label: "Page down",
+        group: Group::Navigate,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::PageDown), ANY), b(ctrl('d'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PageUp,
+        name: "page-up",
+        label: "Page up",
+        group: Group::Navigate,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::PageUp), ANY), b(ctrl('u'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Top,
+        name: "top",
+        label: "First row / top",
+        group: Group::Navigate,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('g'), PANES), b(code(KeyCode::Home), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Bottom,
+        name: "bottom",
+        label: "Last row / bottom",
+        group: Group::Navigate,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('G'), PANES), b(code(KeyCode::End), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::OpenDetail,
+        name: "open",
+        label: "Open the selected candidate's evidence (Detail pane)",
+        group: Group::Navigate,
+        hint: Some("evidence"),
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Enter), CANDIDATES)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::ToggleJson,
+        name: "json",
+        label: "Fold or unfold the full tool JSON",
+        group: Group::Panes,
+        hint: Some("tool JSON"),
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Enter), DETAIL), b(ch('o'), DETAIL)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::GraphJump,
+        name: "jump",
+        label: "Jump to the neighbour under the cursor",
+        group: Group::Graph,
+        hint: Some("jump"),
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Enter), GRAPH)],
+        arg: Arg::None,
+        enabled: need_neighbour,
+    },
+    Command {
+        id: CmdId::GraphBack,
+        name: "jump-back",
+        label: "Go back along the breadcrumbs",
+        group: Group::Graph,
+        hint: Some("back"),
+        hint_keys: None,
+        bindings: &[
+            b(code(KeyCode::Esc), GRAPH),
+            b(code(KeyCode::Backspace), GRAPH),
+        ],
+        arg: Arg::None,
+        enabled: need_crumbs,
+    },
+    Command {
+        id: CmdId::LlmPick,
+        name: "llm-pick",
+        label: "Make the selected row the LLM target (again: unset)",
+        group: Group::Selector,
+        hint: Some("LLM target"),
+        hint_keys: None,
+        bindings: &[
+            b(ch('l'), CANDIDATES | SELECTOR),
+            b(code(KeyCode::Enter), SELECTOR),
+        ],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::LlmType,
+        name: "llm",
+        label: "Type the LLM target's name (:llm NAME; :llm alone unsets)",
+        group: Group::Selector,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('t'), PANES)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_engine,
+    },
+    Command {
+        id: CmdId::LlmClear,
+        name: "llm-clear",
+        label: "Unset the LLM target",
+        group: Group::Selector,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('x'), PANES)],
+        arg: Arg::None,
+        enabled: need_llm,
+    },
+    Command {
+        id: CmdId::PolicyCycle,
+        name: "policy",
+        label: "Next selector policy (strong_evidence, risk_limited, manual_review)",
+        group: Group::Selector,
+        hint: Some("policy"),
+        hint_keys: None,
+        bindings: &[b(ch('p'), PANES)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_engine,
+    },
+    Command {
+        id: CmdId::Back,
+        name: "back",
+        label: "Back out: to the candidates, out of zoom, clear the message",
+        group: Group::Navigate,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Esc), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::NextPane,
+        name: "next-pane",
+        label: "Next pane (Candidates, Detail, Selector, Graph, Subgraph)",
+        group: Group::Panes,
+        hint: Some("panes"),
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Tab), ANY)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PrevPane,
+        name: "prev-pane",
+        label: "Previous pane",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::BackTab), ANY)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneCandidates,
+        name: "candidates",
+        label: "Candidates table",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('1'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneDetail,
+        name: "detail",
+        label: "Detail pane: method, path, description, evidence, tool JSON",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('2'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneSelector,
+        name: "selector",
+        label: "Selector pane: decision, reason codes, rank signals, override assessment",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('3'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneGraph,
+        name: "graph",
+        label: "Graph pane: neighbours by relation; Enter jumps, Esc comes back",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('4'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneSubgraph,
+        name: "subgraph",
+        label: "Subgraph pane: the subgraph_text given to the model",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('5'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Zoom,
+        name: "zoom",
+        label: "Zoom the focused pane (again: unzoom)",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('z'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::TopKUp,
+        name: "topk",
+        label: "More results: top_k + 1 (:topk N)",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('+'), PANES), b(ch('='), PANES)],
+        arg: Arg::Optional("N"),
+        enabled: need_topk_up,
+    },
+    Command {
+        id: CmdId::TopKDown,
+        name: "topk-down",
+        label: "Fewer results: top_k - 1",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('-'), PANES)],
+        arg: Arg::None,
+        enabled: need_topk_down,
+    },
+    Command {
+        id: CmdId::DepthUp,
+        name: "depth",
+        label: "Deeper graph expansion: depth + 1 (:depth N)",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('>'), PANES)],
+        arg: Arg::Optional("N"),
+        enabled: need_depth_up,
+    },
+    Command {
+        id: CmdId::DepthDown,
+        name: "depth-down",
+        label: "Shallower graph expansion: depth - 1 (0 turns it off)",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('<'), PANES)],
+        arg: Arg::None,
+        enabled: need_depth_down,
+    },
+    Command {
+        id: CmdId::BudgetUp,
+        name: "budget",
+        label: "Larger token budget for subgraph_text (:budget N)",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('b'), PANES)],
+        arg: Arg::Optional("N"),
+        enabled: need_engine,
+    },
+    Command {
+        id: CmdId::BudgetDown,
+        name: "budget-down",
+        label: "Smaller token budget",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('B'), PANES)],
+        arg: Arg::None,
+        enabled: need_engine,
+    },
+    Command {
+        id: CmdId::HistoryAdd,
+        name: "history",
+        label: "Add the selected tool to the history: demotes it x0.6 (:history NAME)",
+        group: Group::Params,
+        hint: Some("history"),
+        hint_keys: None,
+        bindings: &[b(ch('h'), CANDIDATES | DETAIL | SELECTOR)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::HistoryClear,
+        name: "history-clear",
+        label: "Clear the history",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('H'), PANES)],
+        arg: Arg::None,
+        enabled: need_history,
+    },
+    Command {
+        id: CmdId::LearningToggle,
+        name: "learning",
+        label: "Learning suggestions on/off (from --learning FILE)",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('L'), PANES)],
+        arg: Arg::None,
+        enabled: need_learning,
+    },
+    Command {
+        id: CmdId::ResetParams,
+        name: "reset",
+        label: "Reset top_k, depth, budget, history, LLM target and policy",
+        group: Group::Params,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('r'), PANES)],
+        arg: Arg::None,
+        enabled: need_engine,
+    },
+    Command {
+        id: CmdId::DemoNext,
+        name: "demo",
+        label: "Next demo query of the walkthrough (:demo N jumps to step N)",
+        group: Group::Demo,
+        hint: Some("demo"),
+        hint_keys: None,
+        bindings: &[b(ch('n'), PANES)],
+        arg: Arg::Optional("N"),
+        enabled: need_demo,
+    },
+    Command {
+        id: CmdId::DemoPrev,
+        name: "demo-prev",
+        label: "Previous demo query",
+        group: Group::Demo,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('N'), PANES)],
+        arg: Arg::None,
+        enabled: need_demo,
+    },
+    Command {
+        id: CmdId::Copy,
+        name: "copy",
+        label: "Copy the selected row's evidence JSON (OSC 52, works over SSH and tmux)",
+        group: Group::Export,
+        hint: Some("copy"),
+        hint_keys: None,
+        bindings: &[b(ch('y'), PANES)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::Save,
+        name: "save",
+        label: "Save the screen as text, SVG and HTML (for slides)",
+        group: Group::Export,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('s'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::ThemeCycle,
+        name: "theme",
+        label: "Next theme: dark, light, high-contrast (:theme NAME)",
+        group: Group::General,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('T'), PANES)],
+        arg: Arg::Optional("NAME"),
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Help,
+        name: "help",
+        label: "Keys and commands (type to filter)",
+        group: Group::General,
+        hint: Some("help"),
+        hint_keys: None,
+        bindings: &[b(ch('?'), PANES), b(code(KeyCode::F(1)), ANY)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Palette,
+        name: "palette",
+        label: "Command palette (fuzzy; commands take arguments: :llm NAME)",
+        group: Group::General,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch(':'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::Quit,
+        name: "quit",
+        label: "Quit",
+        group: Group::General,
+        hint: Some("quit"),
+        hint_keys: None,
+        bindings: &[b(ch('q'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+];
+
+pub fn get(id: CmdId) -> &'static Command {
+    REGISTRY
+        .iter()
+        .find(|c| c.id == id)
+        .expect("every command id is registered")
+}
+
+pub fn by_name(name: &str) -> Option<&'static Command> {
+    REGISTRY.iter().find(|c| c.name == name)
+}
+
+/// The command a key runs in a context: the first enabled match in registry order, or the
+/// first match (disabled) so the caller can say why it did nothing.
+pub fn lookup(app: &App, key: Key, ctx: Ctx) -> Option<&'static Command> {
+    let mut first: Option<&'static Command> = None;
+    for c in REGISTRY {
+        if c.bindings
+            .iter()
+            .any(|bd| bd.key == key && bd.when & ctx != 0)
+        {
+            if (c.enabled)(app).is_none() {
+                return Some(c);
+            }
+            first.get_or_insert(c);
+        }
+    }
+    first
+}
+
+/// Keys of a command in a context, as labels.
+pub fn keys_in(c: &Command, ctx: Ctx, g: &Glyphs) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for bd in c.bindings {
+        if bd.when & ctx != 0 {
+            let l = bd.key.label(g);
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+    }
+    out
+}
+
+/// All keys of a command with where they apply, for the help overlay.
+pub fn keys_all(c: &Command, g: &Glyphs) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for bd in c.bindings {
+        let l = bd.key.label(g);
+        if !parts.contains(&l) {
+            parts.push(l);
+        }
+    }
+    parts.join(" ")
+}
+
+/// Where a command's keys work, in words (for the help overlay).
+pub fn where_label(c: &Command) -> &'static str {
+    let all = c.bindings.iter().fold(0, |acc, bd| acc | bd.when);
+    match all {
+        ANY => "",
+        PANES => "",
+        INPUT => "query line",
+        CANDIDATES => "candidates",
+        DETAIL => "detail",
+        SELECTOR => "selector",
+        GRAPH => "graph",
+        x if x == CANDIDATES | SELECTOR => "candidates, selector",
+        x if x == CANDIDATES | DETAIL | SELECTOR => "candidates, detail, selector",
+        _ => "",
+    }
+}
+
+/// Footer hints for a context: (keys, label, enabled).
+pub fn hints(app: &App, ctx: Ctx, g: &Glyphs) -> Vec<(String, &'static str, bool)> {
+    let mut out = Vec::new();
+    for c in REGISTRY {
+        let Some(h) = c.hint else { continue };
+        let keys = keys_in(c, ctx, g);
+        if keys.is_empty() {
+            continue;
+        }
+        let k = c
+            .hint_keys
+            .map(String::from)
+            .unwrap_or_else(|| keys[0].clone());
+        out.push((k, h, (c.enabled)(app).is_none()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_ids_are_unique() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            for bb in &REGISTRY[i + 1..] {
+                assert_ne!(a.name, bb.name);
+                assert_ne!(a.id, bb.id);
+            }
+        }
+    }
+
+    /// Within one context a key runs at most one command unless the earlier one can be
+    /// disabled (then the later one is its fallback, like Esc in the graph pane).
+    #[test]
+    fn no_silent_key_conflicts() {
+        let fallbacks = [
+            (CmdId::GraphBack, CmdId::Back),
+            (CmdId::GraphJump, CmdId::LlmPick),
+        ];
+        for (i, a) in REGISTRY.iter().enumerate() {
+            for bb in &REGISTRY[i + 1..] {
+                for x in a.bindings {
+                    for y in bb.bindings {
+                        if x.key == y.key && x.when & y.when != 0 {
+                            assert!(
+                                fallbacks.contains(&(a.id, bb.id)),
+                                "{:?} and {:?} share {:?}",
+                                a.id,
+                                bb.id,
+                                x.key
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

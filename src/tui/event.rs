@@ -1,0 +1,270 @@
+//! The threads that feed the loop's one channel: terminal input, the query worker (newest
+//! job wins: older pending jobs are skipped, results carry their generation) and the graph
+//! loader (progress while a large artifact is read, decompressed, parsed and indexed).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread;
+
+use ratatui::crossterm::event;
+
+use super::app::{AppEvent, LoadProgress, Loaded, QueryJob, run_job};
+use crate::engine::Engine;
+
+/// Reads terminal events forever and forwards them.
+pub fn spawn_input(tx: Sender<AppEvent>) {
+    let _ = thread::Builder::new()
+        .name("toolscope-input".into())
+        .spawn(move || {
+            while let Ok(ev) = event::read() {
+                if tx.send(AppEvent::Input(ev)).is_err() {
+                    break;
+                }
+            }
+        });
+}
+
+/// SIGTERM, SIGHUP and SIGQUIT become an event, so the loop ends normally and the
+/// terminal is restored (Ctrl-C arrives as a key in raw mode).
+#[cfg(unix)]
+pub fn spawn_signals(tx: Sender<AppEvent>) {
+    use signal_hook::consts::{SIGHUP, SIGQUIT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGQUIT]) {
+        let _ = thread::Builder::new()
+            .name("toolscope-signals".into())
+            .spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    let _ = tx.send(AppEvent::Signal(sig));
+                }
+            });
+    }
+}
+
+#[cfg(not(unix))]
+pub fn spawn_signals(_tx: Sender<AppEvent>) {}
+
+/// The query worker: runs the newest job and drops the ones it was superseded by.
+pub struct Worker {
+    jobs: Sender<QueryJob>,
+}
+
+impl Worker {
+    pub fn spawn(engine: Arc<Engine>, tx: Sender<AppEvent>) -> Worker {
+        let (jtx, jrx): (Sender<QueryJob>, Receiver<QueryJob>) = channel();
+        let _ = thread::Builder::new()
+            .name("toolscope-query".into())
+            .spawn(move || {
+                while let Ok(mut job) = jrx.recv() {
+                    // coalesce: only the newest pending job is worth running
+                    while let Ok(newer) = jrx.try_recv() {
+                        job = newer;
+                    }
+                    let generation = job.generation;
+                    let ev = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_job(&engine, &job)
+                    })) {
+                        Ok(out) => AppEvent::Query(out),
+                        Err(p) => AppEvent::QueryFailed {
+                            generation,
+                            message: panic_text(p.as_ref()),
+                        },
+                    };
+                    if tx.send(ev).is_err() {
+                        break;
+                    }
+                }
+            });
+        Worker { jobs: jtx }
+    }
+
+    pub fn submit(&self, job: QueryJob) {
+        let _ = self.jobs.send(job);
+    }
+}
+
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "internal error".into()
+    }
+}
+
+/// What to load.
+#[derive(Clone, Debug)]
+pub enum Source {
+    Demo,
+    File(PathBuf),
+}
+
+/// Loads on a thread; sends progress and then `Loaded`.
+pub fn spawn_loader(source: Source, tx: Sender<AppEvent>) {
+    let _ = thread::Builder::new()
+        .name("toolscope-load".into())
+        .spawn(move || {
+            let ptx = tx.clone();
+            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                load(&source, &mut |p| {
+                    let _ = ptx.send(AppEvent::Progress(p));
+                })
+            }));
+            let res = match res {
+                Ok(r) => r,
+                Err(p) => Err(format!("loading failed: {}", panic_text(p.as_ref()))),
+            };
+            let _ = tx.send(AppEvent::Loaded(res.map(|(engine, warnings)| Loaded {
+                engine: Arc::new(engine),
+                warnings,
+            })));
+        });
+}
+
+fn mib(n: u64) -> String {
+    format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
+}
+
+/// Counts the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    count: u64,
+    total: u64,
+    last: u64,
+    report: Box<dyn FnMut(u64, u64) + Send>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        if self.count - self.last >= (self.total / 100).max(1 << 20) {
+            self.last = self.count;
+            (self.report)(self.count, self.total);
+        }
+        Ok(n)
+    }
+}
+
+/// Reads, decompresses, parses and indexes, reporting progress.
+pub fn load(
+    source: &Source,
+    progress: &mut dyn FnMut(LoadProgress),
+) -> Result<(Engine, Vec<String>), String> {
+    let mut step = |phase: &str, fraction: f64, detail: String| {
+        progress(LoadProgress {
+            phase: phase.to_string(),
+            fraction,
+            detail,
+        })
+    };
+    let (name, bytes) = match source {
+        Source::Demo => (
+            crate::demo::DEMO_NAME.to_string(),
+            crate::demo::DEMO_GRAPH_GZ.to_vec(),
+        ),
+        Source::File(path) => {
+            let name = path.display().to_string();
+            let mut f =
+                std::fs::File::open(path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
+            let total = f.metadata().map(|m| m.len()).unwrap_or(0);
+            let mut bytes = Vec::with_capacity(total as usize);
+            let mut chunk = vec![0u8; 1 << 20];
+            let mut last = 0u64;
+            loop {
+                let n = f
+                    .read(&mut chunk)
+                    .map_err(|e| format!("{name}: {}", io_message(&e)))?;
+                if n == 0 {
+                    break;
+                }
+                bytes.extend_from_slice(&chunk[..n]);
+                let done = bytes.len() as u64;
+                if done - last >= (total / 100).max(1 << 20) {
+                    last = done;
+                    let frac = if total > 0 {
+                        done as f64 / total as f64
+                    } else {
+                        0.0
+                    };
+                    step(
+                        "reading",
+                        0.3 * frac,
+                        format!("{} of {}", mib(done), mib(total)),
+                    );
+                }
+            }
+            (name, bytes)
+        }
+    };
+    let gz = bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
+    let bytes = if gz {
+        let total = bytes.len() as u64;
+        let (ptx, prx) = channel::<(u64, u64)>();
+        let reader = Counting {
+            inner: &bytes[..],
+            count: 0,
+            total,
+            last: 0,
+            report: Box::new(move |c, t| {
+                let _ = ptx.send((c, t));
+            }),
+        };
+        let mut out = Vec::with_capacity(bytes.len() * 6);
+        let mut dec = flate2::read::MultiGzDecoder::new(reader);
+        let mut chunk = vec![0u8; 1 << 20];
+        loop {
+            let n = dec
+                .read(&mut chunk)
+                .map_err(|e| format!("{name}: corrupt gzip data: {e}"))?;
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&chunk[..n]);
+            while let Ok((c, t)) = prx.try_recv() {
+                step(
+                    "decompressing",
+                    0.3 + 0.2 * (c as f64 / t.max(1) as f64),
+                    format!(
+                        "{} of {} compressed, {} out",
+                        mib(c),
+                        mib(t),
+                        mib(out.len() as u64)
+                    ),
+                );
+            }
+        }
+        out
+    } else {
+        bytes
+    };
+    let size = bytes.len() as u64;
+    step(
+        "parsing JSON",
+        0.5,
+        format!(
+            "{} of JSON (the screen stays responsive; q quits)",
+            mib(size)
+        ),
+    );
+    let (graph, warnings) =
+        crate::model::load::load_graph_bytes_quiet(&name, bytes).map_err(|e| e.to_string())?;
+    step(
+        "building the BM25 index",
+        0.85,
+        format!("{} tools, {} edges", graph.tool_count(), graph.edge_count()),
+    );
+    let engine = Engine::new(graph);
+    step("ready", 1.0, String::new());
+    Ok((engine, warnings))
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}

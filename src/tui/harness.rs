@@ -1,0 +1,134 @@
+//! A headless driver of the explorer: the real [`App`] and views without a terminal, with
+//! query jobs run inline. Used by the state and snapshot tests and the latency benchmark.
+
+use std::sync::{Arc, OnceLock};
+
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::{App, AppEvent, Effect, Loaded, run_job};
+use super::caps::Caps;
+use super::event::Source;
+use super::views;
+use super::{Options, initial_app};
+use crate::engine::Engine;
+
+/// The demo engine, loaded once per process.
+pub fn demo_engine() -> Arc<Engine> {
+    static E: OnceLock<Arc<Engine>> = OnceLock::new();
+    E.get_or_init(|| Arc::new(Engine::new(crate::demo::load_demo().expect("demo graph"))))
+        .clone()
+}
+
+pub struct Harness {
+    pub app: App,
+    /// Raw sequences the app asked to write (OSC 52).
+    pub emitted: Vec<String>,
+    /// Screens the app asked to save.
+    pub saves: usize,
+}
+
+impl Harness {
+    /// An app on the demo graph, loaded, with the first walkthrough step on screen.
+    pub fn demo(caps: Caps) -> Harness {
+        Harness::with(caps, Source::Demo, demo_engine(), None)
+    }
+
+    /// An app on `engine` as if loaded from `source`; `query` is typed in before loading.
+    pub fn with(caps: Caps, source: Source, engine: Arc<Engine>, query: Option<&str>) -> Harness {
+        let opts = Options {
+            source,
+            ui: Default::default(),
+            learning: Vec::new(),
+            query: query.map(String::from),
+            dump_dir: Some(std::env::temp_dir()),
+        };
+        let mut app = initial_app(caps, &opts);
+        app.show_timing = false;
+        let mut h = Harness {
+            app,
+            emitted: Vec::new(),
+            saves: 0,
+        };
+        let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
+            engine,
+            warnings: Vec::new(),
+        })));
+        h.apply(fx);
+        h
+    }
+
+    /// An app still loading (no engine yet).
+    pub fn loading(caps: Caps) -> Harness {
+        let opts = Options {
+            source: Source::Demo,
+            ui: Default::default(),
+            learning: Vec::new(),
+            query: None,
+            dump_dir: None,
+        };
+        let mut app = initial_app(caps, &opts);
+        app.show_timing = false;
+        Harness {
+            app,
+            emitted: Vec::new(),
+            saves: 0,
+        }
+    }
+
+    /// Performs effects; queries run inline (as the worker would).
+    pub fn apply(&mut self, fx: Vec<Effect>) {
+        for e in fx {
+            match e {
+                Effect::Query(job) => {
+                    if let Some(engine) = self.app.engine.clone() {
+                        let out = run_job(&engine, &job);
+                        let more = self.app.on_event(AppEvent::Query(out));
+                        self.apply(more);
+                    }
+                }
+                Effect::Emit(s) => self.emitted.push(s),
+                Effect::SaveScreen => self.saves += 1,
+                Effect::EngineReady(_) | Effect::Quit => {}
+            }
+        }
+    }
+
+    pub fn event(&mut self, ev: AppEvent) {
+        let fx = self.app.on_event(ev);
+        self.apply(fx);
+    }
+
+    pub fn press(&mut self, code: KeyCode, mods: KeyModifiers) {
+        self.event(AppEvent::Input(Event::Key(KeyEvent::new(code, mods))));
+    }
+
+    pub fn key(&mut self, code: KeyCode) {
+        self.press(code, KeyModifiers::NONE);
+    }
+
+    /// Types characters (each one a key press).
+    pub fn keys(&mut self, s: &str) {
+        for c in s.chars() {
+            let mods = if c.is_ascii_uppercase() {
+                KeyModifiers::SHIFT
+            } else {
+                KeyModifiers::NONE
+            };
+            self.press(KeyCode::Char(c), mods);
+        }
+    }
+
+    /// Renders at a size, feeding the layout back like the runtime does.
+    pub fn render(&mut self, w: u16, h: u16) -> Buffer {
+        let (buf, info) = views::render_buffer(&self.app, w, h);
+        self.app.note_layout(info);
+        buf
+    }
+
+    /// The screen as text.
+    pub fn screen(&mut self, w: u16, h: u16) -> String {
+        let b = self.render(w, h);
+        super::export::to_text(&b)
+    }
+}

@@ -1,0 +1,278 @@
+//! The interactive explorer (ratatui). All terminal code of toolscope lives under this
+//! module; the engine stays terminal-free and the explorer only reads its `Retrieval` and
+//! `Selection` values.
+//!
+//! Shape: a synchronous loop over ONE channel fed by an input thread, the query worker and
+//! the loader ([`event`]). Each wake-up drains every pending event into [`app::App`]
+//! (keys in, state and [`app::Effect`]s out), performs the effects and renders once
+//! ([`views::render`], a pure function of the state) inside a synchronized update. There
+//! is no tick: nothing is drawn while nothing happens. Queries carry a generation number;
+//! the worker skips superseded jobs and the app drops stale results, so typing never waits.
+
+pub mod app;
+pub mod caps;
+pub mod clipboard;
+pub mod commands;
+pub mod demo;
+pub mod event;
+pub mod export;
+pub mod harness;
+pub mod reasons;
+pub mod text;
+pub mod theme;
+pub mod views;
+
+use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
+use std::path::PathBuf;
+use std::sync::mpsc::channel;
+
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use ratatui::crossterm::terminal::{
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
+};
+use ratatui::crossterm::{cursor, execute, queue};
+use serde_json::Value;
+
+use app::{App, Effect, FlashLevel};
+use caps::{Caps, EnvProbe, UiOptions};
+use event::Source;
+
+/// Everything the explorer is started with.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub source: Source,
+    pub ui: UiOptions,
+    /// Learning suggestions from `--learning FILE`.
+    pub learning: Vec<Value>,
+    /// Initial query (`--query`).
+    pub query: Option<String>,
+    /// Where `s` writes screens (default: the state directory).
+    pub dump_dir: Option<PathBuf>,
+}
+
+/// Builds the initial state for a source (shared by the runtime and the harness).
+pub fn initial_app(caps: Caps, opts: &Options) -> App {
+    let label = match &opts.source {
+        Source::Demo => crate::demo::DEMO_NAME.to_string(),
+        Source::File(p) => p
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string()),
+    };
+    let mut app = App::new(caps, &label);
+    if matches!(opts.source, Source::Demo) {
+        app.demo.steps = demo::demo_steps();
+    }
+    if !opts.learning.is_empty() {
+        app.set_learning(opts.learning.clone());
+    }
+    if let Some(q) = &opts.query {
+        app.query.set(&crate::sanitize::line(q));
+    }
+    app.dump_dir = opts
+        .dump_dir
+        .clone()
+        .unwrap_or_else(export::default_dump_dir);
+    app
+}
+
+/// Runs the explorer until the user quits. Returns the process exit code.
+pub fn run(opts: Options) -> u8 {
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        eprintln!(
+            "toolscope: the explorer needs a terminal (stdin and stdout must be a TTY); \
+             use `toolscope query GRAPH QUERY` for text or --json"
+        );
+        return 2;
+    }
+    let env = EnvProbe::from_process();
+    let caps = Caps::detect(&env, &opts.ui);
+    let mut app = initial_app(caps, &opts);
+
+    let (tx, rx) = channel();
+    event::spawn_loader(opts.source.clone(), tx.clone());
+    install_panic_hook();
+    let guard = match TerminalGuard::enter(app.caps.mouse) {
+        Ok(g) => g,
+        Err(e) => {
+            restore_terminal();
+            eprintln!("toolscope: cannot set up the terminal: {e}");
+            return 2;
+        }
+    };
+    event::spawn_input(tx.clone());
+    event::spawn_signals(tx.clone());
+    let backend = CrosstermBackend::new(BufWriter::with_capacity(1 << 16, io::stdout()));
+    let mut terminal = match Terminal::new(backend) {
+        Ok(t) => t,
+        Err(e) => {
+            drop(guard);
+            eprintln!("toolscope: cannot use the terminal: {e}");
+            return 2;
+        }
+    };
+    let mut worker: Option<event::Worker> = None;
+    let mut failed: Option<String> = None;
+    if let Err(e) = draw(&mut terminal, &mut app) {
+        failed = Some(e.to_string());
+    }
+    if std::env::var_os("TOOLSCOPE_TEST_PANIC").is_some() {
+        // test hook: proves the panic hook restores the terminal (tests/tui_pty.rs)
+        panic!("TOOLSCOPE_TEST_PANIC is set: panicking after the first frame");
+    }
+    while failed.is_none() {
+        let Ok(first) = rx.recv() else { break };
+        let mut fx = app.on_event(first);
+        while let Ok(ev) = rx.try_recv() {
+            fx.extend(app.on_event(ev));
+        }
+        for e in fx {
+            match e {
+                Effect::EngineReady(engine) => {
+                    worker = Some(event::Worker::spawn(engine, tx.clone()));
+                }
+                Effect::Query(job) => {
+                    if let Some(w) = &worker {
+                        w.submit(*job);
+                    }
+                }
+                Effect::Emit(seq) => {
+                    let b = terminal.backend_mut();
+                    let _ = b.write_all(seq.as_bytes()).and_then(|_| b.flush());
+                }
+                Effect::SaveScreen => save_screen(&mut app),
+                Effect::Quit => {}
+            }
+        }
+        if app.quit {
+            break;
+        }
+        if let Err(e) = draw(&mut terminal, &mut app) {
+            failed = Some(e.to_string());
+        }
+    }
+    drop(terminal);
+    drop(guard);
+    if let Some(e) = app.load_error.take() {
+        eprintln!("toolscope: {}", crate::sanitize::line(&e));
+        return 2;
+    }
+    if let Some(e) = failed {
+        eprintln!("toolscope: terminal error: {e}");
+        return 2;
+    }
+    match app.exit_signal {
+        // the shell convention for "ended by signal N"
+        Some(sig) => (128 + sig).clamp(0, 255) as u8,
+        None => 0,
+    }
+}
+
+type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+
+/// One frame inside a synchronized update; feeds the measured layout back to the state.
+fn draw(terminal: &mut Term, app: &mut App) -> io::Result<()> {
+    queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
+    let mut info = None;
+    terminal.draw(|f| info = Some(views::render(app, f)))?;
+    execute!(terminal.backend_mut(), EndSynchronizedUpdate)?;
+    if let Some(i) = info {
+        app.note_layout(i);
+    }
+    Ok(())
+}
+
+fn save_screen(app: &mut App) {
+    let (w, h) = app.layout.size;
+    let dir = app.dump_dir.clone();
+    match export::save(app, w.max(1), h.max(1), &dir) {
+        Ok(paths) => {
+            let first = paths.first().cloned().unwrap_or_default();
+            let stem = first
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            app.set_flash(
+                FlashLevel::Info,
+                format!(
+                    "saved {stem}.txt, .svg and .html in {}",
+                    crate::sanitize::line(&dir.display().to_string())
+                ),
+            );
+        }
+        Err(e) => app.set_flash(
+            FlashLevel::Error,
+            format!(
+                "could not save the screen in {}: {e}",
+                crate::sanitize::line(&dir.display().to_string())
+            ),
+        ),
+    }
+}
+
+/// Raw mode, alternate screen, bracketed paste, hidden cursor (and mouse when asked);
+/// undone on drop, on every exit path.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter(mouse: bool) -> io::Result<TerminalGuard> {
+        enable_raw_mode()?;
+        let g = TerminalGuard;
+        let mut out = io::stdout();
+        execute!(
+            out,
+            EnterAlternateScreen,
+            EnableBracketedPaste,
+            cursor::Hide
+        )?;
+        if mouse {
+            execute!(out, EnableMouseCapture)?;
+        }
+        Ok(g)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Puts the terminal back: idempotent, safe to call from the panic hook.
+pub fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let mut out = io::stdout();
+    let _ = execute!(
+        out,
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        EndSynchronizedUpdate,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
+}
+
+/// A panic on the main thread restores the terminal first, then reports. Panics on the
+/// worker or loader threads are caught there and shown in the UI, so they stay quiet.
+fn install_panic_hook() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some("main") {
+            restore_terminal();
+            prev(info);
+        }
+    }));
+}
+
+/// The terminal size, when stdout is a terminal (for `doctor`).
+pub fn terminal_size() -> Option<(u16, u16)> {
+    if !io::stdout().is_terminal() {
+        return None;
+    }
+    ratatui::crossterm::terminal::size().ok()
+}

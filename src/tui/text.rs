@@ -1,0 +1,235 @@
+//! Cell-width aware text helpers: truncation with an ellipsis, padding and styled word
+//! wrapping. Every function is total: any width (0 included) gives a result, never a panic.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthChar;
+use unicode_width::UnicodeWidthStr;
+
+/// Display width in terminal cells.
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+fn char_width(c: char) -> usize {
+    UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// `s` cut to at most `max` cells; a cut string ends with `ellipsis` (when it fits).
+pub fn truncate(s: &str, max: usize, ellipsis: &str) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    let ew = width(ellipsis);
+    if max <= ew {
+        return take_width(s, max);
+    }
+    let mut out = take_width(s, max - ew);
+    out.push_str(ellipsis);
+    out
+}
+
+/// The longest prefix of `s` that fits in `max` cells.
+pub fn take_width(s: &str, max: usize) -> String {
+    let mut used = 0usize;
+    let mut out = String::new();
+    for c in s.chars() {
+        let w = char_width(c);
+        if used + w > max {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out
+}
+
+/// `s` truncated to `w` cells and padded with spaces to exactly `w` cells.
+pub fn fit(s: &str, w: usize, ellipsis: &str) -> String {
+    let mut t = truncate(s, w, ellipsis);
+    let tw = width(&t);
+    for _ in tw..w {
+        t.push(' ');
+    }
+    t
+}
+
+/// `s` right-aligned in `w` cells (truncated when longer).
+pub fn fit_right(s: &str, w: usize) -> String {
+    let t = take_width(s, w);
+    let pad = w.saturating_sub(width(&t));
+    format!("{}{}", " ".repeat(pad), t)
+}
+
+/// A line's width in cells.
+pub fn line_width(line: &Line<'_>) -> usize {
+    line.spans.iter().map(|s| width(&s.content)).sum()
+}
+
+/// Truncates a styled line to `max` cells (the last visible cell becomes `ellipsis`).
+pub fn truncate_line(line: Line<'static>, max: usize, ellipsis: &str) -> Line<'static> {
+    if line_width(&line) <= max {
+        return line;
+    }
+    let ew = width(ellipsis);
+    let budget = max.saturating_sub(ew);
+    let mut used = 0usize;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut last_style = line.style;
+    for span in line.spans {
+        if used >= budget {
+            break;
+        }
+        let room = budget - used;
+        let w = width(&span.content);
+        last_style = span.style;
+        if w <= room {
+            used += w;
+            spans.push(span);
+        } else {
+            let t = take_width(&span.content, room);
+            spans.push(Span::styled(t, span.style));
+            break;
+        }
+    }
+    if max > ew {
+        spans.push(Span::styled(ellipsis.to_string(), last_style));
+    }
+    Line::from(spans).style(line.style)
+}
+
+/// Word-wraps a styled line into lines of at most `max` cells. Breaks at spaces when it
+/// can, inside words when a word is longer than a line. `indent` cells of spaces start
+/// every continuation line.
+pub fn wrap_line(line: &Line<'_>, max: usize, indent: usize) -> Vec<Line<'static>> {
+    let max = max.max(1);
+    let indent = if indent >= max { 0 } else { indent };
+    // flatten into (char, style)
+    let mut cells: Vec<(char, Style)> = Vec::new();
+    for span in &line.spans {
+        let st = line.style.patch(span.style);
+        for c in span.content.chars() {
+            cells.push((c, st));
+        }
+    }
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let mut start = 0usize;
+    let mut first = true;
+    while start < cells.len() {
+        let avail = if first { max } else { max - indent };
+        // find the furthest end that fits
+        let mut used = 0usize;
+        let mut end = start;
+        let mut last_space: Option<usize> = None;
+        while end < cells.len() {
+            let w = char_width(cells[end].0);
+            if used + w > avail {
+                break;
+            }
+            if cells[end].0 == ' ' {
+                last_space = Some(end);
+            }
+            used += w;
+            end += 1;
+        }
+        let (cut, next) = if end >= cells.len() {
+            (end, end)
+        } else if let Some(sp) = last_space.filter(|&sp| sp > start) {
+            (sp, sp + 1)
+        } else if end == start {
+            // a single character wider than the line: emit it alone
+            (start + 1, start + 1)
+        } else {
+            (end, end)
+        };
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        if !first && indent > 0 {
+            spans.push(Span::raw(" ".repeat(indent)));
+        }
+        let mut buf = String::new();
+        let mut cur: Option<Style> = None;
+        for &(c, st) in &cells[start..cut] {
+            if cur != Some(st) {
+                if let Some(s) = cur
+                    && !buf.is_empty()
+                {
+                    spans.push(Span::styled(std::mem::take(&mut buf), s));
+                }
+                cur = Some(st);
+            }
+            buf.push(c);
+        }
+        if let Some(s) = cur
+            && !buf.is_empty()
+        {
+            spans.push(Span::styled(buf, s));
+        }
+        out.push(Line::from(spans));
+        start = next;
+        first = false;
+    }
+    if out.is_empty() {
+        out.push(Line::default());
+    }
+    out
+}
+
+/// A bar of `cells` cells for a value in [0, 1], from `partials` (the last one is full).
+pub fn bar(value: f64, cells: usize, partials: &[&str], empty: &str) -> String {
+    let v = if value.is_finite() {
+        value.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let steps = partials.len().max(1);
+    let total = (v * (cells * steps) as f64).round() as usize;
+    let mut out = String::new();
+    for i in 0..cells {
+        let filled = total.saturating_sub(i * steps).min(steps);
+        if filled == 0 {
+            out.push_str(empty);
+        } else {
+            out.push_str(partials.get(filled - 1).copied().unwrap_or("#"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_and_padding() {
+        assert_eq!(truncate("abcdef", 4, "~"), "abc~");
+        assert_eq!(truncate("abc", 4, "~"), "abc");
+        assert_eq!(truncate("abc", 0, "~"), "");
+        assert_eq!(fit("주문조회", 5, "~"), "주문~");
+        assert_eq!(fit("주문조회", 6, "~"), "주문~ ");
+        assert_eq!(fit_right("1.5", 5), "  1.5");
+        assert_eq!(fit_right("123456", 3), "123");
+    }
+
+    #[test]
+    fn wrapping_breaks_at_spaces_and_inside_long_words() {
+        let l = Line::from("alpha beta gamma");
+        let w: Vec<String> = wrap_line(&l, 10, 0).iter().map(|l| l.to_string()).collect();
+        assert_eq!(w, vec!["alpha", "beta gamma"]);
+        let w: Vec<String> = wrap_line(&Line::from("abcdefghij"), 4, 0)
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(w, vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap_line(&Line::from("주"), 1, 0).len(), 1);
+        assert_eq!(wrap_line(&Line::from(""), 0, 3).len(), 1);
+    }
+
+    #[test]
+    fn bars() {
+        let p = ["#"];
+        assert_eq!(bar(1.0, 3, &p, " "), "###");
+        assert_eq!(bar(0.0, 3, &p, " "), "   ");
+        assert_eq!(bar(0.5, 4, &p, "."), "##..");
+        assert_eq!(bar(f64::NAN, 2, &p, "."), "..");
+    }
+}

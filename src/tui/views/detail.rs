@@ -1,0 +1,383 @@
+//! Detail pane: everything the retrieval says about the selected row — method and path,
+//! description, tags, why it is in the top-K (with the expansion arithmetic), the score
+//! breakdown, `semantic_evidence`, `edge_evidence` with its evidence text,
+//! `learning_evidence` and the full tool JSON (folded until asked).
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use super::super::app::App;
+use super::super::theme::Role;
+use super::doc::{Doc, spans};
+use super::{clean, clean_lines, glyphs, st};
+use crate::engine::RowOrigin;
+
+fn val(v: &Value) -> String {
+    match v {
+        Value::String(s) => clean(s),
+        Value::Null => "null".into(),
+        other => clean(&other.to_string()),
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+fn kv(app: &App, pairs: &[(&str, String)]) -> Line<'static> {
+    let mut out: Vec<Span<'static>> = vec![Span::raw("  ")];
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push(Span::raw("  "));
+        }
+        out.push(Span::styled(format!("{k} "), st(app, Role::Muted)));
+        out.push(Span::raw(if v.is_empty() {
+            "-".to_string()
+        } else {
+            v.clone()
+        }));
+    }
+    Line::from(out)
+}
+
+pub fn doc(app: &App) -> Doc {
+    let mut d = Doc::default();
+    let g = glyphs(app);
+    let (Some(engine), Some(row)) = (app.engine.as_ref(), app.selected_row()) else {
+        d.text(Line::styled(
+            if app.demo.steps.is_empty() {
+                "no candidate selected: type a query with /"
+            } else {
+                "no candidate selected: type a query with / (or n for a demo query)"
+            },
+            st(app, Role::Muted),
+        ));
+        return d;
+    };
+    let graph = &engine.graph;
+    let tool = graph.tool(row.tool);
+    let sec = |d: &mut Doc, t: &str| {
+        d.text(Line::styled(t.to_string(), st(app, Role::Section)));
+    };
+
+    // header: name, rank, score, method + path
+    d.text(spans(vec![
+        (clean(&row.name), st(app, Role::Title)),
+        (
+            format!("   rank #{}  score {:.4}", app.row + 1, row.rounded_score()),
+            st(app, Role::Score),
+        ),
+    ]));
+    let method = tool.facts.method_str().unwrap_or("").to_uppercase();
+    let path = tool.facts.path_str().unwrap_or("");
+    if !method.is_empty() || !path.is_empty() {
+        d.text(spans(vec![
+            (format!("{} ", clean(&method)), st(app, Role::Key)),
+            (clean(path), Style::default()),
+        ]));
+    }
+    for l in clean_lines(&tool.description) {
+        d.text(l);
+    }
+    let mut meta: Vec<(&str, String)> = Vec::new();
+    meta.push((
+        "tags",
+        tool.tags
+            .iter()
+            .map(|t| clean(t))
+            .collect::<Vec<_>>()
+            .join(", "),
+    ));
+    if let Some(dm) = &tool.domain {
+        meta.push(("domain", clean(dm)));
+    }
+    d.text(kv(app, &meta));
+
+    // why in top-K
+    d.blank();
+    sec(&mut d, "why it is in the top-K");
+    match &row.origin {
+        RowOrigin::Seed {
+            rank,
+            raw,
+            normalized,
+        } => d.text(spans(vec![
+            (format!("  seed #{rank}"), st(app, Role::WhySeed)),
+            (
+                format!(": BM25 {raw:.4}, normalised by the best seed to {normalized:.6}"),
+                Style::default(),
+            ),
+        ])),
+        RowOrigin::Expanded {
+            from,
+            depth,
+            parent,
+            weight,
+            conf,
+            decay,
+            ..
+        } => d.text_indent(
+            spans(vec![
+                (
+                    format!(
+                        "  {} expanded from {} at depth {depth}",
+                        g.arrow_in,
+                        clean(graph.node_name(*from))
+                    ),
+                    st(app, Role::WhyGraph),
+                ),
+                (
+                    format!(
+                        ": parent {parent:.6} x relation weight {weight} x confidence {conf} x decay {decay:.6} = {:.6}",
+                        row.base
+                    ),
+                    Style::default(),
+                ),
+            ]),
+            4,
+        ),
+        RowOrigin::LearningOnly => d.text(Line::styled(
+            "  only a promoted learning signal put it here",
+            st(app, Role::WhyLearning),
+        )),
+    }
+    if row.breakdown.history_demoted {
+        d.text(Line::styled(
+            format!(
+                "  history-demoted {} time(s): score x0.6 each (seed chip keeps the undemoted value)",
+                row.history_hits
+            ),
+            st(app, Role::Warn),
+        ));
+    }
+
+    // score breakdown
+    let b = &row.breakdown;
+    d.blank();
+    sec(&mut d, "score_breakdown");
+    d.text(kv(
+        app,
+        &[
+            ("seed", format!("{:.6}", b.seed)),
+            ("graph", format!("{:.6}", b.graph)),
+            ("learning", format!("{:.6}", b.learning)),
+            ("history_demoted", b.history_demoted.to_string()),
+            (
+                "graph_expansion",
+                format!("{:.1}", if b.graph_expansion { 1.0 } else { 0.0 }),
+            ),
+        ],
+    ));
+
+    // semantic evidence
+    let s = &row.semantic;
+    d.blank();
+    sec(&mut d, "semantic_evidence");
+    d.text(kv(
+        app,
+        &[
+            ("canonical_action", clean(&s.canonical_action)),
+            ("primary_resource", clean(&s.primary_resource)),
+            ("result_shape", clean(&s.result_shape)),
+            ("path_module", clean(&s.path_module)),
+        ],
+    ));
+    d.text(kv(
+        app,
+        &[
+            ("query_action", s.query_action.to_string()),
+            ("query_result_shape", s.query_result_shape.to_string()),
+        ],
+    ));
+    let mut badges: Vec<Span<'static>> = vec![Span::raw("  ")];
+    for (on, letter, name, role) in [
+        (s.action_match, "A", "action", Role::BadgeAction),
+        (s.resource_match, "R", "resource", Role::BadgeResource),
+        (s.module_match, "M", "module", Role::BadgeModule),
+        (s.shape_match, "S", "shape", Role::BadgeShape),
+        (s.contract_match, "C", "contract", Role::BadgeContract),
+    ] {
+        if on {
+            badges.push(Span::styled(letter.to_string(), st(app, role)));
+            badges.push(Span::raw(format!(" {name}_match yes  ")));
+        } else {
+            badges.push(Span::styled(
+                g.badge_off.to_string(),
+                st(app, Role::BadgeOff),
+            ));
+            badges.push(Span::styled(
+                format!(" {name}_match no  "),
+                st(app, Role::Muted),
+            ));
+        }
+    }
+    d.text_indent(Line::from(badges), 2);
+    d.text_indent(
+        kv(
+            app,
+            &[
+                (
+                    "summary_match",
+                    format!(
+                        "{} ({})",
+                        yes(!s.summary_matched_terms.is_empty()),
+                        s.summary_matched_terms.len()
+                    ),
+                ),
+                (
+                    "summary_matched_terms",
+                    clean(&s.summary_matched_terms.join(", ")),
+                ),
+                (
+                    "summary_specificity",
+                    format!("{:.6}", s.summary_specificity),
+                ),
+            ],
+        ),
+        4,
+    );
+    d.text_indent(
+        spans(vec![
+            ("  matched_terms ".into(), st(app, Role::Muted)),
+            (
+                if s.matched_terms.is_empty() {
+                    "-".into()
+                } else {
+                    clean(&s.matched_terms.join(", "))
+                },
+                st(app, Role::Matched),
+            ),
+        ]),
+        4,
+    );
+
+    // edge evidence
+    d.blank();
+    sec(&mut d, "edge_evidence");
+    match row.edge() {
+        None => d.text(Line::styled(
+            "  [] (a seed or learning-only row has no discovering edge)",
+            st(app, Role::Muted),
+        )),
+        Some(e) => {
+            let edge = graph.edge(e);
+            let a = &edge.attrs;
+            d.text_indent(
+                spans(vec![
+                    (
+                        format!("  {} ", clean(graph.node_name(edge.source))),
+                        Style::default(),
+                    ),
+                    (
+                        format!(
+                            "--{}--{} ",
+                            a.relation.as_ref().map(val).unwrap_or_default(),
+                            g.arrow_out
+                        ),
+                        st(app, Role::WhyGraph),
+                    ),
+                    (clean(graph.node_name(edge.target)), Style::default()),
+                ]),
+                4,
+            );
+            d.text(kv(
+                app,
+                &[
+                    (
+                        "confidence",
+                        a.confidence.as_ref().map(val).unwrap_or("null".into()),
+                    ),
+                    (
+                        "conf_score",
+                        a.conf_score.as_ref().map(val).unwrap_or("null".into()),
+                    ),
+                ],
+            ));
+            let ev = a.evidence.as_ref().map(val).unwrap_or_default();
+            d.text_indent(
+                spans(vec![
+                    ("  evidence ".into(), st(app, Role::Muted)),
+                    (
+                        if ev.is_empty() { "\"\"".into() } else { ev },
+                        Style::default(),
+                    ),
+                ]),
+                4,
+            );
+        }
+    }
+
+    // learning evidence
+    d.blank();
+    sec(&mut d, "learning_evidence");
+    match &row.learning {
+        None => d.text(Line::styled(
+            "  none (no promoted learning signal targets this tool)",
+            st(app, Role::Muted),
+        )),
+        Some(l) => {
+            d.text(kv(
+                app,
+                &[
+                    ("suggestion_id", val(&l.suggestion_id)),
+                    ("suggestion_type", val(&l.suggestion_type)),
+                    ("status", val(&l.status)),
+                ],
+            ));
+            d.text(kv(
+                app,
+                &[
+                    ("observations", l.observations.to_string()),
+                    ("score", format!("{:.6}", l.score)),
+                ],
+            ));
+        }
+    }
+
+    // tool JSON
+    d.blank();
+    let json = tool.compact_json();
+    match (&app.json_lines, app.json_open) {
+        (Some((t, lines)), true) if *t == row.tool => {
+            d.text(spans(vec![
+                (format!("{} tool JSON", g.fold_open), st(app, Role::Section)),
+                (
+                    format!("  ({} lines; o folds)", lines.len()),
+                    st(app, Role::Muted),
+                ),
+            ]));
+            for l in lines.iter() {
+                let indent = l.len() - l.trim_start().len();
+                d.text_indent(json_line(app, l), indent + 2);
+            }
+        }
+        _ => d.text(spans(vec![
+            (
+                format!("{} tool JSON", g.fold_closed),
+                st(app, Role::Section),
+            ),
+            (
+                format!("  ({} bytes; Enter or o unfolds)", json.len()),
+                st(app, Role::Muted),
+            ),
+        ])),
+    }
+    d
+}
+
+/// A pretty JSON line with its key coloured.
+fn json_line(app: &App, l: &str) -> Line<'static> {
+    let trimmed = l.trim_start();
+    let indent = &l[..l.len() - trimmed.len()];
+    if trimmed.starts_with('"')
+        && let Some(end) = trimmed[1..].find("\": ").map(|i| i + 3)
+    {
+        return Line::from(vec![
+            Span::raw(indent.to_string()),
+            Span::styled(trimmed[..end - 1].to_string(), st(app, Role::JsonKey)),
+            Span::raw(trimmed[end - 1..].to_string()),
+        ]);
+    }
+    Line::raw(l.to_string())
+}

@@ -1,0 +1,227 @@
+//! The `?`/F1 help overlay, generated from the command registry (grouped, with every
+//! key, where it works and why a command is disabled), plus the legend of the table's
+//! marks, chips and badges and the reason-code meanings. Typing filters immediately.
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Widget};
+
+use super::super::app::{App, HelpState};
+use super::super::commands::{self, Group, REGISTRY};
+use super::super::text;
+use super::super::theme::Role;
+use super::{block, centered, glyphs, put_line, st};
+
+const LEGEND: &[(&str, &str)] = &[
+    ("*", "mark: the selector's selected target"),
+    ("L", "mark: the LLM target (the model's pick)"),
+    (
+        "seed",
+        "chip: normalised BM25 seed score (score_breakdown.seed)",
+    ),
+    (
+        "graph",
+        "chip: score from graph expansion (score_breakdown.graph)",
+    ),
+    (
+        "learn",
+        "chip: promoted learning boost (score_breakdown.learning)",
+    ),
+    (
+        "A",
+        "badge: action_match (the tool's canonical action fits the query)",
+    ),
+    (
+        "R",
+        "badge: resource_match (primary resource named in the query)",
+    ),
+    ("M", "badge: module_match (path module named in the query)"),
+    ("S", "badge: shape_match (single/list/count/mutation fits)"),
+    (
+        "C",
+        "badge: contract_match (contract fields named in the query)",
+    ),
+    ("seed #k", "why: k-th BM25 seed"),
+    (
+        "<- rel [C] from X",
+        "why: pulled in from X over a rel edge with confidence C",
+    ),
+    ("learning", "why: only a learning signal put it here"),
+];
+
+const CODES: &[&str] = &[
+    "no_candidates",
+    "llm_target_overridden",
+    "ambiguous_target",
+    "insufficient_contrastive_evidence",
+    "llm_target_preserved",
+    "llm_target_not_in_candidates",
+    "selected_by_strong_evidence",
+    "selected_by_rank",
+    "action_incompatible_override_blocked",
+    "candidate_tie_override_blocked",
+    "insufficient_pairwise_margin",
+    "weak_winner_evidence",
+    "non_discriminative_override_blocked",
+    "negative_only_override_blocked",
+    "contradictory_evidence_override_blocked",
+    "lower_rank_surface_override_blocked",
+];
+
+/// Draws the overlay; returns (content rows, visible rows).
+pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, usize) {
+    let g = glyphs(app);
+    let r = centered(
+        area,
+        area.width.saturating_sub(4).min(110),
+        area.height.saturating_sub(2),
+    );
+    Clear.render(r, buf);
+    let b = block(app, true, false).title(Line::styled(
+        " Help: type to filter, Esc clears or closes, PgUp/PgDn scroll ",
+        st(app, Role::Title),
+    ));
+    let inner = b.inner(r);
+    b.render(r, buf);
+    if inner.height == 0 || inner.width == 0 {
+        return (0, 0);
+    }
+    let w = inner.width as usize;
+    // filter line
+    let f = super::clean(&h.filter);
+    put_line(
+        buf,
+        Rect::new(inner.x, inner.y, inner.width, 1),
+        &Line::from(vec![
+            Span::styled("filter: ", st(app, Role::Muted)),
+            Span::styled(f.clone(), st(app, Role::FuzzyMatch)),
+            Span::styled("_", st(app, Role::Prompt)),
+        ]),
+    );
+    let matcher = SkimMatcherV2::default().ignore_case();
+    let pass = |hay: &str| f.is_empty() || matcher.fuzzy_match(hay, &f).is_some();
+    let ctx = app.ctx();
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    let kw = 16usize.min(w / 3);
+    for grp in Group::ORDER {
+        let mut group_rows: Vec<Line<'static>> = Vec::new();
+        for c in REGISTRY.iter().filter(|c| c.group == grp) {
+            let keys = commands::keys_all(c, g);
+            let wh = commands::where_label(c);
+            let disabled = (c.enabled)(app);
+            let hay = format!("{keys} {} :{} {} {wh}", c.label, c.name, grp.title());
+            if !pass(&hay) {
+                continue;
+            }
+            let active_here = c.bindings.iter().any(|bd| bd.when & ctx != 0);
+            let kst = if disabled.is_some() {
+                st(app, Role::Disabled)
+            } else {
+                st(app, Role::Key)
+            };
+            let mut sp = vec![
+                Span::styled(format!("  {}", text::fit(&keys, kw, g.ellipsis)), kst),
+                Span::styled(
+                    format!(" {}", c.label),
+                    if disabled.is_some() {
+                        st(app, Role::Disabled)
+                    } else {
+                        Style::default()
+                    },
+                ),
+            ];
+            if w >= 100 {
+                sp.push(Span::styled(format!("  :{}", c.name), st(app, Role::Muted)));
+            }
+            if !wh.is_empty() {
+                sp.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
+            }
+            if let Some(why) = disabled {
+                sp.push(Span::styled(
+                    format!("  (disabled: {why})"),
+                    st(app, Role::Warn),
+                ));
+            } else if !active_here && !c.bindings.is_empty() {
+                sp.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
+            }
+            group_rows.push(Line::from(sp));
+        }
+        if !group_rows.is_empty() {
+            rows.push(Line::styled(
+                grp.title().to_string(),
+                st(app, Role::Section),
+            ));
+            rows.extend(group_rows);
+        }
+    }
+    let legend: Vec<Line<'static>> = LEGEND
+        .iter()
+        .filter(|(k, m)| pass(&format!("{k} {m} legend")))
+        .map(|(k, m)| {
+            let k = if app.caps.ascii || !k.starts_with("<-") {
+                k.to_string()
+            } else {
+                k.replacen("<-", g.arrow_in, 1)
+            };
+            Line::from(vec![
+                Span::styled(
+                    format!("  {}", text::fit(&k, kw, g.ellipsis)),
+                    st(app, Role::Key),
+                ),
+                Span::raw(format!(" {m}")),
+            ])
+        })
+        .collect();
+    if !legend.is_empty() {
+        rows.push(Line::styled("Legend", st(app, Role::Section)));
+        rows.extend(legend);
+    }
+    let codes: Vec<Line<'static>> = CODES
+        .iter()
+        .filter_map(|c| {
+            let m = super::super::reasons::meaning(c)?;
+            pass(&format!("{c} {m} reason code")).then(|| {
+                Line::from(vec![
+                    Span::styled(format!("  {c}"), st(app, Role::Key)),
+                    Span::styled(format!("  {m}"), st(app, Role::Muted)),
+                ])
+            })
+        })
+        .collect();
+    if !codes.is_empty() {
+        rows.push(Line::styled("Reason codes", st(app, Role::Section)));
+        rows.extend(codes);
+    }
+    if rows.is_empty() {
+        rows.push(Line::styled(
+            format!("nothing matches {f:?}"),
+            st(app, Role::Muted),
+        ));
+    }
+    let height = inner.height.saturating_sub(1) as usize;
+    let total = rows.len();
+    let scroll = h.scroll.min(total.saturating_sub(height));
+    for (i, l) in rows.iter().skip(scroll).take(height).enumerate() {
+        let l = text::truncate_line(l.clone(), w, g.ellipsis);
+        put_line(
+            buf,
+            Rect::new(inner.x, inner.y + 1 + i as u16, inner.width, 1),
+            &l,
+        );
+    }
+    if total > height && inner.width > 12 {
+        let pos = format!(" {}/{} ", (scroll + height).min(total), total);
+        let pw = text::width(&pos) as u16;
+        buf.set_string(
+            inner.x + inner.width - pw,
+            inner.y,
+            pos,
+            st(app, Role::Muted),
+        );
+    }
+    (total, height)
+}

@@ -1,0 +1,62 @@
+//! The loading screen: a progress bar for large artifacts while the UI stays responsive.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Widget};
+
+use super::super::app::App;
+use super::super::text;
+use super::super::theme::Role;
+use super::{block, centered, clean, glyphs, put_line, st};
+
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let g = glyphs(app);
+    let r = centered(area, 64, 7);
+    Clear.render(r, buf);
+    let b = block(app, true, false).title(Line::styled(
+        format!(" loading {} ", clean(&app.source_label)),
+        st(app, Role::Title),
+    ));
+    let inner = b.inner(r);
+    b.render(r, buf);
+    if inner.height == 0 || inner.width < 4 {
+        return;
+    }
+    let p = app.load.clone().unwrap_or(super::super::app::LoadProgress {
+        phase: String::new(),
+        fraction: 0.0,
+        detail: String::new(),
+    });
+    let w = inner.width as usize;
+    let pct = format!(" {:>3.0}%", (p.fraction.clamp(0.0, 1.0) * 100.0).floor());
+    let bar_w = w.saturating_sub(text::width(&pct) + 1);
+    let filled = ((p.fraction.clamp(0.0, 1.0)) * bar_w as f64).round() as usize;
+    let bar = Line::from(vec![
+        Span::styled(g.gauge_full.repeat(filled), st(app, Role::Title)),
+        Span::styled(
+            g.gauge_empty.repeat(bar_w.saturating_sub(filled)),
+            st(app, Role::Muted),
+        ),
+        Span::raw(pct),
+    ]);
+    let rows = [
+        Line::raw(text::truncate(&clean(&p.phase), w, g.ellipsis)),
+        bar,
+        Line::styled(
+            text::truncate(&clean(&p.detail), w, g.ellipsis),
+            st(app, Role::Muted),
+        ),
+        Line::styled("q quits   ? help", st(app, Role::Muted)),
+    ];
+    for (i, l) in rows.iter().enumerate() {
+        if i as u16 >= inner.height {
+            break;
+        }
+        put_line(
+            buf,
+            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
+            l,
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! The `:` command palette: fuzzy over the registry's commands; after a command name and a
+//! space it lists that command's values (tool names for `:llm`/`:history`, policies,
+//! themes, demo steps). Enter runs, Tab completes, Esc closes.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Widget};
+
+use super::super::app::{App, PaletteItem, PaletteState, palette_items_for};
+use super::super::commands::{self, Arg};
+use super::super::text;
+use super::super::theme::Role;
+use super::{block, clean, glyphs, put_line, st};
+
+pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option<Position> {
+    let g = glyphs(app);
+    let w = area.width.saturating_sub(4).min(90);
+    let h = area.height.saturating_sub(2).min(16);
+    let r = Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
+    Clear.render(r, buf);
+    let b = block(app, true, false).title(Line::styled(
+        " : command (Enter runs, Tab completes, Esc closes) ",
+        st(app, Role::Title),
+    ));
+    let inner = b.inner(r);
+    b.render(r, buf);
+    if inner.height == 0 || inner.width < 4 {
+        return None;
+    }
+    let iw = inner.width as usize;
+    let input = clean(&p.input.text);
+    let shown = text::take_width(&input, iw.saturating_sub(3));
+    put_line(
+        buf,
+        Rect::new(inner.x, inner.y, inner.width, 1),
+        &Line::from(vec![
+            Span::styled(": ", st(app, Role::Prompt)),
+            Span::raw(shown.clone()),
+        ]),
+    );
+    let before: String = p.input.text.chars().take(p.input.cursor).collect();
+    let cx = inner.x + 2 + text::width(&clean(&before)).min(iw.saturating_sub(3)) as u16;
+    let items = palette_items_for(app, &p.input.text);
+    let list_h = inner.height.saturating_sub(1) as usize;
+    let sel = p.selected.min(items.len().saturating_sub(1));
+    let offset = if sel >= list_h { sel + 1 - list_h } else { 0 };
+    for (i, it) in items.iter().enumerate().skip(offset).take(list_h) {
+        let y = inner.y + 1 + (i - offset) as u16;
+        let line = match it {
+            PaletteItem::Command(id) => {
+                let c = commands::get(*id);
+                let keys = commands::keys_all(c, g);
+                let name = match c.arg {
+                    Arg::None => c.name.to_string(),
+                    Arg::Optional(a) => format!("{} [{a}]", c.name),
+                };
+                let disabled = (c.enabled)(app);
+                let lst = if disabled.is_some() {
+                    st(app, Role::Disabled)
+                } else {
+                    Style::default()
+                };
+                let mut sp = vec![
+                    Span::styled(text::fit(&name, 18, g.ellipsis), st(app, Role::Key)),
+                    Span::styled(format!(" {}", c.label), lst),
+                ];
+                if let Some(why) = disabled {
+                    sp.push(Span::styled(format!("  ({why})"), st(app, Role::Warn)));
+                }
+                if !keys.is_empty() {
+                    sp.push(Span::styled(format!("  {keys}"), st(app, Role::Muted)));
+                }
+                Line::from(sp)
+            }
+            PaletteItem::Value { cmd, value } => {
+                let c = commands::get(*cmd);
+                let mut sp = vec![
+                    Span::styled(format!("{} ", c.name), st(app, Role::Muted)),
+                    Span::raw(clean(value)),
+                ];
+                if *cmd == commands::CmdId::DemoNext
+                    && let Some(step) = value
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|n| app.demo.steps.get(n.wrapping_sub(1)))
+                {
+                    sp.push(Span::styled(
+                        format!("  {}", clean(&step.query)),
+                        st(app, Role::Muted),
+                    ));
+                }
+                Line::from(sp)
+            }
+        };
+        let mut line = text::truncate_line(line, iw, g.ellipsis);
+        let rr = Rect::new(inner.x, y, inner.width, 1);
+        if i == sel {
+            let s = st(app, Role::Selection);
+            buf.set_style(rr, s);
+            for sp in line.spans.iter_mut() {
+                sp.style = sp.style.patch(s);
+            }
+        }
+        put_line(buf, rr, &line);
+    }
+    if items.is_empty() && list_h > 0 {
+        put_line(
+            buf,
+            Rect::new(inner.x, inner.y + 1, inner.width, 1),
+            &Line::styled("no match", st(app, Role::Muted)),
+        );
+    }
+    (cx < inner.x + inner.width).then(|| Position::new(cx, inner.y))
+}

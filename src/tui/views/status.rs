@@ -1,0 +1,232 @@
+//! The info line (messages, demo notes), the status bar (graph, intent, seeds, visited,
+//! budget, parameters) and the footer hints read from the command registry.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::super::app::{App, FlashLevel};
+use super::super::commands;
+use super::super::text;
+use super::super::theme::Role;
+use super::{clean, glyphs, put_line, st};
+
+fn flash_line(app: &App) -> Option<Line<'static>> {
+    let f = app.flash.as_ref()?;
+    let role = match f.level {
+        FlashLevel::Info => Role::Good,
+        FlashLevel::Warn => Role::Warn,
+        FlashLevel::Error => Role::Bad,
+    };
+    Some(Line::from(vec![Span::styled(
+        format!(" {}", clean(&f.text)),
+        st(app, role),
+    )]))
+}
+
+pub fn draw_flash(app: &App, r: Rect, buf: &mut Buffer) {
+    if let Some(l) = flash_line(app) {
+        let l = text::truncate_line(l, r.width as usize, glyphs(app).ellipsis);
+        put_line(buf, r, &l);
+    }
+}
+
+/// Row under the query: a message, the demo step's presenter note, or a tip.
+pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer) {
+    let g = glyphs(app);
+    let line = if let Some(l) = flash_line(app) {
+        l
+    } else if let Some(step) = app.demo.pos.and_then(|p| app.demo.steps.get(p)) {
+        let mut spans = vec![Span::styled(
+            format!(" {} ", clean(&step.section)),
+            st(app, Role::Note),
+        )];
+        if !step.note.is_empty() {
+            spans.push(Span::styled(
+                format!("{} {}", g.sep.trim(), clean(&step.note)),
+                st(app, Role::Muted),
+            ));
+        }
+        Line::from(spans)
+    } else if app.rows_len() > 0 {
+        Line::styled(
+            " Enter: evidence  Tab: panes  l: LLM target  h: history  +/-: top_k  ?: all keys",
+            st(app, Role::Muted),
+        )
+    } else {
+        Line::default()
+    };
+    put_line(
+        buf,
+        r,
+        &text::truncate_line(line, r.width as usize, g.ellipsis),
+    );
+}
+
+/// `0.667` as "0.67", `1.0` as "1": the short status form.
+fn short_num(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// Status segments in priority order, in their long or short form.
+fn status_segments(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
+    let mut segs: Vec<Vec<Span<'static>>> = Vec::new();
+    let Some(engine) = &app.engine else {
+        return segs;
+    };
+    let graph = &engine.graph;
+    let mut head = vec![Span::styled(
+        format!(" {}", clean(&app.source_label)),
+        st(app, Role::Title),
+    )];
+    if !short {
+        head.push(Span::raw(format!(
+            " {} tools {} edges",
+            graph.tool_count(),
+            graph.edge_count()
+        )));
+    }
+    segs.push(head);
+    let p = &app.params;
+    let mut params = vec![Span::raw(format!("k{} d{}", p.top_k, p.depth))];
+    if !p.history.is_empty() {
+        params.push(Span::styled(
+            format!(" hist {}", p.history.len()),
+            st(app, Role::Warn),
+        ));
+    }
+    if app.learning_count > 0 {
+        params.push(Span::raw(format!(
+            " learn {}",
+            if p.learning_enabled { "on" } else { "off" }
+        )));
+    }
+    if let Some(ret) = app.retrieval() {
+        let i = &ret.intent;
+        let shares = if short {
+            format!(
+                " r{} w{} d{}",
+                short_num(i.read),
+                short_num(i.write),
+                short_num(i.delete)
+            )
+        } else {
+            format!(" r{:.2} w{:.2} d{:.2}", i.read, i.write, i.delete)
+        };
+        segs.push(vec![
+            Span::raw(if short { "" } else { "intent " }),
+            Span::styled(ret.intent_label.as_str().to_string(), st(app, Role::Key)),
+            Span::raw(shares),
+        ]);
+        segs.push(vec![Span::raw(format!(
+            "seeds {}{}",
+            ret.stats.seeds.len(),
+            match (ret.used_fallback, short) {
+                (true, false) => " (substring)",
+                (true, true) => "~",
+                _ => "",
+            }
+        ))]);
+        segs.push(params);
+        segs.push(vec![Span::raw(format!(
+            "{} {}/{}",
+            if short { "tok" } else { "budget" },
+            ret.stats.token_budget_used,
+            ret.params.token_budget
+        ))]);
+        segs.push(vec![Span::raw(format!(
+            "{} {}n/{}e",
+            if short { "vis" } else { "visited" },
+            ret.stats.visited_nodes,
+            ret.stats.visited_edges
+        ))]);
+        if ret.stats.learning_applied {
+            segs.push(vec![Span::styled(
+                if short { "learned" } else { "learning applied" },
+                st(app, Role::ChipLearn),
+            )]);
+        }
+    } else {
+        params.push(Span::raw(format!(" b{}", p.token_budget)));
+        segs.push(params);
+    }
+    if app.running() {
+        segs.push(vec![Span::styled("running", st(app, Role::Warn))]);
+    } else if app.show_timing
+        && let Some(res) = &app.result
+    {
+        segs.push(vec![Span::styled(
+            format!("{:.1} ms", res.micros as f64 / 1000.0),
+            st(app, Role::Muted),
+        )]);
+    }
+    segs
+}
+
+/// The status bar: long forms when everything fits, else short forms, then segments are
+/// dropped from the lowest priority up.
+pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
+    let g = glyphs(app);
+    let width = r.width as usize;
+    let sep_w = text::width(g.sep);
+    let seg_w =
+        |s: &Vec<Span<'static>>| -> usize { s.iter().map(|x| text::width(&x.content)).sum() };
+    let total = |segs: &Vec<Vec<Span<'static>>>| -> usize {
+        segs.iter().map(seg_w).sum::<usize>() + sep_w * segs.len().saturating_sub(1)
+    };
+    let mut segs = status_segments(app, false);
+    if total(&segs) > width {
+        segs = status_segments(app, true);
+    }
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut used = 0usize;
+    for (i, s) in segs.iter().enumerate() {
+        let w = seg_w(s);
+        let add = if chosen.is_empty() { w } else { w + sep_w };
+        if used + add <= width {
+            used += add;
+            chosen.push(i);
+        }
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for (k, i) in chosen.iter().enumerate() {
+        if k > 0 {
+            spans.push(Span::styled(g.sep.to_string(), st(app, Role::Border)));
+        }
+        spans.extend(segs[*i].iter().cloned());
+    }
+    put_line(
+        buf,
+        r,
+        &text::truncate_line(Line::from(spans), width, g.ellipsis),
+    );
+}
+
+pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
+    let g = glyphs(app);
+    let hints = commands::hints(app, app.ctx(), g);
+    let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
+    let mut used = 1usize;
+    let width = r.width as usize;
+    for (keys, label, enabled) in hints {
+        let w = text::width(&keys) + 1 + text::width(label) + 2;
+        if used + w > width {
+            break;
+        }
+        used += w;
+        let (ks, ls) = if enabled {
+            (st(app, Role::Key), st(app, Role::Muted))
+        } else {
+            (st(app, Role::Disabled), st(app, Role::Disabled))
+        };
+        spans.push(Span::styled(keys, ks));
+        spans.push(Span::styled(format!(" {label}  "), ls));
+    }
+    put_line(buf, r, &Line::from(spans));
+}

@@ -1,0 +1,256 @@
+//! End to end: the real binary in a pseudo-terminal (portable-pty + vt100). Types a demo
+//! query, reads the top candidate and its badges off the screen, opens help, quits and
+//! checks that the terminal was restored (alternate screen left, cursor shown).
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+struct Pty {
+    parser: Arc<Mutex<vt100::Parser>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Pty {
+    fn spawn(args: &[&str], cols: u16, rows: u16) -> Pty {
+        Pty::spawn_env(args, &[], cols, rows)
+    }
+
+    fn spawn_env(args: &[&str], envs: &[(&str, &str)], cols: u16, rows: u16) -> Pty {
+        let pty = native_pty_system();
+        let pair = pty
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("openpty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_toolscope"));
+        cmd.args(args);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("NO_COLOR");
+        cmd.env_remove("TMUX");
+        cmd.env("XDG_STATE_HOME", std::env::temp_dir());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let child = pair.slave.spawn_command(cmd).expect("spawn toolscope");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 0)));
+        let p = parser.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                p.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        // keep the master alive for the child's lifetime
+        std::mem::forget(pair.master);
+        Pty {
+            parser,
+            writer,
+            child,
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    fn send(&mut self, s: &str) {
+        self.writer.write_all(s.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Waits until `pred` holds for the screen text.
+    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let t = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if t.elapsed() > Duration::from_secs(20) {
+                panic!("timed out waiting for {what}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn type_a_query_read_the_screen_open_help_and_quit() {
+    let mut p = Pty::spawn(&[], 120, 40);
+    p.wait_for("the first demo step", |s| {
+        s.contains("Candidates (10)") && s.contains("deleteExpiredCoupons")
+    });
+    {
+        let parser = p.parser.lock().unwrap();
+        let scr = parser.screen();
+        assert!(scr.alternate_screen(), "runs on the alternate screen");
+    }
+    // type a demo query: `/`, clear the line, the text
+    p.send("/");
+    p.send("\u{15}"); // Ctrl-U
+    p.send("approve refund");
+    let s = p.wait_for("the approve refund results", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("approve refund"))
+            && s.lines().any(|l| l.contains("   1 approveRefund"))
+    });
+    let row = s
+        .lines()
+        .find(|l| l.contains("   1 approveRefund"))
+        .unwrap()
+        .to_string();
+    // the selected target mark, the score and the badges A...C (action and contract)
+    assert!(row.contains("*   1 approveRefund"), "{row}");
+    assert!(row.contains("1.0000"), "{row}");
+    assert!(row.contains("A···C"), "{row}");
+    assert!(row.contains("seed #1"), "{row}");
+    let second = s
+        .lines()
+        .find(|l| l.contains("   2 requestRefund"))
+        .unwrap();
+    assert!(second.contains("← requires [EXTRACTED] from"), "{second}");
+    // leave the query line, open help, close it
+    p.send("\u{1b}");
+    std::thread::sleep(Duration::from_millis(150));
+    p.send("?");
+    p.wait_for("the help overlay", |s| s.contains("Help: type to filter"));
+    p.send("\u{1b}");
+    p.wait_for("help to close", |s| !s.contains("Help: type to filter"));
+    std::thread::sleep(Duration::from_millis(100));
+    p.send("q");
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = p.child.try_wait().unwrap() {
+            break st;
+        }
+        if t.elapsed() > Duration::from_secs(10) {
+            let _ = p.child.kill();
+            panic!("toolscope did not exit on q; screen:\n{}", p.screen());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "exit status {status:?}");
+    // give the reader a moment to process the last bytes
+    std::thread::sleep(Duration::from_millis(200));
+    let parser = p.parser.lock().unwrap();
+    let scr = parser.screen();
+    assert!(!scr.alternate_screen(), "alternate screen left");
+    assert!(!scr.hide_cursor(), "cursor shown again");
+}
+
+#[test]
+fn ctrl_c_quits_while_typing_and_restores() {
+    let mut p = Pty::spawn(&["--ascii"], 80, 24);
+    p.wait_for("the first demo step", |s| {
+        s.contains("deleteExpiredCoupons")
+    });
+    let s = p.screen();
+    let title = s
+        .lines()
+        .find(|l| l.contains(" 1 Candidates (10)"))
+        .unwrap_or("");
+    assert!(
+        title.contains("-----"),
+        "ASCII rule in the title line:\n{s}"
+    );
+    assert!(
+        !s.contains('│') && !s.contains('╭'),
+        "--ascii draws ASCII borders:\n{s}"
+    );
+    p.send("/");
+    p.send("abc");
+    p.send("\u{3}"); // Ctrl-C
+    let t = Instant::now();
+    while p.child.try_wait().unwrap().is_none() {
+        assert!(t.elapsed() < Duration::from_secs(10), "no exit on Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let parser = p.parser.lock().unwrap();
+    assert!(!parser.screen().alternate_screen());
+    assert!(!parser.screen().hide_cursor());
+}
+
+fn wait_exit(p: &mut Pty) -> portable_pty::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(st) = p.child.try_wait().unwrap() {
+            std::thread::sleep(Duration::from_millis(200));
+            return st;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = p.child.kill();
+            panic!("toolscope did not exit; screen:\n{}", p.screen());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_panic_restores_the_terminal_first() {
+    let mut p = Pty::spawn_env(&[], &[("TOOLSCOPE_TEST_PANIC", "1")], 80, 24);
+    let status = wait_exit(&mut p);
+    assert!(!status.success(), "a panic is a failure exit");
+    let parser = p.parser.lock().unwrap();
+    let scr = parser.screen();
+    assert!(
+        !scr.alternate_screen(),
+        "alternate screen left before the report"
+    );
+    assert!(!scr.hide_cursor(), "cursor shown");
+    let text = scr.contents();
+    assert!(
+        text.contains("TOOLSCOPE_TEST_PANIC"),
+        "the panic is reported on the normal screen:\n{text}"
+    );
+}
+
+#[test]
+fn a_file_that_fails_to_load_exits_2_with_the_message() {
+    let dir = std::env::temp_dir().join(format!("toolscope-pty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"graph\": {\"nodes\": [}").unwrap();
+    let mut p = Pty::spawn(&[bad.to_str().unwrap()], 80, 24);
+    let status = wait_exit(&mut p);
+    assert_eq!(status.exit_code(), 2);
+    let parser = p.parser.lock().unwrap();
+    let scr = parser.screen();
+    assert!(!scr.alternate_screen() && !scr.hide_cursor());
+    assert!(scr.contents().contains("bad.json"), "{}", scr.contents());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_restores_the_terminal() {
+    let mut p = Pty::spawn(&[], 80, 24);
+    p.wait_for("the first demo step", |s| {
+        s.contains("deleteExpiredCoupons")
+    });
+    let pid = p.child.process_id().expect("a pid");
+    let ok = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let status = wait_exit(&mut p);
+    assert_eq!(status.exit_code(), 128 + 15);
+    let parser = p.parser.lock().unwrap();
+    assert!(!parser.screen().alternate_screen());
+    assert!(!parser.screen().hide_cursor());
+}

@@ -1,0 +1,393 @@
+//! Snapshots of every screen, pane and overlay on ratatui's buffer at 80x24 and 120x40, in
+//! colour (the styles are part of the snapshot), NO_COLOR and `--ascii`; every screen at
+//! tiny sizes without panicking; an input with escape sequences rendered harmlessly.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use ratatui::style::{Color, Modifier};
+use toolscope::engine::Engine;
+use toolscope::tui::app::{AppEvent, LoadProgress};
+use toolscope::tui::caps::{Caps, ColorLevel};
+use toolscope::tui::event::Source;
+use toolscope::tui::harness::{Harness, demo_engine};
+use toolscope::tui::theme::ThemeKind;
+
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    Colour,
+    NoColor,
+    Ascii,
+}
+
+impl Mode {
+    fn caps(self) -> Caps {
+        match self {
+            Mode::Colour => Caps::fixed(ColorLevel::Ansi16, false),
+            Mode::NoColor => Caps::fixed(ColorLevel::Mono, false),
+            Mode::Ascii => Caps::fixed(ColorLevel::Ansi16, true),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Colour => "colour",
+            Mode::NoColor => "nocolor",
+            Mode::Ascii => "ascii",
+        }
+    }
+}
+
+fn demo_step(h: &mut Harness, n: usize) {
+    h.keys(&format!(":demo {n}"));
+    h.key(KeyCode::Enter);
+}
+
+type Setup = fn(Caps) -> Harness;
+
+/// Every screen, as a setup on a fresh harness.
+const SCREENS: &[(&str, Setup)] = &[
+    ("explore", |c| Harness::demo(c)),
+    ("detail", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 4);
+        h.keys("j");
+        h.key(KeyCode::Enter);
+        h
+    }),
+    ("detail_json", |c| {
+        let mut h = Harness::demo(c);
+        h.keys("2o");
+        h.keys("G");
+        h
+    }),
+    ("detail_learning", |c| {
+        let mut h = Harness::demo(c);
+        h.app.set_learning(vec![serde_json::json!({
+            "query_fingerprint": "f2430a572176f81f", "query_family": "approve refund",
+            "collection_id": "demo", "status": "promoted", "observations": 2,
+            "prior_failure_count": 0, "evidence_sources": ["run"],
+            "id": "target_preference:8cee9fc7a14e8fc2", "type": "target_preference",
+            "target": "cancelOrder"
+        })]);
+        demo_step(&mut h, 4);
+        h.keys("jj");
+        h.key(KeyCode::Enter);
+        h.render(120, 40);
+        h.keys("G");
+        h
+    }),
+    ("selector", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 7);
+        h.keys("3");
+        h
+    }),
+    ("graph", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 4);
+        h.keys("4j");
+        h.key(KeyCode::Enter);
+        h
+    }),
+    ("subgraph", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 5);
+        h.keys("5");
+        h
+    }),
+    ("input", |c| {
+        let mut h = Harness::demo(c);
+        h.keys("/");
+        h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+        h.keys("주문 취소해줘");
+        h
+    }),
+    ("empty", |c| {
+        let mut h = Harness::demo(c);
+        h.keys(":query zzqx flurble");
+        h.key(KeyCode::Enter);
+        h
+    }),
+    ("zoom_selector", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 11);
+        h.keys("3z");
+        h
+    }),
+    ("help", |c| {
+        let mut h = Harness::demo(c);
+        h.keys("?");
+        h
+    }),
+    ("help_filtered", |c| {
+        let mut h = Harness::demo(c);
+        h.keys("?");
+        h.keys("graph");
+        h
+    }),
+    ("palette", |c| {
+        let mut h = Harness::demo(c);
+        h.keys(":llm getP");
+        h
+    }),
+    ("copied", |c| {
+        let mut h = Harness::demo(c);
+        h.keys("y");
+        h
+    }),
+    ("loading", |c| {
+        let mut h = Harness::loading(c);
+        h.event(AppEvent::Progress(LoadProgress {
+            phase: "decompressing".into(),
+            fraction: 0.4,
+            detail: "12.0 MiB of 30.0 MiB compressed".into(),
+        }));
+        h
+    }),
+];
+
+fn colour_name(c: Color) -> String {
+    match c {
+        Color::Indexed(i) => format!("i{i}"),
+        Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The screen text, then one style letter per cell, then the legend of the letters.
+fn encode(buf: &Buffer, with_styles: bool) -> String {
+    let a = buf.area;
+    let text = toolscope::tui::export::to_text(buf);
+    if !with_styles {
+        return text;
+    }
+    let mut ids: HashMap<(Color, Color, Modifier), char> = HashMap::new();
+    let mut legend: Vec<String> = Vec::new();
+    let alphabet: Vec<char> = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+    let mut rows = String::new();
+    for y in a.y..a.y + a.height {
+        let mut row = String::new();
+        for x in a.x..a.x + a.width {
+            let c = &buf[(x, y)];
+            let key = (c.fg, c.bg, c.modifier);
+            if key == (Color::Reset, Color::Reset, Modifier::empty()) {
+                row.push('.');
+                continue;
+            }
+            let next = alphabet.get(ids.len()).copied().unwrap_or('?');
+            let id = *ids.entry(key).or_insert_with(|| {
+                let mut d = Vec::new();
+                if c.fg != Color::Reset {
+                    d.push(format!("fg={}", colour_name(c.fg)));
+                }
+                if c.bg != Color::Reset {
+                    d.push(format!("bg={}", colour_name(c.bg)));
+                }
+                if !c.modifier.is_empty() {
+                    d.push(format!("{:?}", c.modifier));
+                }
+                legend.push(format!("{next} {}", d.join(" ")));
+                next
+            });
+            row.push(id);
+        }
+        rows.push_str(row.trim_end_matches('.'));
+        rows.push('\n');
+    }
+    format!(
+        "{text}--- styles ('.' = default)\n{rows}--- legend\n{}\n",
+        legend.join("\n")
+    )
+}
+
+fn snap(name: &str, content: String) {
+    insta::with_settings!({ snapshot_path => "snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(name, content);
+    });
+}
+
+#[test]
+fn every_screen_in_every_mode_and_size() {
+    for (screen, setup) in SCREENS {
+        for mode in [Mode::Colour, Mode::NoColor, Mode::Ascii] {
+            for (w, h) in [(80u16, 24u16), (120, 40)] {
+                let mut hs = setup(mode.caps());
+                // render twice: the first render measures, the second uses the layout
+                hs.render(w, h);
+                let buf = hs.render(w, h);
+                let styles = !matches!(mode, Mode::Ascii);
+                snap(
+                    &format!("{screen}_{w}x{h}_{}", mode.name()),
+                    encode(&buf, styles),
+                );
+                if matches!(mode, Mode::Ascii) {
+                    let text = toolscope::tui::export::to_text(&buf);
+                    // every glyph the app draws is ASCII; only graph content may not be
+                    for ch in text.chars() {
+                        assert!(
+                            ch.is_ascii() || is_hangul(ch),
+                            "{screen} {w}x{h}: non-ASCII glyph {ch:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn is_hangul(c: char) -> bool {
+    matches!(c as u32, 0xac00..=0xd7a3 | 0x3131..=0x318e | 0x1100..=0x11ff)
+}
+
+#[test]
+fn themes_and_colour_levels() {
+    for (kind, level) in [
+        (ThemeKind::Light, ColorLevel::Ansi16),
+        (ThemeKind::HighContrast, ColorLevel::Ansi16),
+        (ThemeKind::Dark, ColorLevel::Ansi256),
+        (ThemeKind::Light, ColorLevel::TrueColor),
+    ] {
+        let mut caps = Caps::fixed(level, false);
+        caps.theme = kind;
+        let mut h = Harness::demo(caps);
+        demo_step(&mut h, 7);
+        h.render(120, 40);
+        let buf = h.render(120, 40);
+        snap(
+            &format!("theme_{}_{:?}", kind.as_str(), level).to_lowercase(),
+            encode(&buf, true),
+        );
+    }
+}
+
+#[test]
+fn small_terminals_collapse_then_say_too_small() {
+    let caps = Mode::Colour.caps();
+    for (w, h) in [(60u16, 14u16), (40, 10), (39, 10), (80, 9)] {
+        let mut hs = Harness::demo(caps.clone());
+        hs.render(w, h);
+        let buf = hs.render(w, h);
+        snap(&format!("small_{w}x{h}"), encode(&buf, false));
+    }
+    let mut hs = Harness::demo(caps);
+    let s = hs.screen(20, 5);
+    assert!(s.contains("too small"), "{s}");
+    assert!(s.contains("20×5"), "{s}");
+}
+
+#[test]
+fn no_screen_panics_at_any_size() {
+    let widths = [
+        0u16, 1, 2, 5, 10, 20, 39, 40, 41, 55, 79, 80, 100, 119, 120, 200,
+    ];
+    let heights = [
+        0u16, 1, 2, 3, 5, 9, 10, 11, 12, 13, 15, 16, 20, 24, 29, 30, 40, 60,
+    ];
+    for (screen, setup) in SCREENS {
+        for mode in [Mode::Colour, Mode::Ascii] {
+            let mut h = setup(mode.caps());
+            for &w in &widths {
+                for &hh in &heights {
+                    let _ = h.render(w, hh);
+                }
+            }
+            // 20x5 and 1x1 explicitly, after moving around at that size
+            for (w, hh) in [(20u16, 5u16), (1, 1)] {
+                h.render(w, hh);
+                for k in ["j", "k", "G", "g"] {
+                    h.keys(k);
+                    h.render(w, hh);
+                }
+                h.key(KeyCode::PageDown);
+                let b = h.render(w, hh);
+                assert_eq!(b.area.width, w, "{screen}");
+            }
+        }
+    }
+}
+
+/// A graph whose tool names, descriptions and edge evidence hold escape sequences,
+/// control characters and bidi overrides.
+fn evil_engine() -> Arc<Engine> {
+    let json = r#"{
+      "graph": {"nodes": [
+          {"id": "evil\u001b]52;c;QUFBQQ==\u0007Tool", "node_type": "tool"},
+          {"id": "listEvil", "node_type": "tool"}],
+        "edges": [{"source": "listEvil", "target": "evil\u001b]52;c;QUFBQQ==\u0007Tool",
+                   "relation": "requires\u001b[31m", "confidence": "EXTRACTED",
+                   "evidence": "pwned \u001b[2J\u001b[H cleared \u202eevil\u202c"}]},
+      "tools": {
+        "evil\u001b]52;c;QUFBQQ==\u0007Tool": {
+          "name": "evil\u001b]52;c;QUFBQQ==\u0007Tool",
+          "description": "delete evil things \u001b[2J\u001b[H\u001b]0;title\u0007 \u0008\u0008 \u202egnirts\u202c \u009b31m done",
+          "tags": ["x\u001b[5mblink"],
+          "metadata": {"method": "delete", "path": "/evil/\u001b[1m{id}"}},
+        "listEvil": {"name": "listEvil", "description": "list evil things"}
+      }
+    }"#;
+    let g =
+        toolscope::model::load::load_graph_bytes("evil.json", json.as_bytes().to_vec()).unwrap();
+    Arc::new(Engine::new(g))
+}
+
+#[test]
+fn escape_sequences_in_inputs_render_harmlessly() {
+    let engine = evil_engine();
+    let mut h = Harness::with(
+        Mode::Colour.caps(),
+        Source::File("evil.json".into()),
+        engine,
+        Some("delete evil"),
+    );
+    assert!(h.app.rows_len() >= 1);
+    let mut screens = Vec::new();
+    for keys in ["", "2", "3", "4", "5", "2o", "?", ":llm evil"] {
+        let mut hh = Harness::with(
+            Mode::Colour.caps(),
+            Source::File("evil.json".into()),
+            evil_engine(),
+            Some("delete evil"),
+        );
+        hh.keys(keys);
+        if keys == "4" {
+            // also the neighbour's evidence
+            hh.keys("j");
+        }
+        hh.render(120, 40);
+        screens.push((keys, hh.render(120, 40)));
+    }
+    h.keys("y");
+    assert_eq!(h.emitted.len(), 1, "only our own OSC 52 is emitted");
+    for (keys, buf) in &screens {
+        for cell in buf.content() {
+            for ch in cell.symbol().chars() {
+                let bad = ch.is_control()
+                    || matches!(ch as u32, 0x202a..=0x202e | 0x2066..=0x2069 | 0x200e | 0x200f);
+                assert!(
+                    !bad,
+                    "after {keys:?}: control or bidi character {ch:?} on screen"
+                );
+            }
+        }
+        let text = toolscope::tui::export::to_text(buf);
+        if *keys == "2o" {
+            // the tool JSON shows escapes as JSON text (\u001b), never as raw bytes
+            assert!(text.contains("\\u001b[2J"), "{text}");
+            continue;
+        }
+        for residue in ["[2J", "52;c", "]0;", "[31m", "[5m", "[1m"] {
+            assert!(
+                !text.contains(residue),
+                "after {keys:?}: {residue:?} in\n{text}"
+            );
+        }
+    }
+    let detail = toolscope::tui::export::to_text(&screens[1].1);
+    assert!(detail.contains("evilTool"), "{detail}");
+    assert!(detail.contains("\\u{202e}gnirts"), "{detail}");
+    assert!(detail.contains("\\x08"), "{detail}");
+    let _ = demo_engine();
+}

@@ -1,0 +1,590 @@
+//! Explorer state tests: keys in, state out (no terminal; queries run inline).
+
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use std::sync::Arc;
+use toolscope::tui::app::{AppEvent, Effect, FlashLevel, Overlay, PaneId, run_job};
+use toolscope::tui::caps::{Caps, ColorLevel};
+use toolscope::tui::harness::{Harness, demo_engine};
+
+fn demo() -> Harness {
+    Harness::demo(Caps::fixed(ColorLevel::Ansi16, false))
+}
+
+fn top(h: &Harness) -> String {
+    h.app.retrieval().unwrap().rows[0].name.clone()
+}
+
+fn row_names(h: &Harness) -> Vec<String> {
+    h.app
+        .retrieval()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| r.name.clone())
+        .collect()
+}
+
+fn goto_demo(h: &mut Harness, n: usize) {
+    h.keys(":");
+    h.keys(&format!("demo {n}"));
+    h.key(KeyCode::Enter);
+}
+
+#[test]
+fn starts_on_the_first_demo_step() {
+    let h = demo();
+    assert_eq!(h.app.query.text, "delete expired coupons");
+    assert_eq!(h.app.demo.pos, Some(0));
+    assert_eq!(top(&h), "deleteExpiredCoupons");
+    let s = h.app.selection().unwrap();
+    assert_eq!(s.selected_target, "deleteExpiredCoupons");
+    assert!(!s.ambiguous);
+    assert!(!h.app.running());
+    assert_eq!(h.app.focus, PaneId::Candidates);
+}
+
+#[test]
+fn typing_searches_as_you_type_and_esc_leaves_the_line() {
+    let mut h = demo();
+    h.keys("/");
+    assert!(h.app.input_active);
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL); // clear the line
+    assert_eq!(h.app.query.text, "");
+    let before = h.app.generation;
+    h.keys("approve refund");
+    assert_eq!(h.app.query.text, "approve refund");
+    // one job per keystroke
+    assert_eq!(h.app.generation, before + "approve refund".len() as u64);
+    assert_eq!(top(&h), "approveRefund");
+    // the walkthrough step no longer matches the query
+    assert_eq!(h.app.demo.pos, None);
+    // q is text while typing
+    h.keys("q");
+    assert_eq!(h.app.query.text, "approve refundq");
+    assert!(!h.app.quit);
+    h.key(KeyCode::Backspace);
+    h.key(KeyCode::Left);
+    h.key(KeyCode::Left);
+    h.keys("x");
+    assert_eq!(h.app.query.text, "approve refuxnd");
+    h.press(KeyCode::Char('w'), KeyModifiers::CONTROL);
+    assert_eq!(h.app.query.text, "approve nd");
+    h.key(KeyCode::Esc);
+    assert!(!h.app.input_active);
+    h.keys("q");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn stale_results_are_dropped() {
+    let mut h = demo();
+    let engine = demo_engine();
+    h.keys("/");
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    // simulate the worker: two jobs issued, the older one answers last
+    let fx1 = h.app.on_event(AppEvent::Input(Event::Key(
+        ratatui::crossterm::event::KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE),
+    )));
+    let fx2 = h.app.on_event(AppEvent::Input(Event::Key(
+        ratatui::crossterm::event::KeyEvent::new(KeyCode::Char('b'), KeyModifiers::NONE),
+    )));
+    let job = |fx: Vec<Effect>| match fx.into_iter().next() {
+        Some(Effect::Query(j)) => j,
+        _ => panic!("expected a query job"),
+    };
+    let (j1, j2) = (job(fx1), job(fx2));
+    assert!(j2.generation > j1.generation);
+    let out2 = run_job(&engine, &j2);
+    let out1 = run_job(&engine, &j1);
+    h.event(AppEvent::Query(out2));
+    assert!(!h.app.running());
+    assert_eq!(h.app.retrieval().unwrap().query, "ab");
+    h.event(AppEvent::Query(out1));
+    assert_eq!(
+        h.app.retrieval().unwrap().query,
+        "ab",
+        "stale result dropped"
+    );
+}
+
+#[test]
+fn ctrl_c_always_quits() {
+    for setup in [
+        vec![KeyCode::Char('/')],
+        vec![KeyCode::Char('?')],
+        vec![KeyCode::Char(':')],
+        vec![],
+    ] {
+        let mut h = demo();
+        for k in setup {
+            h.key(k);
+        }
+        h.press(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert!(h.app.quit);
+    }
+    let mut h = Harness::loading(Caps::fixed(ColorLevel::Mono, false));
+    h.press(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(h.app.quit);
+}
+
+#[test]
+fn moving_is_clamped() {
+    let mut h = demo();
+    let n = h.app.rows_len();
+    h.keys("k");
+    assert_eq!(h.app.row, 0);
+    h.keys("jj");
+    assert_eq!(h.app.row, 2);
+    h.key(KeyCode::Down);
+    assert_eq!(h.app.row, 3);
+    h.keys("G");
+    assert_eq!(h.app.row, n - 1);
+    h.keys("j");
+    assert_eq!(h.app.row, n - 1);
+    h.keys("g");
+    assert_eq!(h.app.row, 0);
+}
+
+#[test]
+fn tab_cycles_panes_and_numbers_jump() {
+    let mut h = demo();
+    let order: Vec<PaneId> = (0..6)
+        .map(|_| {
+            let p = h.app.focus;
+            h.key(KeyCode::Tab);
+            p
+        })
+        .collect();
+    assert_eq!(
+        order,
+        vec![
+            PaneId::Candidates,
+            PaneId::Detail,
+            PaneId::Selector,
+            PaneId::Graph,
+            PaneId::Subgraph,
+            PaneId::Candidates
+        ]
+    );
+    assert_eq!(h.app.focus, PaneId::Detail);
+    h.press(KeyCode::BackTab, KeyModifiers::SHIFT);
+    h.press(KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(h.app.focus, PaneId::Subgraph);
+    h.keys("3");
+    assert_eq!(h.app.focus, PaneId::Selector);
+    assert_eq!(h.app.drill, PaneId::Selector);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::Candidates);
+    // the drill area keeps showing the last drill pane
+    assert_eq!(h.app.drill, PaneId::Selector);
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Detail);
+}
+
+#[test]
+fn llm_target_override_and_policy() {
+    let mut h = demo();
+    goto_demo(&mut h, 7);
+    assert_eq!(h.app.query.text, "get payment of an order");
+    // the scene sets the model's pick
+    let s = h.app.selection().unwrap();
+    assert_eq!(s.llm_target.as_deref(), Some("getPayment"));
+    assert!(s.overrode_llm);
+    assert_eq!(s.selected_target, "getOrderPayment");
+    assert!(s.reason_codes.contains(&"llm_target_overridden"));
+    // manual_review never overrides
+    h.keys("pp");
+    assert_eq!(h.app.select.policy, "manual_review");
+    let s = h.app.selection().unwrap();
+    assert!(!s.overrode_llm);
+    assert_eq!(s.selected_target, "getPayment");
+    h.keys("p");
+    assert_eq!(h.app.select.policy, "strong_evidence");
+    // x clears, l sets from the row, l again unsets
+    h.keys("x");
+    assert_eq!(h.app.selection().unwrap().llm_target, None);
+    h.keys("j");
+    let second = row_names(&h)[1].clone();
+    h.keys("l");
+    assert_eq!(h.app.select.llm_target.as_deref(), Some(second.as_str()));
+    assert_eq!(h.app.row, 1, "the selected row is kept across the re-run");
+    h.keys("l");
+    assert_eq!(h.app.select.llm_target, None);
+}
+
+#[test]
+fn llm_target_from_the_selector_pane_and_by_name() {
+    let mut h = demo();
+    goto_demo(&mut h, 7);
+    h.keys("3");
+    h.keys("j");
+    let name = h.app.selection().unwrap().rows[1].name.clone();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.select.llm_target.as_deref(), Some(name.as_str()));
+    // t opens the palette on `llm `; typing filters the tool names
+    h.keys("t");
+    assert!(matches!(&h.app.overlay, Overlay::Palette(p) if p.input.text == "llm "));
+    h.keys("cancelPay");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.select.llm_target.as_deref(), Some("cancelPayment"));
+    assert!(matches!(h.app.overlay, Overlay::None));
+    // `:llm` alone unsets
+    h.keys(":llm");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.select.llm_target, None);
+}
+
+#[test]
+fn demo_scenes_show_what_the_walkthrough_says() {
+    let mut h = demo();
+    let steps = h.app.demo.steps.clone();
+    let idx = |q: &str| steps.iter().position(|s| s.query == q).unwrap() + 1;
+    goto_demo(&mut h, idx("member detail"));
+    let s = h.app.selection().unwrap();
+    assert_eq!(s.llm_target.as_deref(), Some("getMemberDetail"));
+    assert!(!s.overrode_llm && s.selected_target == "getMemberDetail");
+    goto_demo(&mut h, idx("exchange item for another size"));
+    let s = h.app.selection().unwrap();
+    assert!(s.overrode_llm && s.selected_target == "requestExchange");
+    goto_demo(&mut h, idx("request return for an order"));
+    assert_eq!(h.app.params.history, vec!["requestReturn".to_string()]);
+    assert_eq!(top(&h), "requestExchange");
+    // n and N step and wrap
+    goto_demo(&mut h, 1);
+    h.keys("N");
+    assert_eq!(h.app.demo.pos, Some(steps.len() - 1));
+    assert_eq!(h.app.query.text, "zzqx flurble");
+    assert_eq!(h.app.rows_len(), 0);
+    h.keys("n");
+    assert_eq!(h.app.demo.pos, Some(0));
+    h.keys("n");
+    assert_eq!(h.app.query.text, steps[1].query);
+    assert!(h.app.params.history.is_empty() && h.app.select.llm_target.is_none());
+}
+
+#[test]
+fn parameters_rerun_live() {
+    let mut h = demo();
+    assert_eq!(h.app.rows_len(), 10);
+    h.keys("---");
+    assert_eq!(h.app.params.top_k, 7);
+    assert_eq!(h.app.rows_len(), 7);
+    h.keys("+");
+    assert_eq!(h.app.rows_len(), 8);
+    h.keys("<<");
+    assert_eq!(h.app.params.depth, 0);
+    assert!(
+        h.app
+            .retrieval()
+            .unwrap()
+            .rows
+            .iter()
+            .all(|r| !r.breakdown.graph_expansion),
+        "depth 0: seeds only"
+    );
+    h.keys("<");
+    assert_eq!(h.app.flash.as_ref().unwrap().level, FlashLevel::Warn);
+    h.keys(">>");
+    assert_eq!(h.app.params.depth, 2);
+    h.keys("B");
+    assert_eq!(h.app.params.token_budget, 1000);
+    h.keys("bb");
+    assert_eq!(h.app.params.token_budget, 4000);
+    assert_eq!(h.app.retrieval().unwrap().params.token_budget, 4000);
+    // history: h adds the selected tool, which is demoted
+    let first = top(&h);
+    let score = h.app.retrieval().unwrap().rows[0].score;
+    h.keys("h");
+    assert_eq!(h.app.params.history, vec![first.clone()]);
+    let r = h.app.retrieval().unwrap().row(&first).unwrap();
+    assert!(r.breakdown.history_demoted);
+    assert!((r.score - score * 0.6).abs() < 1e-9);
+    h.keys("H");
+    assert!(h.app.params.history.is_empty());
+    assert_eq!(top(&h), first);
+    // learning: disabled without --learning, and the message says why
+    h.keys("L");
+    let f = h.app.flash.clone().unwrap();
+    assert_eq!(f.level, FlashLevel::Warn);
+    assert!(f.text.contains("--learning"), "{}", f.text);
+    h.keys("r");
+    assert_eq!(h.app.params.top_k, 10);
+    assert_eq!(h.app.params.token_budget, 2000);
+}
+
+#[test]
+fn learning_toggle_with_suggestions() {
+    let mut h = demo();
+    h.app.set_learning(vec![serde_json::json!({
+        "suggestion_id": "s1", "suggestion_type": "target_preference", "status": "promoted",
+        "query_family": "delete expired coupons", "target": "deleteCoupon", "observations": 9
+    })]);
+    h.keys("L");
+    assert!(!h.app.params.learning_enabled);
+    assert!(h.app.flash.as_ref().unwrap().text.contains("off"));
+    h.keys("L");
+    assert!(h.app.params.learning_enabled);
+}
+
+#[test]
+fn graph_jumps_and_comes_back() {
+    let mut h = demo();
+    goto_demo(&mut h, 4); // approve refund
+    h.keys("4");
+    assert_eq!(h.app.focus, PaneId::Graph);
+    let root = h.app.graph_focus().unwrap();
+    h.keys("j");
+    let target = toolscope::tui::views::graph::cursor_target(&h.app).unwrap();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.graph_stack, vec![root, target]);
+    assert_eq!(h.app.graph_focus(), Some(target));
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.graph_stack.len(), 3);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.graph_stack.len(), 2);
+    h.key(KeyCode::Esc);
+    assert!(h.app.graph_stack.is_empty());
+    assert_eq!(h.app.graph_focus(), Some(root));
+    // the cursor is back on the neighbour we jumped to
+    assert_eq!(
+        toolscope::tui::views::graph::cursor_target(&h.app),
+        Some(target)
+    );
+    assert_eq!(h.app.focus, PaneId::Graph);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::Candidates);
+}
+
+#[test]
+fn copy_emits_osc52_with_the_rows_evidence_json() {
+    use base64::Engine as _;
+    let mut h = demo();
+    h.keys("j");
+    h.keys("y");
+    let seq = h.emitted.last().expect("an OSC 52 sequence");
+    let b64 = seq
+        .strip_prefix("\u{1b}]52;c;")
+        .and_then(|s| s.strip_suffix('\u{7}'))
+        .unwrap();
+    let json = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap(),
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["name"], "deleteCoupon");
+    assert!(v["score_breakdown"].is_object() && v["edge_evidence"].is_array());
+    let f = h.app.flash.clone().unwrap();
+    assert!(
+        f.text.starts_with(&format!(
+            "copied {} bytes: evidence JSON of deleteCoupon",
+            json.len()
+        )),
+        "{}",
+        f.text
+    );
+    // inside tmux the sequence is wrapped for passthrough
+    let mut caps = Caps::fixed(ColorLevel::Ansi16, false);
+    caps.clipboard.tmux_passthrough = true;
+    let mut h = Harness::demo(caps);
+    h.keys("y");
+    assert!(h.emitted[0].starts_with("\u{1b}]52;c;"));
+    assert!(h.emitted[0].contains("\u{1b}Ptmux;\u{1b}\u{1b}]52;c;"));
+    assert!(h.app.flash.as_ref().unwrap().text.contains("tmux"));
+}
+
+#[test]
+fn save_asks_the_runtime_and_writes_three_files() {
+    let mut h = demo();
+    h.keys("s");
+    assert_eq!(h.saves, 1);
+    let dir = std::env::temp_dir().join(format!("toolscope-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let paths = toolscope::tui::export::save(&h.app, 80, 24, &dir).unwrap();
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["screen-001.txt", "screen-001.svg", "screen-001.html"]
+    );
+    let txt = std::fs::read_to_string(&paths[0]).unwrap();
+    assert!(txt.contains("deleteExpiredCoupons"));
+    let again = toolscope::tui::export::save(&h.app, 80, 24, &dir).unwrap();
+    assert!(again[0].ends_with("screen-002.txt"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn help_overlay_filters_as_you_type() {
+    let mut h = demo();
+    h.keys("?");
+    assert!(matches!(h.app.overlay, Overlay::Help(_)));
+    h.keys("polic");
+    assert!(matches!(&h.app.overlay, Overlay::Help(s) if s.filter == "polic"));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Next selector policy"), "{screen}");
+    assert!(!screen.contains("Copy the selected row"), "{screen}");
+    h.key(KeyCode::Esc); // clears the filter
+    assert!(matches!(&h.app.overlay, Overlay::Help(s) if s.filter.is_empty()));
+    h.key(KeyCode::Esc); // closes
+    assert!(matches!(h.app.overlay, Overlay::None));
+    h.key(KeyCode::F(1));
+    assert!(matches!(h.app.overlay, Overlay::Help(_)));
+    h.keys("?");
+    assert!(matches!(h.app.overlay, Overlay::None));
+}
+
+#[test]
+fn palette_runs_commands_with_arguments() {
+    let mut h = demo();
+    h.keys(":topk 5");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.params.top_k, 5);
+    h.keys(":theme light");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.theme.kind.as_str(), "light");
+    h.keys(":query list orders");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.query.text, "list orders");
+    assert!(h.app.selection().unwrap().ambiguous);
+    // fuzzy: "subg" runs the subgraph pane
+    h.keys(":subg");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Subgraph);
+    // a disabled command says why
+    h.keys(":history-clear");
+    h.key(KeyCode::Enter);
+    assert!(
+        h.app
+            .flash
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("history is empty")
+    );
+    // bad argument
+    h.keys(":depth 99");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.params.depth, 2);
+    assert_eq!(h.app.flash.as_ref().unwrap().level, FlashLevel::Warn);
+    // Esc closes without running
+    h.keys(":quit");
+    h.key(KeyCode::Esc);
+    assert!(!h.app.quit);
+    h.keys(":quit");
+    h.key(KeyCode::Enter);
+    assert!(h.app.quit);
+}
+
+#[test]
+fn paste_goes_into_the_query_sanitised() {
+    let mut h = demo();
+    h.keys("/");
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.event(AppEvent::Input(Event::Paste(
+        "approve\u{1b}[31m refund\n".into(),
+    )));
+    assert_eq!(h.app.query.text, "approve refund ");
+    assert_eq!(top(&h), "approveRefund");
+}
+
+#[test]
+fn mouse_only_with_the_flag() {
+    let click = |row: u16| {
+        AppEvent::Input(Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: 10,
+            row,
+            modifiers: KeyModifiers::NONE,
+        }))
+    };
+    let mut h = demo();
+    h.render(120, 40);
+    h.event(click(6));
+    assert_eq!(h.app.row, 0, "mouse is off by default");
+    let mut caps = Caps::fixed(ColorLevel::Ansi16, false);
+    caps.mouse = true;
+    let mut h = Harness::demo(caps);
+    h.render(120, 40);
+    let top = h.app.layout.table_rows.unwrap().y;
+    h.event(click(top + 3));
+    assert_eq!(h.app.row, 3);
+    h.event(AppEvent::Input(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 10,
+        row: top,
+        modifiers: KeyModifiers::NONE,
+    })));
+    assert_eq!(h.app.row, 4);
+}
+
+#[test]
+fn loading_keeps_help_and_quit() {
+    let mut h = Harness::loading(Caps::fixed(ColorLevel::Ansi16, false));
+    h.keys("j");
+    assert!(h.app.flash.as_ref().unwrap().text.contains("loading"));
+    h.keys("?");
+    assert!(matches!(h.app.overlay, Overlay::Help(_)));
+    h.key(KeyCode::Esc);
+    h.event(AppEvent::Progress(toolscope::tui::app::LoadProgress {
+        phase: "parsing JSON".into(),
+        fraction: 0.5,
+        detail: "4.5 MiB".into(),
+    }));
+    assert!(h.screen(80, 24).contains("parsing JSON"));
+    h.keys("q");
+    assert!(h.app.quit);
+    // a failed load quits with the message kept for the runtime to print
+    let mut h = Harness::loading(Caps::fixed(ColorLevel::Ansi16, false));
+    h.event(AppEvent::Loaded(Err("x.json: no such file".into())));
+    assert!(h.app.quit);
+    assert_eq!(h.app.load_error.as_deref(), Some("x.json: no such file"));
+    let _ = Arc::strong_count(&demo_engine());
+}
+
+fn learning_suggestion() -> serde_json::Value {
+    serde_json::json!({
+        "query_fingerprint": "f2430a572176f81f", "query_family": "approve refund",
+        "collection_id": "demo", "status": "promoted", "observations": 2,
+        "prior_failure_count": 0, "evidence_sources": ["run"],
+        "id": "target_preference:8cee9fc7a14e8fc2", "type": "target_preference",
+        "target": "cancelOrder",
+        "evidence": {"selected_target": "cancelOrder", "llm_target": null, "target_selector": {}}
+    })
+}
+
+#[test]
+fn learning_suggestions_show_as_chip_evidence_and_toggle() {
+    let mut h = demo();
+    h.app.set_learning(vec![learning_suggestion()]);
+    h.keys(":query approve refund");
+    h.key(KeyCode::Enter);
+    let r = h.app.retrieval().unwrap();
+    assert!(r.stats.learning_applied);
+    let row = r.row("cancelOrder").unwrap();
+    assert!(row.breakdown.learning > 0.0 && row.learning.is_some());
+    let idx = r.rows.iter().position(|x| x.name == "cancelOrder").unwrap();
+    for _ in 0..idx {
+        h.keys("j");
+    }
+    h.key(KeyCode::Enter);
+    h.render(120, 40);
+    h.keys("G");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("learning_evidence"), "{screen}");
+    assert!(
+        screen.contains("target_preference:8cee9fc7a14e8fc2"),
+        "{screen}"
+    );
+    assert!(screen.contains("learn on"), "{screen}");
+    h.keys("L");
+    let r = h.app.retrieval().unwrap();
+    assert!(!r.stats.learning_applied);
+    assert!(r.rows.iter().all(|x| x.breakdown.learning == 0.0));
+    assert!(h.screen(120, 40).contains("learn off"));
+}
