@@ -8,7 +8,9 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::{App, AppEvent, Effect, Loaded, run_job};
 use super::caps::Caps;
+use super::drill::run_ev_job;
 use super::event::Source;
+use super::screens::run_lab;
 use super::views;
 use super::{Options, initial_app};
 use crate::engine::Engine;
@@ -42,6 +44,7 @@ impl Harness {
             learning: Vec::new(),
             query: query.map(String::from),
             dump_dir: Some(std::env::temp_dir()),
+            cases: None,
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;
@@ -58,6 +61,61 @@ impl Harness {
         h
     }
 
+    /// An app on evidence or a diff (no graph), as if the loader had read `source`.
+    pub fn opened(caps: Caps, source: Source) -> Harness {
+        let opts = Options {
+            source: source.clone(),
+            ui: Default::default(),
+            learning: Vec::new(),
+            query: None,
+            dump_dir: Some(std::env::temp_dir()),
+            cases: None,
+        };
+        let mut app = initial_app(caps, &opts);
+        app.show_timing = false;
+        let opened = match &source {
+            Source::Evidence(p) => {
+                super::records::read_set(p).map(super::screens::Opened::Evidence)
+            }
+            Source::Diff(a, b) => {
+                super::screens::load_diff(a, b).map(|d| super::screens::Opened::Diff(Box::new(d)))
+            }
+            _ => Err("not evidence".into()),
+        };
+        let mut h = Harness {
+            app,
+            emitted: Vec::new(),
+            saves: 0,
+        };
+        h.event(AppEvent::Opened(opened));
+        h
+    }
+
+    /// An app on the demo graph with a suite evaluated on the Lab screen.
+    pub fn lab(caps: Caps, suite: crate::lab::suite::Suite, label: &str) -> Harness {
+        let opts = Options {
+            source: Source::Demo,
+            ui: Default::default(),
+            learning: Vec::new(),
+            query: None,
+            dump_dir: Some(std::env::temp_dir()),
+            cases: Some((suite, label.to_string())),
+        };
+        let mut app = initial_app(caps, &opts);
+        app.show_timing = false;
+        let mut h = Harness {
+            app,
+            emitted: Vec::new(),
+            saves: 0,
+        };
+        let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
+            engine: demo_engine(),
+            warnings: Vec::new(),
+        })));
+        h.apply(fx);
+        h
+    }
+
     /// An app still loading (no engine yet).
     pub fn loading(caps: Caps) -> Harness {
         let opts = Options {
@@ -66,6 +124,7 @@ impl Harness {
             learning: Vec::new(),
             query: None,
             dump_dir: None,
+            cases: None,
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;
@@ -85,6 +144,23 @@ impl Harness {
                         let out = run_job(&engine, &job);
                         let more = self.app.on_event(AppEvent::Query(out));
                         self.apply(more);
+                    }
+                }
+                Effect::Evidence(job) => {
+                    if let Some(engine) = self.app.engine.clone() {
+                        let out = run_ev_job(&engine, &job);
+                        let more = self.app.on_event(AppEvent::Evidence(Box::new(out)));
+                        self.apply(more);
+                    }
+                }
+                Effect::Lab(job) => {
+                    if let Some(engine) = self.app.engine.clone() {
+                        let mut msgs = Vec::new();
+                        run_lab(&engine, &job, &mut |m| msgs.push(m));
+                        for m in msgs {
+                            let more = self.app.on_event(AppEvent::Lab(m));
+                            self.apply(more);
+                        }
                     }
                 }
                 Effect::Emit(s) => self.emitted.push(s),
