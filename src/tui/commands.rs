@@ -273,10 +273,12 @@ fn always(_: &App) -> Option<&'static str> {
 }
 
 fn need_engine(a: &App) -> Option<&'static str> {
-    if a.engine.is_none() {
+    if a.engine.is_some() {
+        None
+    } else if a.load.is_some() {
         Some("the graph is still loading")
     } else {
-        None
+        Some("no graph: this screen shows evidence read without one")
     }
 }
 

@@ -208,3 +208,64 @@ impl Harness {
         super::export::to_text(&b)
     }
 }
+
+/// A small labelled suite over the demo graph (for the Lab screen and captured runs).
+pub const DEMO_SUITE: &str = r#"[
+  {"case_id": "refund", "query": "approve refund", "expected_target": "approveRefund"},
+  {"case_id": "payment", "query": "get payment of an order", "expected_target": "getOrderPayment"},
+  {"case_id": "coupons", "query": "delete expired coupons", "expected_target": "deleteExpiredCoupons"},
+  {"case_id": "orders", "query": "list orders", "expected_target": "listOrders"},
+  {"case_id": "cancel", "query": "cancel my order", "expected_target": "cancelOrder"},
+  {"case_id": "cancel-ko", "query": "주문 취소해줘", "expected_target": "cancelOrder"}
+]"#;
+
+pub fn demo_suite() -> crate::lab::suite::Suite {
+    crate::lab::suite::parse_suite("demo-suite.json", "demo-suite", DEMO_SUITE).expect("demo suite")
+}
+
+/// Writes captured evidence of the demo graph into `dir` (for the Evidence and Diff screens):
+/// `newer.json` (a response with a target_selector block and keys a newer engine might add),
+/// `stream.jsonl` (batch output lines), and two fixture folders of the demo suite: `good`
+/// (default parameters) and `bad` (graph expansion off, depth 0).
+pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
+    use crate::engine::{Params, SelectParams};
+    let engine = demo_engine();
+    std::fs::create_dir_all(dir)?;
+    let sp = SelectParams {
+        llm_target: Some("getPayment".into()),
+        policy: "strong_evidence".into(),
+    };
+    let r = engine.retrieve("get payment of an order", &Params::default());
+    let s = engine.select(&r, &sp);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&crate::output::json::retrieval_json(&engine, &r)).expect("json");
+    v["target_selector"] =
+        serde_json::from_str(&crate::output::json::selection_json(&s)).expect("json");
+    v["engine_rev"] = "v2-preview".into();
+    v["results"][1]["score_breakdown"]["novel_signal"] = 0.25.into();
+    v["results"][0]["rerank"] = serde_json::json!({"model": "cross-encoder", "score": 0.91});
+    std::fs::write(dir.join("newer.json"), serde_json::to_string_pretty(&v)?)?;
+    let mut lines = String::new();
+    for (id, q, llm) in [
+        ("c1", "approve refund", "null"),
+        ("c2", "get payment of an order", "\"getPayment\""),
+        ("c3", "list orders", "null"),
+    ] {
+        let case = format!(
+            r#"{{"id":"{id}","query":"{q}","params":{{"top_k":5}},"selector":{{"llm_target":{llm},"policy":"strong_evidence"}}}}"#
+        );
+        lines.push_str(&crate::cli::query::batch_line(&engine, &case).expect("batch line"));
+        lines.push('\n');
+    }
+    std::fs::write(dir.join("stream.jsonl"), lines)?;
+    let suite = demo_suite();
+    let good = Params::default();
+    let bad = Params {
+        depth: 0,
+        ..Params::default()
+    };
+    let sel = SelectParams::default();
+    crate::lab::fixture::capture(&engine, &suite, &dir.join("good"), &good, &sel, true)?;
+    crate::lab::fixture::capture(&engine, &suite, &dir.join("bad"), &bad, &sel, true)?;
+    Ok(())
+}

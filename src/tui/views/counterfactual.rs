@@ -51,7 +51,7 @@ fn brief(s: &Option<Selection>) -> String {
 pub fn doc(app: &App) -> Doc {
     let mut d = Doc::default();
     let g = glyphs(app);
-    d.text(crumbs::line(app, PaneId::Counterfactual));
+    d.fit(crumbs::lines(app, PaneId::Counterfactual));
     let Some(base) = base_knobs(app) else {
         d.text(Line::styled(
             "no result yet: type a query with /",
@@ -61,7 +61,7 @@ pub fn doc(app: &App) -> Doc {
     };
     let knob = KNOBS[app.cf.knob];
     let value = variant_value(app, &base);
-    d.text_indent(
+    let knob_line = |hints: bool| {
         spans(vec![
             (
                 format!("knob {}/{} ", app.cf.knob + 1, KNOBS.len()),
@@ -74,12 +74,17 @@ pub fn doc(app: &App) -> Doc {
             ("variant ".into(), st(app, Role::Muted)),
             (clean(&show_value(&value)), st(app, Role::Key)),
             (
-                "   (m/M: knob, Left/Right: value, Enter: type one)".into(),
+                if hints {
+                    "   (m/M: knob, Left/Right: value, Enter: type one)"
+                } else {
+                    ""
+                }
+                .into(),
                 st(app, Role::Muted),
             ),
-        ]),
-        2,
-    );
+        ])
+    };
+    d.fit(vec![knob_line(true), knob_line(false)]);
     let Some(out) = &app.cf.out else {
         d.text(Line::styled(
             "comparing (both runs on the worker)…",
@@ -244,8 +249,8 @@ fn side_by_side(
     let col = move |w: usize| {
         // "  # name score" | "  # name score  move"
         let half = w.saturating_sub(sep_w) / 2;
-        let left_name = half.saturating_sub(4 + 8).max(4);
-        let right_name = half.saturating_sub(4 + 8 + 6).max(4);
+        let left_name = half.saturating_sub(4 + 8).clamp(4, 34);
+        let right_name = half.saturating_sub(4 + 8 + 6).clamp(4, 34);
         (half, left_name, right_name)
     };
     {

@@ -50,8 +50,15 @@ fn context(app: &App, p: PaneId) -> String {
     }
 }
 
-/// The breadcrumbs line for the pane `here`.
-pub fn line(app: &App, here: PaneId) -> Line<'static> {
+/// The breadcrumbs for the pane `here`, in a long and two shorter forms.
+pub fn lines(app: &App, here: PaneId) -> Vec<Line<'static>> {
+    let full = line(app, here, true, true);
+    let no_keys = line(app, here, false, true);
+    let short = line(app, here, false, false);
+    vec![full, no_keys, short]
+}
+
+fn line(app: &App, here: PaneId, keys: bool, contexts: bool) -> Line<'static> {
     let g = glyphs(app);
     let mut spans: Vec<Span<'static>> = Vec::new();
     for (i, p) in PaneId::PATH.iter().enumerate() {
@@ -67,7 +74,7 @@ pub fn line(app: &App, here: PaneId) -> Line<'static> {
             (Role::Muted, Role::Muted)
         };
         spans.push(Span::styled(p.title().to_string(), st(app, title_role)));
-        if taken || *p == here {
+        if *p == here || (taken && contexts) {
             let c = context(app, *p);
             if !c.is_empty() {
                 spans.push(Span::styled(format!(" {c}"), st(app, ctx_role)));
@@ -76,6 +83,9 @@ pub fn line(app: &App, here: PaneId) -> Line<'static> {
     }
     let back = app.drill_path.len() > 1;
     let next = here != PaneId::Counterfactual;
+    if !keys {
+        return Line::from(spans);
+    }
     let keys = match (next, back) {
         (true, true) => "  (] next, Esc back)",
         (true, false) => "  (] next)",
@@ -86,13 +96,15 @@ pub fn line(app: &App, here: PaneId) -> Line<'static> {
     Line::from(spans)
 }
 
-/// A value in a compact numeric form: integers without decimals, others with six.
+/// A value in a compact form: its shortest form when that is short (`1`, `0.6667`,
+/// `-0.2`), else six decimals (or an exponent for very large or small values).
 pub fn num(v: f64) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
-    if v.fract() == 0.0 && v.abs() < 1e12 {
-        format!("{v:.0}")
+    let s = format!("{v}");
+    if s.len() <= 9 {
+        s
     } else if v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-4) {
         format!("{v:.3e}")
     } else {

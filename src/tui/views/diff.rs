@@ -138,7 +138,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             .max()
             .unwrap_or(2)
             .clamp(4, (w / 4).max(8));
-        let tw = 18usize;
+        let tw = if w < 100 { 12 } else { 18 };
         let head = format!(
             "  {} jaccard   rbo {} {} query",
             text::fit("case", idw, g.ellipsis),
@@ -464,8 +464,8 @@ fn side_by_side(
         let half = w.saturating_sub(text::width(g.sep)) / 2;
         (
             half,
-            half.saturating_sub(4 + 8).max(4),
-            half.saturating_sub(4 + 8 + 6).max(4),
+            half.saturating_sub(4 + 8).clamp(4, 34),
+            half.saturating_sub(4 + 8 + 6).clamp(4, 34),
         )
     };
     let (la, lb) = (clean(&d.a_label), clean(&d.b_label));

@@ -49,6 +49,19 @@ impl Doc {
         self.lines.push(DocLine::Sized(Box::new(f)));
     }
 
+    /// The first of `choices` that fits the pane's width (the last one, truncated, when
+    /// none does): a long form with hints and shorter forms for narrow panes.
+    pub fn fit(&mut self, choices: Vec<Line<'static>>) {
+        self.sized(move |w| {
+            choices
+                .iter()
+                .find(|l| text::line_width(l) <= w)
+                .or(choices.last())
+                .cloned()
+                .unwrap_or_default()
+        });
+    }
+
     pub fn blank(&mut self) {
         self.text(Line::default());
     }

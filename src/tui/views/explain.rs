@@ -96,7 +96,7 @@ fn check_mark(app: &App, e: &Explanation) -> Option<(String, Role)> {
 
 pub fn doc(app: &App) -> Doc {
     let mut d = Doc::default();
-    d.text(crumbs::line(app, PaneId::Explain));
+    d.fit(crumbs::lines(app, PaneId::Explain));
     let Some(row) = app.selected_row() else {
         d.text(Line::styled(
             "no candidate selected: type a query with /",
@@ -111,29 +111,28 @@ pub fn doc(app: &App) -> Doc {
     } else {
         " of the selection".to_string()
     };
-    d.text_indent(
+    let metric_line = |hints: bool| {
         spans(vec![
             ("metric ".into(), st(app, Role::Muted)),
             (metric.id().to_string(), st(app, Role::Title)),
-            (about, Style::default()),
+            (about.clone(), Style::default()),
             (
-                format!(
-                    "   (m: metric, v: {})",
-                    if app.explain.chips {
-                        "tree view"
-                    } else {
-                        "chip view"
-                    }
-                ),
+                if !hints {
+                    String::new()
+                } else if app.explain.chips {
+                    "   (m: metric, v: tree view)".into()
+                } else {
+                    "   (m: metric, v: chip view)".into()
+                },
                 st(app, Role::Muted),
             ),
             (
                 if pending { "  computing…" } else { "" }.to_string(),
                 st(app, Role::Warn),
             ),
-        ]),
-        2,
-    );
+        ])
+    };
+    d.fit(vec![metric_line(true), metric_line(false)]);
     let Some(out) = &app.explain.out else {
         d.text(Line::styled(
             "computing the explanation…",
@@ -158,7 +157,7 @@ pub fn doc(app: &App) -> Doc {
         (
             g.check,
             format!(
-                "residual check passed: {} node(s) add up, max |residual| {:.1e} (tolerance 1e-9)",
+                "residual check: {} nodes add up (max |residual| {:.1e} <= 1e-9)",
                 out.checked, out.max_residual
             ),
         )
@@ -166,7 +165,7 @@ pub fn doc(app: &App) -> Doc {
         (
             g.cross,
             format!(
-                "residual check failed: {} of {} node(s) do not add up (max |residual| {:.2e})",
+                "residual check: {} of {} nodes do not add up (max |residual| {:.2e})",
                 out.failures.len(),
                 out.checked,
                 out.max_residual
@@ -261,9 +260,13 @@ pub fn doc(app: &App) -> Doc {
             let mut facts = format!("{pad}value {}", e.value);
             if let Some(c) = e.combine() {
                 facts.push_str(&format!(
-                    "; {} of {} child(ren) gives {c}, residual {:.1e}",
+                    "; {} of {} gives {c} (residual {:.1e})",
                     e.op.name(),
-                    e.children.len(),
+                    if e.children.len() == 1 {
+                        "1 child".to_string()
+                    } else {
+                        format!("{} children", e.children.len())
+                    },
                     (c - e.value).abs()
                 ));
             }

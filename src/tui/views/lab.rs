@@ -115,11 +115,22 @@ fn summary_line(app: &App, l: &LabView, width: usize) -> Line<'static> {
     sp.extend(m(format!("hit@{}", s.k), s.hitk));
     sp.extend(m(format!("recall@{}", s.k), s.recall));
     sp.extend(m("MRR".into(), s.mrr));
-    sp.extend(m("selector accuracy".into(), s.selector_accuracy));
-    sp.push(Span::styled(
-        format!("  ({} cases)", s.cases),
-        st(app, Role::Muted),
+    let narrow = width < 100;
+    sp.extend(m(
+        if narrow {
+            "sel.acc"
+        } else {
+            "selector accuracy"
+        }
+        .into(),
+        s.selector_accuracy,
     ));
+    if !narrow {
+        sp.push(Span::styled(
+            format!("  ({} cases)", s.cases),
+            st(app, Role::Muted),
+        ));
+    }
     Line::from(sp)
 }
 

@@ -80,7 +80,7 @@ fn short_num(v: f64) -> String {
 fn screen_tip(app: &App) -> &'static str {
     match app.screen {
         Screen::Evidence => {
-            " Tab: records/rows/detail  Enter: open  [ ]: record  2 3 4: row/selector/record  o: JSON  y: copy  ?: keys"
+            " Tab: focus  Enter: open  [ ]: record  2 3 4: row/selector/record  o: JSON  ?: keys"
         }
         Screen::Diff => " Tab or Enter: cases/detail  c: changed only  j/k: case  ?: keys",
         Screen::Lab => {

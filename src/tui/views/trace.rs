@@ -43,7 +43,7 @@ fn stage_role(stage: &str) -> Role {
 pub fn doc(app: &App) -> Doc {
     let mut d = Doc::default();
     let g = glyphs(app);
-    d.text(crumbs::line(app, PaneId::Trace));
+    d.fit(crumbs::lines(app, PaneId::Trace));
     let Some(out) = &app.trace.out else {
         d.text(Line::styled(
             "recording the trace (the query re-runs on the worker)…",
@@ -58,10 +58,10 @@ pub fn doc(app: &App) -> Doc {
         (false, Some(r)) => format!("events about {}", clean(&r.name)),
         _ => "all events".to_string(),
     };
-    d.text_indent(
+    let head = |hints: bool| {
         spans(vec![
             ("trace ".into(), st(app, Role::Muted)),
-            (who, st(app, Role::Title)),
+            (who.clone(), st(app, Role::Title)),
             (
                 format!(
                     "  {} of {total}  stage {}",
@@ -75,23 +75,22 @@ pub fn doc(app: &App) -> Doc {
                 Style::default(),
             ),
             (
-                format!(
-                    "   (a: {}, f: stage)",
-                    if app.trace.all {
-                        "this tool"
-                    } else {
-                        "all events"
-                    }
-                ),
+                if !hints {
+                    String::new()
+                } else if app.trace.all {
+                    "   (a: this tool, f: stage)".into()
+                } else {
+                    "   (a: all events, f: stage)".into()
+                },
                 st(app, Role::Muted),
             ),
             (
                 if pending { "  recording…" } else { "" }.to_string(),
                 st(app, Role::Warn),
             ),
-        ]),
-        2,
-    );
+        ])
+    };
+    d.fit(vec![head(true), head(false)]);
     if shown.is_empty() {
         d.text(Line::styled(
             "  no event matches the filters (a: all events, f: next stage)",
@@ -119,11 +118,15 @@ pub fn doc(app: &App) -> Doc {
                     spans(vec![
                         ("      entities ".into(), st(app, Role::Muted)),
                         (
-                            e.entities
-                                .iter()
-                                .map(|x| clean(x))
-                                .collect::<Vec<_>>()
-                                .join(", "),
+                            text::truncate(
+                                &e.entities
+                                    .iter()
+                                    .map(|x| clean(x))
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                                240,
+                                g.ellipsis,
+                            ),
                             Style::default(),
                         ),
                     ]),
@@ -135,7 +138,7 @@ pub fn doc(app: &App) -> Doc {
                     spans(vec![
                         (format!("      {k} "), st(app, Role::JsonKey)),
                         (
-                            text::truncate(&json_text(v), 600, g.ellipsis),
+                            text::truncate(&json_text(v), 240, g.ellipsis),
                             Style::default(),
                         ),
                     ]),
