@@ -322,6 +322,23 @@ fn evidence_screen_reads_a_response_without_a_graph() {
 }
 
 #[test]
+fn a_selector_block_alone_lists_its_candidates_in_retrieval_order() {
+    let h = Harness::opened(
+        caps(),
+        Source::Evidence(evidence_dir().join("selector.json")),
+    );
+    let e = h.app.evidence.as_ref().unwrap();
+    let r = e.current().unwrap();
+    assert_eq!(r.kind, "selector block");
+    assert_eq!(e.tab, EvTab::Selector);
+    assert_eq!(r.rows.len(), 10);
+    let ranks: Vec<usize> = r.rows.iter().map(|x| x.rank).collect();
+    assert_eq!(ranks, (1..=10).collect::<Vec<_>>());
+    assert_eq!(r.rows[0].name, "getOrderPayment");
+    assert!(r.unknown.is_empty());
+}
+
+#[test]
 fn evidence_stream_has_a_record_list() {
     let mut h = Harness::opened(
         caps(),

@@ -204,6 +204,7 @@ const SCREENS: &[(&str, Setup)] = &[
         h.keys("3");
         h
     }),
+    ("evidence_selector_block", |c| evidence(c, "selector.json")),
     ("evidence_stream", |c| {
         let mut h = evidence(c, "stream.jsonl");
         h.keys("j");
@@ -352,6 +353,34 @@ fn small_terminals_collapse_then_say_too_small() {
         hs.render(w, h);
         let buf = hs.render(w, h);
         snap(&format!("small_{w}x{h}"), encode(&buf, false));
+    }
+    // the other screens collapse too
+    let others: [(&str, Setup); 5] = [
+        (
+            "explain",
+            SCREENS[SCREENS.iter().position(|s| s.0 == "explain").unwrap()].1,
+        ),
+        (
+            "counterfactual",
+            SCREENS[SCREENS
+                .iter()
+                .position(|s| s.0 == "counterfactual")
+                .unwrap()]
+            .1,
+        ),
+        ("evidence_stream", |c| evidence(c, "stream.jsonl")),
+        ("diff", bad_vs_good),
+        ("lab", |c| {
+            Harness::lab(c, toolscope::tui::harness::demo_suite(), "demo-suite.json")
+        }),
+    ];
+    for (name, setup) in others {
+        for (w, h) in [(60u16, 14u16), (40, 10)] {
+            let mut hs = setup(caps.clone());
+            hs.render(w, h);
+            let buf = hs.render(w, h);
+            snap(&format!("small_{name}_{w}x{h}"), encode(&buf, false));
+        }
     }
     let mut hs = Harness::demo(caps);
     let s = hs.screen(20, 5);

@@ -225,6 +225,7 @@ pub fn demo_suite() -> crate::lab::suite::Suite {
 
 /// Writes captured evidence of the demo graph into `dir` (for the Evidence and Diff screens):
 /// `newer.json` (a response with a target_selector block and keys a newer engine might add),
+/// `selector.json` (the selector block alone),
 /// `stream.jsonl` (batch output lines), and two fixture folders of the demo suite: `good`
 /// (default parameters) and `bad` (graph expansion off, depth 0).
 pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
@@ -245,6 +246,10 @@ pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
     v["results"][1]["score_breakdown"]["novel_signal"] = 0.25.into();
     v["results"][0]["rerank"] = serde_json::json!({"model": "cross-encoder", "score": 0.91});
     std::fs::write(dir.join("newer.json"), serde_json::to_string_pretty(&v)?)?;
+    std::fs::write(
+        dir.join("selector.json"),
+        crate::output::json::selection_json(&s),
+    )?;
     let mut lines = String::new();
     for (id, q, llm) in [
         ("c1", "approve refund", "null"),

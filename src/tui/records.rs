@@ -36,6 +36,8 @@ pub enum Why {
     /// Graph expansion without a recorded source (fixtures keep only the breakdown).
     Graph,
     Learning,
+    /// Only the retrieval rank is known (a selector block's candidates).
+    Rank(usize),
     Unknown,
 }
 
@@ -414,6 +416,35 @@ impl EvRecord {
             .filter(|s| s.is_object())
             .cloned()
             .or_else(|| o.contains_key("selected_target").then(|| v.clone()));
+        let mut rows = rows;
+        if rows.is_empty()
+            && let Some(Value::Array(sig)) = selector.as_ref().and_then(|s| s.get("rank_signals"))
+        {
+            // a selector block alone: its candidates, with their retrieval scores
+            rows = sig
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let mut r = EvRow::from_value(
+                        &Value::Object(Map::from_iter(["name", "score"].iter().filter_map(|k| {
+                            let src = if *k == "score" { "retrieval_score" } else { k };
+                            c.get(src).map(|v| (k.to_string(), v.clone()))
+                        }))),
+                        i,
+                        &[],
+                    );
+                    r.rank = c
+                        .get("original_rank")
+                        .and_then(Value::as_u64)
+                        .map(|x| x as usize)
+                        .unwrap_or(i + 1);
+                    r.why = Why::Rank(r.rank);
+                    r.value = c.clone();
+                    r
+                })
+                .collect();
+            rows.sort_by_key(|r| r.rank);
+        }
         let kind = if o.contains_key("case_id")
             || o.contains_key("actual_top_3")
             || o.contains_key("ranking")

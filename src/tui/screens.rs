@@ -82,7 +82,7 @@ impl EvidenceView {
         } else {
             EvFocus::Rows
         };
-        EvidenceView {
+        let mut v = EvidenceView {
             set,
             record: 0,
             row: 0,
@@ -90,6 +90,16 @@ impl EvidenceView {
             tab: EvTab::Row,
             json_open: false,
             pane: PaneState::default(),
+        };
+        v.tab = v.default_tab();
+        v
+    }
+
+    /// The selector tab for a record that is only a selector block, else the row tab.
+    fn default_tab(&self) -> EvTab {
+        match self.current() {
+            Some(r) if r.kind == "selector block" => EvTab::Selector,
+            _ => EvTab::Row,
         }
     }
 
@@ -110,6 +120,9 @@ impl EvidenceView {
             self.record = i;
             self.row = 0;
             self.pane = PaneState::default();
+            if self.focus != EvFocus::Pane {
+                self.tab = self.default_tab();
+            }
         }
     }
 }

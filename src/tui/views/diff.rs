@@ -134,6 +134,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         let w = r.width as usize;
         let idw = vis
             .iter()
+            .take(1000)
             .map(|&i| text::width(&clean(&d.cases[i].diff.id)))
             .max()
             .unwrap_or(2)
@@ -145,10 +146,9 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             text::fit("top-1 A -> B", tw * 2 + 1, g.ellipsis),
             text::fit("selected", 8, g.ellipsis),
         );
-        let rows: Vec<Line<'static>> = vis
-            .iter()
-            .map(|&i| {
-                let c = &d.cases[i];
+        let row = |k: usize| -> Line<'static> {
+            {
+                let c = &d.cases[vis[k]];
                 let (a, b) = (c.a.map(|x| &d.a[x]), c.b.map(|x| &d.b[x]));
                 let changed = c.diff.changed();
                 let mark = if changed {
@@ -202,8 +202,8 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                         st(app, Role::Muted),
                     ),
                 ])
-            })
-            .collect();
+            }
+        };
         let focused = d.focus == DiffFocus::Cases;
         let title = vec![Span::styled(
             format!(
@@ -224,7 +224,8 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             compact,
             title,
             Some(Line::styled(head, st(app, Role::Header))),
-            &rows,
+            vis.len(),
+            &row,
             d.cursor,
             focused,
         );

@@ -112,10 +112,8 @@ fn why_text(app: &App, w: &Why) -> (String, Role) {
             ),
             Role::WhyGraph,
         ),
-        Why::Graph => (
-            format!("{} graph expansion (source not recorded)", g.arrow_in),
-            Role::WhyGraph,
-        ),
+        Why::Graph => (format!("{} graph expansion", g.arrow_in), Role::WhyGraph),
+        Why::Rank(k) => (format!("retrieval rank #{k}"), Role::Muted),
         Why::Learning => ("learning".into(), Role::WhyLearning),
         Why::Unknown => ("-".into(), Role::Muted),
     }
@@ -299,6 +297,7 @@ fn draw_list(app: &App, e: &EvidenceView, r: Rect, buf: &mut Buffer, compact: bo
         .set
         .records
         .iter()
+        .take(1000)
         .map(|x| text::width(&clean(&x.id)))
         .max()
         .unwrap_or(2)
@@ -310,19 +309,15 @@ fn draw_list(app: &App, e: &EvidenceView, r: Rect, buf: &mut Buffer, compact: bo
         "rows",
         text::fit("top-1", 22, g.ellipsis)
     );
-    let rows: Vec<Line<'static>> = e
-        .set
-        .records
-        .iter()
-        .enumerate()
-        .map(|(i, x)| {
+    let row = |i: usize| -> Line<'static> {
+        {
+            let x = &e.set.records[i];
             let top = x
                 .rows
                 .first()
                 .map(|r| clean(&r.name))
                 .unwrap_or_else(|| "-".into());
             let mark = if x.unknown_count() > 0 { "? " } else { "  " };
-            let _ = i;
             Line::from(vec![
                 Span::styled(mark.to_string(), st(app, Role::Warn)),
                 Span::raw(text::fit(&clean(&x.id), idw, g.ellipsis)),
@@ -335,8 +330,8 @@ fn draw_list(app: &App, e: &EvidenceView, r: Rect, buf: &mut Buffer, compact: bo
                     st(app, Role::Muted),
                 ),
             ])
-        })
-        .collect();
+        }
+    };
     let title = vec![Span::styled(
         format!(" Records ({}) ", e.set.records.len()),
         if focused {
@@ -352,7 +347,8 @@ fn draw_list(app: &App, e: &EvidenceView, r: Rect, buf: &mut Buffer, compact: bo
         compact,
         title,
         Some(Line::styled(head, st(app, Role::Header))),
-        &rows,
+        e.set.records.len(),
+        &row,
         e.record,
         focused,
     );
@@ -514,7 +510,15 @@ fn row_detail(app: &App, row: &EvRow, json_open: bool, d: &mut Doc) {
     d.blank();
     section(app, d, "why it is in the top-K");
     let (why, role) = why_text(app, &row.why);
-    d.text(Line::styled(format!("  {why}"), st(app, role)));
+    let note = match row.why {
+        Why::Graph => " (a fixture keeps the breakdown, not the edge that pulled it in)",
+        Why::Rank(_) => " (a selector block keeps the rank, not the retrieval evidence)",
+        _ => "",
+    };
+    d.text(spans(vec![
+        (format!("  {why}"), st(app, role)),
+        (note.to_string(), st(app, Role::Muted)),
+    ]));
     if row.history_demoted {
         d.text(Line::styled(
             "  history-demoted (score x0.6 per occurrence)",

@@ -176,6 +176,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         let idw = l
             .results
             .iter()
+            .take(1000)
             .map(|c| text::width(&clean(&c.id)))
             .max()
             .unwrap_or(2)
@@ -187,10 +188,9 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             text::fit("selected", namew, g.ellipsis),
             text::fit("expected", namew, g.ellipsis),
         );
-        let rows: Vec<Line<'static>> = order
-            .iter()
-            .map(|&i| {
-                let c = &l.results[i];
+        let row = |k: usize| -> Line<'static> {
+            {
+                let c = &l.results[order[k]];
                 let ok = |b: bool| -> Span<'static> {
                     if b {
                         Span::styled(text::fit(g.check, 3, g.ellipsis), st(app, Role::Good))
@@ -233,8 +233,8 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                     ),
                     Span::styled(format!(" {}", clean(&c.query)), st(app, Role::Muted)),
                 ])
-            })
-            .collect();
+            }
+        };
         let focused = l.focus == LabFocus::Cases;
         let title = vec![Span::styled(
             format!(" Cases ({}) by {} ", l.results.len(), l.sort.name()),
@@ -251,7 +251,8 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             compact,
             title,
             Some(Line::styled(head, st(app, Role::Header))),
-            &rows,
+            order.len(),
+            &row,
             l.cursor,
             focused,
         );

@@ -276,8 +276,8 @@ pub fn screen_pane(
     info.drill_rows = total;
 }
 
-/// A list box: a title, a header line and rows (one row selected, scrolled into view).
-/// Returns the rows area.
+/// A list box: a title, a header line and `count` rows built on demand by `row` (only the
+/// visible ones), one selected and scrolled into view. Returns the rows area.
 #[allow(clippy::too_many_arguments)]
 pub fn list_box(
     app: &App,
@@ -286,7 +286,8 @@ pub fn list_box(
     compact: bool,
     title: Vec<Span<'static>>,
     header: Option<Line<'static>>,
-    rows: &[Line<'static>],
+    count: usize,
+    row: &dyn Fn(usize) -> Line<'static>,
     selected: usize,
     focused: bool,
 ) -> Option<Rect> {
@@ -318,19 +319,19 @@ pub fn list_box(
         inner.height.saturating_sub(y - inner.y),
     );
     let h = rows_rect.height as usize;
-    if h == 0 || rows.is_empty() {
+    if h == 0 || count == 0 {
         return Some(rows_rect);
     }
-    let sel = selected.min(rows.len() - 1);
+    let sel = selected.min(count - 1);
     let offset = if sel >= h { sel + 1 - h } else { 0 };
-    for (i, l) in rows.iter().enumerate().skip(offset).take(h) {
+    for i in offset..count.min(offset + h) {
         let rr = Rect::new(
             rows_rect.x,
             rows_rect.y + (i - offset) as u16,
             rows_rect.width,
             1,
         );
-        let mut line = text::truncate_line(l.clone(), rr.width as usize, g.ellipsis);
+        let mut line = text::truncate_line(row(i), rr.width as usize, g.ellipsis);
         if i == sel {
             let sst = st(app, Role::Selection);
             if focused {
@@ -372,7 +373,7 @@ pub fn item_count(app: &App, pane: PaneId) -> usize {
         PaneId::Selector => app.selection().map(|s| s.rows.len()).unwrap_or(0),
         PaneId::Graph => graph::neighbours(app).len(),
         PaneId::Explain => explain::visible(app).len(),
-        PaneId::Trace => trace::events(app).len(),
+        PaneId::Trace => trace::events(app).len().min(trace::MAX_LISTED),
         _ => 0,
     }
 }

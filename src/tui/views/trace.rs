@@ -14,6 +14,9 @@ use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
 use crate::engine::trace::Event;
 
+/// At most this many events are listed (a query on a large graph records many edges).
+pub const MAX_LISTED: usize = 2000;
+
 /// The events shown, after the tool and stage filters.
 pub fn events(app: &App) -> Vec<&Event> {
     let Some(out) = &app.trace.out else {
@@ -99,7 +102,7 @@ pub fn doc(app: &App) -> Doc {
         return d;
     }
     let cursor = app.pane(PaneId::Trace).cursor;
-    for (i, e) in shown.iter().enumerate() {
+    for (i, e) in shown.iter().take(MAX_LISTED).enumerate() {
         d.item(Line::from(vec![
             Span::styled(text::fit_right(&e.seq.to_string(), 4), st(app, Role::Muted)),
             Span::raw(" "),
@@ -146,6 +149,15 @@ pub fn doc(app: &App) -> Doc {
                 );
             }
         }
+    }
+    if shown.len() > MAX_LISTED {
+        d.text(Line::styled(
+            format!(
+                "  … the first {MAX_LISTED} of {} events are listed (f filters by stage)",
+                shown.len()
+            ),
+            st(app, Role::Muted),
+        ));
     }
     d
 }
