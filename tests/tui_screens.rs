@@ -122,6 +122,21 @@ fn explain_metrics_switch_and_stay_resolved() {
 }
 
 #[test]
+fn the_selector_pane_explains_the_candidate_under_its_cursor() {
+    let mut h = demo();
+    goto_demo(&mut h, 7);
+    h.keys("3jj");
+    let name = h.app.selection().unwrap().rows[2].name.clone();
+    h.keys("e");
+    assert_eq!(h.app.focus, PaneId::Explain);
+    assert_eq!(h.app.selected_row().unwrap().name, name);
+    let out = h.app.explain.out.clone().unwrap();
+    assert_eq!(out.key.metric, Metric::SelectorScore);
+    assert_eq!(out.key.tool, name);
+    assert_eq!(out.status, Status::Resolved);
+}
+
+#[test]
 fn evidence_jobs_go_to_the_worker_not_the_ui_thread() {
     let mut h = demo();
     let press = |h: &mut Harness, c: char| {

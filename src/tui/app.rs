@@ -651,6 +651,14 @@ impl App {
         self.sync_json();
     }
 
+    /// Selects candidate row `i` (as moving the cursor there would).
+    pub fn select_row(&mut self, i: usize) {
+        if i != self.row && i < self.rows_len() {
+            self.row = i;
+            self.on_row_changed();
+        }
+    }
+
     fn on_row_changed(&mut self) {
         self.graph_stack.clear();
         *self.pane_mut(PaneId::Graph) = PaneState::default();
@@ -962,6 +970,7 @@ impl App {
             CmdId::ExplainOpen => self.explain_open(),
             CmdId::ExplainClose => self.explain_close(),
             CmdId::ExplainAll => self.explain_all(),
+            CmdId::ExplainSelector => self.explain_selector_row(),
             CmdId::ExplainMetric => self.explain_metric(arg),
             CmdId::ExplainView => self.explain_view(),
             CmdId::TraceScope => self.trace_scope(),

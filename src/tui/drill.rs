@@ -734,6 +734,28 @@ impl App {
         Vec::new()
     }
 
+    /// From the selector pane: the candidate under its cursor becomes the selected row and
+    /// the Explain pane decomposes its selector score.
+    pub fn explain_selector_row(&mut self) -> Vec<Effect> {
+        let c = self.panes[PaneId::Selector.index()].cursor;
+        let Some(name) = self
+            .selection()
+            .and_then(|s| s.rows.get(c))
+            .map(|r| r.name.clone())
+        else {
+            return Vec::new();
+        };
+        if let Some(i) = self
+            .retrieval()
+            .and_then(|r| r.rows.iter().position(|x| x.name == name))
+        {
+            self.select_row(i);
+        }
+        self.explain.metric = Metric::SelectorScore;
+        self.focus_pane(PaneId::Explain);
+        Vec::new()
+    }
+
     pub fn explain_view(&mut self) -> Vec<Effect> {
         self.explain.chips = !self.explain.chips;
         self.panes[PaneId::Explain.index()] = Default::default();

@@ -367,11 +367,11 @@ fn detail(app: &App, d: &DiffView) -> Doc {
                 spans(vec![
                     ("  reason codes ".into(), st(app, Role::Muted)),
                     (
-                        format!("+[{}]", cd.codes_added.join(", ")),
+                        format!("+[{}]", clean(&cd.codes_added.join(", "))),
                         st(app, Role::Good),
                     ),
                     (
-                        format!(" -[{}]", cd.codes_removed.join(", ")),
+                        format!(" -[{}]", clean(&cd.codes_removed.join(", "))),
                         st(app, Role::Bad),
                     ),
                 ]),

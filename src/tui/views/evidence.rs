@@ -706,7 +706,7 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
                     let src = it.get("source").map(value_text).unwrap_or_default();
                     let sc = it.get("score").and_then(Value::as_f64).unwrap_or(0.0);
                     sp.push(Span::styled(
-                        format!(" {}{sc:+.3}", super::super::reasons::short(&src)),
+                        format!(" {}{sc:+.3}", clean(super::super::reasons::short(&src))),
                         if sc < 0.0 {
                             st(app, Role::Bad)
                         } else {
