@@ -327,6 +327,20 @@ fn evidence_screen_reads_a_response_without_a_graph() {
     h.keys("G");
     let s = h.screen(120, 40);
     assert!(s.contains("? engine_rev"), "{s}");
+    // o unfolds the record's JSON (pretty-printed once, sanitised)
+    h.keys("o");
+    let e = h.app.evidence.as_ref().unwrap();
+    assert!(e.json_open);
+    let (key, lines) = e.json.clone().expect("unfolded");
+    assert_eq!(key, (0, None));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("\"engine_rev\": \"v2-preview\""))
+    );
+    let s = h.screen(120, 40);
+    assert!(s.contains("record JSON"), "{s}");
+    assert!(s.contains("o folds"), "{s}");
     // y copies the row JSON; explore-only keys do nothing here
     h.keys("1y");
     assert_eq!(h.emitted.len(), 1);

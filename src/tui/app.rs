@@ -535,6 +535,9 @@ impl App {
         let mut fx = self.on_event_inner(ev);
         if !self.quit {
             fx.extend(self.sync_drill());
+            if let Some(e) = self.evidence.as_mut() {
+                e.sync_json();
+            }
         }
         fx
     }

@@ -461,6 +461,14 @@ fn need_enter(a: &App) -> Option<&'static str> {
     }
 }
 
+fn need_json(a: &App) -> Option<&'static str> {
+    if a.screen == super::screens::Screen::Evidence {
+        need_evidence(a)
+    } else {
+        need_rows(a)
+    }
+}
+
 fn need_copy(a: &App) -> Option<&'static str> {
     if a.screen == super::screens::Screen::Evidence {
         if a.evidence
@@ -607,7 +615,7 @@ pub static REGISTRY: &[Command] = &[
             b(ch('o'), DETAIL | EVIDENCE),
         ],
         arg: Arg::None,
-        enabled: need_rows,
+        enabled: need_json,
     },
     Command {
         id: CmdId::GraphJump,

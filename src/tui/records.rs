@@ -55,6 +55,8 @@ pub struct EvRow {
     pub history_demoted: bool,
     /// The row as given.
     pub value: Value,
+    /// Its size as compact JSON.
+    pub bytes: usize,
     /// Keys of the row (and its nested objects) this reader does not know: (path, value).
     pub unknown: Vec<(String, Value)>,
 }
@@ -75,6 +77,8 @@ pub struct EvRecord {
     pub unknown: Vec<(String, Value)>,
     /// The record as given.
     pub value: Value,
+    /// Its size as compact JSON.
+    pub bytes: usize,
     /// The compact comparable form (for diffs).
     pub compact: RunRecord,
 }
@@ -245,6 +249,10 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+fn json_len(v: &Value) -> usize {
+    serde_json::to_string(v).map(|s| s.len()).unwrap_or(0)
+}
+
 /// A value as short display text (strings without quotes).
 pub fn value_text(v: &Value) -> String {
     match v {
@@ -271,6 +279,7 @@ impl EvRow {
                 why: Why::Unknown,
                 history_demoted: false,
                 value: v.clone(),
+                bytes: json_len(v),
                 unknown: Vec::new(),
             };
         };
@@ -373,6 +382,7 @@ impl EvRow {
             why,
             history_demoted: flag(b.get("history_demoted")).unwrap_or(false),
             value: v.clone(),
+            bytes: json_len(v),
             unknown,
         }
     }
@@ -440,6 +450,7 @@ impl EvRecord {
                         .unwrap_or(i + 1);
                     r.why = Why::Rank(r.rank);
                     r.value = c.clone();
+                    r.bytes = json_len(c);
                     r
                 })
                 .collect();
@@ -506,6 +517,7 @@ impl EvRecord {
             seeds,
             unknown,
             value: v.clone(),
+            bytes: json_len(v),
             compact,
         })
     }

@@ -63,6 +63,9 @@ impl EvTab {
     }
 }
 
+/// What an unfolded JSON is of: (record, row) or (record, None) for the whole record.
+pub type JsonKey = (usize, Option<usize>);
+
 #[derive(Clone, Debug)]
 pub struct EvidenceView {
     pub set: EvSet,
@@ -72,6 +75,8 @@ pub struct EvidenceView {
     pub tab: EvTab,
     /// The row's (Row tab) or the record's (Record tab) full JSON unfolded.
     pub json_open: bool,
+    /// The unfolded JSON as sanitised lines, for (record, row or None for the record).
+    pub json: Option<(JsonKey, Arc<Vec<String>>)>,
     pub pane: PaneState,
 }
 
@@ -89,6 +94,7 @@ impl EvidenceView {
             focus,
             tab: EvTab::Row,
             json_open: false,
+            json: None,
             pane: PaneState::default(),
         };
         v.tab = v.default_tab();
@@ -109,6 +115,37 @@ impl EvidenceView {
 
     pub fn current_row(&self) -> Option<&EvRow> {
         self.current().and_then(|r| r.rows.get(self.row))
+    }
+
+    /// What the unfolded JSON of the current tab is about.
+    pub fn json_key(&self) -> Option<JsonKey> {
+        match self.tab {
+            EvTab::Row => self.current_row().map(|_| (self.record, Some(self.row))),
+            EvTab::Record => self.current().map(|_| (self.record, None)),
+            EvTab::Selector => None,
+        }
+    }
+
+    /// Pretty-prints the JSON the current tab unfolds, once (not on every frame).
+    pub fn sync_json(&mut self) {
+        if !self.json_open {
+            return;
+        }
+        let Some(key) = self.json_key() else {
+            return;
+        };
+        if self.json.as_ref().map(|(k, _)| *k) == Some(key) {
+            return;
+        }
+        let v = match key.1 {
+            Some(_) => self.current_row().map(|r| &r.value),
+            None => self.current().map(|r| &r.value),
+        };
+        let pretty = v
+            .and_then(|v| serde_json::to_string_pretty(v).ok())
+            .unwrap_or_default();
+        let lines: Vec<String> = pretty.lines().map(crate::sanitize::line).collect();
+        self.json = Some((key, Arc::new(lines)));
     }
 
     pub fn has_list(&self) -> bool {

@@ -416,12 +416,18 @@ fn unknown_section(app: &App, d: &mut Doc, u: &[(String, Value)], what: &str) {
     }
 }
 
-fn json_fold(app: &App, d: &mut Doc, v: &Value, open: bool, what: &str) {
+/// At most this many lines of unfolded JSON are listed.
+const MAX_JSON_LINES: usize = 5000;
+
+fn json_fold(app: &App, e: &EvidenceView, d: &mut Doc, bytes: usize, what: &str) {
     let g = glyphs(app);
     d.blank();
-    if open {
-        let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
-        let lines: Vec<&str> = pretty.lines().collect();
+    let lines = e
+        .json
+        .as_ref()
+        .filter(|(k, _)| e.json_open && Some(*k) == e.json_key())
+        .map(|(_, l)| l.clone());
+    if let Some(lines) = lines {
         d.text(spans(vec![
             (
                 format!("{} {what} JSON", g.fold_open),
@@ -432,13 +438,18 @@ fn json_fold(app: &App, d: &mut Doc, v: &Value, open: bool, what: &str) {
                 st(app, Role::Muted),
             ),
         ]));
-        for l in lines {
-            let l = clean(l);
+        for l in lines.iter().take(MAX_JSON_LINES) {
             let indent = l.len() - l.trim_start().len();
-            d.text_indent(Line::raw(l), indent + 2);
+            d.text_indent(Line::raw(l.clone()), indent + 2);
+        }
+        if lines.len() > MAX_JSON_LINES {
+            d.text(Line::styled(
+                format!("  … the first {MAX_JSON_LINES} of {} lines", lines.len()),
+                st(app, Role::Muted),
+            ));
         }
     } else {
-        let n = serde_json::to_string(v).map(|s| s.len()).unwrap_or(0);
+        let n = bytes;
         d.text(spans(vec![
             (
                 format!("{} {what} JSON", g.fold_closed),
@@ -458,11 +469,11 @@ fn row_doc(app: &App, e: &EvidenceView) -> Doc {
         ));
         return d;
     };
-    row_detail(app, row, e.json_open, &mut d);
+    row_detail(app, e, row, &mut d);
     d
 }
 
-fn row_detail(app: &App, row: &EvRow, json_open: bool, d: &mut Doc) {
+fn row_detail(app: &App, e: &EvidenceView, row: &EvRow, d: &mut Doc) {
     let empty = Map::new();
     let o = row.value.as_object().unwrap_or(&empty);
     d.text(spans(vec![
@@ -582,7 +593,7 @@ fn row_detail(app: &App, row: &EvRow, json_open: bool, d: &mut Doc) {
         ]));
     }
     unknown_section(app, d, &row.unknown, "");
-    json_fold(app, d, &row.value, json_open, "row");
+    json_fold(app, e, d, row.bytes, "row");
 }
 
 fn yes(v: Option<&Value>) -> String {
@@ -813,7 +824,7 @@ fn record_doc(app: &App, e: &EvidenceView) -> Doc {
         }
     }
     unknown_section(app, &mut d, &r.unknown, "");
-    json_fold(app, &mut d, &r.value, e.json_open, "record");
+    json_fold(app, e, &mut d, r.bytes, "record");
     d
 }
 

@@ -34,7 +34,12 @@ pub fn header(app: &App) -> Vec<Span<'static>> {
         out.push(Span::styled(
             format!(
                 "  on {} ({} tools)",
-                clean(&e.graph.info.source),
+                clean(
+                    &std::path::Path::new(&e.graph.info.source)
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| e.graph.info.source.clone())
+                ),
                 e.graph.tool_count()
             ),
             st(app, Role::Muted),
@@ -71,7 +76,7 @@ pub fn status(app: &App, _short: bool) -> Vec<Vec<Span<'static>>> {
         .count();
     if missing > 0 {
         segs.push(vec![Span::styled(
-            format!("{missing} name tools not in the graph"),
+            format!("{missing} expect tools not in the graph"),
             st(app, Role::Warn),
         )]);
     }
