@@ -454,6 +454,32 @@ fn diff_screen_lists_cases_and_filters_changed_ones() {
 }
 
 #[test]
+fn diff_names_cases_found_on_one_side_only() {
+    let d = std::env::temp_dir().join(format!("toolscope-only-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let all = std::fs::read_to_string(evidence_dir().join("stream.jsonl")).unwrap();
+    let two: String = all.lines().take(2).map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join("two.jsonl"), two).unwrap();
+    let mut h = Harness::opened(
+        caps(),
+        Source::Diff(evidence_dir().join("stream.jsonl"), d.join("two.jsonl")),
+    );
+    let v = h.app.diffv.as_ref().unwrap();
+    assert_eq!(v.cases.len(), 3);
+    let only: Vec<(&str, Option<char>)> = v
+        .cases
+        .iter()
+        .map(|c| (c.diff.id.as_str(), c.diff.only_in))
+        .collect();
+    assert_eq!(only, [("c1", None), ("c2", None), ("c3", Some('A'))]);
+    assert_eq!(v.changed(), 1);
+    h.keys("G");
+    let s = h.screen(120, 40);
+    assert!(s.contains("only in A"), "{s}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn lab_screen_evaluates_sorts_and_opens_a_case_in_explore() {
     let mut h = Harness::lab(caps(), demo_suite(), "demo-suite.json");
     assert_eq!(h.app.screen, Screen::Lab);

@@ -964,7 +964,6 @@ impl App {
                 self.screen_cycle(id == CmdId::NextPane)
             }
             CmdId::Back if self.screen != Screen::Explore => self.screen_back(),
-            CmdId::ToggleJson if self.screen == Screen::Evidence => self.ev_toggle_json(),
             CmdId::Copy if self.screen == Screen::Evidence => self.copy_evidence_row(),
             CmdId::PaneExplain => self.focus_fx(PaneId::Explain),
             CmdId::PaneTrace => self.focus_fx(PaneId::Trace),
@@ -990,6 +989,7 @@ impl App {
             CmdId::EvTabRow => self.ev_tab(EvTab::Row),
             CmdId::EvTabSelector => self.ev_tab(EvTab::Selector),
             CmdId::EvTabRecord => self.ev_tab(EvTab::Record),
+            CmdId::EvJson => self.ev_toggle_json(),
             CmdId::RecordNext => self.record_step(1),
             CmdId::RecordPrev => self.record_step(-1),
             CmdId::ChangedOnly => self.diff_changed_only(),

@@ -89,6 +89,7 @@ pub enum CmdId {
     EvTabRow,
     EvTabSelector,
     EvTabRecord,
+    EvJson,
     RecordNext,
     RecordPrev,
     ChangedOnly,
@@ -461,14 +462,6 @@ fn need_enter(a: &App) -> Option<&'static str> {
     }
 }
 
-fn need_json(a: &App) -> Option<&'static str> {
-    if a.screen == super::screens::Screen::Evidence {
-        need_evidence(a)
-    } else {
-        need_rows(a)
-    }
-}
-
 fn need_copy(a: &App) -> Option<&'static str> {
     if a.screen == super::screens::Screen::Evidence {
         if a.evidence
@@ -606,16 +599,13 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::ToggleJson,
         name: "json",
-        label: "Fold or unfold the full tool JSON (Evidence: the row or record JSON)",
+        label: "Fold or unfold the full tool JSON",
         group: Group::Panes,
         hint: Some("tool JSON"),
         hint_keys: None,
-        bindings: &[
-            b(code(KeyCode::Enter), DETAIL),
-            b(ch('o'), DETAIL | EVIDENCE),
-        ],
+        bindings: &[b(code(KeyCode::Enter), DETAIL), b(ch('o'), DETAIL)],
         arg: Arg::None,
-        enabled: need_json,
+        enabled: need_rows,
     },
     Command {
         id: CmdId::GraphJump,
@@ -1188,6 +1178,17 @@ pub static REGISTRY: &[Command] = &[
         enabled: need_evidence,
     },
     Command {
+        id: CmdId::EvJson,
+        name: "ev-json",
+        label: "Evidence: fold or unfold the row's or the record's JSON",
+        group: Group::Screens,
+        hint: Some("JSON"),
+        hint_keys: None,
+        bindings: &[b(ch('o'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_evidence,
+    },
+    Command {
         id: CmdId::RecordNext,
         name: "record-next",
         label: "Evidence: next record of the stream",
@@ -1413,7 +1414,6 @@ pub fn where_label(c: &Command) -> &'static str {
         SCREENS => "evidence, diff, lab",
         x if x == TRACE | CFACT => "trace, counterfactual",
         x if x == EXPLAIN | TRACE => "explain, trace",
-        x if x == DETAIL | EVIDENCE => "detail, evidence",
         INPUT => "query line",
         CANDIDATES => "candidates",
         DETAIL => "detail",
