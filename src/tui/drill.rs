@@ -699,6 +699,9 @@ impl App {
     pub fn explain_all(&mut self) -> Vec<Effect> {
         self.explain.all_open = !self.explain.all_open;
         self.explain.toggled.clear();
+        let n = super::views::explain::visible(self).len();
+        let p = &mut self.panes[PaneId::Explain.index()];
+        p.cursor = p.cursor.min(n.saturating_sub(1));
         self.set_flash(
             FlashLevel::Info,
             if self.explain.all_open {
