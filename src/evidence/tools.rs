@@ -355,7 +355,7 @@ impl<'a> Session<'a> {
         w.key("graph").begin_obj();
         w.key("source").str(&g.info.source);
         w.key("fingerprint")
-            .str(&format!("sha256:{}", g.info.fingerprint));
+            .str(&format!("sha256:{}", g.fingerprint()));
         w.key("format_version").str(&g.info.format_version);
         w.key("library_version")
             .opt_str(g.info.library_version.as_deref());

@@ -66,7 +66,7 @@ pub fn fixture_json(
     w.key("learning_suggestion_ids").str_list(&ids);
     w.key("provenance").begin_obj();
     w.key("graph_fingerprint")
-        .str(&format!("sha256:{}", engine.graph.info.fingerprint));
+        .str(&format!("sha256:{}", engine.graph.fingerprint()));
     w.key("engine_profile").str(PROFILE);
     w.key("registry_version").str(REGISTRY_VERSION);
     w.key("toolscope_version").str(env!("CARGO_PKG_VERSION"));
@@ -159,7 +159,7 @@ pub fn capture(
             "suite": suite.name,
             "cases": suite.cases.len(),
             "graph_source": engine.graph.info.source,
-            "graph_fingerprint": format!("sha256:{}", engine.graph.info.fingerprint),
+            "graph_fingerprint": format!("sha256:{}", engine.graph.fingerprint()),
             "engine_profile": PROFILE,
             "toolscope_version": env!("CARGO_PKG_VERSION"),
             "scrubbing": "queries, ids and history scrubbed of secrets, credentials and personal data; no request or response bodies are stored",

@@ -76,7 +76,8 @@ pub struct GraphInfo {
     pub library_version: Option<String>,
     pub is_collection: bool,
     pub bytes: usize,
-    /// sha256 of the bytes loaded (after decompression), hex.
+    /// sha256 of the bytes loaded (after decompression), hex, when already known; use
+    /// [`Graph::fingerprint`], which computes it on first use.
     pub fingerprint: String,
 }
 
@@ -95,6 +96,9 @@ pub struct Graph {
     /// (the BFS walks these on every query).
     out_adj: Vec<Vec<EdgeId>>,
     in_adj: Vec<Vec<EdgeId>>,
+    /// The loaded text, for the fingerprint.
+    source_text: Option<std::sync::Arc<String>>,
+    fingerprint: std::sync::OnceLock<String>,
 }
 
 impl Graph {
@@ -174,6 +178,39 @@ impl Graph {
         });
         self.adj.add_edge(source, target, e);
         e
+    }
+
+    /// Keeps the loaded text so the fingerprint can be computed when first asked for.
+    pub fn set_source_text(&mut self, text: std::sync::Arc<String>) {
+        self.source_text = Some(text);
+    }
+
+    /// sha256 (hex) of the loaded bytes, or of the tools' JSON for a graph built in memory.
+    pub fn fingerprint(&self) -> &str {
+        if !self.info.fingerprint.is_empty() {
+            return &self.info.fingerprint;
+        }
+        self.fingerprint.get_or_init(|| {
+            use sha2::Digest;
+            let mut h = sha2::Sha256::new();
+            match &self.source_text {
+                Some(t) => h.update(t.as_bytes()),
+                None => {
+                    for t in &self.tools {
+                        h.update(t.compact_json().as_bytes());
+                    }
+                }
+            }
+            h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        })
+    }
+
+    /// The fingerprint if it has been computed already (never blocks).
+    pub fn fingerprint_known(&self) -> Option<&str> {
+        if !self.info.fingerprint.is_empty() {
+            return Some(&self.info.fingerprint);
+        }
+        self.fingerprint.get().map(String::as_str)
     }
 
     /// Links tools and nodes by name; call once after loading.

@@ -8,7 +8,6 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use sha2::Digest;
 use std::fmt;
 use std::io::Read;
 use std::marker::PhantomData;
@@ -112,11 +111,7 @@ pub fn load_graph_bytes_quiet(
     }
     let size = bytes.len();
     let text: Arc<String> = Arc::new(into_text(name, bytes)?);
-    // hash on the second core while this one parses
-    let hasher = {
-        let t = text.clone();
-        std::thread::spawn(move || hex(&sha2::Sha256::digest(t.as_bytes())))
-    };
+
     if !text.trim_start().starts_with('{') {
         let first = text.trim_start().chars().next().unwrap_or(' ');
         let what = if matches!(first, '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') {
@@ -260,12 +255,8 @@ pub fn load_graph_bytes_quiet(
         ));
     }
     g.finish();
-    g.info.fingerprint = hasher.join().unwrap_or_default();
+    g.set_source_text(text.clone());
     Ok((g, warnings))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub fn pointer_escape(s: &str) -> String {
@@ -329,6 +320,93 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
+/// The text of member `key` of a JSON object (`obj` must be valid JSON text of an object):
+/// a structural scan that skips strings and nested values without validating them.
+pub fn object_member<'t>(obj: &'t str, key: &str) -> Option<&'t str> {
+    let b = obj.as_bytes();
+    let mut i = obj.len() - obj.trim_start().len();
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    let skip_ws = |mut i: usize| {
+        while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
+            i += 1;
+        }
+        i
+    };
+    // end of the string starting at b[i] == '"' (index after the closing quote)
+    let skip_str = |mut i: usize| {
+        i += 1;
+        while i < b.len() {
+            match b[i] {
+                b'\\' => i += 2,
+                b'"' => return i + 1,
+                _ => i += 1,
+            }
+        }
+        i
+    };
+    let skip_value = |i: usize| -> usize {
+        match b.get(i) {
+            Some(b'"') => skip_str(i),
+            Some(b'{') | Some(b'[') => {
+                let mut depth = 0usize;
+                let mut j = i;
+                while j < b.len() {
+                    match b[j] {
+                        b'"' => {
+                            j = skip_str(j);
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return j + 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                j
+            }
+            _ => {
+                let mut j = i;
+                while j < b.len()
+                    && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+                {
+                    j += 1;
+                }
+                j
+            }
+        }
+    };
+    loop {
+        i = skip_ws(i);
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let k_end = skip_str(i);
+        let k = &obj[i + 1..k_end - 1];
+        i = skip_ws(k_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(i + 1);
+        let v_end = skip_value(i);
+        if k == key {
+            return Some(&obj[i..v_end]);
+        }
+        i = skip_ws(v_end);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            _ => return None,
+        }
+    }
+}
+
 /// Parses one tool row (a slice of `text`), naming `/tools/<key>/...` and the absolute
 /// line:column on error.
 fn parse_tool_row(
@@ -339,7 +417,7 @@ fn parse_tool_row(
 ) -> Result<Tool, InputError> {
     let row_text = raw.get();
     match serde_json::from_str::<ToolRow<'_>>(row_text) {
-        Ok(row) => build_tool(file, text, key, row),
+        Ok(row) => build_tool(file, text, key, row_text, row),
         Err(e) => {
             let mut de = serde_json::Deserializer::from_str(row_text);
             let inner = match serde_path_to_error::deserialize::<_, ToolRow<'_>>(&mut de) {
@@ -371,13 +449,33 @@ fn build_tool(
     file: &str,
     text: &Arc<String>,
     key: &str,
+    row_text: &str,
     row: ToolRow<'_>,
 ) -> Result<Tool, InputError> {
-    let metadata = match row.metadata {
-        Some(raw) => RawJson::within(text, raw.get()),
-        None => RawJson::owned("{}".into()),
+    // the metadata's text, found by a structural scan of the already-validated row
+    let metadata = match object_member(row_text, "metadata") {
+        Some(m) if !m.starts_with('n') => RawJson::within(text, m),
+        Some(_) => RawJson::owned("{}".into()),
+        None => {
+            // a key written with escapes: let serde find it
+            #[derive(Deserialize)]
+            struct OnlyMeta<'a> {
+                #[serde(default, borrow)]
+                metadata: Option<&'a RawValue>,
+            }
+            match serde_json::from_str::<OnlyMeta<'_>>(row_text)
+                .ok()
+                .and_then(|m| m.metadata)
+            {
+                Some(m) => RawJson::within(text, m.get()),
+                None => RawJson::owned("{}".into()),
+            }
+        }
     };
-    let facts = parse_facts(text, metadata.get());
+    let facts = match row.metadata {
+        Some(view) => facts_from_view(text, view),
+        None => ToolFacts::default(),
+    };
     let parameters = row
         .parameters
         .unwrap_or_default()
@@ -421,10 +519,13 @@ fn build_tool(
 /// Parses the engine's view of a tool's `metadata` text. Never fails: values of an
 /// unexpected type are treated as absent, as the reference's `isinstance` checks do.
 pub fn parse_facts(text: &Arc<String>, metadata: &str) -> ToolFacts {
-    let view: MetaView<'_> = match serde_json::from_str::<Option<MetaView<'_>>>(metadata) {
-        Ok(Some(v)) => v,
-        _ => return ToolFacts::default(),
-    };
+    match serde_json::from_str::<Option<MetaView<'_>>>(metadata) {
+        Ok(Some(v)) => facts_from_view(text, v),
+        _ => ToolFacts::default(),
+    }
+}
+
+fn facts_from_view(text: &Arc<String>, view: MetaView<'_>) -> ToolFacts {
     let has_metadata = view.nonempty;
     let raw = |r: Option<&RawValue>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r.get())));
     let (api_produces, api_consumes) = match view.api_contract {
@@ -463,6 +564,25 @@ pub fn parse_facts(text: &Arc<String>, metadata: &str) -> ToolFacts {
 }
 
 // ---------------------------------------------------------------- serde rows
+
+#[cfg(test)]
+mod scan_tests {
+    use super::object_member;
+
+    #[test]
+    fn finds_members_structurally() {
+        let o = r#" { "a" : "x\"}{", "metadata" : {"k": [1, {"m": "}"}], "s": "\\"} , "b": null, "n": -1.5e3 }"#;
+        assert_eq!(object_member(o, "a"), Some(r#""x\"}{""#));
+        assert_eq!(
+            object_member(o, "metadata"),
+            Some(r#"{"k": [1, {"m": "}"}], "s": "\\"}"#)
+        );
+        assert_eq!(object_member(o, "b"), Some("null"));
+        assert_eq!(object_member(o, "n"), Some("-1.5e3"));
+        assert_eq!(object_member(o, "zz"), None);
+        assert_eq!(object_member("[1]", "a"), None);
+    }
+}
 
 #[derive(Deserialize)]
 struct FileTop<'a> {
@@ -604,7 +724,7 @@ struct ToolRow<'a> {
     #[serde(default)]
     domain: Option<String>,
     #[serde(default, borrow)]
-    metadata: Option<&'a RawValue>,
+    metadata: Option<MetaView<'a>>,
     #[serde(default)]
     annotations: Option<AnnotationRow>,
 }

@@ -108,7 +108,8 @@ pub fn doc(app: &App) -> Doc {
     };
 
     // the graph itself
-    let fp = &g.info.fingerprint;
+    // never hash a large artifact on the UI thread: show the fingerprint once something computed it
+    let fp = g.fingerprint_known().unwrap_or("");
     d.text(Line::styled(
         format!(
             "graph {}: {} tools, {} nodes, {} edges{}",
