@@ -1310,9 +1310,22 @@ impl App {
     }
 
     fn page(&self) -> usize {
-        let h = if self.screen != Screen::Explore {
-            self.layout.drill_area.map(|r| r.height as usize)
-        } else if self.focus == PaneId::Candidates {
+        let list_focused = match self.screen {
+            Screen::Explore => self.focus == PaneId::Candidates,
+            Screen::Evidence => self
+                .evidence
+                .as_ref()
+                .is_some_and(|e| e.focus != super::screens::EvFocus::Pane),
+            Screen::Diff => self
+                .diffv
+                .as_ref()
+                .is_some_and(|d| d.focus == super::screens::DiffFocus::Cases),
+            Screen::Lab => self
+                .lab
+                .as_ref()
+                .is_some_and(|l| l.focus == super::screens::LabFocus::Cases),
+        };
+        let h = if list_focused {
             self.layout.table_rows.map(|r| r.height as usize)
         } else {
             self.layout.drill_area.map(|r| r.height as usize)
