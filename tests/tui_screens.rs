@@ -31,7 +31,8 @@ fn goto_demo(h: &mut Harness, n: usize) {
 fn evidence_dir() -> PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("toolscope-screens-{}", std::process::id()));
+        // rewritten on every run, under target/ (never in the system temp folder)
+        let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screens-evidence");
         write_demo_evidence(&d).expect("demo evidence");
         d
     })

@@ -53,7 +53,8 @@ type Setup = fn(Caps) -> Harness;
 fn evidence_dir() -> PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("toolscope-snap-{}", std::process::id()));
+        // rewritten on every run, under target/ (never in the system temp folder)
+        let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("snap-evidence");
         toolscope::tui::harness::write_demo_evidence(&d).expect("demo evidence");
         d
     })
