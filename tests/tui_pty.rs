@@ -254,3 +254,51 @@ fn sigterm_restores_the_terminal() {
     assert!(!parser.screen().alternate_screen());
     assert!(!parser.screen().hide_cursor());
 }
+
+/// `toolscope A B` opens the Diff screen, `toolscope FILE` on evidence the Evidence screen
+/// and `toolscope GRAPH --cases SUITE` the Lab screen, each chosen from the content.
+#[test]
+fn files_open_their_screens_and_quit_cleanly() {
+    let dir = std::env::temp_dir().join(format!("toolscope-pty-ev-{}", std::process::id()));
+    toolscope::tui::harness::write_demo_evidence(&dir).unwrap();
+    let suite = dir.join("suite.json");
+    std::fs::write(&suite, toolscope::tui::harness::DEMO_SUITE).unwrap();
+    let (bad, good, newer) = (dir.join("bad"), dir.join("good"), dir.join("newer.json"));
+    let runs: [(Vec<&str>, &str, &str); 4] = [
+        (
+            vec![bad.to_str().unwrap(), good.to_str().unwrap()],
+            "the Diff screen",
+            "6 of 6 cases changed",
+        ),
+        (
+            vec![
+                "diff",
+                bad.to_str().unwrap(),
+                good.to_str().unwrap(),
+                "--ascii",
+            ],
+            "the Diff screen (subcommand)",
+            "A bad  vs  B good",
+        ),
+        (
+            vec![newer.to_str().unwrap()],
+            "the Evidence screen",
+            "3 unknown keys",
+        ),
+        (
+            vec!["--cases", suite.to_str().unwrap()],
+            "the Lab screen",
+            "MRR 0.917",
+        ),
+    ];
+    for (args, what, want) in runs {
+        let mut p = Pty::spawn(&args, 120, 40);
+        p.wait_for(what, |s| s.contains(want));
+        p.send("q");
+        let status = wait_exit(&mut p);
+        assert!(status.success(), "{what}: exit {status:?}");
+        let parser = p.parser.lock().unwrap();
+        assert!(!parser.screen().alternate_screen(), "{what}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,8 @@
 //! tiny sizes without panicking; an input with escape sequences rendered harmlessly.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
@@ -46,6 +47,28 @@ fn demo_step(h: &mut Harness, n: usize) {
 }
 
 type Setup = fn(Caps) -> Harness;
+
+/// Captured demo evidence (responses, a batch stream, a bad and a good fixture run),
+/// written once per test process.
+fn evidence_dir() -> PathBuf {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        // rewritten on every run, under target/ (never in the system temp folder)
+        let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("snap-evidence");
+        toolscope::tui::harness::write_demo_evidence(&d).expect("demo evidence");
+        d
+    })
+    .clone()
+}
+
+fn evidence(c: Caps, file: &str) -> Harness {
+    Harness::opened(c, Source::Evidence(evidence_dir().join(file)))
+}
+
+fn bad_vs_good(c: Caps) -> Harness {
+    let d = evidence_dir();
+    Harness::opened(c, Source::Diff(d.join("bad"), d.join("good")))
+}
 
 /// Every screen, as a setup on a fresh harness.
 const SCREENS: &[(&str, Setup)] = &[
@@ -137,6 +160,66 @@ const SCREENS: &[(&str, Setup)] = &[
         let mut h = Harness::demo(c);
         h.keys("y");
         h
+    }),
+    ("explain", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 4);
+        h.keys("j6");
+        h
+    }),
+    ("explain_chips", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 4);
+        h.keys("j6v");
+        h
+    }),
+    ("explain_selector", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 7);
+        h.keys("6:metric selector.confidence");
+        h.key(KeyCode::Enter);
+        h
+    }),
+    ("trace", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 4);
+        h.keys("j6]");
+        h
+    }),
+    ("counterfactual", |c| {
+        let mut h = Harness::demo(c);
+        demo_step(&mut h, 4);
+        h.keys("6]]");
+        h
+    }),
+    ("evidence", |c| evidence(c, "newer.json")),
+    ("evidence_row", |c| {
+        let mut h = evidence(c, "newer.json");
+        h.keys("j2");
+        h.render(120, 40);
+        h.keys("G");
+        h
+    }),
+    ("evidence_selector", |c| {
+        let mut h = evidence(c, "newer.json");
+        h.keys("3");
+        h
+    }),
+    ("evidence_selector_block", |c| evidence(c, "selector.json")),
+    ("evidence_stream", |c| {
+        let mut h = evidence(c, "stream.jsonl");
+        h.keys("j");
+        h
+    }),
+    ("diff", bad_vs_good),
+    ("diff_detail", |c| {
+        let mut h = bad_vs_good(c);
+        h.keys("j");
+        h.key(KeyCode::Enter);
+        h
+    }),
+    ("lab", |c| {
+        Harness::lab(c, toolscope::tui::harness::demo_suite(), "demo-suite.json")
     }),
     ("loading", |c| {
         let mut h = Harness::loading(c);
@@ -272,6 +355,34 @@ fn small_terminals_collapse_then_say_too_small() {
         let buf = hs.render(w, h);
         snap(&format!("small_{w}x{h}"), encode(&buf, false));
     }
+    // the other screens collapse too
+    let others: [(&str, Setup); 5] = [
+        (
+            "explain",
+            SCREENS[SCREENS.iter().position(|s| s.0 == "explain").unwrap()].1,
+        ),
+        (
+            "counterfactual",
+            SCREENS[SCREENS
+                .iter()
+                .position(|s| s.0 == "counterfactual")
+                .unwrap()]
+            .1,
+        ),
+        ("evidence_stream", |c| evidence(c, "stream.jsonl")),
+        ("diff", bad_vs_good),
+        ("lab", |c| {
+            Harness::lab(c, toolscope::tui::harness::demo_suite(), "demo-suite.json")
+        }),
+    ];
+    for (name, setup) in others {
+        for (w, h) in [(60u16, 14u16), (40, 10)] {
+            let mut hs = setup(caps.clone());
+            hs.render(w, h);
+            let buf = hs.render(w, h);
+            snap(&format!("small_{name}_{w}x{h}"), encode(&buf, false));
+        }
+    }
     let mut hs = Harness::demo(caps);
     let s = hs.screen(20, 5);
     assert!(s.contains("too small"), "{s}");
@@ -390,4 +501,83 @@ fn escape_sequences_in_inputs_render_harmlessly() {
     assert!(detail.contains("\\u{202e}gnirts"), "{detail}");
     assert!(detail.contains("\\x08"), "{detail}");
     let _ = demo_engine();
+}
+
+/// Issue 6's check: the demo suite captured twice (a bad run with graph expansion off and a
+/// good run with the defaults) opens in the Diff screen with every case paired, nothing
+/// unreadable, and the changes named.
+#[test]
+fn a_captured_bad_run_and_a_good_run_of_the_demo_diff_cleanly() {
+    let d = evidence_dir();
+    let mut h = bad_vs_good(Mode::Colour.caps());
+    let v = h.app.diffv.as_ref().unwrap();
+    assert!(v.errors.is_empty(), "{:?}", v.errors);
+    assert!(h.app.flash.is_none(), "{:?}", h.app.flash);
+    assert_eq!(v.cases.len(), 6);
+    assert!(v.cases.iter().all(|c| c.diff.only_in.is_none()));
+    // depth 0 keeps only the seeds: every case gains the graph-expanded tools
+    assert!(v.cases.iter().all(|c| c.diff.changed()));
+    let orders = v.cases.iter().find(|c| c.diff.id == "orders").unwrap();
+    assert_ne!(orders.diff.selected.0, orders.diff.selected.1);
+    for (w, hh) in [(80u16, 24u16), (120, 40)] {
+        h.render(w, hh);
+        let buf = h.render(w, hh);
+        let text = toolscope::tui::export::to_text(&buf);
+        assert!(text.contains("6 of 6 cases changed"), "{text}");
+        assert!(!text.contains("unreadable"), "{text}");
+        snap(&format!("diff_bad_vs_good_{w}x{hh}"), encode(&buf, true));
+    }
+    let _ = d;
+}
+
+/// Evidence whose names, keys and values hold escape sequences, control characters and
+/// bidi overrides is drawn harmlessly on every tab.
+#[test]
+fn escape_sequences_in_evidence_render_harmlessly() {
+    let d = std::env::temp_dir().join(format!("toolscope-evil-ev-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let evil = r#"{"results": [{"name": "evil\u001b]52;c;QUFBQQ==\u0007Tool", "score": 1.0,
+        "tool": {"name": "x", "description": "pwned \u001b[2J\u001b[H cleared \u202eevil\u202c",
+                 "metadata": {"method": "get\u001b[31m", "path": "/e/\u001b[1m{id}"}},
+        "score_breakdown": {"seed": 1.0, "graph": 0.0, "learning": 0.0, "x\u001b[5mblink": 1},
+        "semantic_evidence": {"matched_terms": ["a\u0008\u0008b"]},
+        "edge_evidence": [{"source": "s\u001b]0;title\u0007", "target": "t", "relation": "r\u009b31m",
+                           "evidence": "\u001b[2J"}],
+        "expanded_from": "s\u001b]0;title\u0007"}],
+        "stats": {"seeds": []},
+        "target_selector": {"selected_target": "evil\u001b]52;c;QUFBQQ==\u0007Tool",
+                            "reason_codes": ["code\u001b[31m"], "new\u001b[2Jkey": "\u202e"},
+        "unknown\u001b[1m": "\u001b]52;c;QUFBQQ==\u0007"}"#;
+    std::fs::write(d.join("evil.json"), evil).unwrap();
+    for keys in ["", "2", "2G", "3", "4", "4G", "2o", "4o"] {
+        let mut h = Harness::opened(Mode::Colour.caps(), Source::Evidence(d.join("evil.json")));
+        assert!(h.app.evidence.as_ref().unwrap().set.errors.is_empty());
+        h.render(120, 40);
+        h.keys(keys);
+        h.render(120, 40);
+        let buf = h.render(120, 40);
+        for cell in buf.content() {
+            for ch in cell.symbol().chars() {
+                let bad = ch.is_control()
+                    || matches!(ch as u32, 0x202a..=0x202e | 0x2066..=0x2069 | 0x200e | 0x200f);
+                assert!(!bad, "after {keys:?}: control or bidi character {ch:?}");
+            }
+        }
+        let text = toolscope::tui::export::to_text(&buf);
+        if keys.ends_with('o') || keys.starts_with('4') {
+            // unfolded JSON and unknown keys' values show escapes as JSON text (\u001b),
+            // never as raw bytes
+            if keys.starts_with('4') {
+                assert!(text.contains("\\u001b]52"), "{text}");
+            }
+            continue;
+        }
+        for residue in ["[2J", "52;c", "]0;", "[31m", "[5m", "[1m"] {
+            assert!(
+                !text.contains(residue),
+                "after {keys:?}: {residue:?} in\n{text}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }

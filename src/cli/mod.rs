@@ -22,8 +22,11 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Artifact to open in the explorer (default: the embedded demo graph)
-    pub file: Option<String>,
+    /// What to open, detected from its content: a graph artifact (Explore), a response,
+    /// fixture, selector block, JSON Lines of them or a fixture folder (Evidence), or two of
+    /// those (Diff). Default: the embedded demo graph
+    #[arg(num_args = 0..=2, value_name = "FILE")]
+    pub file: Vec<String>,
     #[command(flatten)]
     pub ui: tui::UiArgs,
     #[command(flatten)]
@@ -50,6 +53,8 @@ pub enum Command {
     Lab(lab::LabArgs),
     /// Serve the evidence tools over MCP (stdio JSON-RPC)
     Mcp(evidence::McpArgs),
+    /// Two runs side by side in the explorer's Diff screen (evidence files or fixture folders)
+    Diff(tui::DiffArgs),
     /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
     #[command(hide = true)]
     Bench(bench::BenchArgs),
@@ -72,7 +77,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Mcp(args)) => evidence::run_mcp(args),
         Some(Command::Lab(args)) => lab::run(args),
         Some(Command::Doctor(args)) => doctor::run(&args),
-        None => tui::run(cli.file.as_deref(), &cli.ui, &cli.explore),
+        Some(Command::Diff(args)) => tui::run_diff(&args),
+        None => tui::run(&cli.file, &cli.ui, &cli.explore),
     };
     ExitCode::from(code)
 }

@@ -78,23 +78,104 @@ pub struct ExploreArgs {
     /// Where `s` saves screens (default: $XDG_STATE_HOME/toolscope/screens)
     #[arg(long, value_name = "DIR")]
     pub dump_dir: Option<PathBuf>,
+    /// Evaluate this suite on the graph and open the Lab screen
+    #[arg(long, value_name = "SUITE")]
+    pub cases: Option<String>,
 }
 
-pub fn run(file: Option<&str>, ui: &UiArgs, args: &ExploreArgs) -> u8 {
-    let source = match file {
-        None | Some("demo") => Source::Demo,
-        Some(f) => {
-            let p = PathBuf::from(f);
-            // fail before taking over the terminal when the file cannot be opened at all
-            if let Err(e) = std::fs::File::open(&p) {
-                let why = match e.kind() {
-                    std::io::ErrorKind::NotFound => "no such file".to_string(),
-                    std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-                    _ => e.to_string(),
-                };
-                return fail(format!("{f}: {why}"));
+/// `toolscope diff A B`.
+#[derive(Args, Debug, Clone)]
+pub struct DiffArgs {
+    /// The first run: an evidence file (response, fixture, batch output, JSON Lines) or a fixture folder
+    pub a: String,
+    /// The second run
+    pub b: String,
+    #[command(flatten)]
+    pub ui: UiArgs,
+}
+
+/// Fails before taking over the terminal when a path cannot be opened at all.
+fn check_path(f: &str) -> Result<PathBuf, u8> {
+    let p = PathBuf::from(f);
+    if p.is_dir() {
+        return Ok(p);
+    }
+    if let Err(e) = std::fs::File::open(&p) {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => e.to_string(),
+        };
+        return Err(fail(format!("{f}: {why}")));
+    }
+    Ok(p)
+}
+
+pub fn run_diff(args: &DiffArgs) -> u8 {
+    let (a, b) = match (check_path(&args.a), check_path(&args.b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(c), _) | (_, Err(c)) => return c,
+    };
+    crate::tui::run(crate::tui::Options {
+        source: Source::Diff(a, b),
+        ui: args.ui.options(),
+        learning: Vec::new(),
+        query: None,
+        dump_dir: None,
+        cases: None,
+    })
+}
+
+pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
+    use crate::tui::records::{FileKind, detect};
+    let source = match files {
+        [] => Source::Demo,
+        [f] if f == "demo" => Source::Demo,
+        [f] => {
+            let p = match check_path(f) {
+                Ok(p) => p,
+                Err(c) => return c,
+            };
+            // the screen is chosen from the content
+            match detect(&p) {
+                FileKind::Graph => Source::File(p),
+                FileKind::Evidence => Source::Evidence(p),
+                FileKind::Spec => {
+                    return fail(format!(
+                        "{f}: an OpenAPI/Swagger spec; the explorer opens tool graphs and \
+                         collection artifacts (build one from the spec first)"
+                    ));
+                }
+                FileKind::Suite => {
+                    return fail(format!(
+                        "{f}: a suite of labelled queries; evaluate it on a graph: \
+                         toolscope GRAPH --cases {f}"
+                    ));
+                }
             }
-            Source::File(p)
+        }
+        [a, b] => match (check_path(a), check_path(b)) {
+            (Ok(a), Ok(b)) => Source::Diff(a, b),
+            (Err(c), _) | (_, Err(c)) => return c,
+        },
+        _ => return fail("at most two files: one opens it, two are compared (Diff screen)"),
+    };
+    let cases = match &args.cases {
+        None => None,
+        Some(c) => {
+            if matches!(source, Source::Evidence(_) | Source::Diff(..)) {
+                return fail("--cases needs a graph (toolscope GRAPH --cases SUITE)");
+            }
+            match crate::lab::suite::load_suite(std::path::Path::new(c)) {
+                Ok(s) => {
+                    let label = std::path::Path::new(c)
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| c.clone());
+                    Some((s, label))
+                }
+                Err(e) => return fail(e),
+            }
         }
     };
     let learning = match &args.learning {
@@ -110,5 +191,6 @@ pub fn run(file: Option<&str>, ui: &UiArgs, args: &ExploreArgs) -> u8 {
         learning,
         query: args.query.clone(),
         dump_dir: args.dump_dir.clone(),
+        cases,
     })
 }

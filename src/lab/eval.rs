@@ -108,8 +108,14 @@ pub fn evaluate(
             .flat_map(|h| h.join().expect("eval thread"))
             .collect()
     });
+    let summary = summarize(&results, k);
+    (results, summary)
+}
+
+/// The means over per-case results (also for results evaluated in parts).
+pub fn summarize(results: &[CaseResult], k: usize) -> Summary {
     let col = |f: fn(&CaseResult) -> f64| mean(&results.iter().map(f).collect::<Vec<_>>());
-    let summary = Summary {
+    Summary {
         cases: results.len(),
         k,
         hit1: col(|r| r.hit1),
@@ -118,8 +124,7 @@ pub fn evaluate(
         recall: col(|r| r.recall),
         mrr: col(|r| r.rr),
         selector_accuracy: col(|r| r.selector_correct),
-    };
-    (results, summary)
+    }
 }
 
 /// Worst first: missed cases, then lower reciprocal rank, then selector misses.

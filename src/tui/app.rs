@@ -16,6 +16,8 @@ use super::caps::Caps;
 use super::clipboard;
 use super::commands::{self, Arg, CmdId, Ctx, Key};
 use super::demo::DemoStep;
+use super::drill::{CfState, EvJob, EvOut, ExplainState, TraceState};
+use super::screens::{DiffView, EvTab, EvidenceView, LabJob, LabMsg, LabView, Opened, Screen};
 use super::theme::{Theme, ThemeKind};
 use crate::engine::{Engine, Params, Retrieval, SelectParams, Selection};
 use crate::model::{NodeId, ToolId};
@@ -34,23 +36,34 @@ pub enum PaneId {
     Selector,
     Graph,
     Subgraph,
+    Explain,
+    Trace,
+    Counterfactual,
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 5] = [
+    pub const ALL: [PaneId; 8] = [
         PaneId::Candidates,
         PaneId::Detail,
         PaneId::Selector,
         PaneId::Graph,
         PaneId::Subgraph,
+        PaneId::Explain,
+        PaneId::Trace,
+        PaneId::Counterfactual,
     ];
-    pub const DRILL: [PaneId; 4] = [
+    pub const DRILL: [PaneId; 7] = [
         PaneId::Detail,
         PaneId::Selector,
         PaneId::Graph,
         PaneId::Subgraph,
+        PaneId::Explain,
+        PaneId::Trace,
+        PaneId::Counterfactual,
     ];
-    pub const COUNT: usize = 5;
+    /// The evidence drill-down path, in order: explain → trace → counterfactual.
+    pub const PATH: [PaneId; 3] = [PaneId::Explain, PaneId::Trace, PaneId::Counterfactual];
+    pub const COUNT: usize = 8;
 
     pub fn index(self) -> usize {
         self as usize
@@ -63,6 +76,23 @@ impl PaneId {
             PaneId::Selector => "Selector",
             PaneId::Graph => "Graph",
             PaneId::Subgraph => "Subgraph",
+            PaneId::Explain => "Explain",
+            PaneId::Trace => "Trace",
+            PaneId::Counterfactual => "Counterfactual",
+        }
+    }
+
+    /// A short title for narrow tab bars.
+    pub fn short(self) -> &'static str {
+        match self {
+            PaneId::Candidates => "Cand",
+            PaneId::Detail => "Det",
+            PaneId::Selector => "Sel",
+            PaneId::Graph => "Graph",
+            PaneId::Subgraph => "Sub",
+            PaneId::Explain => "Expl",
+            PaneId::Trace => "Trace",
+            PaneId::Counterfactual => "CF",
         }
     }
 
@@ -220,6 +250,10 @@ pub struct LoadProgress {
 /// Something the runtime must do.
 pub enum Effect {
     Query(Box<QueryJob>),
+    /// An explain, trace or counterfactual job for the evidence worker.
+    Evidence(Box<EvJob>),
+    /// A suite evaluation for its own thread.
+    Lab(Box<LabJob>),
     /// Bytes written to the terminal as they are (OSC 52).
     Emit(String),
     SaveScreen,
@@ -237,6 +271,12 @@ pub enum AppEvent {
     },
     Progress(LoadProgress),
     Loaded(Result<Loaded, String>),
+    /// Evidence or a diff read by the loader (no graph).
+    Opened(Result<Opened, String>),
+    /// An answer of the evidence worker.
+    Evidence(Box<EvOut>),
+    EvidenceFailed(String),
+    Lab(LabMsg),
     /// A termination signal (SIGTERM, SIGHUP, SIGQUIT).
     Signal(i32),
 }
@@ -347,6 +387,21 @@ pub struct App {
     pub dump_dir: PathBuf,
     /// Whether the status bar shows the last query time (off in snapshots).
     pub show_timing: bool,
+    pub screen: Screen,
+    pub explain: ExplainState,
+    pub trace: TraceState,
+    pub cf: CfState,
+    /// The evidence drill-down path (explain → trace → counterfactual) taken so far.
+    pub drill_path: Vec<PaneId>,
+    pub evidence: Option<EvidenceView>,
+    pub diffv: Option<DiffView>,
+    pub lab: Option<LabView>,
+    pub lab_generation: u64,
+    /// A suite to evaluate once the graph is loaded (`--cases`).
+    pub pending_lab: Option<(crate::lab::suite::Suite, String)>,
+    /// Where Esc on the candidates goes back to (a lab case opened in Explore).
+    pub return_to: Option<Screen>,
+    pub lab_case: Option<String>,
 }
 
 impl App {
@@ -387,6 +442,18 @@ impl App {
             layout: LayoutInfo::default(),
             dump_dir: PathBuf::from("."),
             show_timing: true,
+            screen: Screen::Explore,
+            explain: ExplainState::default(),
+            trace: TraceState::default(),
+            cf: CfState::default(),
+            drill_path: Vec::new(),
+            evidence: None,
+            diffv: None,
+            lab: None,
+            lab_generation: 0,
+            pending_lab: None,
+            return_to: None,
+            lab_case: None,
         }
     }
 
@@ -432,9 +499,13 @@ impl App {
 
     pub fn ctx(&self) -> Ctx {
         if self.input_active {
-            commands::INPUT
-        } else {
-            commands::pane_ctx(self.focus)
+            return commands::INPUT;
+        }
+        match self.screen {
+            Screen::Explore => commands::pane_ctx(self.focus),
+            Screen::Evidence => commands::EVIDENCE,
+            Screen::Diff => commands::DIFF,
+            Screen::Lab => commands::LAB,
         }
     }
 
@@ -461,6 +532,17 @@ impl App {
     // ----- events --------------------------------------------------------------------
 
     pub fn on_event(&mut self, ev: AppEvent) -> Vec<Effect> {
+        let mut fx = self.on_event_inner(ev);
+        if !self.quit {
+            fx.extend(self.sync_drill());
+            if let Some(e) = self.evidence.as_mut() {
+                e.sync_json();
+            }
+        }
+        fx
+    }
+
+    fn on_event_inner(&mut self, ev: AppEvent) -> Vec<Effect> {
         match ev {
             AppEvent::Input(Event::Key(k)) => self.on_key(k),
             AppEvent::Input(Event::Mouse(m)) => self.on_mouse(m),
@@ -505,7 +587,23 @@ impl App {
                 self.quit = true;
                 vec![Effect::Quit]
             }
-            AppEvent::Loaded(Err(message)) => {
+            AppEvent::Opened(Ok(o)) => {
+                self.on_opened(o);
+                Vec::new()
+            }
+            AppEvent::Evidence(out) => {
+                self.on_evidence(*out);
+                Vec::new()
+            }
+            AppEvent::EvidenceFailed(message) => {
+                self.set_flash(FlashLevel::Error, format!("evidence failed: {message}"));
+                Vec::new()
+            }
+            AppEvent::Lab(m) => {
+                self.on_lab(m);
+                Vec::new()
+            }
+            AppEvent::Opened(Err(message)) | AppEvent::Loaded(Err(message)) => {
                 self.load_error = Some(message.clone());
                 self.set_flash(FlashLevel::Error, message);
                 self.quit = true;
@@ -523,6 +621,9 @@ impl App {
             fx.extend(self.demo_goto(0));
         } else {
             fx.push(self.requery(false));
+        }
+        if let Some((suite, label)) = self.pending_lab.take() {
+            fx.extend(self.start_lab(suite, &label));
         }
         fx
     }
@@ -553,10 +654,19 @@ impl App {
         self.sync_json();
     }
 
+    /// Selects candidate row `i` (as moving the cursor there would).
+    pub fn select_row(&mut self, i: usize) {
+        if i != self.row && i < self.rows_len() {
+            self.row = i;
+            self.on_row_changed();
+        }
+    }
+
     fn on_row_changed(&mut self) {
         self.graph_stack.clear();
         *self.pane_mut(PaneId::Graph) = PaneState::default();
         *self.pane_mut(PaneId::Detail) = PaneState::default();
+        *self.pane_mut(PaneId::Trace) = PaneState::default();
         self.sync_json();
     }
 
@@ -627,7 +737,7 @@ impl App {
                 Vec::new()
             }
             Overlay::None => {
-                if self.engine.is_none() {
+                if self.engine.is_none() || self.screen != Screen::Explore {
                     return Vec::new();
                 }
                 self.input_active = true;
@@ -652,7 +762,7 @@ impl App {
             Overlay::Palette(_) => return self.palette_key(key),
             Overlay::None => {}
         }
-        if self.engine.is_none() {
+        if self.load.is_some() {
             // while loading: help, quit and nothing else
             return match key.code {
                 KeyCode::Char('q') | KeyCode::Esc => {
@@ -734,7 +844,11 @@ impl App {
     }
 
     fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
-        if !self.caps.mouse || self.overlay != Overlay::None || self.engine.is_none() {
+        if !self.caps.mouse
+            || self.overlay != Overlay::None
+            || self.engine.is_none()
+            || self.screen != Screen::Explore
+        {
             return Vec::new();
         }
         let inside = |r: Option<Rect>| {
@@ -782,10 +896,19 @@ impl App {
 
     /// Stores what the last render measured (scroll offsets are clamped there).
     pub fn note_layout(&mut self, info: LayoutInfo) {
-        let d = self.drill;
-        let p = self.pane_mut(d);
-        p.scroll = info.drill_scroll;
-        p.seen_cursor = p.cursor;
+        let p = match self.screen {
+            Screen::Explore => {
+                let d = self.drill;
+                Some(self.pane_mut(d))
+            }
+            Screen::Evidence => self.evidence.as_mut().map(|e| &mut e.pane),
+            Screen::Diff => self.diffv.as_mut().map(|d| &mut d.pane),
+            Screen::Lab => self.lab.as_mut().map(|l| &mut l.pane),
+        };
+        if let Some(p) = p {
+            p.scroll = info.drill_scroll;
+            p.seen_cursor = p.cursor;
+        }
         if let Overlay::Help(h) = &mut self.overlay {
             h.scroll = h
                 .scroll
@@ -811,6 +934,70 @@ impl App {
                 self.overlay = Overlay::Palette(PaletteState::default());
                 Vec::new()
             }
+            CmdId::FocusQuery if self.screen != Screen::Explore => {
+                if self.engine.is_none() {
+                    return self.warn("no graph: this screen shows evidence without one".into());
+                }
+                self.screen = Screen::Explore;
+                self.run(CmdId::FocusQuery, arg)
+            }
+            CmdId::Down
+            | CmdId::Up
+            | CmdId::PageDown
+            | CmdId::PageUp
+            | CmdId::Top
+            | CmdId::Bottom
+                if self.screen != Screen::Explore && !self.input_active =>
+            {
+                let d: isize = match id {
+                    CmdId::Down => 1,
+                    CmdId::Up => -1,
+                    CmdId::PageDown => self.page() as isize,
+                    CmdId::PageUp => -(self.page() as isize),
+                    CmdId::Top => isize::MIN / 2,
+                    _ => isize::MAX / 2,
+                };
+                self.screen_move(d)
+            }
+            CmdId::NextPane | CmdId::PrevPane if self.screen != Screen::Explore => {
+                self.input_active = false;
+                self.screen_cycle(id == CmdId::NextPane)
+            }
+            CmdId::Back if self.screen != Screen::Explore => self.screen_back(),
+            CmdId::Copy if self.screen == Screen::Evidence => self.copy_evidence_row(),
+            CmdId::PaneExplain => self.focus_fx(PaneId::Explain),
+            CmdId::PaneTrace => self.focus_fx(PaneId::Trace),
+            CmdId::PaneCounterfactual => self.focus_fx(PaneId::Counterfactual),
+            CmdId::ExplainToggle => self.explain_toggle(),
+            CmdId::ExplainOpen => self.explain_open(),
+            CmdId::ExplainClose => self.explain_close(),
+            CmdId::ExplainAll => self.explain_all(),
+            CmdId::ExplainSelector => self.explain_selector_row(),
+            CmdId::ExplainMetric => self.explain_metric(arg),
+            CmdId::ExplainView => self.explain_view(),
+            CmdId::TraceScope => self.trace_scope(),
+            CmdId::TraceStage => self.trace_stage(arg),
+            CmdId::CfKnob => self.cf_knob(1, arg),
+            CmdId::CfKnobPrev => self.cf_knob(-1, None),
+            CmdId::CfUp => self.cf_step(1),
+            CmdId::CfDown => self.cf_step(-1),
+            CmdId::CfType => self.cf_type(arg),
+            CmdId::PathNext => self.path_next(),
+            CmdId::PathBack => self.path_back(),
+            CmdId::ScreenEnter => self.screen_enter(),
+            CmdId::EvTable => self.ev_table(),
+            CmdId::EvTabRow => self.ev_tab(EvTab::Row),
+            CmdId::EvTabSelector => self.ev_tab(EvTab::Selector),
+            CmdId::EvTabRecord => self.ev_tab(EvTab::Record),
+            CmdId::EvJson => self.ev_toggle_json(),
+            CmdId::RecordNext => self.record_step(1),
+            CmdId::RecordPrev => self.record_step(-1),
+            CmdId::ChangedOnly => self.diff_changed_only(),
+            CmdId::LabSort => self.lab_sort(arg),
+            CmdId::ScreenExplore => self.screen_explore(),
+            CmdId::ScreenLab => self.screen_lab(arg),
+            CmdId::ScreenEvidence => self.screen_evidence(arg),
+            CmdId::ScreenDiff => self.screen_diff(arg),
             CmdId::FocusQuery => match arg {
                 Some(text) => {
                     self.query.set(&crate::sanitize::line(text));
@@ -907,6 +1094,10 @@ impl App {
                     self.zoom = false;
                 } else if self.focus != PaneId::Candidates {
                     self.focus = PaneId::Candidates;
+                } else if let Some(s) = self.return_to.take() {
+                    // a lab case: back to the lab
+                    self.screen = s;
+                    self.lab_case = None;
                 }
                 Vec::new()
             }
@@ -1115,10 +1306,26 @@ impl App {
         if p.is_drill() {
             self.drill = p;
         }
+        self.path_focus(p);
     }
 
     fn page(&self) -> usize {
-        let h = if self.focus == PaneId::Candidates {
+        let list_focused = match self.screen {
+            Screen::Explore => self.focus == PaneId::Candidates,
+            Screen::Evidence => self
+                .evidence
+                .as_ref()
+                .is_some_and(|e| e.focus != super::screens::EvFocus::Pane),
+            Screen::Diff => self
+                .diffv
+                .as_ref()
+                .is_some_and(|d| d.focus == super::screens::DiffFocus::Cases),
+            Screen::Lab => self
+                .lab
+                .as_ref()
+                .is_some_and(|l| l.focus == super::screens::LabFocus::Cases),
+        };
+        let h = if list_focused {
             self.layout.table_rows.map(|r| r.height as usize)
         } else {
             self.layout.drill_area.map(|r| r.height as usize)
@@ -1192,7 +1399,28 @@ impl App {
         let mut w = crate::jsonout::JsonWriter::with_capacity(4096);
         crate::output::json::write_row(&engine, &row, &mut w);
         let json = w.finish();
-        let seq = clipboard::osc52(&json, self.caps.clipboard.tmux_passthrough);
+        let what = format!(
+            "evidence JSON of {} (row {})",
+            clean(&row.name),
+            self.row + 1
+        );
+        self.emit_copy(&json, &what)
+    }
+
+    fn copy_evidence_row(&mut self) -> Vec<Effect> {
+        let Some(e) = self.evidence.as_ref() else {
+            return Vec::new();
+        };
+        let Some(row) = e.current_row() else {
+            return Vec::new();
+        };
+        let json = serde_json::to_string(&row.value).unwrap_or_default();
+        let what = format!("row JSON of {} (row {})", clean(&row.name), e.row + 1);
+        self.emit_copy(&json, &what)
+    }
+
+    fn emit_copy(&mut self, json: &str, what: &str) -> Vec<Effect> {
+        let seq = clipboard::osc52(json, self.caps.clipboard.tmux_passthrough);
         let route = match (
             self.caps.clipboard.tmux_passthrough,
             self.caps.clipboard.over_ssh,
@@ -1203,12 +1431,7 @@ impl App {
         };
         self.set_flash(
             FlashLevel::Info,
-            format!(
-                "copied {} bytes: evidence JSON of {} (row {}) via {route}",
-                json.len(),
-                clean(&row.name),
-                self.row + 1
-            ),
+            format!("copied {} bytes: {what} via {route}", json.len()),
         );
         vec![Effect::Emit(seq)]
     }
@@ -1403,6 +1626,22 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
                 .enumerate()
                 .map(|(i, s)| format!("{} {}", i + 1, s.query))
                 .collect(),
+            CmdId::ExplainMetric => super::drill::Metric::ALL
+                .iter()
+                .map(|m| m.id().to_string())
+                .collect(),
+            CmdId::TraceStage => std::iter::once("all".to_string())
+                .chain(app.trace_stages())
+                .collect(),
+            CmdId::CfKnob => crate::evidence::knobs::KNOBS
+                .iter()
+                .map(|k| k.to_string())
+                .collect(),
+            CmdId::CfType => cf_values(app, rest.trim()),
+            CmdId::LabSort => super::screens::LabSort::ALL
+                .iter()
+                .map(|s| s.name().to_string())
+                .collect(),
             _ => Vec::new(),
         };
         let rest = rest.trim();
@@ -1450,6 +1689,38 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
     scored
         .into_iter()
         .map(|(_, _, id)| PaletteItem::Command(id))
+        .collect()
+}
+
+/// `knob=value` suggestions for `:cf`: the typed knob's values (the selected knob's when
+/// none is typed yet).
+fn cf_values(app: &App, typed: &str) -> Vec<String> {
+    use crate::evidence::knobs::KNOBS;
+    let Some(base) = super::drill::base_knobs(app) else {
+        return Vec::new();
+    };
+    let knob = typed
+        .split_once('=')
+        .map(|(k, _)| k.trim())
+        .and_then(|k| KNOBS.iter().find(|x| **x == k).copied())
+        .unwrap_or(KNOBS[app.cf.knob]);
+    let vals: Vec<serde_json::Value> = match knob {
+        "top_k" => [1u64, 3, 5, 10, 20, 50]
+            .map(serde_json::Value::from)
+            .to_vec(),
+        "depth" => (0u64..=4).map(serde_json::Value::from).collect(),
+        "token_budget" => BUDGETS.iter().map(|b| (*b as u64).into()).collect(),
+        _ => super::drill::knob_values(app, knob, &base),
+    };
+    vals.iter()
+        .map(|v| {
+            let text = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Object(_) => super::drill::show_value(v),
+                other => other.to_string(),
+            };
+            format!("{knob}={text}")
+        })
         .collect()
 }
 

@@ -112,6 +112,15 @@ pub struct Glyphs {
     pub gauge_full: &'static str,
     pub gauge_empty: &'static str,
     pub times: &'static str,
+    pub check: &'static str,
+    pub cross: &'static str,
+    pub delta: &'static str,
+    pub tree_branch: &'static str,
+    pub tree_last: &'static str,
+    pub tree_pipe: &'static str,
+    /// Rank moves: up and down.
+    pub rise: &'static str,
+    pub fall: &'static str,
 }
 
 pub const ASCII_BORDER: border::Set<'static> = border::Set {
@@ -144,6 +153,14 @@ pub static UNICODE: Glyphs = Glyphs {
     gauge_full: "█",
     gauge_empty: "░",
     times: "×",
+    check: "✓",
+    cross: "✗",
+    delta: "Δ",
+    tree_branch: "├─ ",
+    tree_last: "└─ ",
+    tree_pipe: "│  ",
+    rise: "↑",
+    fall: "↓",
 };
 
 pub static ASCII: Glyphs = Glyphs {
@@ -165,6 +182,14 @@ pub static ASCII: Glyphs = Glyphs {
     gauge_full: "#",
     gauge_empty: ".",
     times: "x",
+    check: "ok",
+    cross: "X",
+    delta: "d",
+    tree_branch: "|- ",
+    tree_last: "`- ",
+    tree_pipe: "|  ",
+    rise: "^",
+    fall: "v",
 };
 
 /// The decisions, made once.

@@ -16,10 +16,20 @@ pub const DETAIL: Ctx = 4;
 pub const SELECTOR: Ctx = 8;
 pub const GRAPH: Ctx = 16;
 pub const SUBGRAPH: Ctx = 32;
-/// Every pane in normal mode (not while typing the query).
-pub const PANES: Ctx = CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH;
-pub const DRILL: Ctx = DETAIL | SELECTOR | GRAPH | SUBGRAPH;
-pub const ANY: Ctx = PANES | INPUT;
+pub const EXPLAIN: Ctx = 64;
+pub const TRACE: Ctx = 128;
+pub const CFACT: Ctx = 256;
+/// The screens besides Explore (each one context).
+pub const EVIDENCE: Ctx = 512;
+pub const DIFF: Ctx = 1024;
+pub const LAB: Ctx = 2048;
+/// Every pane of the Explore screen in normal mode (not while typing the query).
+pub const PANES: Ctx = CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT;
+pub const DRILL: Ctx = DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT;
+pub const SCREENS: Ctx = EVIDENCE | DIFF | LAB;
+/// Every context in normal mode, on every screen.
+pub const NORMAL: Ctx = PANES | SCREENS;
+pub const ANY: Ctx = NORMAL | INPUT;
 
 pub fn pane_ctx(p: PaneId) -> Ctx {
     match p {
@@ -28,6 +38,9 @@ pub fn pane_ctx(p: PaneId) -> Ctx {
         PaneId::Selector => SELECTOR,
         PaneId::Graph => GRAPH,
         PaneId::Subgraph => SUBGRAPH,
+        PaneId::Explain => EXPLAIN,
+        PaneId::Trace => TRACE,
+        PaneId::Counterfactual => CFACT,
     }
 }
 
@@ -52,6 +65,39 @@ pub enum CmdId {
     PaneSelector,
     PaneGraph,
     PaneSubgraph,
+    PaneExplain,
+    PaneTrace,
+    PaneCounterfactual,
+    ExplainToggle,
+    ExplainOpen,
+    ExplainClose,
+    ExplainMetric,
+    ExplainView,
+    ExplainAll,
+    ExplainSelector,
+    TraceScope,
+    TraceStage,
+    CfKnob,
+    CfKnobPrev,
+    CfUp,
+    CfDown,
+    CfType,
+    PathNext,
+    PathBack,
+    ScreenEnter,
+    EvTable,
+    EvTabRow,
+    EvTabSelector,
+    EvTabRecord,
+    EvJson,
+    RecordNext,
+    RecordPrev,
+    ChangedOnly,
+    LabSort,
+    ScreenExplore,
+    ScreenLab,
+    ScreenEvidence,
+    ScreenDiff,
     OpenDetail,
     ToggleJson,
     GraphJump,
@@ -86,20 +132,24 @@ pub enum Group {
     Panes,
     Selector,
     Graph,
+    Drill,
     Params,
     Demo,
+    Screens,
     Export,
 }
 
 impl Group {
-    pub const ORDER: [Group; 8] = [
+    pub const ORDER: [Group; 10] = [
         Group::General,
         Group::Navigate,
         Group::Panes,
         Group::Selector,
         Group::Graph,
+        Group::Drill,
         Group::Params,
         Group::Demo,
+        Group::Screens,
         Group::Export,
     ];
 
@@ -110,8 +160,10 @@ impl Group {
             Group::Panes => "Panes",
             Group::Selector => "Target selector",
             Group::Graph => "Graph",
+            Group::Drill => "Explain, trace, counterfactual (evidence drill-down)",
             Group::Params => "Parameters (re-run live)",
             Group::Demo => "Demo walkthrough",
+            Group::Screens => "Screens: Evidence, Diff, Lab",
             Group::Export => "Copy and export",
         }
     }
@@ -223,10 +275,12 @@ fn always(_: &App) -> Option<&'static str> {
 }
 
 fn need_engine(a: &App) -> Option<&'static str> {
-    if a.engine.is_none() {
+    if a.engine.is_some() {
+        None
+    } else if a.load.is_some() {
         Some("the graph is still loading")
     } else {
-        None
+        Some("no graph: this screen shows evidence read without one")
     }
 }
 
@@ -322,6 +376,115 @@ fn need_depth_down(a: &App) -> Option<&'static str> {
     })
 }
 
+fn need_tree(a: &App) -> Option<&'static str> {
+    need_rows(a).or_else(|| {
+        if a.explain.chips {
+            Some("the chip view has no folds (v: back to the tree)")
+        } else if super::views::explain::visible(a).is_empty() {
+            Some("no explanation yet")
+        } else {
+            None
+        }
+    })
+}
+
+fn need_trace(a: &App) -> Option<&'static str> {
+    need_rows(a).or(if a.trace.out.is_none() {
+        Some("the trace is still being recorded")
+    } else {
+        None
+    })
+}
+
+fn need_path_next(a: &App) -> Option<&'static str> {
+    need_rows(a).or(if a.focus == PaneId::Counterfactual {
+        Some("the counterfactual is the last step of the path")
+    } else {
+        None
+    })
+}
+
+fn need_path_back(a: &App) -> Option<&'static str> {
+    if a.drill_path.len() > 1 {
+        None
+    } else {
+        Some("at the first step of the drill-down path")
+    }
+}
+
+fn need_evidence(a: &App) -> Option<&'static str> {
+    if a.evidence.is_some() {
+        None
+    } else {
+        Some("no evidence is open (:evidence FILE)")
+    }
+}
+
+fn need_records(a: &App) -> Option<&'static str> {
+    need_evidence(a).or_else(|| {
+        if a.evidence.as_ref().is_some_and(|e| e.set.records.len() > 1) {
+            None
+        } else {
+            Some("the file holds one record")
+        }
+    })
+}
+
+fn need_diff(a: &App) -> Option<&'static str> {
+    if a.diffv.is_some() {
+        None
+    } else {
+        Some("no diff is open (:diff A B)")
+    }
+}
+
+fn need_lab(a: &App) -> Option<&'static str> {
+    if a.lab.is_some() {
+        None
+    } else {
+        Some("no suite is evaluated (:lab SUITE)")
+    }
+}
+
+fn need_enter(a: &App) -> Option<&'static str> {
+    use super::screens::Screen;
+    match a.screen {
+        Screen::Evidence => need_evidence(a),
+        Screen::Diff => need_diff(a),
+        Screen::Lab => need_lab(a).or_else(|| {
+            if a.lab.as_ref().is_some_and(|l| l.results.is_empty()) {
+                Some("no case evaluated yet")
+            } else {
+                None
+            }
+        }),
+        Screen::Explore => Some("nothing to open here"),
+    }
+}
+
+fn need_copy(a: &App) -> Option<&'static str> {
+    if a.screen == super::screens::Screen::Evidence {
+        if a.evidence
+            .as_ref()
+            .is_some_and(|e| e.current_row().is_some())
+        {
+            None
+        } else {
+            Some("no row to copy")
+        }
+    } else {
+        need_rows(a)
+    }
+}
+
+fn need_explore(a: &App) -> Option<&'static str> {
+    if a.engine.is_some() {
+        None
+    } else {
+        Some("no graph: evidence and diffs are shown without one")
+    }
+}
+
 pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::ForceQuit,
@@ -363,7 +526,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Navigate,
         hint: Some("move"),
         hint_keys: Some("j/k"),
-        bindings: &[b(ch('j'), PANES), b(code(KeyCode::Down), ANY)],
+        bindings: &[b(ch('j'), NORMAL), b(code(KeyCode::Down), ANY)],
         arg: Arg::None,
         enabled: always,
     },
@@ -374,7 +537,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Navigate,
         hint: None,
         hint_keys: None,
-        bindings: &[b(ch('k'), PANES), b(code(KeyCode::Up), ANY)],
+        bindings: &[b(ch('k'), NORMAL), b(code(KeyCode::Up), ANY)],
         arg: Arg::None,
         enabled: always,
     },
@@ -385,7 +548,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Navigate,
         hint: None,
         hint_keys: None,
-        bindings: &[b(code(KeyCode::PageDown), ANY), b(ctrl('d'), PANES)],
+        bindings: &[b(code(KeyCode::PageDown), ANY), b(ctrl('d'), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -396,7 +559,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Navigate,
         hint: None,
         hint_keys: None,
-        bindings: &[b(code(KeyCode::PageUp), ANY), b(ctrl('u'), PANES)],
+        bindings: &[b(code(KeyCode::PageUp), ANY), b(ctrl('u'), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -407,7 +570,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Navigate,
         hint: None,
         hint_keys: None,
-        bindings: &[b(ch('g'), PANES), b(code(KeyCode::Home), PANES)],
+        bindings: &[b(ch('g'), NORMAL), b(code(KeyCode::Home), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -418,7 +581,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Navigate,
         hint: None,
         hint_keys: None,
-        bindings: &[b(ch('G'), PANES), b(code(KeyCode::End), PANES)],
+        bindings: &[b(ch('G'), NORMAL), b(code(KeyCode::End), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -468,6 +631,185 @@ pub static REGISTRY: &[Command] = &[
         ],
         arg: Arg::None,
         enabled: need_crumbs,
+    },
+    Command {
+        id: CmdId::PathNext,
+        name: "drill-next",
+        label: "Next step of the drill-down path: explain -> trace -> counterfactual",
+        group: Group::Drill,
+        hint: Some("next step"),
+        hint_keys: None,
+        bindings: &[b(ch(']'), EXPLAIN | TRACE)],
+        arg: Arg::None,
+        enabled: need_path_next,
+    },
+    Command {
+        id: CmdId::PathBack,
+        name: "drill-back",
+        label: "Previous step of the drill-down path (the breadcrumbs)",
+        group: Group::Drill,
+        hint: Some("back"),
+        hint_keys: None,
+        bindings: &[
+            b(code(KeyCode::Esc), TRACE | CFACT),
+            b(ch('['), TRACE | CFACT),
+        ],
+        arg: Arg::None,
+        enabled: need_path_back,
+    },
+    Command {
+        id: CmdId::ExplainToggle,
+        name: "fold",
+        label: "Fold or unfold the tree node under the cursor",
+        group: Group::Drill,
+        hint: Some("fold"),
+        hint_keys: Some("Enter"),
+        bindings: &[b(code(KeyCode::Enter), EXPLAIN), b(ch(' '), EXPLAIN)],
+        arg: Arg::None,
+        enabled: need_tree,
+    },
+    Command {
+        id: CmdId::ExplainOpen,
+        name: "unfold",
+        label: "Unfold the node (again: to its first child)",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Right), EXPLAIN)],
+        arg: Arg::None,
+        enabled: need_tree,
+    },
+    Command {
+        id: CmdId::ExplainClose,
+        name: "fold-up",
+        label: "Fold the node (again: to its parent)",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Left), EXPLAIN)],
+        arg: Arg::None,
+        enabled: need_tree,
+    },
+    Command {
+        id: CmdId::ExplainAll,
+        name: "unfold-all",
+        label: "Unfold every node (again: back to the default folds)",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('e'), EXPLAIN)],
+        arg: Arg::None,
+        enabled: need_tree,
+    },
+    Command {
+        id: CmdId::ExplainMetric,
+        name: "metric",
+        label: "Next metric to explain: retrieval score/seed/graph, selector score/confidence/margin (:metric NAME)",
+        group: Group::Drill,
+        hint: Some("metric"),
+        hint_keys: None,
+        bindings: &[b(ch('m'), EXPLAIN)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::ExplainView,
+        name: "chips",
+        label: "Tree view or flat chip view (the leaves as chips)",
+        group: Group::Drill,
+        hint: Some("chips"),
+        hint_keys: None,
+        bindings: &[b(ch('v'), EXPLAIN)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::ExplainSelector,
+        name: "explain-selector",
+        label: "Explain the selector score of the candidate under the cursor (Explain pane)",
+        group: Group::Drill,
+        hint: Some("explain"),
+        hint_keys: None,
+        bindings: &[b(ch('e'), SELECTOR)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::TraceScope,
+        name: "trace-all",
+        label: "Trace: the selected tool's events or all events",
+        group: Group::Drill,
+        hint: Some("all/tool"),
+        hint_keys: None,
+        bindings: &[b(ch('a'), TRACE)],
+        arg: Arg::None,
+        enabled: need_trace,
+    },
+    Command {
+        id: CmdId::TraceStage,
+        name: "stage",
+        label: "Trace: next stage filter (all, query, seeds, intent, expansion, ...; :stage NAME)",
+        group: Group::Drill,
+        hint: Some("stage"),
+        hint_keys: None,
+        bindings: &[b(ch('f'), TRACE)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_trace,
+    },
+    Command {
+        id: CmdId::CfKnob,
+        name: "knob",
+        label: "Counterfactual: next knob (top_k, depth, token_budget, history, ...; :knob NAME)",
+        group: Group::Drill,
+        hint: Some("knob"),
+        hint_keys: None,
+        bindings: &[b(ch('m'), CFACT)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::CfKnobPrev,
+        name: "knob-prev",
+        label: "Counterfactual: previous knob",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('M'), CFACT)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::CfUp,
+        name: "value-next",
+        label: "Counterfactual: the knob's next value",
+        group: Group::Drill,
+        hint: Some("value"),
+        hint_keys: Some("Left/Right"),
+        bindings: &[b(code(KeyCode::Right), CFACT), b(ch('.'), CFACT)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::CfDown,
+        name: "value-prev",
+        label: "Counterfactual: the knob's previous value",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Left), CFACT), b(ch(','), CFACT)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::CfType,
+        name: "cf",
+        label: "Counterfactual: type the variant's value (:cf KNOB=VALUE, e.g. :cf depth=0)",
+        group: Group::Drill,
+        hint: Some("type"),
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Enter), CFACT)],
+        arg: Arg::Optional("KNOB=VALUE"),
+        enabled: need_rows,
     },
     Command {
         id: CmdId::LlmPick,
@@ -523,7 +865,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Navigate,
         hint: None,
         hint_keys: None,
-        bindings: &[b(code(KeyCode::Esc), PANES)],
+        bindings: &[b(code(KeyCode::Esc), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -601,6 +943,39 @@ pub static REGISTRY: &[Command] = &[
         hint: None,
         hint_keys: None,
         bindings: &[b(ch('5'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneExplain,
+        name: "explain",
+        label: "Explain pane: the selected row's score as a checked decomposition tree",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('6'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneTrace,
+        name: "trace",
+        label: "Trace pane: the query's event timeline (the selected tool's, or all)",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('7'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::PaneCounterfactual,
+        name: "counterfactual",
+        label: "Counterfactual pane: change one knob, both rankings side by side",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('8'), PANES)],
         arg: Arg::None,
         enabled: always,
     },
@@ -748,15 +1123,169 @@ pub static REGISTRY: &[Command] = &[
         enabled: need_demo,
     },
     Command {
+        id: CmdId::ScreenEnter,
+        name: "enter",
+        label: "Open: a record's rows, a row's detail, a diff case, a lab case in Explore",
+        group: Group::Screens,
+        hint: Some("open"),
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Enter), SCREENS)],
+        arg: Arg::None,
+        enabled: need_enter,
+    },
+    Command {
+        id: CmdId::EvTable,
+        name: "ev-rows",
+        label: "Evidence: the candidate rows",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('1'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_evidence,
+    },
+    Command {
+        id: CmdId::EvTabRow,
+        name: "ev-row",
+        label: "Evidence: the row's detail (breakdown, semantic and edge evidence, unknown keys)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('2'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_evidence,
+    },
+    Command {
+        id: CmdId::EvTabSelector,
+        name: "ev-selector",
+        label: "Evidence: the target selector block",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('3'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_evidence,
+    },
+    Command {
+        id: CmdId::EvTabRecord,
+        name: "ev-record",
+        label: "Evidence: the record (id, query, provenance, unknown keys, full JSON)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('4'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_evidence,
+    },
+    Command {
+        id: CmdId::EvJson,
+        name: "ev-json",
+        label: "Evidence: fold or unfold the row's or the record's JSON",
+        group: Group::Screens,
+        hint: Some("JSON"),
+        hint_keys: None,
+        bindings: &[b(ch('o'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_evidence,
+    },
+    Command {
+        id: CmdId::RecordNext,
+        name: "record-next",
+        label: "Evidence: next record of the stream",
+        group: Group::Screens,
+        hint: Some("record"),
+        hint_keys: Some("[/]"),
+        bindings: &[b(ch(']'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_records,
+    },
+    Command {
+        id: CmdId::RecordPrev,
+        name: "record-prev",
+        label: "Evidence: previous record of the stream",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('['), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_records,
+    },
+    Command {
+        id: CmdId::ChangedOnly,
+        name: "changed",
+        label: "Diff: only the changed cases, or every case",
+        group: Group::Screens,
+        hint: Some("changed only"),
+        hint_keys: None,
+        bindings: &[b(ch('c'), DIFF)],
+        arg: Arg::None,
+        enabled: need_diff,
+    },
+    Command {
+        id: CmdId::LabSort,
+        name: "sort",
+        label: "Lab: sort by failure (worst first), by rank, or by id (:sort NAME)",
+        group: Group::Screens,
+        hint: Some("sort"),
+        hint_keys: None,
+        bindings: &[b(ch('o'), LAB)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_lab,
+    },
+    Command {
+        id: CmdId::ScreenExplore,
+        name: "explore",
+        label: "Explore screen (the live ranking)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[],
+        arg: Arg::None,
+        enabled: need_explore,
+    },
+    Command {
+        id: CmdId::ScreenLab,
+        name: "lab",
+        label: "Lab screen: evaluate a suite with the current parameters (:lab SUITE)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[],
+        arg: Arg::Optional("SUITE"),
+        enabled: need_explore,
+    },
+    Command {
+        id: CmdId::ScreenEvidence,
+        name: "evidence",
+        label: "Evidence screen: a captured response, selector block, fixture or JSON Lines (:evidence FILE)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[],
+        arg: Arg::Optional("FILE"),
+        enabled: always,
+    },
+    Command {
+        id: CmdId::ScreenDiff,
+        name: "diff",
+        label: "Diff screen: two runs side by side (:diff A B, files or fixture folders)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[],
+        arg: Arg::Optional("A B"),
+        enabled: always,
+    },
+    Command {
         id: CmdId::Copy,
         name: "copy",
         label: "Copy the selected row's evidence JSON (OSC 52, works over SSH and tmux)",
         group: Group::Export,
         hint: Some("copy"),
         hint_keys: None,
-        bindings: &[b(ch('y'), PANES)],
+        bindings: &[b(ch('y'), PANES | EVIDENCE)],
         arg: Arg::None,
-        enabled: need_rows,
+        enabled: need_copy,
     },
     Command {
         id: CmdId::Save,
@@ -765,7 +1294,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Export,
         hint: None,
         hint_keys: None,
-        bindings: &[b(ch('s'), PANES)],
+        bindings: &[b(ch('s'), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -776,7 +1305,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::General,
         hint: None,
         hint_keys: None,
-        bindings: &[b(ch('T'), PANES)],
+        bindings: &[b(ch('T'), NORMAL)],
         arg: Arg::Optional("NAME"),
         enabled: always,
     },
@@ -787,7 +1316,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::General,
         hint: Some("help"),
         hint_keys: None,
-        bindings: &[b(ch('?'), PANES), b(code(KeyCode::F(1)), ANY)],
+        bindings: &[b(ch('?'), NORMAL), b(code(KeyCode::F(1)), ANY)],
         arg: Arg::None,
         enabled: always,
     },
@@ -798,7 +1327,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::General,
         hint: None,
         hint_keys: None,
-        bindings: &[b(ch(':'), PANES)],
+        bindings: &[b(ch(':'), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -809,7 +1338,7 @@ pub static REGISTRY: &[Command] = &[
         group: Group::General,
         hint: Some("quit"),
         hint_keys: None,
-        bindings: &[b(ch('q'), PANES)],
+        bindings: &[b(ch('q'), NORMAL)],
         arg: Arg::None,
         enabled: always,
     },
@@ -874,8 +1403,17 @@ pub fn keys_all(c: &Command, g: &Glyphs) -> String {
 pub fn where_label(c: &Command) -> &'static str {
     let all = c.bindings.iter().fold(0, |acc, bd| acc | bd.when);
     match all {
-        ANY => "",
-        PANES => "",
+        ANY | NORMAL | PANES => "",
+        x if x == PANES | EVIDENCE => "",
+        EXPLAIN => "explain",
+        TRACE => "trace",
+        CFACT => "counterfactual",
+        EVIDENCE => "evidence",
+        DIFF => "diff",
+        LAB => "lab",
+        SCREENS => "evidence, diff, lab",
+        x if x == TRACE | CFACT => "trace, counterfactual",
+        x if x == EXPLAIN | TRACE => "explain, trace",
         INPUT => "query line",
         CANDIDATES => "candidates",
         DETAIL => "detail",
@@ -925,6 +1463,7 @@ mod tests {
     fn no_silent_key_conflicts() {
         let fallbacks = [
             (CmdId::GraphBack, CmdId::Back),
+            (CmdId::PathBack, CmdId::Back),
             (CmdId::GraphJump, CmdId::LlmPick),
         ];
         for (i, a) in REGISTRY.iter().enumerate() {

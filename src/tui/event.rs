@@ -11,6 +11,8 @@ use std::thread;
 use ratatui::crossterm::event;
 
 use super::app::{AppEvent, LoadProgress, Loaded, QueryJob, run_job};
+use super::drill::{EvJob, run_ev_job};
+use super::screens::{LabJob, Opened, load_diff, run_lab};
 use crate::engine::Engine;
 
 /// Reads terminal events forever and forwards them.
@@ -84,6 +86,68 @@ impl Worker {
     }
 }
 
+/// The evidence worker: explain, trace and counterfactual jobs. A newer job of a kind
+/// replaces a pending one of the same kind.
+pub struct EvidenceWorker {
+    jobs: Sender<EvJob>,
+}
+
+impl EvidenceWorker {
+    pub fn spawn(engine: Arc<Engine>, tx: Sender<AppEvent>) -> EvidenceWorker {
+        let (jtx, jrx): (Sender<EvJob>, Receiver<EvJob>) = channel();
+        let _ = thread::Builder::new()
+            .name("toolscope-evidence".into())
+            .spawn(move || {
+                while let Ok(first) = jrx.recv() {
+                    let mut pending: [Option<EvJob>; 3] = [None, None, None];
+                    let k = first.kind();
+                    pending[k] = Some(first);
+                    while let Ok(newer) = jrx.try_recv() {
+                        let k = newer.kind();
+                        pending[k] = Some(newer);
+                    }
+                    for job in pending.into_iter().flatten() {
+                        let ev =
+                            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                run_ev_job(&engine, &job)
+                            })) {
+                                Ok(out) => AppEvent::Evidence(Box::new(out)),
+                                Err(p) => AppEvent::EvidenceFailed(panic_text(p.as_ref())),
+                            };
+                        if tx.send(ev).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        EvidenceWorker { jobs: jtx }
+    }
+
+    pub fn submit(&self, job: EvJob) {
+        let _ = self.jobs.send(job);
+    }
+}
+
+/// Evaluates a suite on its own thread, reporting progress; a cancelled job stops early.
+pub fn spawn_lab(engine: Arc<Engine>, job: LabJob, tx: Sender<AppEvent>) {
+    let _ = thread::Builder::new()
+        .name("toolscope-lab".into())
+        .spawn(move || {
+            let etx = tx.clone();
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_lab(&engine, &job, &mut |m| {
+                    let _ = tx.send(AppEvent::Lab(m));
+                })
+            }));
+            if let Err(p) = r {
+                let _ = etx.send(AppEvent::EvidenceFailed(format!(
+                    "lab evaluation: {}",
+                    panic_text(p.as_ref())
+                )));
+            }
+        });
+}
+
 pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         s.to_string()
@@ -98,7 +162,12 @@ pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 #[derive(Clone, Debug)]
 pub enum Source {
     Demo,
+    /// A graph or collection artifact.
     File(PathBuf),
+    /// Evidence read without a graph (Evidence screen).
+    Evidence(PathBuf),
+    /// Two runs to compare (Diff screen).
+    Diff(PathBuf, PathBuf),
 }
 
 /// Loads on a thread; sends progress and then `Loaded`.
@@ -106,6 +175,10 @@ pub fn spawn_loader(source: Source, tx: Sender<AppEvent>) {
     let _ = thread::Builder::new()
         .name("toolscope-load".into())
         .spawn(move || {
+            if let Some(opened) = open_evidence(&source, &tx) {
+                let _ = tx.send(AppEvent::Opened(opened));
+                return;
+            }
             let ptx = tx.clone();
             let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 load(&source, &mut |p| {
@@ -121,6 +194,29 @@ pub fn spawn_loader(source: Source, tx: Sender<AppEvent>) {
                 warnings,
             })));
         });
+}
+
+/// Reads evidence or a diff (no graph); `None` for a graph source.
+fn open_evidence(source: &Source, tx: &Sender<AppEvent>) -> Option<Result<Opened, String>> {
+    let progress = |detail: String| {
+        let _ = tx.send(AppEvent::Progress(LoadProgress {
+            phase: "reading evidence".into(),
+            fraction: 0.5,
+            detail,
+        }));
+    };
+    let r = match source {
+        Source::Demo | Source::File(_) => return None,
+        Source::Evidence(p) => {
+            progress(p.display().to_string());
+            std::panic::catch_unwind(|| super::records::read_set(p).map(Opened::Evidence))
+        }
+        Source::Diff(a, b) => {
+            progress(format!("{} and {}", a.display(), b.display()));
+            std::panic::catch_unwind(|| load_diff(a, b).map(|d| Opened::Diff(Box::new(d))))
+        }
+    };
+    Some(r.unwrap_or_else(|p| Err(format!("reading failed: {}", panic_text(p.as_ref())))))
 }
 
 fn mib(n: u64) -> String {
@@ -161,6 +257,9 @@ pub fn load(
         })
     };
     let (name, bytes) = match source {
+        Source::Evidence(_) | Source::Diff(..) => {
+            return Err("not a graph source".into());
+        }
         Source::Demo => (
             crate::demo::DEMO_NAME.to_string(),
             crate::demo::DEMO_GRAPH_GZ.to_vec(),

@@ -8,7 +8,9 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::{App, AppEvent, Effect, Loaded, run_job};
 use super::caps::Caps;
+use super::drill::run_ev_job;
 use super::event::Source;
+use super::screens::run_lab;
 use super::views;
 use super::{Options, initial_app};
 use crate::engine::Engine;
@@ -42,6 +44,7 @@ impl Harness {
             learning: Vec::new(),
             query: query.map(String::from),
             dump_dir: Some(std::env::temp_dir()),
+            cases: None,
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;
@@ -58,6 +61,61 @@ impl Harness {
         h
     }
 
+    /// An app on evidence or a diff (no graph), as if the loader had read `source`.
+    pub fn opened(caps: Caps, source: Source) -> Harness {
+        let opts = Options {
+            source: source.clone(),
+            ui: Default::default(),
+            learning: Vec::new(),
+            query: None,
+            dump_dir: Some(std::env::temp_dir()),
+            cases: None,
+        };
+        let mut app = initial_app(caps, &opts);
+        app.show_timing = false;
+        let opened = match &source {
+            Source::Evidence(p) => {
+                super::records::read_set(p).map(super::screens::Opened::Evidence)
+            }
+            Source::Diff(a, b) => {
+                super::screens::load_diff(a, b).map(|d| super::screens::Opened::Diff(Box::new(d)))
+            }
+            _ => Err("not evidence".into()),
+        };
+        let mut h = Harness {
+            app,
+            emitted: Vec::new(),
+            saves: 0,
+        };
+        h.event(AppEvent::Opened(opened));
+        h
+    }
+
+    /// An app on the demo graph with a suite evaluated on the Lab screen.
+    pub fn lab(caps: Caps, suite: crate::lab::suite::Suite, label: &str) -> Harness {
+        let opts = Options {
+            source: Source::Demo,
+            ui: Default::default(),
+            learning: Vec::new(),
+            query: None,
+            dump_dir: Some(std::env::temp_dir()),
+            cases: Some((suite, label.to_string())),
+        };
+        let mut app = initial_app(caps, &opts);
+        app.show_timing = false;
+        let mut h = Harness {
+            app,
+            emitted: Vec::new(),
+            saves: 0,
+        };
+        let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
+            engine: demo_engine(),
+            warnings: Vec::new(),
+        })));
+        h.apply(fx);
+        h
+    }
+
     /// An app still loading (no engine yet).
     pub fn loading(caps: Caps) -> Harness {
         let opts = Options {
@@ -66,6 +124,7 @@ impl Harness {
             learning: Vec::new(),
             query: None,
             dump_dir: None,
+            cases: None,
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;
@@ -85,6 +144,23 @@ impl Harness {
                         let out = run_job(&engine, &job);
                         let more = self.app.on_event(AppEvent::Query(out));
                         self.apply(more);
+                    }
+                }
+                Effect::Evidence(job) => {
+                    if let Some(engine) = self.app.engine.clone() {
+                        let out = run_ev_job(&engine, &job);
+                        let more = self.app.on_event(AppEvent::Evidence(Box::new(out)));
+                        self.apply(more);
+                    }
+                }
+                Effect::Lab(job) => {
+                    if let Some(engine) = self.app.engine.clone() {
+                        let mut msgs = Vec::new();
+                        run_lab(&engine, &job, &mut |m| msgs.push(m));
+                        for m in msgs {
+                            let more = self.app.on_event(AppEvent::Lab(m));
+                            self.apply(more);
+                        }
                     }
                 }
                 Effect::Emit(s) => self.emitted.push(s),
@@ -131,4 +207,72 @@ impl Harness {
         let b = self.render(w, h);
         super::export::to_text(&b)
     }
+}
+
+/// A small labelled suite over the demo graph (for the Lab screen and captured runs).
+pub const DEMO_SUITE: &str = r#"[
+  {"case_id": "refund", "query": "approve refund", "expected_target": "approveRefund"},
+  {"case_id": "payment", "query": "get payment of an order", "expected_target": "getOrderPayment"},
+  {"case_id": "coupons", "query": "delete expired coupons", "expected_target": "deleteExpiredCoupons"},
+  {"case_id": "orders", "query": "list orders", "expected_target": "listOrders"},
+  {"case_id": "cancel", "query": "cancel my order", "expected_target": "cancelOrder"},
+  {"case_id": "cancel-ko", "query": "주문 취소해줘", "expected_target": "cancelOrder"}
+]"#;
+
+pub fn demo_suite() -> crate::lab::suite::Suite {
+    crate::lab::suite::parse_suite("demo-suite.json", "demo-suite", DEMO_SUITE).expect("demo suite")
+}
+
+/// Writes captured evidence of the demo graph into `dir` (for the Evidence and Diff screens):
+/// `newer.json` (a response with a target_selector block and keys a newer engine might add),
+/// `selector.json` (the selector block alone),
+/// `stream.jsonl` (batch output lines), and two fixture folders of the demo suite: `good`
+/// (default parameters) and `bad` (graph expansion off, depth 0).
+pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
+    use crate::engine::{Params, SelectParams};
+    // its own engine: capturing computes the graph fingerprint, which the shared demo
+    // engine of the snapshot tests must not depend on
+    let engine = Engine::new(crate::demo::load_demo().expect("demo graph"));
+    std::fs::create_dir_all(dir)?;
+    let sp = SelectParams {
+        llm_target: Some("getPayment".into()),
+        policy: "strong_evidence".into(),
+    };
+    let r = engine.retrieve("get payment of an order", &Params::default());
+    let s = engine.select(&r, &sp);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&crate::output::json::retrieval_json(&engine, &r)).expect("json");
+    v["target_selector"] =
+        serde_json::from_str(&crate::output::json::selection_json(&s)).expect("json");
+    v["engine_rev"] = "v2-preview".into();
+    v["results"][1]["score_breakdown"]["novel_signal"] = 0.25.into();
+    v["results"][0]["rerank"] = serde_json::json!({"model": "cross-encoder", "score": 0.91});
+    std::fs::write(dir.join("newer.json"), serde_json::to_string_pretty(&v)?)?;
+    std::fs::write(
+        dir.join("selector.json"),
+        crate::output::json::selection_json(&s),
+    )?;
+    let mut lines = String::new();
+    for (id, q, llm) in [
+        ("c1", "approve refund", "null"),
+        ("c2", "get payment of an order", "\"getPayment\""),
+        ("c3", "list orders", "null"),
+    ] {
+        let case = format!(
+            r#"{{"id":"{id}","query":"{q}","params":{{"top_k":5}},"selector":{{"llm_target":{llm},"policy":"strong_evidence"}}}}"#
+        );
+        lines.push_str(&crate::cli::query::batch_line(&engine, &case).expect("batch line"));
+        lines.push('\n');
+    }
+    std::fs::write(dir.join("stream.jsonl"), lines)?;
+    let suite = demo_suite();
+    let good = Params::default();
+    let bad = Params {
+        depth: 0,
+        ..Params::default()
+    };
+    let sel = SelectParams::default();
+    crate::lab::fixture::capture(&engine, &suite, &dir.join("good"), &good, &sel, true)?;
+    crate::lab::fixture::capture(&engine, &suite, &dir.join("bad"), &bad, &sel, true)?;
+    Ok(())
 }

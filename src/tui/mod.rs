@@ -14,10 +14,13 @@ pub mod caps;
 pub mod clipboard;
 pub mod commands;
 pub mod demo;
+pub mod drill;
 pub mod event;
 pub mod export;
 pub mod harness;
 pub mod reasons;
+pub mod records;
+pub mod screens;
 pub mod text;
 pub mod theme;
 pub mod views;
@@ -53,20 +56,33 @@ pub struct Options {
     pub query: Option<String>,
     /// Where `s` writes screens (default: the state directory).
     pub dump_dir: Option<PathBuf>,
+    /// A suite to evaluate on the Lab screen once the graph is loaded (`--cases`), and
+    /// its label.
+    pub cases: Option<(crate::lab::suite::Suite, String)>,
 }
 
 /// Builds the initial state for a source (shared by the runtime and the harness).
 pub fn initial_app(caps: Caps, opts: &Options) -> App {
+    let name = |p: &std::path::Path| {
+        p.file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
     let label = match &opts.source {
         Source::Demo => crate::demo::DEMO_NAME.to_string(),
-        Source::File(p) => p
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_else(|| p.display().to_string()),
+        Source::File(p) | Source::Evidence(p) => name(p),
+        Source::Diff(a, b) => format!("{} vs {}", name(a), name(b)),
     };
     let mut app = App::new(caps, &label);
-    if matches!(opts.source, Source::Demo) {
-        app.demo.steps = demo::demo_steps();
+    match &opts.source {
+        Source::Demo => app.demo.steps = demo::demo_steps(),
+        Source::Evidence(_) => app.screen = screens::Screen::Evidence,
+        Source::Diff(..) => app.screen = screens::Screen::Diff,
+        Source::File(_) => {}
+    }
+    if let Some(c) = &opts.cases {
+        app.pending_lab = Some(c.clone());
+        app.screen = screens::Screen::Lab;
     }
     if !opts.learning.is_empty() {
         app.set_learning(opts.learning.clone());
@@ -117,6 +133,7 @@ pub fn run(opts: Options) -> u8 {
         }
     };
     let mut worker: Option<event::Worker> = None;
+    let mut ev_worker: Option<event::EvidenceWorker> = None;
     let mut failed: Option<String> = None;
     if let Err(e) = draw(&mut terminal, &mut app) {
         failed = Some(e.to_string());
@@ -134,11 +151,22 @@ pub fn run(opts: Options) -> u8 {
         for e in fx {
             match e {
                 Effect::EngineReady(engine) => {
-                    worker = Some(event::Worker::spawn(engine, tx.clone()));
+                    worker = Some(event::Worker::spawn(engine.clone(), tx.clone()));
+                    ev_worker = Some(event::EvidenceWorker::spawn(engine, tx.clone()));
                 }
                 Effect::Query(job) => {
                     if let Some(w) = &worker {
                         w.submit(*job);
+                    }
+                }
+                Effect::Evidence(job) => {
+                    if let Some(w) = &ev_worker {
+                        w.submit(*job);
+                    }
+                }
+                Effect::Lab(job) => {
+                    if let Some(e) = &app.engine {
+                        event::spawn_lab(e.clone(), *job, tx.clone());
                     }
                 }
                 Effect::Emit(seq) => {

@@ -17,6 +17,8 @@ pub enum DocLine {
     Text { line: Line<'static>, indent: usize },
     /// A selectable row (truncated, never wrapped).
     Item(Line<'static>),
+    /// A row laid out for the pane's width when it is drawn (tables with columns).
+    Sized(Box<dyn Fn(usize) -> Line<'static>>),
 }
 
 #[derive(Default)]
@@ -41,6 +43,23 @@ impl Doc {
 
     pub fn item(&mut self, line: impl Into<Line<'static>>) {
         self.lines.push(DocLine::Item(line.into()));
+    }
+
+    pub fn sized(&mut self, f: impl Fn(usize) -> Line<'static> + 'static) {
+        self.lines.push(DocLine::Sized(Box::new(f)));
+    }
+
+    /// The first of `choices` that fits the pane's width (the last one, truncated, when
+    /// none does): a long form with hints and shorter forms for narrow panes.
+    pub fn fit(&mut self, choices: Vec<Line<'static>>) {
+        self.sized(move |w| {
+            choices
+                .iter()
+                .find(|l| text::line_width(l) <= w)
+                .or(choices.last())
+                .cloned()
+                .unwrap_or_default()
+        });
     }
 
     pub fn blank(&mut self) {
@@ -93,6 +112,11 @@ pub fn render(
                 for wl in text::wrap_line(line, avail, *indent) {
                     rows.push((wl, false));
                 }
+            }
+            DocLine::Sized(f) => {
+                let avail = w.saturating_sub(gutter);
+                let t = text::truncate_line(f(avail), avail, g.ellipsis);
+                rows.push((t, false));
             }
             DocLine::Item(line) => {
                 if cursor_row.is_some() && cursor_end.is_none() {

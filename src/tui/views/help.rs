@@ -51,6 +51,18 @@ const LEGEND: &[(&str, &str)] = &[
         "why: pulled in from X over a rel edge with confidence C",
     ),
     ("learning", "why: only a learning signal put it here"),
+    (
+        "ok X",
+        "explain: the node's children combine to its value (residual check) / they do not",
+    ),
+    (
+        "^n vn new gone",
+        "counterfactual and diff: moved up / down n ranks, gained, lost",
+    ),
+    (
+        "?key",
+        "evidence: a key this reader does not know, shown as given (never dropped)",
+    ),
 ];
 
 const CODES: &[&str] = &[
@@ -162,10 +174,14 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
         .iter()
         .filter(|(k, m)| pass(&format!("{k} {m} legend")))
         .map(|(k, m)| {
-            let k = if app.caps.ascii || !k.starts_with("<-") {
+            let k = if app.caps.ascii {
                 k.to_string()
             } else {
-                k.replacen("<-", g.arrow_in, 1)
+                match *k {
+                    "ok X" => format!("{} {}", g.check, g.cross),
+                    "^n vn new gone" => format!("{}n {}n new gone", g.rise, g.fall),
+                    k => k.replacen("<-", g.arrow_in, 1),
+                }
             };
             Line::from(vec![
                 Span::styled(

@@ -10,16 +10,24 @@
 //! registry entry for its number key. Tabs, scrolling, the cursor, wrapping, help, the
 //! palette and the footer then work for it unchanged.
 
+pub mod counterfactual;
+pub mod crumbs;
 pub mod detail;
+pub mod diff;
 pub mod doc;
+pub mod evidence;
+pub mod explain;
 pub mod explore;
 pub mod graph;
 pub mod help;
+pub mod lab;
 pub mod loading;
 pub mod palette;
 pub mod selector;
 pub mod status;
 pub mod subgraph;
+pub mod table;
+pub mod trace;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -30,6 +38,7 @@ use ratatui::widgets::{Block, Borders, Widget};
 
 use super::app::{App, LayoutInfo, Overlay, PaneId};
 use super::caps::Glyphs;
+use super::screens::Screen;
 use super::text;
 use super::theme::Role;
 
@@ -81,7 +90,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         too_small(app, area, buf);
         return (info, None);
     }
-    if app.engine.is_none() {
+    if app.load.is_some() || (app.screen == Screen::Explore && app.engine.is_none()) {
         loading::draw(app, area, buf);
         if let Overlay::Help(h) = &app.overlay {
             let (rows, height) = help::draw(app, h, area, buf);
@@ -113,7 +122,13 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     });
     let main = Rect::new(area.x, y, area.width, bottom.saturating_sub(y));
 
-    let cursor = explore::draw_query(app, query_area, buf);
+    let cursor = match app.screen {
+        Screen::Explore => explore::draw_query(app, query_area, buf),
+        _ => {
+            screen_header(app, query_area, buf);
+            None
+        }
+    };
     if let Some(r) = info_area {
         status::draw_info(app, r, buf);
     }
@@ -134,6 +149,15 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
 
     // main area: candidates and the drill-down pane
     let compact = area.height < 30 || area.width < 100;
+    match app.screen {
+        Screen::Explore => {}
+        Screen::Evidence => evidence::draw(app, main, buf, compact, &mut info),
+        Screen::Diff => diff::draw(app, main, buf, compact, &mut info),
+        Screen::Lab => lab::draw(app, main, buf, compact, &mut info),
+    }
+    if app.screen != Screen::Explore {
+        return overlays(app, area, buf, info, None);
+    }
     let table_focus = app.focus == PaneId::Candidates || app.input_active;
     let rows = app.rows_len().max(1) as u16;
     let table_chrome: u16 = if compact { 2 } else { 3 };
@@ -177,6 +201,16 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         info.drill_rows = total;
     }
 
+    overlays(app, area, buf, info, cursor)
+}
+
+fn overlays(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    mut info: LayoutInfo,
+    cursor: Option<Position>,
+) -> (LayoutInfo, Option<Position>) {
     match &app.overlay {
         Overlay::Help(hs) => {
             let (rows, height) = help::draw(app, hs, area, buf);
@@ -192,6 +226,133 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     }
 }
 
+/// The top line of a screen other than Explore: its name and what it shows.
+fn screen_header(app: &App, r: Rect, buf: &mut Buffer) {
+    let g = glyphs(app);
+    let mut spans: Vec<Span<'static>> = vec![Span::styled(
+        format!(" {} ", app.screen.title()),
+        st(app, Role::TabActive),
+    )];
+    let rest = match app.screen {
+        Screen::Evidence => evidence::header(app),
+        Screen::Diff => diff::header(app),
+        Screen::Lab => lab::header(app),
+        Screen::Explore => Vec::new(),
+    };
+    spans.push(Span::raw(" "));
+    spans.extend(rest);
+    put_line(
+        buf,
+        r,
+        &text::truncate_line(Line::from(spans), r.width as usize, g.ellipsis),
+    );
+}
+
+/// The frame of a screen's detail pane: its title, focus and a scrolled document.
+#[allow(clippy::too_many_arguments)]
+pub fn screen_pane(
+    app: &App,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    title: Vec<Span<'static>>,
+    focused: bool,
+    d: &doc::Doc,
+    state: &super::app::PaneState,
+    info: &mut LayoutInfo,
+) {
+    let g = glyphs(app);
+    let t = text::truncate_line(
+        Line::from(title),
+        r.width.saturating_sub(2) as usize,
+        g.ellipsis,
+    );
+    let b = block(app, focused, compact).title(t);
+    let inner = b.inner(r);
+    b.render(r, buf);
+    let (scroll, total) = doc::render(d, inner, buf, state, focused, &app.theme, g);
+    info.drill_area = Some(inner);
+    info.drill_scroll = scroll;
+    info.drill_rows = total;
+}
+
+/// A list box: a title, a header line and `count` rows built on demand by `row` (only the
+/// visible ones), one selected and scrolled into view. Returns the rows area.
+#[allow(clippy::too_many_arguments)]
+pub fn list_box(
+    app: &App,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    title: Vec<Span<'static>>,
+    header: Option<Line<'static>>,
+    count: usize,
+    row: &dyn Fn(usize) -> Line<'static>,
+    selected: usize,
+    focused: bool,
+) -> Option<Rect> {
+    let g = glyphs(app);
+    let t = text::truncate_line(
+        Line::from(title),
+        r.width.saturating_sub(2) as usize,
+        g.ellipsis,
+    );
+    let b = block(app, focused, compact).title(t);
+    let inner = b.inner(r);
+    b.render(r, buf);
+    if inner.height == 0 || inner.width == 0 {
+        return None;
+    }
+    let mut y = inner.y;
+    if let Some(h) = header {
+        put_line(
+            buf,
+            Rect::new(inner.x, y, inner.width, 1),
+            &text::truncate_line(h, inner.width as usize, g.ellipsis),
+        );
+        y += 1;
+    }
+    let rows_rect = Rect::new(
+        inner.x,
+        y,
+        inner.width,
+        inner.height.saturating_sub(y - inner.y),
+    );
+    let h = rows_rect.height as usize;
+    if h == 0 || count == 0 {
+        return Some(rows_rect);
+    }
+    let sel = selected.min(count - 1);
+    let offset = if sel >= h { sel + 1 - h } else { 0 };
+    for i in offset..count.min(offset + h) {
+        let rr = Rect::new(
+            rows_rect.x,
+            rows_rect.y + (i - offset) as u16,
+            rows_rect.width,
+            1,
+        );
+        let mut line = text::truncate_line(row(i), rr.width as usize, g.ellipsis);
+        if i == sel {
+            let sst = st(app, Role::Selection);
+            if focused {
+                buf.set_style(rr, sst);
+                for s in line.spans.iter_mut() {
+                    s.style = s.style.patch(sst);
+                }
+            } else if let Some(first) = line.spans.first_mut() {
+                // an unfocused selection keeps a visible marker
+                let w = text::width(&first.content);
+                *first = Span::styled(
+                    text::fit(g.cursor, w.max(1), g.ellipsis),
+                    st(app, Role::Key),
+                );
+            }
+        }
+        put_line(buf, rr, &line);
+    }
+    Some(rows_rect)
+}
+
 /// The document a drill-down pane shows.
 pub fn drill_doc(app: &App, pane: PaneId) -> doc::Doc {
     match pane {
@@ -199,6 +360,9 @@ pub fn drill_doc(app: &App, pane: PaneId) -> doc::Doc {
         PaneId::Selector => selector::doc(app),
         PaneId::Graph => graph::doc(app),
         PaneId::Subgraph => subgraph::doc(app),
+        PaneId::Explain => explain::doc(app),
+        PaneId::Trace => trace::doc(app),
+        PaneId::Counterfactual => counterfactual::doc(app),
         PaneId::Candidates => doc::Doc::default(),
     }
 }
@@ -208,6 +372,8 @@ pub fn item_count(app: &App, pane: PaneId) -> usize {
     match pane {
         PaneId::Selector => app.selection().map(|s| s.rows.len()).unwrap_or(0),
         PaneId::Graph => graph::neighbours(app).len(),
+        PaneId::Explain => explain::visible(app).len(),
+        PaneId::Trace => trace::events(app).len().min(trace::MAX_LISTED),
         _ => 0,
     }
 }
@@ -230,23 +396,41 @@ pub fn block(app: &App, focused: bool, compact: bool) -> Block<'static> {
 fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: bool) -> Rect {
     let focused = app.focus == active && !app.input_active;
     let g = glyphs(app);
-    let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
-    for (i, p) in PaneId::DRILL.iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::styled(
-                g.sep.trim().to_string(),
-                app.theme.get(Role::Border),
-            ));
+    // full titles when they fit, else short ones, else numbers (the active tab keeps its title)
+    let avail = r.width.saturating_sub(2) as usize;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for form in 0..3 {
+        spans = vec![Span::raw(" ")];
+        for (i, p) in PaneId::DRILL.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(
+                    g.sep.trim().to_string(),
+                    app.theme.get(Role::Border),
+                ));
+                spans.push(Span::raw(" "));
+            }
+            let num = PaneId::ALL.iter().position(|x| x == p).unwrap_or(0) + 1;
+            let st = if *p == active {
+                app.theme.get(Role::TabActive)
+            } else {
+                app.theme.get(Role::Muted)
+            };
+            let label = match form {
+                _ if *p == active => format!("{num} {}", p.title()),
+                0 => format!("{num} {}", p.title()),
+                1 => format!("{num} {}", p.short()),
+                _ => num.to_string(),
+            };
+            spans.push(Span::styled(label, st));
             spans.push(Span::raw(" "));
         }
-        let num = PaneId::ALL.iter().position(|x| x == p).unwrap_or(0) + 1;
-        let st = if *p == active {
-            app.theme.get(Role::TabActive)
-        } else {
-            app.theme.get(Role::Muted)
-        };
-        spans.push(Span::styled(format!("{num} {}", p.title()), st));
-        spans.push(Span::raw(" "));
+        let w: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+        let sub = pane_subtitle(app, active)
+            .map(|s| text::width(&s) + 3)
+            .unwrap_or(0);
+        if w + sub.min(24) <= avail {
+            break;
+        }
     }
     if let Some(extra) = pane_subtitle(app, active) {
         spans.push(Span::styled(
@@ -271,7 +455,9 @@ fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: boo
 
 fn pane_subtitle(app: &App, p: PaneId) -> Option<String> {
     match p {
-        PaneId::Detail | PaneId::Graph => app.selected_row().map(|r| clean(&r.name)),
+        PaneId::Detail | PaneId::Graph | PaneId::Explain => {
+            app.selected_row().map(|r| clean(&r.name))
+        }
         _ => None,
     }
 }

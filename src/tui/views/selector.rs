@@ -109,7 +109,10 @@ pub fn doc(app: &App) -> Doc {
     }
 
     d.blank();
-    sec(&mut d, "rank signals (Enter or l: make it the LLM target)");
+    sec(
+        &mut d,
+        "rank signals (Enter or l: make it the LLM target; e: explain its score)",
+    );
     let cursor = app.pane(super::super::app::PaneId::Selector).cursor;
     for (ci, c) in s.rows.iter().enumerate() {
         let mut sp: Vec<Span<'static>> = vec![

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 
 use super::super::app::{App, FlashLevel};
 use super::super::commands;
+use super::super::screens::Screen;
 use super::super::text;
 use super::super::theme::Role;
 use super::{clean, glyphs, put_line, st};
@@ -36,6 +37,8 @@ pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
     let line = if let Some(l) = flash_line(app) {
         l
+    } else if app.screen != Screen::Explore {
+        Line::styled(screen_tip(app).to_string(), st(app, Role::Muted))
     } else if let Some(step) = app.demo.pos.and_then(|p| app.demo.steps.get(p)) {
         let mut spans = vec![Span::styled(
             format!(" {} ", clean(&step.section)),
@@ -74,8 +77,27 @@ fn short_num(v: f64) -> String {
     }
 }
 
+fn screen_tip(app: &App) -> &'static str {
+    match app.screen {
+        Screen::Evidence => {
+            " Tab: focus  Enter: open  [ ]: record  2 3 4: row/selector/record  o: JSON  ?: keys"
+        }
+        Screen::Diff => " Tab or Enter: cases/detail  c: changed only  j/k: case  ?: keys",
+        Screen::Lab => {
+            " Enter: open the case in Explore (Esc comes back)  o: sort  Tab: detail  ?: keys"
+        }
+        Screen::Explore => "",
+    }
+}
+
 /// Status segments in priority order, in their long or short form.
 fn status_segments(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
+    match app.screen {
+        Screen::Explore => {}
+        Screen::Evidence => return super::evidence::status(app, short),
+        Screen::Diff => return super::diff::status(app, short),
+        Screen::Lab => return super::lab::status(app, short),
+    }
     let mut segs: Vec<Vec<Span<'static>>> = Vec::new();
     let Some(engine) = &app.engine else {
         return segs;

@@ -1,0 +1,927 @@
+//! The screens besides Explore: *Evidence* (captured evidence read with no graph),
+//! *Diff* (two runs side by side, per case) and *Lab* (a suite's results, evaluated on a
+//! worker thread with progress). Their state and their commands; the views live in
+//! `views/{evidence,diff,lab}.rs`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::app::{App, Effect, FlashLevel, PaneId, PaneState};
+use super::records::{EvRecord, EvRow, EvSet, read_set};
+use crate::engine::{Engine, Params, SelectParams};
+use crate::lab::diff::{CaseDiff, diff_sets, read_records};
+use crate::lab::eval::{CaseResult, Summary, evaluate, summarize};
+use crate::lab::record::RunRecord;
+use crate::lab::suite::{Suite, load_suite};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Screen {
+    #[default]
+    Explore,
+    Evidence,
+    Diff,
+    Lab,
+}
+
+impl Screen {
+    pub fn title(self) -> &'static str {
+        match self {
+            Screen::Explore => "Explore",
+            Screen::Evidence => "Evidence",
+            Screen::Diff => "Diff",
+            Screen::Lab => "Lab",
+        }
+    }
+}
+
+// ----- Evidence ------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvFocus {
+    Records,
+    Rows,
+    Pane,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvTab {
+    Row,
+    Selector,
+    Record,
+}
+
+impl EvTab {
+    pub const ALL: [EvTab; 3] = [EvTab::Row, EvTab::Selector, EvTab::Record];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            EvTab::Row => "Row",
+            EvTab::Selector => "Selector",
+            EvTab::Record => "Record",
+        }
+    }
+}
+
+/// What an unfolded JSON is of: (record, row) or (record, None) for the whole record.
+pub type JsonKey = (usize, Option<usize>);
+
+#[derive(Clone, Debug)]
+pub struct EvidenceView {
+    pub set: EvSet,
+    pub record: usize,
+    pub row: usize,
+    pub focus: EvFocus,
+    pub tab: EvTab,
+    /// The row's (Row tab) or the record's (Record tab) full JSON unfolded.
+    pub json_open: bool,
+    /// The unfolded JSON as sanitised lines, for (record, row or None for the record).
+    pub json: Option<(JsonKey, Arc<Vec<String>>)>,
+    pub pane: PaneState,
+}
+
+impl EvidenceView {
+    pub fn new(set: EvSet) -> EvidenceView {
+        let focus = if set.records.len() > 1 {
+            EvFocus::Records
+        } else {
+            EvFocus::Rows
+        };
+        let mut v = EvidenceView {
+            set,
+            record: 0,
+            row: 0,
+            focus,
+            tab: EvTab::Row,
+            json_open: false,
+            json: None,
+            pane: PaneState::default(),
+        };
+        v.tab = v.default_tab();
+        v
+    }
+
+    /// The selector tab for a record that is only a selector block, else the row tab.
+    fn default_tab(&self) -> EvTab {
+        match self.current() {
+            Some(r) if r.kind == "selector block" => EvTab::Selector,
+            _ => EvTab::Row,
+        }
+    }
+
+    pub fn current(&self) -> Option<&EvRecord> {
+        self.set.records.get(self.record)
+    }
+
+    pub fn current_row(&self) -> Option<&EvRow> {
+        self.current().and_then(|r| r.rows.get(self.row))
+    }
+
+    /// What the unfolded JSON of the current tab is about.
+    pub fn json_key(&self) -> Option<JsonKey> {
+        match self.tab {
+            EvTab::Row => self.current_row().map(|_| (self.record, Some(self.row))),
+            EvTab::Record => self.current().map(|_| (self.record, None)),
+            EvTab::Selector => None,
+        }
+    }
+
+    /// Pretty-prints the JSON the current tab unfolds, once (not on every frame).
+    pub fn sync_json(&mut self) {
+        if !self.json_open {
+            return;
+        }
+        let Some(key) = self.json_key() else {
+            return;
+        };
+        if self.json.as_ref().map(|(k, _)| *k) == Some(key) {
+            return;
+        }
+        let v = match key.1 {
+            Some(_) => self.current_row().map(|r| &r.value),
+            None => self.current().map(|r| &r.value),
+        };
+        let pretty = v
+            .and_then(|v| serde_json::to_string_pretty(v).ok())
+            .unwrap_or_default();
+        let lines: Vec<String> = pretty.lines().map(crate::sanitize::line).collect();
+        self.json = Some((key, Arc::new(lines)));
+    }
+
+    pub fn has_list(&self) -> bool {
+        self.set.records.len() > 1
+    }
+
+    fn set_record(&mut self, i: usize) {
+        if i != self.record {
+            self.record = i;
+            self.row = 0;
+            self.pane = PaneState::default();
+            if self.focus != EvFocus::Pane {
+                self.tab = self.default_tab();
+            }
+        }
+    }
+}
+
+// ----- Diff ----------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+pub struct DiffCase {
+    pub diff: CaseDiff,
+    pub a: Option<usize>,
+    pub b: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffFocus {
+    Cases,
+    Detail,
+}
+
+#[derive(Clone, Debug)]
+pub struct DiffView {
+    pub a_label: String,
+    pub b_label: String,
+    pub a: Vec<RunRecord>,
+    pub b: Vec<RunRecord>,
+    pub cases: Vec<DiffCase>,
+    pub errors: Vec<String>,
+    /// Index into [`DiffView::visible`].
+    pub cursor: usize,
+    pub changed_only: bool,
+    pub focus: DiffFocus,
+    pub pane: PaneState,
+}
+
+impl DiffView {
+    /// Pairs the records as `diff_sets` does (by id, or by position when no id matches).
+    pub fn new(a_label: &str, a: Vec<RunRecord>, b_label: &str, b: Vec<RunRecord>) -> DiffView {
+        let diffs = diff_sets(&a, &b);
+        let ids_match = a.iter().any(|x| b.iter().any(|y| y.id == x.id));
+        let cases = diffs
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let by_id = |v: &[RunRecord]| v.iter().position(|r| r.id == d.id);
+                let (ia, ib) = match d.only_in {
+                    Some('A') => (by_id(&a), None),
+                    Some(_) => (None, by_id(&b)),
+                    None if ids_match => (by_id(&a), by_id(&b)),
+                    None => (Some(i), Some(i)),
+                };
+                DiffCase {
+                    diff: d,
+                    a: ia,
+                    b: ib,
+                }
+            })
+            .collect();
+        DiffView {
+            a_label: a_label.to_string(),
+            b_label: b_label.to_string(),
+            a,
+            b,
+            cases,
+            errors: Vec::new(),
+            cursor: 0,
+            changed_only: false,
+            focus: DiffFocus::Cases,
+            pane: PaneState::default(),
+        }
+    }
+
+    pub fn visible(&self) -> Vec<usize> {
+        (0..self.cases.len())
+            .filter(|&i| !self.changed_only || self.cases[i].diff.changed())
+            .collect()
+    }
+
+    pub fn current(&self) -> Option<&DiffCase> {
+        let v = self.visible();
+        v.get(self.cursor).map(|&i| &self.cases[i])
+    }
+
+    pub fn changed(&self) -> usize {
+        self.cases.iter().filter(|c| c.diff.changed()).count()
+    }
+}
+
+/// Reads two evidence files or fixture folders into a diff.
+pub fn load_diff(a: &Path, b: &Path) -> Result<DiffView, String> {
+    let label = |p: &Path| {
+        p.file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    let (ra, ea) = read_records(a).map_err(|e| e.to_string())?;
+    let (rb, eb) = read_records(b).map_err(|e| e.to_string())?;
+    if ra.is_empty() && rb.is_empty() {
+        let mut why = ea.clone();
+        why.extend(eb.iter().cloned());
+        return Err(format!(
+            "no record in either run{}",
+            why.first().map(|w| format!(": {w}")).unwrap_or_default()
+        ));
+    }
+    let (mut la, mut lb) = (label(a), label(b));
+    if la == lb {
+        la = format!("A {la}");
+        lb = format!("B {lb}");
+    }
+    let mut d = DiffView::new(&la, ra, &lb, rb);
+    d.errors = ea;
+    d.errors.extend(eb);
+    Ok(d)
+}
+
+// ----- Lab -----------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LabSort {
+    /// Worst first: missed cases, lower reciprocal rank, selector misses.
+    #[default]
+    Failure,
+    /// By the rank of the first expected tool (misses last).
+    Rank,
+    Id,
+}
+
+impl LabSort {
+    pub const ALL: [LabSort; 3] = [LabSort::Failure, LabSort::Rank, LabSort::Id];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LabSort::Failure => "failure",
+            LabSort::Rank => "rank",
+            LabSort::Id => "id",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabFocus {
+    Cases,
+    Detail,
+}
+
+#[derive(Clone, Debug)]
+pub struct LabView {
+    pub suite: Arc<Suite>,
+    pub label: String,
+    pub params: Params,
+    pub select: SelectParams,
+    pub k: usize,
+    pub generation: u64,
+    /// Results in suite order (as they arrive).
+    pub results: Vec<CaseResult>,
+    pub summary: Option<Summary>,
+    pub done: usize,
+    pub running: bool,
+    pub sort: LabSort,
+    /// Index into [`LabView::order`].
+    pub cursor: usize,
+    pub focus: LabFocus,
+    pub pane: PaneState,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl LabView {
+    /// Result indices in the chosen order.
+    pub fn order(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.results.len()).collect();
+        let r = &self.results;
+        match self.sort {
+            LabSort::Failure => idx.sort_by(|&a, &b| {
+                let (x, y) = (&r[a], &r[b]);
+                x.rr.partial_cmp(&y.rr)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(
+                        x.selector_correct
+                            .partial_cmp(&y.selector_correct)
+                            .unwrap_or(std::cmp::Ordering::Equal),
+                    )
+                    .then(x.id.cmp(&y.id))
+            }),
+            LabSort::Rank => idx.sort_by(|&a, &b| {
+                let key = |c: &CaseResult| c.first_hit_rank.unwrap_or(usize::MAX);
+                key(&r[a]).cmp(&key(&r[b])).then(r[a].id.cmp(&r[b].id))
+            }),
+            LabSort::Id => idx.sort_by(|&a, &b| r[a].id.cmp(&r[b].id)),
+        }
+        idx
+    }
+
+    pub fn current(&self) -> Option<&CaseResult> {
+        self.order().get(self.cursor).map(|&i| &self.results[i])
+    }
+}
+
+/// A suite evaluation for the lab thread.
+#[derive(Clone, Debug)]
+pub struct LabJob {
+    pub generation: u64,
+    pub suite: Arc<Suite>,
+    pub params: Params,
+    pub select: SelectParams,
+    pub k: usize,
+    pub cancel: Arc<AtomicBool>,
+}
+
+#[derive(Clone, Debug)]
+pub enum LabMsg {
+    Progress {
+        generation: u64,
+        total: usize,
+        results: Vec<CaseResult>,
+    },
+    Done {
+        generation: u64,
+        summary: Summary,
+    },
+}
+
+/// Evaluates the suite in parts (each part across the cores), reporting after each part;
+/// stops early when cancelled (a newer evaluation replaced it).
+pub fn run_lab(engine: &Engine, job: &LabJob, send: &mut dyn FnMut(LabMsg)) {
+    let total = job.suite.cases.len();
+    let part = (total / 20).clamp(8, 64);
+    let mut all: Vec<CaseResult> = Vec::with_capacity(total);
+    for cases in job.suite.cases.chunks(part) {
+        if job.cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        let sub = Suite {
+            name: job.suite.name.clone(),
+            cases: cases.to_vec(),
+        };
+        let (res, _) = evaluate(engine, &sub, &job.params, &job.select, job.k);
+        all.extend(res.iter().cloned());
+        send(LabMsg::Progress {
+            generation: job.generation,
+            total,
+            results: res,
+        });
+    }
+    send(LabMsg::Done {
+        generation: job.generation,
+        summary: summarize(&all, job.k),
+    });
+}
+
+/// What the loader opened besides a graph.
+pub enum Opened {
+    Evidence(EvSet),
+    Diff(Box<DiffView>),
+}
+
+impl App {
+    /// Evidence or a diff arrived from the loader.
+    pub fn on_opened(&mut self, o: Opened) {
+        self.load = None;
+        match o {
+            Opened::Evidence(set) => self.show_evidence(set),
+            Opened::Diff(d) => self.show_diff(*d),
+        }
+    }
+
+    fn show_evidence(&mut self, set: EvSet) {
+        let n = set.records.len();
+        let msg = match (n, set.errors.first()) {
+            (0, Some(e)) => Some((FlashLevel::Error, format!("no record read: {e}"))),
+            (0, None) => Some((FlashLevel::Error, "no record in the file".to_string())),
+            (_, Some(e)) => {
+                let more = set.errors.len() - 1;
+                Some((
+                    FlashLevel::Warn,
+                    if more > 0 {
+                        format!("{e} (+{more} more; the rest was read)")
+                    } else {
+                        format!("{e} (the rest was read)")
+                    },
+                ))
+            }
+            _ => None,
+        };
+        self.source_label = set.label.clone();
+        self.evidence = Some(EvidenceView::new(set));
+        self.screen = Screen::Evidence;
+        self.input_active = false;
+        if let Some((l, m)) = msg {
+            self.set_flash(l, m);
+        }
+    }
+
+    fn show_diff(&mut self, d: DiffView) {
+        let msg = d.errors.first().map(|e| {
+            let more = d.errors.len() - 1;
+            if more > 0 {
+                format!("{e} (+{more} more; the rest was read)")
+            } else {
+                format!("{e} (the rest was read)")
+            }
+        });
+        self.source_label = format!("{} vs {}", d.a_label, d.b_label);
+        self.diffv = Some(d);
+        self.screen = Screen::Diff;
+        self.input_active = false;
+        if let Some(m) = msg {
+            self.set_flash(FlashLevel::Warn, m);
+        }
+    }
+
+    /// Starts evaluating a suite with the explorer's parameters and shows the Lab screen.
+    pub fn start_lab(&mut self, suite: Suite, label: &str) -> Vec<Effect> {
+        if let Some(old) = &self.lab {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
+        self.lab_generation += 1;
+        let suite = Arc::new(suite);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let k = self.params.top_k;
+        let view = LabView {
+            suite: suite.clone(),
+            label: label.to_string(),
+            params: self.params.clone(),
+            select: self.select.clone(),
+            k,
+            generation: self.lab_generation,
+            results: Vec::new(),
+            summary: None,
+            done: 0,
+            running: true,
+            sort: self.lab.as_ref().map(|l| l.sort).unwrap_or_default(),
+            cursor: 0,
+            focus: LabFocus::Cases,
+            pane: PaneState::default(),
+            cancel: cancel.clone(),
+        };
+        self.lab = Some(view);
+        self.screen = Screen::Lab;
+        self.input_active = false;
+        self.return_to = None;
+        if self.engine.is_none() {
+            // evaluated once the graph is loaded
+            return Vec::new();
+        }
+        vec![Effect::Lab(Box::new(LabJob {
+            generation: self.lab_generation,
+            suite,
+            params: self.params.clone(),
+            select: self.select.clone(),
+            k,
+            cancel,
+        }))]
+    }
+
+    pub fn on_lab(&mut self, m: LabMsg) {
+        let Some(l) = self.lab.as_mut() else {
+            return;
+        };
+        match m {
+            LabMsg::Progress {
+                generation,
+                total: _,
+                results,
+            } if generation == l.generation => {
+                l.done += results.len();
+                l.results.extend(results);
+            }
+            LabMsg::Done {
+                generation,
+                summary,
+            } if generation == l.generation => {
+                l.running = false;
+                l.summary = Some(summary);
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves the cursor (or scrolls) in the focused part of a screen.
+    pub fn screen_move(&mut self, delta: isize) -> Vec<Effect> {
+        let drill_h = self
+            .layout
+            .drill_area
+            .map(|r| r.height as usize)
+            .unwrap_or(0);
+        let max_scroll = self.layout.drill_rows.saturating_sub(drill_h);
+        let scroll = |p: &mut PaneState| p.scroll = clamp_add(p.scroll, delta, max_scroll);
+        match self.screen {
+            Screen::Explore => {}
+            Screen::Evidence => {
+                let Some(e) = self.evidence.as_mut() else {
+                    return Vec::new();
+                };
+                match e.focus {
+                    EvFocus::Records => {
+                        let n = e.set.records.len();
+                        if n > 0 {
+                            let i = clamp_add(e.record, delta, n - 1);
+                            e.set_record(i);
+                        }
+                    }
+                    EvFocus::Rows => {
+                        let n = e.current().map(|r| r.rows.len()).unwrap_or(0);
+                        if n > 0 {
+                            let i = clamp_add(e.row, delta, n - 1);
+                            if i != e.row {
+                                e.row = i;
+                                if e.tab == EvTab::Row {
+                                    e.pane = PaneState::default();
+                                }
+                            }
+                        }
+                    }
+                    EvFocus::Pane => scroll(&mut e.pane),
+                }
+            }
+            Screen::Diff => {
+                let Some(d) = self.diffv.as_mut() else {
+                    return Vec::new();
+                };
+                match d.focus {
+                    DiffFocus::Cases => {
+                        let n = d.visible().len();
+                        if n > 0 {
+                            let i = clamp_add(d.cursor, delta, n - 1);
+                            if i != d.cursor {
+                                d.cursor = i;
+                                d.pane = PaneState::default();
+                            }
+                        }
+                    }
+                    DiffFocus::Detail => scroll(&mut d.pane),
+                }
+            }
+            Screen::Lab => {
+                let Some(l) = self.lab.as_mut() else {
+                    return Vec::new();
+                };
+                match l.focus {
+                    LabFocus::Cases => {
+                        let n = l.results.len();
+                        if n > 0 {
+                            let i = clamp_add(l.cursor, delta, n - 1);
+                            if i != l.cursor {
+                                l.cursor = i;
+                                l.pane = PaneState::default();
+                            }
+                        }
+                    }
+                    LabFocus::Detail => scroll(&mut l.pane),
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Tab and Shift-Tab on a screen.
+    pub fn screen_cycle(&mut self, forward: bool) -> Vec<Effect> {
+        match self.screen {
+            Screen::Explore => {}
+            Screen::Evidence => {
+                if let Some(e) = self.evidence.as_mut() {
+                    let order: Vec<EvFocus> = if e.has_list() {
+                        vec![EvFocus::Records, EvFocus::Rows, EvFocus::Pane]
+                    } else {
+                        vec![EvFocus::Rows, EvFocus::Pane]
+                    };
+                    let i = order.iter().position(|f| *f == e.focus).unwrap_or(0);
+                    let n = order.len();
+                    e.focus = order[if forward {
+                        (i + 1) % n
+                    } else {
+                        (i + n - 1) % n
+                    }];
+                }
+            }
+            Screen::Diff => {
+                if let Some(d) = self.diffv.as_mut() {
+                    d.focus = match d.focus {
+                        DiffFocus::Cases => DiffFocus::Detail,
+                        DiffFocus::Detail => DiffFocus::Cases,
+                    };
+                }
+            }
+            Screen::Lab => {
+                if let Some(l) = self.lab.as_mut() {
+                    l.focus = match l.focus {
+                        LabFocus::Cases => LabFocus::Detail,
+                        LabFocus::Detail => LabFocus::Cases,
+                    };
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Enter on a screen: one level in (a lab case opens in Explore).
+    pub fn screen_enter(&mut self) -> Vec<Effect> {
+        match self.screen {
+            Screen::Explore => Vec::new(),
+            Screen::Evidence => {
+                if let Some(e) = self.evidence.as_mut() {
+                    e.focus = match e.focus {
+                        EvFocus::Records => EvFocus::Rows,
+                        _ => {
+                            e.tab = EvTab::Row;
+                            EvFocus::Pane
+                        }
+                    };
+                }
+                Vec::new()
+            }
+            Screen::Diff => {
+                if let Some(d) = self.diffv.as_mut() {
+                    d.focus = DiffFocus::Detail;
+                }
+                Vec::new()
+            }
+            Screen::Lab => self.lab_open(),
+        }
+    }
+
+    /// Esc on a screen: one level out.
+    pub fn screen_back(&mut self) -> Vec<Effect> {
+        match self.screen {
+            Screen::Explore => {}
+            Screen::Evidence => {
+                if let Some(e) = self.evidence.as_mut() {
+                    e.focus = match e.focus {
+                        EvFocus::Pane => EvFocus::Rows,
+                        _ if e.has_list() => EvFocus::Records,
+                        f => f,
+                    };
+                }
+            }
+            Screen::Diff => {
+                if let Some(d) = self.diffv.as_mut() {
+                    d.focus = DiffFocus::Cases;
+                }
+            }
+            Screen::Lab => {
+                if let Some(l) = self.lab.as_mut() {
+                    l.focus = LabFocus::Cases;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    pub fn ev_table(&mut self) -> Vec<Effect> {
+        if let Some(e) = self.evidence.as_mut() {
+            e.focus = EvFocus::Rows;
+        }
+        Vec::new()
+    }
+
+    pub fn ev_tab(&mut self, tab: EvTab) -> Vec<Effect> {
+        if let Some(e) = self.evidence.as_mut() {
+            if e.tab != tab {
+                e.pane = PaneState::default();
+            }
+            e.tab = tab;
+            e.focus = EvFocus::Pane;
+        }
+        Vec::new()
+    }
+
+    pub fn record_step(&mut self, d: isize) -> Vec<Effect> {
+        if let Some(e) = self.evidence.as_mut() {
+            let n = e.set.records.len();
+            if n > 0 {
+                let i = clamp_add(e.record, d, n - 1);
+                e.set_record(i);
+            }
+        }
+        Vec::new()
+    }
+
+    pub fn ev_toggle_json(&mut self) -> Vec<Effect> {
+        if let Some(e) = self.evidence.as_mut() {
+            e.json_open = !e.json_open;
+            if e.tab == EvTab::Selector {
+                e.tab = EvTab::Row;
+            }
+            e.focus = EvFocus::Pane;
+        }
+        Vec::new()
+    }
+
+    pub fn diff_changed_only(&mut self) -> Vec<Effect> {
+        if let Some(d) = self.diffv.as_mut() {
+            let keep = d.current().map(|c| c.diff.id.clone());
+            d.changed_only = !d.changed_only;
+            let vis = d.visible();
+            d.cursor = keep
+                .and_then(|id| vis.iter().position(|&i| d.cases[i].diff.id == id))
+                .unwrap_or(0);
+            d.pane = PaneState::default();
+            let msg = if d.changed_only {
+                format!("{} changed of {} cases", vis.len(), d.cases.len())
+            } else {
+                format!("all {} cases", d.cases.len())
+            };
+            self.set_flash(FlashLevel::Info, msg);
+        }
+        Vec::new()
+    }
+
+    pub fn lab_sort(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        let Some(l) = self.lab.as_mut() else {
+            return Vec::new();
+        };
+        let keep = l.current().map(|c| c.id.clone());
+        l.sort = match arg {
+            Some(a) => match LabSort::ALL.iter().find(|s| s.name() == a) {
+                Some(s) => *s,
+                None => {
+                    self.set_flash(FlashLevel::Warn, "sort by: failure, rank, id");
+                    return Vec::new();
+                }
+            },
+            None => {
+                let i = LabSort::ALL.iter().position(|s| *s == l.sort).unwrap_or(0);
+                LabSort::ALL[(i + 1) % LabSort::ALL.len()]
+            }
+        };
+        let order = l.order();
+        l.cursor = keep
+            .and_then(|id| order.iter().position(|&i| l.results[i].id == id))
+            .unwrap_or(0);
+        let name = l.sort.name();
+        self.set_flash(FlashLevel::Info, format!("sorted by {name}"));
+        Vec::new()
+    }
+
+    /// Opens the lab case under the cursor in Explore, with its query and the lab's
+    /// parameters; Esc on the candidates comes back.
+    pub fn lab_open(&mut self) -> Vec<Effect> {
+        let Some(l) = self.lab.as_ref() else {
+            return Vec::new();
+        };
+        let Some(c) = l.current().cloned() else {
+            return Vec::new();
+        };
+        let mut params = l.params.clone();
+        params.top_k = l.k;
+        self.params = params;
+        self.select = l.select.clone();
+        self.screen = Screen::Explore;
+        self.return_to = Some(Screen::Lab);
+        self.lab_case = Some(c.id.clone());
+        self.focus = PaneId::Candidates;
+        self.zoom = false;
+        self.demo.pos = None;
+        self.query.set(&crate::sanitize::line(&c.query));
+        self.input_active = false;
+        let expected = if c.expected.is_empty() {
+            "no expected tool".to_string()
+        } else {
+            format!("expected {}", c.expected.join(", "))
+        };
+        self.set_flash(
+            FlashLevel::Info,
+            format!(
+                "lab case {}: {expected}; Esc goes back to the lab",
+                crate::sanitize::line(&c.id)
+            ),
+        );
+        self.row = 0;
+        vec![self.requery(false)]
+    }
+
+    /// `:lab SUITE` loads a suite and evaluates it; `:lab` alone shows the last one.
+    pub fn screen_lab(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        match arg {
+            Some(p) => match load_suite(Path::new(p)) {
+                Ok(s) => {
+                    let label = Path::new(p)
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| p.to_string());
+                    self.start_lab(s, &label)
+                }
+                Err(e) => {
+                    self.set_flash(FlashLevel::Error, crate::sanitize::line(&e.to_string()));
+                    Vec::new()
+                }
+            },
+            None => {
+                if self.lab.is_some() {
+                    self.screen = Screen::Lab;
+                    self.input_active = false;
+                } else {
+                    self.set_flash(FlashLevel::Warn, "no suite yet: :lab SUITE evaluates one");
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    pub fn screen_evidence(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        match arg {
+            Some(p) => match read_set(Path::new(p)) {
+                Ok(set) => self.show_evidence(set),
+                Err(e) => self.set_flash(FlashLevel::Error, crate::sanitize::line(&e)),
+            },
+            None => {
+                if self.evidence.is_some() {
+                    self.screen = Screen::Evidence;
+                    self.input_active = false;
+                } else {
+                    self.set_flash(
+                        FlashLevel::Warn,
+                        "no evidence yet: :evidence FILE opens one",
+                    );
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    pub fn screen_diff(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        match arg {
+            Some(a) => {
+                let parts: Vec<&str> = a.split_whitespace().collect();
+                if parts.len() != 2 {
+                    self.set_flash(
+                        FlashLevel::Warn,
+                        ":diff takes two files or folders: :diff A B",
+                    );
+                    return Vec::new();
+                }
+                match load_diff(Path::new(parts[0]), Path::new(parts[1])) {
+                    Ok(d) => self.show_diff(d),
+                    Err(e) => self.set_flash(FlashLevel::Error, crate::sanitize::line(&e)),
+                }
+            }
+            None => {
+                if self.diffv.is_some() {
+                    self.screen = Screen::Diff;
+                    self.input_active = false;
+                } else {
+                    self.set_flash(FlashLevel::Warn, "no diff yet: :diff A B opens one");
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    pub fn screen_explore(&mut self) -> Vec<Effect> {
+        if self.engine.is_some() {
+            self.screen = Screen::Explore;
+        }
+        Vec::new()
+    }
+}
+
+fn clamp_add(v: usize, delta: isize, max: usize) -> usize {
+    let n = if delta < 0 {
+        v.saturating_sub(delta.unsigned_abs())
+    } else {
+        v.saturating_add(delta as usize)
+    };
+    n.min(max)
+}

@@ -1,0 +1,341 @@
+//! Counterfactual pane: the explorer's current run (the base) against the same query with
+//! exactly one authorised knob changed (`evidence::counterfactual::compare`, run on the
+//! evidence worker): `mechanism_status` and its contract note, Jaccard and RBO, gained and
+//! lost tools, the selector outcome change, and both rankings side by side with ↑↓ markers.
+//! `m`/`M` pick the knob, ←/→ step its value, Enter types one (`:cf KNOB=VALUE`).
+
+use std::sync::Arc;
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::super::app::{App, PaneId};
+use super::super::drill::{base_knobs, show_value, variant_value};
+use super::super::text;
+use super::super::theme::{Role, Theme};
+use super::crumbs;
+use super::doc::{Doc, spans};
+use super::{clean, glyphs, st};
+use crate::engine::Selection;
+use crate::evidence::counterfactual::Comparison;
+use crate::evidence::knobs::KNOBS;
+
+fn status_role(s: &str) -> Role {
+    match s {
+        "resolved" => Role::Good,
+        "partial" => Role::Warn,
+        _ => Role::Bad,
+    }
+}
+
+fn brief(s: &Option<Selection>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) => {
+            let mut t = if s.selected_target.is_empty() {
+                "(none)".to_string()
+            } else {
+                clean(&s.selected_target)
+            };
+            if s.overrode_llm {
+                t.push_str(" overrode LLM");
+            }
+            if s.ambiguous {
+                t.push_str(" ambiguous");
+            }
+            t
+        }
+    }
+}
+
+pub fn doc(app: &App) -> Doc {
+    let mut d = Doc::default();
+    let g = glyphs(app);
+    d.fit(crumbs::lines(app, PaneId::Counterfactual));
+    let Some(base) = base_knobs(app) else {
+        d.text(Line::styled(
+            "no result yet: type a query with /",
+            st(app, Role::Muted),
+        ));
+        return d;
+    };
+    let knob = KNOBS[app.cf.knob];
+    let value = variant_value(app, &base);
+    let knob_line = |hints: bool| {
+        spans(vec![
+            (
+                format!("knob {}/{} ", app.cf.knob + 1, KNOBS.len()),
+                st(app, Role::Muted),
+            ),
+            (knob.to_string(), st(app, Role::Title)),
+            ("  base ".into(), st(app, Role::Muted)),
+            (clean(&show_value(&base.get(knob))), Style::default()),
+            (format!(" {} ", g.arrow_out), st(app, Role::Muted)),
+            ("variant ".into(), st(app, Role::Muted)),
+            (clean(&show_value(&value)), st(app, Role::Key)),
+            (
+                if hints {
+                    "   (m/M: knob, Left/Right: value, Enter: type one)"
+                } else {
+                    ""
+                }
+                .into(),
+                st(app, Role::Muted),
+            ),
+        ])
+    };
+    d.fit(vec![knob_line(true), knob_line(false)]);
+    let Some(out) = &app.cf.out else {
+        d.text(Line::styled(
+            "comparing (both runs on the worker)…",
+            st(app, Role::Muted),
+        ));
+        return d;
+    };
+    let pending = app.cf.wanted.as_ref() != Some(&out.key);
+    let cmp: Arc<Comparison> = match &out.result {
+        Ok(c) => c.clone(),
+        Err(e) => {
+            d.text(Line::styled(
+                format!("  cannot build the variant: {}", clean(e)),
+                st(app, Role::Bad),
+            ));
+            return d;
+        }
+    };
+    let c = &cmp.contract;
+    d.text_indent(
+        spans(vec![
+            ("mechanism_status ".into(), st(app, Role::Muted)),
+            (
+                format!(" {} ", c.status.to_uppercase()),
+                st(app, status_role(c.status)).patch(st(app, Role::TabActive)),
+            ),
+            (format!("  {}", clean(&c.note)), Style::default()),
+            (
+                if pending { "  comparing…" } else { "" }.to_string(),
+                st(app, Role::Warn),
+            ),
+        ]),
+        4,
+    );
+    let (gained, lost) = (cmp.gained(), cmp.lost());
+    let moved = cmp
+        .moves
+        .iter()
+        .filter(|m| m.delta().is_some_and(|d| d != 0))
+        .count();
+    d.text_indent(
+        spans(vec![
+            ("  Jaccard ".into(), st(app, Role::Muted)),
+            (format!("{:.4}", cmp.jaccard), st(app, Role::Score)),
+            ("  RBO(p=0.9) ".into(), st(app, Role::Muted)),
+            (format!("{:.4}", cmp.rbo), st(app, Role::Score)),
+            ("  gained ".into(), st(app, Role::Muted)),
+            (gained.len().to_string(), st(app, Role::Good)),
+            ("  lost ".into(), st(app, Role::Muted)),
+            (lost.len().to_string(), st(app, Role::Bad)),
+            ("  moved ".into(), st(app, Role::Muted)),
+            (moved.to_string(), Style::default()),
+        ]),
+        4,
+    );
+    let changed = cmp.selector_changed();
+    d.text_indent(
+        spans(vec![
+            ("  selector ".into(), st(app, Role::Muted)),
+            (brief(&cmp.base_selection), Style::default()),
+            (format!(" {} ", g.arrow_out), st(app, Role::Muted)),
+            (brief(&cmp.variant_selection), Style::default()),
+            (
+                if changed {
+                    "  (changed)"
+                } else {
+                    "  (unchanged)"
+                }
+                .to_string(),
+                if changed {
+                    st(app, Role::Warn)
+                } else {
+                    st(app, Role::Muted)
+                },
+            ),
+        ]),
+        4,
+    );
+    if let (Some(a), Some(b)) = (&cmp.base_selection, &cmp.variant_selection) {
+        let added: Vec<&str> = b
+            .reason_codes
+            .iter()
+            .filter(|x| !a.reason_codes.contains(x))
+            .copied()
+            .collect();
+        let removed: Vec<&str> = a
+            .reason_codes
+            .iter()
+            .filter(|x| !b.reason_codes.contains(x))
+            .copied()
+            .collect();
+        if !added.is_empty() || !removed.is_empty() {
+            d.text_indent(
+                Line::styled(
+                    format!(
+                        "    reason codes +[{}] -[{}]",
+                        added.join(", "),
+                        removed.join(", ")
+                    ),
+                    st(app, Role::Muted),
+                ),
+                6,
+            );
+        }
+    }
+    d.blank();
+    side_by_side(app, &cmp, knob, &base.get(knob), &value, &mut d);
+    if !gained.is_empty() || !lost.is_empty() {
+        d.blank();
+    }
+    if !gained.is_empty() {
+        d.text_indent(
+            spans(vec![
+                ("  gained ".into(), st(app, Role::Good)),
+                (
+                    gained
+                        .iter()
+                        .map(|m| clean(&m.tool))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    Style::default(),
+                ),
+            ]),
+            4,
+        );
+    }
+    if !lost.is_empty() {
+        d.text_indent(
+            spans(vec![
+                ("  lost ".into(), st(app, Role::Bad)),
+                (
+                    lost.iter()
+                        .map(|m| clean(&m.tool))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    Style::default(),
+                ),
+            ]),
+            4,
+        );
+    }
+    d
+}
+
+/// Both rankings in two columns: each variant row carries its move against the base.
+fn side_by_side(
+    app: &App,
+    cmp: &Arc<Comparison>,
+    knob: &str,
+    base_v: &serde_json::Value,
+    var_v: &serde_json::Value,
+    d: &mut Doc,
+) {
+    let g = glyphs(app);
+    let theme: Theme = app.theme.clone();
+    let ascii = app.caps.ascii;
+    let ell = g.ellipsis;
+    let sep = g.sep.to_string();
+    let left_title = format!("base ({knob} {})", clean(&show_value(base_v)));
+    let right_title = format!("variant ({knob} {})", clean(&show_value(var_v)));
+    let sep_w = text::width(&sep);
+    let col = move |w: usize| {
+        // "  # name score" | "  # name score  move"
+        let half = w.saturating_sub(sep_w) / 2;
+        let left_name = half.saturating_sub(4 + 8).clamp(4, 34);
+        let right_name = half.saturating_sub(4 + 8 + 6).clamp(4, 34);
+        (half, left_name, right_name)
+    };
+    {
+        let theme = theme.clone();
+        let sep = sep.clone();
+        d.sized(move |w| {
+            let (half, _, _) = col(w);
+            let h = theme.get(Role::Header);
+            Line::from(vec![
+                Span::styled(text::fit(&format!("  # {left_title}"), half, ell), h),
+                Span::styled(sep.clone(), theme.get(Role::Border)),
+                Span::styled(format!("  # {right_title}"), h),
+            ])
+        });
+    }
+    let n = cmp.base.rows.len().max(cmp.variant.rows.len());
+    for i in 0..n {
+        let left = cmp.base.rows.get(i).map(|r| {
+            let lost = !cmp.variant.rows.iter().any(|x| x.name == r.name);
+            (clean(&r.name), r.rounded_score(), lost)
+        });
+        let right = cmp.variant.rows.get(i).map(|r| {
+            let m = cmp.moves.iter().find(|m| m.tool == r.name);
+            let marker = m.map(|m| m.marker(ascii)).unwrap_or_default();
+            let delta = m.and_then(|m| m.delta());
+            let is_new = m.is_some_and(|m| m.base_rank.is_none());
+            (clean(&r.name), r.rounded_score(), marker, delta, is_new)
+        });
+        let theme = theme.clone();
+        let sep = sep.clone();
+        d.sized(move |w| {
+            let (half, ln, rn) = col(w);
+            let mut sp: Vec<Span<'static>> = Vec::new();
+            match &left {
+                Some((name, score, lost)) => {
+                    sp.push(Span::styled(
+                        text::fit_right(&(i + 1).to_string(), 3),
+                        theme.get(Role::Muted),
+                    ));
+                    sp.push(Span::raw(" "));
+                    sp.push(Span::styled(
+                        text::fit(name, ln, ell),
+                        if *lost {
+                            theme.get(Role::Bad)
+                        } else {
+                            Style::default()
+                        },
+                    ));
+                    sp.push(Span::styled(
+                        text::fit_right(&format!("{score:.4}"), 8),
+                        theme.get(Role::Score),
+                    ));
+                    let used: usize = 3 + 1 + ln + 8;
+                    sp.push(Span::raw(" ".repeat(half.saturating_sub(used))));
+                }
+                None => sp.push(Span::raw(" ".repeat(half))),
+            }
+            sp.push(Span::styled(sep.clone(), theme.get(Role::Border)));
+            if let Some((name, score, marker, delta, is_new)) = &right {
+                sp.push(Span::styled(
+                    text::fit_right(&(i + 1).to_string(), 3),
+                    theme.get(Role::Muted),
+                ));
+                sp.push(Span::raw(" "));
+                sp.push(Span::styled(
+                    text::fit(name, rn, ell),
+                    if *is_new {
+                        theme.get(Role::Good)
+                    } else {
+                        Style::default()
+                    },
+                ));
+                sp.push(Span::styled(
+                    text::fit_right(&format!("{score:.4}"), 8),
+                    theme.get(Role::Score),
+                ));
+                let role = match (is_new, delta) {
+                    (true, _) => Role::Good,
+                    (_, Some(d)) if *d > 0 => Role::Good,
+                    (_, Some(d)) if *d < 0 => Role::Bad,
+                    _ => Role::Muted,
+                };
+                sp.push(Span::styled(text::fit_right(marker, 6), theme.get(role)));
+            }
+            Line::from(sp)
+        });
+    }
+}

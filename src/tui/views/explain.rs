@@ -1,0 +1,340 @@
+//! Explain pane: the selected row's reported value as a checked decomposition tree
+//! (`engine::explain`) — every node with its value and typed combinator (sum, product,
+//! max, weighted, normalize, bm25_term, round, clamp), a residual check per node, and
+//! `mechanism_status` up front. Enter/Space or ←/→ fold and unfold; `v` switches to the
+//! flat chip view (the leaves as chips); `m` switches the metric.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::super::app::{App, PaneId};
+use super::super::theme::Role;
+use super::crumbs::{self, num};
+use super::doc::{Doc, spans};
+use super::{clean, glyphs, st};
+use crate::engine::explain::{Explanation, Op, Status, TOLERANCE};
+
+/// A node of the tree as drawn.
+pub struct VisNode<'a> {
+    pub depth: usize,
+    /// Child indices from the root.
+    pub path: Vec<usize>,
+    pub node: &'a Explanation,
+    pub open: bool,
+    /// For each level from 1 to depth: whether the node on that level is a last child.
+    pub lasts: Vec<bool>,
+}
+
+/// The unfolded nodes of the current tree, in order (empty in the chip view).
+pub fn visible(app: &App) -> Vec<VisNode<'_>> {
+    let mut out = Vec::new();
+    if app.explain.chips {
+        return out;
+    }
+    let Some(tree) = app.explain.out.as_ref().and_then(|o| o.tree.as_deref()) else {
+        return out;
+    };
+    fn go<'a>(
+        app: &App,
+        e: &'a Explanation,
+        path: Vec<usize>,
+        lasts: Vec<bool>,
+        out: &mut Vec<VisNode<'a>>,
+    ) {
+        let open = app.explain.is_open(&path);
+        let n = e.children.len();
+        out.push(VisNode {
+            depth: path.len(),
+            path: path.clone(),
+            node: e,
+            open,
+            lasts: lasts.clone(),
+        });
+        if open {
+            for (i, c) in e.children.iter().enumerate() {
+                let mut p = path.clone();
+                p.push(i);
+                let mut l = lasts.clone();
+                l.push(i + 1 == n);
+                go(app, c, p, l, out);
+            }
+        }
+    }
+    go(app, tree, Vec::new(), Vec::new(), &mut out);
+    out
+}
+
+/// The combinator as a typed label.
+pub fn op_label(op: &Op) -> String {
+    match op {
+        Op::Leaf => String::new(),
+        Op::Round(d) => format!("round({d})"),
+        Op::Clamp(lo, hi) => format!("clamp[{}, {}]", num(*lo), num(*hi)),
+        other => other.name().to_string(),
+    }
+}
+
+fn status_role(s: Status) -> Role {
+    match s {
+        Status::Resolved => Role::Good,
+        Status::Partial => Role::Warn,
+        Status::Unresolved => Role::Bad,
+    }
+}
+
+/// `✓` or `✗ Δ…` for a node with children.
+fn check_mark(app: &App, e: &Explanation) -> Option<(String, Role)> {
+    let g = glyphs(app);
+    let v = e.combine()?;
+    let d = (v - e.value).abs();
+    Some(if d <= TOLERANCE || (v.is_nan() && e.value.is_nan()) {
+        (g.check.to_string(), Role::Good)
+    } else {
+        (format!("{} {}{d:.2e}", g.cross, g.delta), Role::Bad)
+    })
+}
+
+pub fn doc(app: &App) -> Doc {
+    let mut d = Doc::default();
+    d.fit(crumbs::lines(app, PaneId::Explain));
+    let Some(row) = app.selected_row() else {
+        d.text(Line::styled(
+            "no candidate selected: type a query with /",
+            st(app, Role::Muted),
+        ));
+        return d;
+    };
+    let metric = app.explain.metric;
+    let pending = app.explain.wanted.as_ref() != app.explain.out.as_ref().map(|o| &o.key);
+    let about = if metric.per_row() {
+        format!(" of {}", clean(&row.name))
+    } else {
+        " of the selection".to_string()
+    };
+    let metric_line = |hints: bool| {
+        spans(vec![
+            ("metric ".into(), st(app, Role::Muted)),
+            (metric.id().to_string(), st(app, Role::Title)),
+            (about.clone(), Style::default()),
+            (
+                if !hints {
+                    String::new()
+                } else if app.explain.chips {
+                    "   (m: metric, v: tree view)".into()
+                } else {
+                    "   (m: metric, v: chip view)".into()
+                },
+                st(app, Role::Muted),
+            ),
+            (
+                if pending { "  computing…" } else { "" }.to_string(),
+                st(app, Role::Warn),
+            ),
+        ])
+    };
+    d.fit(vec![metric_line(true), metric_line(false)]);
+    let Some(out) = &app.explain.out else {
+        d.text(Line::styled(
+            "computing the explanation…",
+            st(app, Role::Muted),
+        ));
+        return d;
+    };
+    let Some(tree) = out.tree.as_deref() else {
+        d.text(spans(vec![
+            ("mechanism_status ".into(), st(app, Role::Muted)),
+            ("n/a".into(), st(app, Role::Warn)),
+            (
+                format!("  no tree: {}", clean(&out.missing)),
+                st(app, Role::Muted),
+            ),
+        ]));
+        return d;
+    };
+    // the status, prominently, with the residual check
+    let g = glyphs(app);
+    let (mark, check) = if out.failures.is_empty() {
+        (
+            g.check,
+            format!(
+                "residual check: {} nodes add up (max |residual| {:.1e} <= 1e-9)",
+                out.checked, out.max_residual
+            ),
+        )
+    } else {
+        (
+            g.cross,
+            format!(
+                "residual check: {} of {} nodes do not add up (max |residual| {:.2e})",
+                out.failures.len(),
+                out.checked,
+                out.max_residual
+            ),
+        )
+    };
+    d.text_indent(
+        spans(vec![
+            ("mechanism_status ".into(), st(app, Role::Muted)),
+            (
+                format!(" {} ", out.status.as_str().to_uppercase()),
+                st(app, status_role(out.status)).patch(st(app, Role::TabActive)),
+            ),
+            (format!(" {mark} "), st(app, status_role(out.status))),
+            (check, Style::default()),
+        ]),
+        4,
+    );
+    for f in out.failures.iter().take(5) {
+        d.text_indent(
+            Line::styled(format!("  {} {}", g.cross, clean(f)), st(app, Role::Bad)),
+            4,
+        );
+    }
+    if app.explain.chips {
+        chips(app, tree, &mut d);
+        return d;
+    }
+    let vis = visible(app);
+    let cursor = app.pane(PaneId::Explain).cursor;
+    for (i, v) in vis.iter().enumerate() {
+        let e = v.node;
+        let mut guide = String::new();
+        for (lvl, last) in v.lasts.iter().enumerate() {
+            let is_self = lvl + 1 == v.lasts.len();
+            guide.push_str(match (is_self, *last) {
+                (true, true) => g.tree_last,
+                (true, false) => g.tree_branch,
+                (false, true) => "   ",
+                (false, false) => g.tree_pipe,
+            });
+        }
+        let fold = if e.children.is_empty() {
+            " ".to_string()
+        } else if v.open {
+            g.fold_open.to_string()
+        } else {
+            g.fold_closed.to_string()
+        };
+        let mut sp: Vec<Span<'static>> = vec![
+            Span::styled(guide, st(app, Role::Border)),
+            Span::styled(format!("{fold} "), st(app, Role::Key)),
+            Span::styled(
+                clean(&e.label),
+                if v.depth == 0 {
+                    st(app, Role::Title)
+                } else {
+                    Style::default()
+                },
+            ),
+            Span::styled(format!(" = {}", num(e.value)), st(app, Role::Score)),
+        ];
+        let op = op_label(&e.op);
+        if !op.is_empty() {
+            sp.push(Span::styled(format!(" [{op}]"), st(app, Role::Key)));
+        }
+        if let Some(w) = e.weight {
+            sp.push(Span::styled(
+                format!(" {}{}", g.times, num(w)),
+                st(app, Role::Muted),
+            ));
+        }
+        if let Some(gap) = e.gap {
+            sp.push(Span::styled(
+                format!(" ({})", gap.as_str()),
+                st(app, status_role(gap)),
+            ));
+        }
+        if let Some((m, role)) = check_mark(app, e) {
+            sp.push(Span::styled(format!(" {m}"), st(app, role)));
+        }
+        if !v.open && !e.children.is_empty() {
+            sp.push(Span::styled(
+                format!(" ({} folded)", e.children.len()),
+                st(app, Role::Muted),
+            ));
+        }
+        d.item(Line::from(sp));
+        if i == cursor {
+            // the node under the cursor: its exact value and what it stands for
+            let pad = " ".repeat(3 * v.depth + 4);
+            let mut facts = format!("{pad}value {}", e.value);
+            if let Some(c) = e.combine() {
+                facts.push_str(&format!(
+                    "; {} of {} gives {c} (residual {:.1e})",
+                    e.op.name(),
+                    if e.children.len() == 1 {
+                        "1 child".to_string()
+                    } else {
+                        format!("{} children", e.children.len())
+                    },
+                    (c - e.value).abs()
+                ));
+            }
+            d.text_indent(Line::styled(facts, st(app, Role::Muted)), pad.len() + 2);
+            if let Some(det) = &e.detail {
+                d.text_indent(
+                    Line::styled(format!("{pad}{}", clean(det)), st(app, Role::Note)),
+                    pad.len() + 2,
+                );
+            }
+        }
+    }
+    d
+}
+
+/// The flat view: every leaf as a chip, grouped under its parent.
+fn chips(app: &App, tree: &Explanation, d: &mut Doc) {
+    d.text(Line::styled(
+        format!(
+            "{} = {} [{}]",
+            clean(&tree.label),
+            num(tree.value),
+            op_label(&tree.op)
+        ),
+        st(app, Role::Title),
+    ));
+    fn go(app: &App, e: &Explanation, d: &mut Doc) {
+        let leaves: Vec<&Explanation> = e
+            .children
+            .iter()
+            .filter(|c| c.children.is_empty())
+            .collect();
+        if !leaves.is_empty() {
+            let mut sp: Vec<Span<'static>> = vec![Span::styled(
+                format!("  {} [{}] ", clean(&e.label), op_label(&e.op)),
+                st(app, Role::Section),
+            )];
+            for l in leaves {
+                let role = if l.value < 0.0 || l.weight.is_some_and(|w| w < 0.0) {
+                    Role::Bad
+                } else if l.value == 0.0 {
+                    Role::Muted
+                } else {
+                    Role::ChipSeed
+                };
+                sp.push(Span::raw(" "));
+                sp.push(Span::styled(
+                    format!("[{} {}]", clean(&l.label), num(l.value)),
+                    st(app, role),
+                ));
+            }
+            d.text_indent(Line::from(sp), 4);
+        }
+        for c in e.children.iter().filter(|c| !c.children.is_empty()) {
+            go(app, c, d);
+        }
+    }
+    if tree.children.is_empty() {
+        d.text(Line::styled(
+            format!(
+                "  [{} {}]  {}",
+                clean(&tree.label),
+                num(tree.value),
+                tree.detail.as_deref().map(clean).unwrap_or_default()
+            ),
+            st(app, Role::ChipSeed),
+        ));
+        return;
+    }
+    go(app, tree, d);
+}

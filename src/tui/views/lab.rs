@@ -1,0 +1,367 @@
+//! Lab screen: a suite evaluated with the explorer's parameters (`lab::eval`, on its own
+//! thread, with progress): the summary (hit@1, hit@5, hit@k, recall@k, MRR, selector
+//! accuracy), the cases sortable by failure, rank or id, and the case under the cursor.
+//! Enter opens the case in Explore with its query and parameters.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::super::app::{App, LayoutInfo};
+use super::super::screens::{LabFocus, LabView};
+use super::super::text;
+use super::super::theme::Role;
+use super::doc::{Doc, spans};
+use super::{clean, glyphs, list_box, put_line, screen_pane, st};
+
+fn view(app: &App) -> Option<&LabView> {
+    app.lab.as_ref()
+}
+
+pub fn header(app: &App) -> Vec<Span<'static>> {
+    let Some(l) = view(app) else {
+        return Vec::new();
+    };
+    let mut out = vec![
+        Span::styled(clean(&l.label), st(app, Role::Title)),
+        Span::styled(
+            format!("  {} cases", l.suite.cases.len()),
+            st(app, Role::Muted),
+        ),
+    ];
+    if let Some(e) = &app.engine {
+        out.push(Span::styled(
+            format!(
+                "  on {} ({} tools)",
+                clean(
+                    &std::path::Path::new(&e.graph.info.source)
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| e.graph.info.source.clone())
+                ),
+                e.graph.tool_count()
+            ),
+            st(app, Role::Muted),
+        ));
+    }
+    out.push(Span::raw(format!(
+        "  k={} depth={} policy {}",
+        l.k,
+        l.params.depth,
+        clean(&l.select.policy)
+    )));
+    out
+}
+
+pub fn status(app: &App, _short: bool) -> Vec<Vec<Span<'static>>> {
+    let mut segs: Vec<Vec<Span<'static>>> = Vec::new();
+    let Some(l) = view(app) else {
+        return segs;
+    };
+    segs.push(vec![Span::styled(
+        format!(" {}", clean(&l.label)),
+        st(app, Role::Title),
+    )]);
+    segs.push(vec![Span::raw(format!(
+        "{}/{} cases",
+        l.done,
+        l.suite.cases.len()
+    ))]);
+    segs.push(vec![Span::raw(format!("sorted by {}", l.sort.name()))]);
+    let missing: usize = l
+        .results
+        .iter()
+        .filter(|r| !r.missing_from_graph.is_empty())
+        .count();
+    if missing > 0 {
+        segs.push(vec![Span::styled(
+            format!("{missing} expect tools not in the graph"),
+            st(app, Role::Warn),
+        )]);
+    }
+    if l.running {
+        segs.push(vec![Span::styled("evaluating", st(app, Role::Warn))]);
+    }
+    segs
+}
+
+fn summary_line(app: &App, l: &LabView, width: usize) -> Line<'static> {
+    let g = glyphs(app);
+    let total = l.suite.cases.len();
+    if l.running || l.summary.is_none() {
+        let pct = if total == 0 {
+            1.0
+        } else {
+            l.done as f64 / total as f64
+        };
+        let label = format!(" evaluating {}/{total} ", l.done);
+        let bar_w = width.saturating_sub(text::width(&label) + 2).min(40);
+        let filled = (pct * bar_w as f64).round() as usize;
+        return Line::from(vec![
+            Span::styled(label, st(app, Role::Warn)),
+            Span::styled(g.gauge_full.repeat(filled), st(app, Role::Title)),
+            Span::styled(
+                g.gauge_empty.repeat(bar_w.saturating_sub(filled)),
+                st(app, Role::Muted),
+            ),
+        ]);
+    }
+    let s = l.summary.as_ref().expect("summary");
+    let m = |name: String, v: f64| -> Vec<Span<'static>> {
+        vec![
+            Span::styled(format!(" {name} "), st(app, Role::Muted)),
+            Span::styled(format!("{v:.3}"), st(app, Role::Score)),
+        ]
+    };
+    let mut sp: Vec<Span<'static>> = Vec::new();
+    sp.extend(m("hit@1".into(), s.hit1));
+    sp.extend(m("hit@5".into(), s.hit5));
+    sp.extend(m(format!("hit@{}", s.k), s.hitk));
+    sp.extend(m(format!("recall@{}", s.k), s.recall));
+    sp.extend(m("MRR".into(), s.mrr));
+    let narrow = width < 100;
+    sp.extend(m(
+        if narrow {
+            "sel.acc"
+        } else {
+            "selector accuracy"
+        }
+        .into(),
+        s.selector_accuracy,
+    ));
+    if !narrow {
+        sp.push(Span::styled(
+            format!("  ({} cases)", s.cases),
+            st(app, Role::Muted),
+        ));
+    }
+    Line::from(sp)
+}
+
+pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut LayoutInfo) {
+    let Some(l) = view(app) else {
+        return;
+    };
+    let g = glyphs(app);
+    if main.height == 0 {
+        return;
+    }
+    put_line(
+        buf,
+        Rect::new(main.x, main.y, main.width, 1),
+        &text::truncate_line(
+            summary_line(app, l, main.width as usize),
+            main.width as usize,
+            g.ellipsis,
+        ),
+    );
+    let main = Rect::new(main.x, main.y + 1, main.width, main.height - 1);
+    let chrome: u16 = if compact { 1 } else { 2 };
+    let (list_r, pane_r) = if main.height < 12 {
+        match l.focus {
+            LabFocus::Cases => (Some(main), None),
+            LabFocus::Detail => (None, Some(main)),
+        }
+    } else {
+        let want = l.results.len().max(1) as u16 + 1 + chrome;
+        let h = if l.focus == LabFocus::Cases {
+            want.min(main.height * 3 / 5).max(4)
+        } else {
+            want.min((main.height / 3).max(4))
+        };
+        (
+            Some(Rect::new(main.x, main.y, main.width, h)),
+            Some(Rect::new(main.x, main.y + h, main.width, main.height - h)),
+        )
+    };
+    if let Some(r) = list_r {
+        let order = l.order();
+        let w = r.width as usize;
+        let idw = l
+            .results
+            .iter()
+            .take(1000)
+            .map(|c| text::width(&clean(&c.id)))
+            .max()
+            .unwrap_or(2)
+            .clamp(4, (w / 4).max(8));
+        let namew = 22usize;
+        let head = format!(
+            "  {} rank h@1 sel {} {} query",
+            text::fit("case", idw, g.ellipsis),
+            text::fit("selected", namew, g.ellipsis),
+            text::fit("expected", namew, g.ellipsis),
+        );
+        let row = |k: usize| -> Line<'static> {
+            {
+                let c = &l.results[order[k]];
+                let ok = |b: bool| -> Span<'static> {
+                    if b {
+                        Span::styled(text::fit(g.check, 3, g.ellipsis), st(app, Role::Good))
+                    } else {
+                        Span::styled(text::fit(g.cross, 3, g.ellipsis), st(app, Role::Bad))
+                    }
+                };
+                let rank = c
+                    .first_hit_rank
+                    .map(|r| format!("#{r}"))
+                    .unwrap_or_else(|| "miss".into());
+                let failed = c.hit1 < 1.0 || c.selector_correct < 1.0;
+                Line::from(vec![
+                    Span::styled(
+                        if failed {
+                            format!("{} ", g.dot)
+                        } else {
+                            "  ".into()
+                        },
+                        st(app, Role::Warn),
+                    ),
+                    Span::raw(text::fit(&clean(&c.id), idw, g.ellipsis)),
+                    Span::styled(
+                        format!(" {:>4} ", rank),
+                        if c.first_hit_rank.is_some() {
+                            st(app, Role::Score)
+                        } else {
+                            st(app, Role::Bad)
+                        },
+                    ),
+                    ok(c.hit1 >= 1.0),
+                    Span::raw(" "),
+                    ok(c.selector_correct >= 1.0),
+                    Span::raw(" "),
+                    Span::raw(text::fit(&clean(&c.selected), namew, g.ellipsis)),
+                    Span::raw(" "),
+                    Span::styled(
+                        text::fit(&clean(&c.expected.join(",")), namew, g.ellipsis),
+                        st(app, Role::Matched),
+                    ),
+                    Span::styled(format!(" {}", clean(&c.query)), st(app, Role::Muted)),
+                ])
+            }
+        };
+        let focused = l.focus == LabFocus::Cases;
+        let title = vec![Span::styled(
+            format!(" Cases ({}) by {} ", l.results.len(), l.sort.name()),
+            if focused {
+                st(app, Role::TabActive)
+            } else {
+                st(app, Role::Muted)
+            },
+        )];
+        let rr = list_box(
+            app,
+            r,
+            buf,
+            compact,
+            title,
+            Some(Line::styled(head, st(app, Role::Header))),
+            order.len(),
+            &row,
+            l.cursor,
+            focused,
+        );
+        info.table_rows = rr;
+    }
+    if let Some(r) = pane_r {
+        let focused = l.focus == LabFocus::Detail;
+        let title = vec![Span::styled(
+            " Case ".to_string(),
+            if focused {
+                st(app, Role::TabActive)
+            } else {
+                st(app, Role::Muted)
+            },
+        )];
+        let d = detail(app, l);
+        screen_pane(app, r, buf, compact, title, focused, &d, &l.pane, info);
+    }
+}
+
+fn detail(app: &App, l: &LabView) -> Doc {
+    let mut d = Doc::default();
+    let g = glyphs(app);
+    let Some(c) = l.current() else {
+        d.text(Line::styled(
+            if l.running {
+                "evaluating…"
+            } else {
+                "no case"
+            },
+            st(app, Role::Muted),
+        ));
+        return d;
+    };
+    d.text(spans(vec![
+        (clean(&c.id), st(app, Role::Title)),
+        (format!("  {:?}", clean(&c.query)), Style::default()),
+        ("   Enter: open in Explore".into(), st(app, Role::Muted)),
+    ]));
+    d.text_indent(
+        spans(vec![
+            ("  expected ".into(), st(app, Role::Muted)),
+            (
+                if c.expected.is_empty() {
+                    "(none)".into()
+                } else {
+                    clean(&c.expected.join(", "))
+                },
+                st(app, Role::Matched),
+            ),
+            ("  first hit ".into(), st(app, Role::Muted)),
+            (
+                c.first_hit_rank
+                    .map(|r| format!("#{r}"))
+                    .unwrap_or_else(|| "none".into()),
+                Style::default(),
+            ),
+            ("  RR ".into(), st(app, Role::Muted)),
+            (format!("{:.3}", c.rr), st(app, Role::Score)),
+            (format!("  recall@{} ", l.k), st(app, Role::Muted)),
+            (format!("{:.3}", c.recall), st(app, Role::Score)),
+        ]),
+        4,
+    );
+    let sel_ok = c.selector_correct >= 1.0;
+    d.text(spans(vec![
+        ("  selected ".into(), st(app, Role::Muted)),
+        (clean(&c.selected), Style::default()),
+        (
+            format!(" {}", if sel_ok { g.check } else { g.cross }),
+            if sel_ok {
+                st(app, Role::Good)
+            } else {
+                st(app, Role::Bad)
+            },
+        ),
+    ]));
+    d.text(Line::styled("  top 5", st(app, Role::Section)));
+    for (i, t) in c.top.iter().enumerate() {
+        let hit = c.expected.contains(t);
+        d.text(spans(vec![
+            (format!("  {:>3} ", i + 1), st(app, Role::Muted)),
+            (
+                if hit { "+ " } else { "  " }.to_string(),
+                st(app, Role::Good),
+            ),
+            (
+                clean(t),
+                if hit {
+                    st(app, Role::Good)
+                } else {
+                    Style::default()
+                },
+            ),
+        ]));
+    }
+    if !c.missing_from_graph.is_empty() {
+        d.text(Line::styled(
+            format!(
+                "  expected tools not in the graph: {}",
+                clean(&c.missing_from_graph.join(", "))
+            ),
+            st(app, Role::Warn),
+        ));
+    }
+    d
+}

@@ -1,0 +1,325 @@
+//! The candidates table, shared by the Explore screen (rows of a live retrieval) and the
+//! Evidence screen (rows read from captured JSON): rank, marks (selected target `*`, LLM
+//! target `L`), name, score, score chips (seed / graph / learning as numbers and bars),
+//! badges A R M S C, matched terms and why the row is in the top-K.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::super::app::App;
+use super::super::text;
+use super::super::theme::Role;
+use super::{block, glyphs, put_line, st};
+
+/// One row as the table shows it (text already sanitised).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TRow {
+    pub name: String,
+    pub score: Option<f64>,
+    /// seed, graph, learning; `None` when the source does not say.
+    pub chips: [Option<f64>; 3],
+    /// action, resource, module, shape, contract matches.
+    pub badges: [Option<bool>; 5],
+    pub matched: String,
+    pub why: String,
+    pub why_role: Role,
+    pub target: bool,
+    pub llm: bool,
+}
+
+pub struct Table<'a> {
+    pub title: Vec<Span<'static>>,
+    pub rows: &'a [TRow],
+    pub selected: usize,
+    pub focused: bool,
+    /// Shown instead of rows when there are none.
+    pub empty: Option<String>,
+}
+
+/// Column widths for a table width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cols {
+    pub name: usize,
+    /// 0: no chips; 4: numbers; 8: numbers and bars.
+    pub chip: usize,
+    pub matched: usize,
+    pub why: usize,
+}
+
+const MARK: usize = 2;
+const RANK: usize = 3;
+const SCORE: usize = 6;
+const BADGES: usize = 5;
+
+pub fn columns(width: usize, name_need: usize) -> Cols {
+    // mark rank name score [chips x3] badges [matched] why, one space between columns
+    let fixed = MARK + RANK + 1 + 1 + SCORE + 1 + BADGES + 1;
+    let rest = width.saturating_sub(fixed);
+    let (min_name, min_why) = (14usize, 14usize);
+    let mut c = Cols {
+        name: 0,
+        chip: 0,
+        matched: 0,
+        why: 0,
+    };
+    let mut left = rest;
+    if left >= min_name + min_why + 3 * 5 {
+        c.chip = 4;
+        left -= 3 * 5;
+    }
+    if c.chip == 4 && left >= min_name + min_why + 3 * 4 + 12 + 1 + 20 {
+        c.chip = 8;
+        left -= 3 * 4;
+    }
+    if left >= min_name + min_why + 13 + 20 {
+        c.matched = (left - min_name - min_why - 1).clamp(12, 18);
+        left -= c.matched + 1;
+    }
+    // the name column takes what the longest name needs (up to 30), the rest goes to why
+    let name_max = left.saturating_sub(min_why).clamp(min_name.min(left), 30);
+    c.name = name_need.clamp(min_name.min(left), name_max);
+    c.why = left.saturating_sub(c.name);
+    c
+}
+
+/// Badge letters with their roles (an unknown badge is drawn off).
+pub fn badge_spans(app: &App, badges: &[Option<bool>; 5]) -> Vec<Span<'static>> {
+    let g = glyphs(app);
+    [
+        (badges[0], "A", Role::BadgeAction),
+        (badges[1], "R", Role::BadgeResource),
+        (badges[2], "M", Role::BadgeModule),
+        (badges[3], "S", Role::BadgeShape),
+        (badges[4], "C", Role::BadgeContract),
+    ]
+    .into_iter()
+    .map(|(on, l, role)| {
+        if on == Some(true) {
+            Span::styled(l.to_string(), st(app, role))
+        } else {
+            Span::styled(g.badge_off.to_string(), st(app, Role::BadgeOff))
+        }
+    })
+    .collect()
+}
+
+fn chip(app: &App, v: Option<f64>, w: usize, role: Role) -> Vec<Span<'static>> {
+    let g = glyphs(app);
+    let Some(v) = v else {
+        let mut out = vec![Span::styled(text::fit_right("-", 4), st(app, Role::Muted))];
+        if w == 8 {
+            out.push(Span::raw("    "));
+        }
+        return out;
+    };
+    let num = format!("{v:.2}");
+    let num = if num.len() > 4 {
+        format!("{v:.1}")
+    } else {
+        num
+    };
+    let zero = v.abs() < 5e-3;
+    let nst = if zero {
+        st(app, Role::Muted)
+    } else {
+        st(app, role)
+    };
+    let mut out = vec![Span::styled(text::fit_right(&num, 4), nst)];
+    if w == 8 {
+        out.push(Span::raw(" "));
+        out.push(Span::styled(
+            text::bar(v, 3, g.bar, g.bar_empty),
+            st(app, role),
+        ));
+    }
+    out
+}
+
+/// Draws the table; returns the rows area and the first row shown.
+pub fn draw(
+    app: &App,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    t: &Table<'_>,
+) -> (Option<Rect>, usize) {
+    let g = glyphs(app);
+    let title = text::truncate_line(
+        Line::from(t.title.clone()),
+        r.width.saturating_sub(2) as usize,
+        g.ellipsis,
+    );
+    let b = block(app, t.focused, compact).title(title);
+    let inner = b.inner(r);
+    b.render(r, buf);
+    if inner.height == 0 || inner.width == 0 {
+        return (None, 0);
+    }
+    let name_need = t
+        .rows
+        .iter()
+        .map(|x| text::width(&x.name))
+        .max()
+        .unwrap_or(0);
+    let cols = columns(inner.width as usize, name_need);
+    let hst = st(app, Role::Header);
+    // header
+    let mut head = format!(
+        "{}{} {} {}",
+        " ".repeat(MARK),
+        text::fit_right("#", RANK),
+        text::fit("tool", cols.name, g.ellipsis),
+        text::fit_right("score", SCORE)
+    );
+    if cols.chip > 0 {
+        let names = if cols.chip >= 8 {
+            ["seed", "graph", "learn"]
+        } else {
+            ["seed", "grph", "lrn"]
+        };
+        for n in names {
+            head.push(' ');
+            head.push_str(&text::fit(n, cols.chip, g.ellipsis));
+        }
+    }
+    head.push(' ');
+    head.push_str("ARMSC");
+    if cols.matched > 0 {
+        head.push(' ');
+        head.push_str(&text::fit("matched", cols.matched, g.ellipsis));
+    }
+    head.push(' ');
+    head.push_str(&text::fit("why in top-K", cols.why, g.ellipsis));
+    put_line(
+        buf,
+        Rect::new(inner.x, inner.y, inner.width, 1),
+        &Line::styled(text::take_width(&head, inner.width as usize), hst),
+    );
+    let rows_rect = Rect::new(
+        inner.x,
+        inner.y + 1,
+        inner.width,
+        inner.height.saturating_sub(1),
+    );
+    if let Some(msg) = &t.empty {
+        if rows_rect.height > 0 {
+            put_line(
+                buf,
+                rows_rect,
+                &Line::styled(
+                    text::truncate(msg, rows_rect.width as usize, g.ellipsis),
+                    st(app, Role::Muted),
+                ),
+            );
+        }
+        return (Some(rows_rect), 0);
+    }
+    let h = rows_rect.height as usize;
+    let n = t.rows.len();
+    if h == 0 || n == 0 {
+        return (Some(rows_rect), 0);
+    }
+    let sel = t.selected.min(n - 1);
+    let offset = if sel >= h { sel + 1 - h } else { 0 };
+    for (i, row) in t.rows.iter().enumerate().skip(offset).take(h) {
+        let y = rows_rect.y + (i - offset) as u16;
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        spans.push(if row.target {
+            Span::styled("*", st(app, Role::MarkTarget))
+        } else {
+            Span::raw(" ")
+        });
+        spans.push(if row.llm {
+            Span::styled("L", st(app, Role::MarkLlm))
+        } else {
+            Span::raw(" ")
+        });
+        spans.push(Span::styled(
+            text::fit_right(&(i + 1).to_string(), RANK),
+            st(app, Role::Muted),
+        ));
+        spans.push(Span::raw(" "));
+        spans.push(Span::raw(text::fit(&row.name, cols.name, g.ellipsis)));
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            text::fit_right(
+                &row.score
+                    .map(|s| format!("{s:.4}"))
+                    .unwrap_or_else(|| "-".into()),
+                SCORE,
+            ),
+            st(app, Role::Score),
+        ));
+        if cols.chip > 0 {
+            for (v, role) in [
+                (row.chips[0], Role::ChipSeed),
+                (row.chips[1], Role::ChipGraph),
+                (row.chips[2], Role::ChipLearn),
+            ] {
+                spans.push(Span::raw(" "));
+                spans.extend(chip(app, v, cols.chip, role));
+            }
+        }
+        spans.push(Span::raw(" "));
+        spans.extend(badge_spans(app, &row.badges));
+        if cols.matched > 0 {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(
+                text::fit(&row.matched, cols.matched, g.ellipsis),
+                st(app, Role::Matched),
+            ));
+        }
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            text::truncate(&row.why, cols.why, g.ellipsis),
+            st(app, row.why_role),
+        ));
+        let mut line = Line::from(spans);
+        let rr = Rect::new(rows_rect.x, y, rows_rect.width, 1);
+        if i == sel {
+            let sst = st(app, Role::Selection);
+            buf.set_style(rr, sst);
+            for s in line.spans.iter_mut() {
+                s.style = s.style.patch(sst);
+            }
+            if !t.focused {
+                // an unfocused selection keeps a visible marker without the highlight
+                line.spans[0] = Span::styled(
+                    if row.target { "*" } else { g.cursor }.to_string(),
+                    if row.target {
+                        st(app, Role::MarkTarget).patch(sst)
+                    } else {
+                        st(app, Role::Key).patch(sst)
+                    },
+                );
+            }
+        }
+        put_line(buf, rr, &line);
+    }
+    (Some(rows_rect), offset)
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_fit_the_width() {
+        for w in [38usize, 60, 78, 80, 100, 118, 160, 300] {
+            let c = columns(w, 40);
+            let mut total = MARK + RANK + 1 + c.name + 1 + SCORE + 1 + BADGES + 1 + c.why;
+            if c.chip > 0 {
+                total += 3 * (c.chip + 1);
+            }
+            if c.matched > 0 {
+                total += c.matched + 1;
+            }
+            assert!(total <= w, "{w}: {c:?} -> {total}");
+        }
+        assert_eq!(columns(78, 20).chip, 4);
+        assert_eq!(columns(118, 20).chip, 8);
+        assert!(columns(118, 20).matched > 0);
+        assert_eq!(columns(118, 20).name, 20);
+    }
+}

@@ -1,0 +1,615 @@
+//! State tests of the evidence panes (Explain, Trace, Counterfactual, the breadcrumbs)
+//! and of the Evidence, Diff and Lab screens: keys in, state out.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use toolscope::engine::explain::Status;
+use toolscope::tui::app::{AppEvent, Effect, FlashLevel, PaneId};
+use toolscope::tui::caps::{Caps, ColorLevel};
+use toolscope::tui::drill::Metric;
+use toolscope::tui::event::Source;
+use toolscope::tui::harness::{Harness, demo_suite, write_demo_evidence};
+use toolscope::tui::records::{FileKind, detect};
+use toolscope::tui::screens::{DiffFocus, EvFocus, EvTab, LabSort, Screen};
+use toolscope::tui::views;
+
+fn caps() -> Caps {
+    Caps::fixed(ColorLevel::Ansi16, false)
+}
+
+fn demo() -> Harness {
+    Harness::demo(caps())
+}
+
+fn goto_demo(h: &mut Harness, n: usize) {
+    h.keys(&format!(":demo {n}"));
+    h.key(KeyCode::Enter);
+}
+
+fn evidence_dir() -> PathBuf {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        // rewritten on every run, under target/ (never in the system temp folder)
+        let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screens-evidence");
+        write_demo_evidence(&d).expect("demo evidence");
+        d
+    })
+    .clone()
+}
+
+#[test]
+fn explain_pane_shows_a_checked_tree_that_folds() {
+    let mut h = demo();
+    goto_demo(&mut h, 4); // approve refund
+    h.keys("j"); // requestRefund, pulled in over an edge
+    h.keys("6");
+    assert_eq!(h.app.focus, PaneId::Explain);
+    let out = h.app.explain.out.clone().expect("explained");
+    assert_eq!(out.key.tool, "requestRefund");
+    assert_eq!(out.key.metric, Metric::Score);
+    assert_eq!(out.status, Status::Resolved);
+    assert!(out.failures.is_empty());
+    assert!(out.max_residual <= 1e-9);
+    let tree = out.tree.expect("tree");
+    assert_eq!(tree.label, "retrieval.score");
+    // Enter folds the root: one visible node; again unfolds
+    let n = views::explain::visible(&h.app).len();
+    assert!(n > 3);
+    h.key(KeyCode::Enter);
+    assert_eq!(views::explain::visible(&h.app).len(), 1);
+    h.key(KeyCode::Char(' '));
+    assert_eq!(views::explain::visible(&h.app).len(), n);
+    // Right on an open node goes to its first child; Left goes back to the parent
+    h.key(KeyCode::Right);
+    assert_eq!(h.app.pane(PaneId::Explain).cursor, 1);
+    h.key(KeyCode::Left);
+    h.key(KeyCode::Left);
+    assert_eq!(h.app.pane(PaneId::Explain).cursor, 0);
+    // e unfolds everything
+    h.keys("e");
+    assert!(views::explain::visible(&h.app).len() > n);
+    // the chip view has no items; v goes back
+    h.keys("v");
+    assert!(h.app.explain.chips);
+    assert_eq!(views::item_count(&h.app, PaneId::Explain), 0);
+    let s = h.screen(120, 40);
+    assert!(s.contains("[depth decay (depth 1) 0.666667]"), "{s}");
+    h.keys("v");
+    assert!(!h.app.explain.chips);
+}
+
+#[test]
+fn explain_metrics_switch_and_stay_resolved() {
+    let mut h = demo();
+    goto_demo(&mut h, 7); // get payment of an order, LLM target getPayment
+    h.keys("6");
+    let mut seen = Vec::new();
+    for _ in 0..Metric::ALL.len() {
+        let out = h.app.explain.out.clone().expect("explained");
+        assert_eq!(out.key.metric, h.app.explain.metric);
+        if let Some(t) = &out.tree {
+            assert_eq!(out.status, Status::Resolved, "{}", out.key.metric.id());
+            assert!(
+                t.label
+                    .starts_with(out.key.metric.id().split('.').next().unwrap())
+            );
+        }
+        seen.push(out.key.metric);
+        h.keys("m");
+    }
+    assert_eq!(seen, Metric::ALL.to_vec());
+    // the LLM margin exists because the scene sets an LLM target
+    h.keys(":metric llm_margin");
+    h.key(KeyCode::Enter);
+    let out = h.app.explain.out.clone().unwrap();
+    assert_eq!(out.key.metric, Metric::LlmMargin);
+    assert!(out.tree.is_some());
+    let s = h.screen(120, 40);
+    assert!(s.contains("RESOLVED"), "{s}");
+    assert!(s.contains("selector.llm_margin"), "{s}");
+    // an unknown metric says which exist
+    h.keys(":metric bogus");
+    h.key(KeyCode::Enter);
+    assert!(
+        h.app
+            .flash
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("selector.margin")
+    );
+}
+
+#[test]
+fn the_selector_pane_explains_the_candidate_under_its_cursor() {
+    let mut h = demo();
+    goto_demo(&mut h, 7);
+    h.keys("3jj");
+    let name = h.app.selection().unwrap().rows[2].name.clone();
+    h.keys("e");
+    assert_eq!(h.app.focus, PaneId::Explain);
+    assert_eq!(h.app.selected_row().unwrap().name, name);
+    let out = h.app.explain.out.clone().unwrap();
+    assert_eq!(out.key.metric, Metric::SelectorScore);
+    assert_eq!(out.key.tool, name);
+    assert_eq!(out.status, Status::Resolved);
+}
+
+#[test]
+fn evidence_jobs_go_to_the_worker_not_the_ui_thread() {
+    let mut h = demo();
+    let press = |h: &mut Harness, c: char| {
+        h.app.on_event(AppEvent::Input(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        ))))
+    };
+    for (c, kind) in [('6', 0usize), ('7', 1), ('8', 2)] {
+        let fx = press(&mut h, c);
+        let jobs: Vec<usize> = fx
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Evidence(j) => Some(j.kind()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(jobs, vec![kind], "pane {c}");
+        // asked once: the same key again sends nothing
+        assert!(h.app.sync_drill().is_empty());
+    }
+    assert!(h.app.trace.out.is_none(), "nothing ran on the UI thread");
+}
+
+#[test]
+fn trace_pane_filters_by_tool_and_stage() {
+    let mut h = demo();
+    goto_demo(&mut h, 4);
+    h.keys("j7");
+    assert_eq!(h.app.focus, PaneId::Trace);
+    let total = h.app.trace.out.as_ref().unwrap().trace.events.len();
+    let ev = views::trace::events(&h.app);
+    assert!(!ev.is_empty() && ev.len() < total);
+    assert!(ev.iter().all(|e| e.mentions("requestRefund")));
+    assert!(ev.iter().any(|e| e.kind == "edge_scored"));
+    h.keys("a");
+    assert_eq!(views::trace::events(&h.app).len(), total);
+    h.keys("f"); // first stage
+    let stage = h.app.trace.stage.clone().expect("a stage");
+    assert!(
+        views::trace::events(&h.app)
+            .iter()
+            .all(|e| e.stage == stage)
+    );
+    h.keys(":stage expand");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.trace.stage.as_deref(), Some("expand"));
+    h.keys(":stage all");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.trace.stage, None);
+    // another row: the trace follows it (same recording)
+    h.keys("a1j7");
+    assert!(
+        views::trace::events(&h.app)
+            .iter()
+            .all(|e| e.mentions("listRefunds"))
+    );
+}
+
+#[test]
+fn counterfactual_changes_one_knob() {
+    let mut h = demo();
+    goto_demo(&mut h, 4);
+    h.keys("8");
+    assert_eq!(h.app.focus, PaneId::Counterfactual);
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    assert_eq!(cmp.contract.status, "resolved");
+    assert_eq!(cmp.contract.changed.len(), 1);
+    assert_eq!(cmp.contract.changed[0].0, "depth");
+    assert_eq!(cmp.gained().len(), 1);
+    assert_eq!(cmp.lost().len(), 1);
+    // Left steps the value down: depth 0, no graph expansion
+    h.key(KeyCode::Left);
+    assert_eq!(h.app.cf.value, Some(serde_json::json!(0)));
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    assert!(cmp.variant.rows.iter().all(|r| r.breakdown.graph == 0.0));
+    assert!(cmp.jaccard < 1.0);
+    // typed: top_k 3 loses seven tools
+    h.keys(":cf top_k=3");
+    h.key(KeyCode::Enter);
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    assert_eq!(cmp.contract.changed[0].0, "top_k");
+    assert_eq!(cmp.lost().len(), 7);
+    let s = h.screen(120, 40);
+    assert!(s.contains("RESOLVED"), "{s}");
+    assert!(s.contains("gone") || s.contains("lost 7"), "{s}");
+    // the same value as the base: nothing differs, honestly unresolved
+    h.keys(":cf top_k=10");
+    h.key(KeyCode::Enter);
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    assert_eq!(cmp.contract.status, "unresolved");
+    // m cycles the knob; the LLM target changes the selector outcome
+    h.keys(":knob llm_target");
+    h.key(KeyCode::Enter);
+    h.keys(":cf llm_target=rejectRefund");
+    h.key(KeyCode::Enter);
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    assert_eq!(cmp.contract.changed[0].0, "llm_target");
+    assert_eq!(cmp.jaccard, 1.0);
+    // not an authorised knob
+    h.keys(":cf graph=other");
+    h.key(KeyCode::Enter);
+    let f = h.app.flash.clone().unwrap();
+    assert_eq!(f.level, FlashLevel::Warn);
+    assert!(f.text.contains("not an authorised knob"), "{}", f.text);
+    // every knob steps without a panic and keeps one change
+    for _ in 0..10 {
+        h.keys("m");
+        h.key(KeyCode::Right);
+        h.key(KeyCode::Right);
+        let out = h.app.cf.out.as_ref().unwrap();
+        if let Ok(c) = &out.result {
+            assert!(c.contract.changed.len() <= 1);
+        }
+    }
+}
+
+#[test]
+fn breadcrumbs_follow_explain_trace_counterfactual_and_esc_goes_back() {
+    let mut h = demo();
+    goto_demo(&mut h, 4);
+    h.keys("j6");
+    assert_eq!(h.app.drill_path, vec![PaneId::Explain]);
+    h.keys("]");
+    assert_eq!(h.app.focus, PaneId::Trace);
+    assert_eq!(h.app.drill_path, vec![PaneId::Explain, PaneId::Trace]);
+    assert!(!h.app.trace.all, "the trace of the explained tool");
+    h.keys("]");
+    assert_eq!(h.app.focus, PaneId::Counterfactual);
+    assert_eq!(h.app.drill_path.len(), 3);
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains("Explain requestRefund retrieval.score › Trace requestRefund › Counterfactual depth 2 → 1"),
+        "{s}"
+    );
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::Trace);
+    h.keys("[");
+    assert_eq!(h.app.focus, PaneId::Explain);
+    assert_eq!(h.app.drill_path, vec![PaneId::Explain]);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::Candidates);
+    // a pane opened by number starts its own path
+    h.keys("7");
+    assert_eq!(h.app.drill_path, vec![PaneId::Trace]);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::Candidates);
+}
+
+#[test]
+fn evidence_screen_reads_a_response_without_a_graph() {
+    let mut h = Harness::opened(caps(), Source::Evidence(evidence_dir().join("newer.json")));
+    assert_eq!(h.app.screen, Screen::Evidence);
+    assert!(h.app.engine.is_none());
+    let e = h.app.evidence.clone().unwrap();
+    assert!(e.set.errors.is_empty());
+    let r = e.current().unwrap();
+    assert_eq!(r.kind, "response");
+    assert_eq!(r.rows.len(), 10);
+    assert_eq!(r.selected_target(), Some("getOrderPayment"));
+    assert_eq!(r.llm_target(), Some("getPayment"));
+    // unknown keys kept: the record's and the rows'
+    let keys: Vec<&str> = r.unknown.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["engine_rev"]);
+    assert_eq!(r.unknown_count(), 3);
+    let s = h.screen(120, 40);
+    assert!(s.contains("3 unknown keys"), "{s}");
+    assert!(s.contains("overrode LLM"), "{s}");
+    // the same rows as Explore shows for the query
+    let mut x = demo();
+    goto_demo(&mut x, 7);
+    let live = views::explore::table_rows(&x.app);
+    let read = views::evidence::table_rows(&h.app, r);
+    assert_eq!(live, read);
+    // row detail with the unknown key, selector and record tabs
+    h.keys("j2");
+    let e = h.app.evidence.as_ref().unwrap();
+    assert_eq!((e.focus, e.tab, e.row), (EvFocus::Pane, EvTab::Row, 1));
+    h.render(120, 40);
+    h.keys("G");
+    let s = h.screen(120, 40);
+    assert!(s.contains("?novel_signal 0.25"), "{s}");
+    h.keys("3");
+    let s = h.screen(120, 40);
+    assert!(s.contains("llm_target_overridden"), "{s}");
+    h.keys("4");
+    h.render(120, 40);
+    h.keys("G");
+    let s = h.screen(120, 40);
+    assert!(s.contains("? engine_rev"), "{s}");
+    // o unfolds the record's JSON (pretty-printed once, sanitised)
+    h.keys("o");
+    let e = h.app.evidence.as_ref().unwrap();
+    assert!(e.json_open);
+    let (key, lines) = e.json.clone().expect("unfolded");
+    assert_eq!(key, (0, None));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("\"engine_rev\": \"v2-preview\""))
+    );
+    let s = h.screen(120, 40);
+    assert!(s.contains("record JSON"), "{s}");
+    assert!(s.contains("o folds"), "{s}");
+    // y copies the row JSON; explore-only keys do nothing here
+    h.keys("1y");
+    assert_eq!(h.emitted.len(), 1);
+    h.keys("/");
+    assert!(!h.app.input_active);
+    h.keys("q");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn a_selector_block_alone_lists_its_candidates_in_retrieval_order() {
+    let h = Harness::opened(
+        caps(),
+        Source::Evidence(evidence_dir().join("selector.json")),
+    );
+    let e = h.app.evidence.as_ref().unwrap();
+    let r = e.current().unwrap();
+    assert_eq!(r.kind, "selector block");
+    assert_eq!(e.tab, EvTab::Selector);
+    assert_eq!(r.rows.len(), 10);
+    let ranks: Vec<usize> = r.rows.iter().map(|x| x.rank).collect();
+    assert_eq!(ranks, (1..=10).collect::<Vec<_>>());
+    assert_eq!(r.rows[0].name, "getOrderPayment");
+    assert!(r.unknown.is_empty());
+}
+
+#[test]
+fn evidence_stream_has_a_record_list() {
+    let mut h = Harness::opened(
+        caps(),
+        Source::Evidence(evidence_dir().join("stream.jsonl")),
+    );
+    let e = h.app.evidence.as_ref().unwrap();
+    assert_eq!(e.set.records.len(), 3);
+    assert_eq!(e.focus, EvFocus::Records);
+    assert_eq!(e.current().unwrap().kind, "batch line");
+    h.keys("j");
+    assert_eq!(h.app.evidence.as_ref().unwrap().record, 1);
+    h.keys("]");
+    assert_eq!(h.app.evidence.as_ref().unwrap().record, 2);
+    h.keys("[");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.evidence.as_ref().unwrap().focus, EvFocus::Rows);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.evidence.as_ref().unwrap().focus, EvFocus::Records);
+    // a fixture folder reads as records too (the manifest aside)
+    let h = Harness::opened(caps(), Source::Evidence(evidence_dir().join("good")));
+    let e = h.app.evidence.as_ref().unwrap();
+    assert_eq!(e.set.records.len(), 6);
+    assert!(e.set.records.iter().all(|r| r.kind == "fixture"));
+}
+
+#[test]
+fn bad_input_in_evidence_is_reported_and_the_rest_read() {
+    let d = std::env::temp_dir().join(format!("toolscope-badev-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let good = std::fs::read_to_string(evidence_dir().join("stream.jsonl")).unwrap();
+    let mixed = format!(
+        "{}\nnot json\n{{\"hello\": 1}}\n",
+        good.lines().next().unwrap()
+    );
+    std::fs::write(d.join("mixed.jsonl"), mixed).unwrap();
+    let h = Harness::opened(caps(), Source::Evidence(d.join("mixed.jsonl")));
+    let e = h.app.evidence.as_ref().unwrap();
+    assert_eq!(e.set.records.len(), 1);
+    assert_eq!(e.set.errors.len(), 2);
+    let f = h.app.flash.as_ref().unwrap();
+    assert_eq!(f.level, FlashLevel::Warn);
+    assert!(f.text.contains("mixed.jsonl:2"), "{}", f.text);
+    // nothing readable at all: an error, and the explorer ends with it
+    std::fs::write(d.join("empty.json"), "{\"hello\": 1}").unwrap();
+    let h = Harness::opened(caps(), Source::Evidence(d.join("empty.json")));
+    let f = h.app.flash.as_ref().unwrap();
+    assert_eq!(f.level, FlashLevel::Error);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn diff_screen_lists_cases_and_filters_changed_ones() {
+    let d = evidence_dir();
+    let mut h = Harness::opened(caps(), Source::Diff(d.join("bad"), d.join("good")));
+    assert_eq!(h.app.screen, Screen::Diff);
+    let v = h.app.diffv.as_ref().unwrap();
+    assert!(v.errors.is_empty());
+    assert_eq!(v.cases.len(), 6);
+    assert!(v.cases.iter().all(|c| c.a.is_some() && c.b.is_some()));
+    // the same file twice: nothing changed, the filter empties the list
+    let mut same = Harness::opened(caps(), Source::Diff(d.join("good"), d.join("good")));
+    let v = same.app.diffv.as_ref().unwrap();
+    assert_eq!(v.changed(), 0);
+    assert_eq!(v.a_label, "A good");
+    same.keys("c");
+    assert!(same.app.diffv.as_ref().unwrap().visible().is_empty());
+    let s = same.screen(80, 24);
+    assert!(s.contains("no changed case"), "{s}");
+    // navigation
+    h.keys("jj");
+    assert_eq!(h.app.diffv.as_ref().unwrap().cursor, 2);
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.diffv.as_ref().unwrap().focus, DiffFocus::Detail);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.diffv.as_ref().unwrap().focus, DiffFocus::Cases);
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.diffv.as_ref().unwrap().focus, DiffFocus::Detail);
+    // batch output diffs by id too
+    let h = Harness::opened(
+        caps(),
+        Source::Diff(d.join("stream.jsonl"), d.join("stream.jsonl")),
+    );
+    assert_eq!(h.app.diffv.as_ref().unwrap().cases.len(), 3);
+}
+
+#[test]
+fn diff_names_cases_found_on_one_side_only() {
+    let d = std::env::temp_dir().join(format!("toolscope-only-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let all = std::fs::read_to_string(evidence_dir().join("stream.jsonl")).unwrap();
+    let two: String = all.lines().take(2).map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join("two.jsonl"), two).unwrap();
+    let mut h = Harness::opened(
+        caps(),
+        Source::Diff(evidence_dir().join("stream.jsonl"), d.join("two.jsonl")),
+    );
+    let v = h.app.diffv.as_ref().unwrap();
+    assert_eq!(v.cases.len(), 3);
+    let only: Vec<(&str, Option<char>)> = v
+        .cases
+        .iter()
+        .map(|c| (c.diff.id.as_str(), c.diff.only_in))
+        .collect();
+    assert_eq!(only, [("c1", None), ("c2", None), ("c3", Some('A'))]);
+    assert_eq!(v.changed(), 1);
+    h.keys("G");
+    let s = h.screen(120, 40);
+    assert!(s.contains("only in A"), "{s}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn lab_screen_evaluates_sorts_and_opens_a_case_in_explore() {
+    let mut h = Harness::lab(caps(), demo_suite(), "demo-suite.json");
+    assert_eq!(h.app.screen, Screen::Lab);
+    let l = h.app.lab.as_ref().unwrap();
+    assert!(!l.running);
+    assert_eq!(l.results.len(), 6);
+    assert_eq!(l.done, 6);
+    let s = l.summary.as_ref().unwrap();
+    // the same numbers as lab::eval on the whole suite
+    let (_, want) = toolscope::lab::eval::evaluate(
+        &toolscope::tui::harness::demo_engine(),
+        &demo_suite(),
+        &Default::default(),
+        &Default::default(),
+        10,
+    );
+    assert_eq!((s.hit1, s.hit5, s.mrr), (want.hit1, want.hit5, want.mrr));
+    assert_eq!(s.selector_accuracy, want.selector_accuracy);
+    // worst first
+    let first = l.current().unwrap().clone();
+    assert!(first.rr < 1.0 || first.selector_correct < 1.0);
+    h.keys("o");
+    assert_eq!(h.app.lab.as_ref().unwrap().sort, LabSort::Rank);
+    h.keys(":sort id");
+    h.key(KeyCode::Enter);
+    let l = h.app.lab.as_ref().unwrap();
+    assert_eq!(l.sort, LabSort::Id);
+    h.keys("g");
+    assert_eq!(h.app.lab.as_ref().unwrap().current().unwrap().id, "cancel");
+    // Enter: the case in Explore with its query; Esc comes back
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.screen, Screen::Explore);
+    assert_eq!(h.app.query.text, "cancel my order");
+    assert_eq!(h.app.params.top_k, 10);
+    assert_eq!(h.app.retrieval().unwrap().rows[0].name, "cancelOrder");
+    let s = h.screen(120, 40);
+    assert!(s.contains("lab › cancel"), "{s}");
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.screen, Screen::Lab);
+    // :lab with a bad file says why and keeps the lab
+    h.keys(":lab /nonexistent/suite.json");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.flash.as_ref().unwrap().level, FlashLevel::Error);
+    assert_eq!(h.app.lab.as_ref().unwrap().results.len(), 6);
+}
+
+#[test]
+fn lab_progress_arrives_in_parts_and_stale_runs_are_dropped() {
+    let mut h = Harness::lab(caps(), demo_suite(), "demo-suite.json");
+    let gen_before = h.app.lab_generation;
+    // a newer evaluation replaces the old one: its messages are ignored
+    let fx = h.app.start_lab(demo_suite(), "again");
+    assert!(matches!(fx.as_slice(), [Effect::Lab(_)]));
+    assert_eq!(h.app.lab_generation, gen_before + 1);
+    h.event(AppEvent::Lab(toolscope::tui::screens::LabMsg::Progress {
+        generation: gen_before,
+        total: 6,
+        results: Vec::new(),
+    }));
+    assert!(h.app.lab.as_ref().unwrap().running);
+    let s = h.screen(80, 24);
+    assert!(s.contains("evaluating 0/6"), "{s}");
+}
+
+#[test]
+fn files_are_sent_to_their_screen_by_content() {
+    let d = evidence_dir();
+    assert_eq!(detect(&d.join("newer.json")), FileKind::Evidence);
+    assert_eq!(detect(&d.join("stream.jsonl")), FileKind::Evidence);
+    assert_eq!(detect(&d.join("good")), FileKind::Evidence);
+    assert_eq!(detect(&d.join("good/refund.json")), FileKind::Evidence);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(
+        detect(&root.join("assets/demo/commerce-backoffice.collection.json.gz")),
+        FileKind::Graph
+    );
+    assert_eq!(
+        detect(&root.join("assets/demo/commerce-backoffice.openapi.yaml")),
+        FileKind::Spec
+    );
+    assert_eq!(
+        detect(&root.join("tests/golden/demo.jsonl.gz")),
+        FileKind::Evidence
+    );
+    let s = d.join("suite.json");
+    std::fs::write(&s, toolscope::tui::harness::DEMO_SUITE).unwrap();
+    assert_eq!(detect(&s), FileKind::Suite);
+}
+
+#[test]
+fn cli_refuses_what_it_cannot_open_before_taking_the_terminal() {
+    use assert_cmd::Command;
+    let d = evidence_dir();
+    let s = d.join("suite-cli.json");
+    std::fs::write(&s, toolscope::tui::harness::DEMO_SUITE).unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let spec = root.join("assets/demo/commerce-backoffice.openapi.yaml");
+    for (args, want) in [
+        (vec![s.to_str().unwrap().to_string()], "--cases"),
+        (
+            vec![spec.to_str().unwrap().to_string()],
+            "OpenAPI/Swagger spec",
+        ),
+        (vec!["a".into(), "b".into(), "c".into()], "error"),
+        (vec!["/nonexistent.json".into()], "no such file"),
+        (
+            vec![
+                d.join("newer.json").to_str().unwrap().to_string(),
+                "--cases".into(),
+                s.to_str().unwrap().to_string(),
+            ],
+            "--cases needs a graph",
+        ),
+        (
+            vec![
+                "diff".into(),
+                "/nonexistent-a".into(),
+                "/nonexistent-b".into(),
+            ],
+            "no such file",
+        ),
+    ] {
+        let out = Command::cargo_bin("toolscope")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
