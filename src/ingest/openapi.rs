@@ -1,1 +1,1219 @@
-//! OpenAPI 3.x / Swagger 2.0 operations → ToolSchema (spec §1.6).
+//! OpenAPI 3.x / Swagger 2.0 operations → ToolSchema (spec §1.6) with the metadata the
+//! graphify build and the engine read (§1.5): method, path, io contract (`api_contract`),
+//! the `openapi` view of the operation, selected request/response schemas, server URL.
+//!
+//! Swagger 2.0 is read through the same code: `in: body` parameters become the request
+//! body, `produces`/`consumes` the media types, `definitions` the components, `host` +
+//! `basePath` the server.
+
+use serde_json::{Map, Value, json};
+
+use super::refs::{REF_MARKER, Resolver};
+use super::schema::{ParamSchema, ToolSchema};
+use crate::error::InputError;
+
+pub const METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "head", "options", "trace",
+];
+
+/// One spec's operations as tools, plus counts for the source manifest.
+pub struct SpecTools {
+    pub tools: Vec<ToolSchema>,
+    pub label: String,
+    pub title: Option<String>,
+    pub version: Option<String>,
+    pub openapi_version: Option<String>,
+    pub path_count: usize,
+    pub operation_count: usize,
+    pub deprecated_skipped: usize,
+}
+
+fn s(v: Option<&Value>) -> Option<&str> {
+    v.and_then(Value::as_str)
+}
+
+fn is_json_ct(ct: &str) -> bool {
+    let c = ct.to_ascii_lowercase();
+    c.contains("json")
+}
+
+fn schema_type(schema: &Value) -> Option<String> {
+    match schema.get("type") {
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .map(String::from),
+        _ => {
+            if schema.get("properties").is_some() {
+                Some("object".into())
+            } else if schema.get("items").is_some() {
+                Some("array".into())
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// `"<method>_<slug>"` for operations without an operationId.
+fn generated_op_id(method: &str, path: &str) -> String {
+    let mut slug = String::new();
+    for seg in path.trim_matches('/').split('/') {
+        if !slug.is_empty() {
+            slug.push('/');
+        }
+        if let Some(p) = seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
+            slug.push_str("by_");
+            slug.push_str(p);
+        } else {
+            slug.push_str(seg);
+        }
+    }
+    let mut out = String::new();
+    let mut last_us = false;
+    for c in slug.chars() {
+        let c = if c == '/' || c == '-' { '_' } else { c };
+        if c == '_' {
+            if last_us {
+                continue;
+            }
+            last_us = true;
+        } else {
+            last_us = false;
+        }
+        out.push(c);
+    }
+    format!("{method}_{out}")
+}
+
+fn dedupe_suffix(method: &str, path: &str) -> String {
+    let mut slug = String::new();
+    for seg in path.split('/') {
+        if seg.is_empty() {
+            continue;
+        }
+        slug.push('_');
+        if let Some(p) = seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
+            slug.push_str("by_");
+            slug.push_str(p);
+        } else {
+            slug.push_str(seg);
+        }
+    }
+    let mut out = String::new();
+    let mut last_us = false;
+    for c in slug.chars() {
+        let c = if c.is_alphanumeric() || c == '_' {
+            c
+        } else {
+            '_'
+        };
+        if c == '_' {
+            if last_us {
+                continue;
+            }
+            last_us = true;
+        } else {
+            last_us = false;
+        }
+        out.push(c);
+    }
+    format!("{method}_{}", out.trim_matches('_'))
+}
+
+/// Server URL of a spec (OpenAPI 3 `servers[0].url`, Swagger `schemes`/`host`/`basePath`).
+fn servers_of(spec: &Value, swagger: bool) -> Vec<(String, Option<String>)> {
+    if swagger {
+        let host = s(spec.get("host")).unwrap_or("");
+        let base = s(spec.get("basePath")).unwrap_or("");
+        if host.is_empty() && base.is_empty() {
+            return Vec::new();
+        }
+        let scheme = spec
+            .get("schemes")
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .and_then(Value::as_str)
+            .unwrap_or("https");
+        let url = if host.is_empty() {
+            base.to_string()
+        } else {
+            format!("{scheme}://{host}{base}")
+        };
+        return vec![(url, None)];
+    }
+    spec.get("servers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|sv| {
+                    let url = s(sv.get("url"))?;
+                    // substitute server variables with their defaults
+                    let mut u = url.to_string();
+                    if let Some(vars) = sv.get("variables").and_then(Value::as_object) {
+                        for (k, v) in vars {
+                            if let Some(d) = v.get("default") {
+                                let d = match d {
+                                    Value::String(x) => x.clone(),
+                                    o => o.to_string(),
+                                };
+                                u = u.replace(&format!("{{{k}}}"), &d);
+                            }
+                        }
+                    }
+                    Some((u, s(sv.get("description")).map(String::from)))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Leaf rows of a (resolved) schema, in the layout of `openapi.*.fields`.
+pub struct FieldRow {
+    pub map: Map<String, Value>,
+    pub depth: usize,
+}
+
+const HINT_KEYS: &[(&str, &str)] = &[
+    ("description", "description"),
+    ("enum", "enum"),
+    ("format", "format"),
+    ("example", "example"),
+    ("default", "default"),
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+];
+
+fn order_row(m: &Map<String, Value>, order: &[&str]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for k in order {
+        if let Some(v) = m.get(*k) {
+            out.insert((*k).into(), v.clone());
+        }
+    }
+    for (k, v) in m {
+        if !out.contains_key(k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+const FIELD_ORDER_RESPONSE: &[&str] = &[
+    "field_name",
+    "json_path",
+    "field_type",
+    "required",
+    "location",
+    "description",
+    "enum",
+    "response_body_root",
+    "format",
+    "example",
+    "default",
+    "nullable",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "required_in_branch",
+    "schema_ref",
+    "additional_properties",
+    "map_value",
+    "map_key_placeholder",
+    "value_type",
+    "value_format",
+    "value_path_aliases",
+    "response_collection_path",
+    "response_item_path",
+];
+const FIELD_ORDER_REQUEST: &[&str] = &[
+    "field_name",
+    "json_path",
+    "field_type",
+    "required",
+    "location",
+    "description",
+    "format",
+    "enum",
+    "example",
+    "default",
+    "nullable",
+    "minimum",
+    "maximum",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "required_in_branch",
+    "schema_ref",
+    "additional_properties",
+    "map_value",
+    "map_key_placeholder",
+];
+const AC_CONSUMES_ORDER: &[&str] = &[
+    "field_name",
+    "field_type",
+    "required",
+    "location",
+    "kind",
+    "json_path",
+    "format",
+    "enum",
+    "example",
+    "security_required",
+    "security_schemes",
+    "security_scheme",
+    "auth_type",
+    "credential_name",
+    "requirement_indices",
+    "scopes",
+    "default",
+    "nullable",
+    "request_body_root",
+    "minimum",
+    "maximum",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "required_in_branch",
+    "schema_ref",
+    "additional_properties",
+    "map_value",
+    "map_key_placeholder",
+    "description",
+];
+const AC_PRODUCES_ORDER: &[&str] = &[
+    "field_name",
+    "json_path",
+    "field_type",
+    "enum",
+    "required",
+    "location",
+    "kind",
+    "header",
+    "format",
+    "example",
+    "default",
+    "nullable",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "required_in_branch",
+    "schema_ref",
+    "additional_properties",
+    "map_value",
+    "map_key_placeholder",
+    "response_collection_path",
+    "response_item_path",
+    "response_body_root",
+    "value_type",
+    "value_format",
+    "response_envelope_path",
+    "value_path_aliases",
+    "description",
+];
+
+/// Flattens a resolved schema into leaf rows.
+pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
+    let mut out = Vec::new();
+    let root_ref = schema
+        .get(REF_MARKER)
+        .and_then(Value::as_str)
+        .map(String::from);
+    walk_fields(
+        schema,
+        "$",
+        None,
+        false,
+        location,
+        root_ref.as_deref(),
+        &mut out,
+        0,
+    );
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk_fields(
+    schema: &Value,
+    path: &str,
+    name: Option<&str>,
+    required: bool,
+    location: &str,
+    sref: Option<&str>,
+    out: &mut Vec<FieldRow>,
+    depth: usize,
+) {
+    if depth > 24 || out.len() > 2000 {
+        return;
+    }
+    let sref = sref.or_else(|| schema.get(REF_MARKER).and_then(Value::as_str));
+    let ty = schema_type(schema);
+    match ty.as_deref() {
+        Some("object") | None if schema.get("properties").is_some() => {
+            let req: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (k, p) in props {
+                    walk_fields(
+                        p,
+                        &format!("{path}.{k}"),
+                        Some(k),
+                        req.contains(&k.as_str()),
+                        location,
+                        sref,
+                        out,
+                        depth + 1,
+                    );
+                }
+            }
+        }
+        Some("array") => {
+            let items = schema.get("items").cloned().unwrap_or(json!({}));
+            walk_fields(
+                &items,
+                &format!("{path}[*]"),
+                name,
+                required,
+                location,
+                sref,
+                out,
+                depth + 1,
+            );
+        }
+        Some("object") => {}
+        _ => {
+            let Some(name) = name else {
+                return;
+            };
+            let mut m = Map::new();
+            m.insert("field_name".into(), json!(name));
+            m.insert("json_path".into(), json!(path));
+            m.insert(
+                "field_type".into(),
+                json!(ty.unwrap_or_else(|| "string".into())),
+            );
+            m.insert("required".into(), json!(required));
+            m.insert("location".into(), json!(location));
+            for (k, out_k) in HINT_KEYS {
+                if let Some(v) = schema.get(*k) {
+                    m.insert((*out_k).into(), v.clone());
+                }
+            }
+            m.insert(
+                "nullable".into(),
+                json!(
+                    schema
+                        .get("nullable")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
+            );
+            m.insert(
+                "read_only".into(),
+                json!(
+                    schema
+                        .get("readOnly")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
+            );
+            m.insert(
+                "write_only".into(),
+                json!(
+                    schema
+                        .get("writeOnly")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
+            );
+            m.insert(
+                "deprecated".into(),
+                json!(
+                    schema
+                        .get("deprecated")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
+            );
+            m.insert("required_in_branch".into(), json!(false));
+            if let Some(r) = sref {
+                m.insert("schema_ref".into(), json!(r));
+            }
+            m.insert("additional_properties".into(), json!(false));
+            m.insert("map_value".into(), json!(false));
+            out.push(FieldRow {
+                map: m,
+                depth: path.matches('.').count(),
+            });
+        }
+    }
+}
+
+/// The `Fields:` summary appended to object/array parameter descriptions.
+fn fields_summary(schema: &Value) -> Option<String> {
+    let ty = schema_type(schema)?;
+    let (obj, prefix, indent) = match ty.as_str() {
+        "object" => (schema, "Fields:".to_string(), ""),
+        "array" => (
+            schema.get("items").unwrap_or(&Value::Null),
+            "Fields:\n[array of:]".to_string(),
+            "  ",
+        ),
+        _ => return None,
+    };
+    let mut out = prefix;
+    let req: Vec<&str> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+        for (k, p) in props {
+            let t = schema_type(p).unwrap_or_else(|| "any".into());
+            out.push_str(&format!(
+                "\n{indent}- {k}{} ({t})",
+                if req.contains(&k.as_str()) { "*" } else { "" }
+            ));
+            if let Some(d) = s(p.get("description")).filter(|d| !d.is_empty()) {
+                out.push_str(&format!(": {d}"));
+            }
+            if let Some(e) = p.get("example") {
+                let e = match e {
+                    Value::String(x) => x.clone(),
+                    o => crate::engine::pytext::py_str(o),
+                };
+                out.push_str(&format!("  e.g. {e}"));
+            }
+        }
+    }
+    Some(out)
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+    res: &'a Resolver<'a>,
+    swagger: bool,
+    spec: &'a Value,
+    label: &'a str,
+    servers: Vec<(String, Option<String>)>,
+}
+
+fn pick_content(content: &Map<String, Value>) -> Option<(&String, &Value)> {
+    content
+        .iter()
+        .find(|(ct, _)| is_json_ct(ct))
+        .or_else(|| content.iter().next())
+}
+
+/// Reads every operation of one spec.
+pub fn spec_tools(
+    file: &str,
+    spec: &Value,
+    swagger: bool,
+    skip_deprecated: bool,
+) -> Result<SpecTools, InputError> {
+    let res = Resolver::new(file, spec);
+    res.check_remote()?;
+    let title = s(spec.pointer("/info/title")).map(String::from);
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .map(|x| x.to_string_lossy().to_string());
+    let label = title
+        .clone()
+        .filter(|t| !t.is_empty())
+        .or(stem)
+        .unwrap_or_else(|| "spec-1".into());
+    let Some(paths) = spec.get("paths") else {
+        return Err(InputError::new(
+            file,
+            "/paths",
+            "the spec has no \"paths\": no operations to build tools from".into(),
+        ));
+    };
+    let Some(paths) = paths.as_object() else {
+        return Err(InputError::new(
+            file,
+            "/paths",
+            "\"paths\" is not an object".into(),
+        ));
+    };
+    let ctx = Ctx {
+        file,
+        res: &res,
+        swagger,
+        spec,
+        label: &label,
+        servers: servers_of(spec, swagger),
+    };
+    let mut tools: Vec<ToolSchema> = Vec::new();
+    let mut used: rustc_hash::FxHashMap<String, usize> = Default::default();
+    let mut op_count = 0;
+    let mut dep_skipped = 0;
+    for (path, item) in paths {
+        let item = res.deref(item);
+        let Some(item_m) = item.as_object() else {
+            continue;
+        };
+        for &method in METHODS {
+            let Some(op) = item_m.get(method) else {
+                continue;
+            };
+            if !op.is_object() {
+                eprintln!(
+                    "warning: {file}:/paths/{}/{method}: operation is not an object; skipped",
+                    crate::model::load::pointer_escape(path)
+                );
+                continue;
+            }
+            op_count += 1;
+            if skip_deprecated && op.get("deprecated").and_then(Value::as_bool) == Some(true) {
+                dep_skipped += 1;
+                continue;
+            }
+            let mut t = operation_tool(&ctx, path, method, item, op)?;
+            // unique tool names
+            let base = t.name.clone();
+            if used.contains_key(&base) {
+                let mut cand = format!("{base}__{}", dedupe_suffix(method, path));
+                let mut n = 1;
+                while used.contains_key(&cand) {
+                    n += 1;
+                    cand = format!("{base}__{}_{n}", dedupe_suffix(method, path));
+                }
+                eprintln!(
+                    "warning: {file}:/paths/{}/{method}: duplicate operationId {base:?}; tool named {cand:?}",
+                    crate::model::load::pointer_escape(path)
+                );
+                t.name = cand.clone();
+                if let Some(Value::Object(o)) = t.metadata.get_mut("openapi") {
+                    o.insert("tool_name".into(), json!(cand));
+                }
+            }
+            *used.entry(t.name.clone()).or_default() += 1;
+            *used.entry(base).or_default() += 0;
+            tools.push(t);
+        }
+    }
+    Ok(SpecTools {
+        tools,
+        label: label.clone(),
+        title,
+        version: s(spec.pointer("/info/version")).map(String::from),
+        openapi_version: s(spec.get("openapi"))
+            .or(s(spec.get("swagger")))
+            .map(String::from),
+        path_count: paths.len(),
+        operation_count: op_count,
+        deprecated_skipped: dep_skipped,
+    })
+}
+
+fn param_type(p: &Value, swagger: bool) -> (String, Option<&Value>) {
+    let schema = if swagger { Some(p) } else { p.get("schema") };
+    let ty = schema
+        .and_then(schema_type)
+        .unwrap_or_else(|| "string".into());
+    (ty, schema)
+}
+
+fn operation_tool(
+    ctx: &Ctx,
+    path: &str,
+    method: &str,
+    item: &Value,
+    op: &Value,
+) -> Result<ToolSchema, InputError> {
+    let res = ctx.res;
+    let op_id = s(op.get("operationId")).filter(|x| !x.is_empty());
+    let generated = op_id.is_none();
+    let op_id = op_id
+        .map(String::from)
+        .unwrap_or_else(|| generated_op_id(method, path));
+    let summary = s(op.get("summary")).unwrap_or("").to_string();
+    let description = s(op.get("description")).unwrap_or("").to_string();
+    let tags: Vec<String> = op
+        .get("tags")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let tool_desc = if !summary.is_empty() {
+        summary.clone()
+    } else if !description.is_empty() {
+        description.clone()
+    } else {
+        let mut d = format!("{} {path}", method.to_uppercase());
+        if !tags.is_empty() {
+            d.push_str(&format!(" [{}]", tags.join(", ")));
+        }
+        d
+    };
+    let domain = tags.first().cloned().or_else(|| {
+        path.split('/')
+            .find(|x| !x.is_empty() && !x.starts_with('{'))
+            .map(String::from)
+    });
+    let annotations = match method {
+        "get" | "head" | "options" => [Some(true), Some(false), Some(true), None],
+        "post" => [Some(false), Some(false), Some(false), None],
+        "put" => [Some(false), Some(false), Some(true), None],
+        "patch" => [Some(false), Some(false), Some(false), None],
+        "delete" => [Some(false), Some(true), Some(true), None],
+        _ => [None, None, None, None],
+    };
+
+    // parameters: path-item then operation (operation overrides same name+in)
+    let mut raw_params: Vec<&Value> = Vec::new();
+    for src in [item.get("parameters"), op.get("parameters")] {
+        if let Some(a) = src.and_then(Value::as_array) {
+            for p in a {
+                let p = res.deref(p);
+                let key = (s(p.get("name")), s(p.get("in")));
+                if let Some(pos) = raw_params
+                    .iter()
+                    .position(|q| (s(q.get("name")), s(q.get("in"))) == key)
+                {
+                    raw_params[pos] = p;
+                } else {
+                    raw_params.push(p);
+                }
+            }
+        }
+    }
+    let mut params: Vec<ParamSchema> = Vec::new();
+    let mut oa_params: Vec<Value> = Vec::new();
+    let mut ac_consumes: Vec<Value> = Vec::new();
+    let mut locs: Map<String, Value> = Map::new();
+    for k in ["path", "query", "header", "cookie", "body"] {
+        locs.insert(k.into(), json!([]));
+    }
+    let mut path_params: Vec<String> = Vec::new();
+    let mut body_param: Option<&Value> = None;
+    let mut form_params: Vec<&Value> = Vec::new();
+    for p in &raw_params {
+        let Some(name) = s(p.get("name")) else {
+            continue;
+        };
+        let loc = s(p.get("in")).unwrap_or("query");
+        if ctx.swagger && loc == "body" {
+            body_param = Some(p);
+            continue;
+        }
+        if ctx.swagger && loc == "formData" {
+            form_params.push(p);
+            continue;
+        }
+        let (ty, schema) = param_type(p, ctx.swagger);
+        let schema = schema.map(|x| res.resolve(x));
+        let required = loc == "path" || p.get("required").and_then(Value::as_bool) == Some(true);
+        let desc = s(p.get("description")).unwrap_or("").to_string();
+        let en = schema.as_ref().and_then(|x| x.get("enum")).cloned();
+        params.push(ParamSchema {
+            name: name.into(),
+            ty: ty.clone(),
+            description: desc.clone(),
+            required,
+            enum_values: en.clone(),
+        });
+        let mut oa = Map::new();
+        oa.insert("name".into(), json!(name));
+        oa.insert("in".into(), json!(loc));
+        oa.insert("required".into(), json!(required));
+        oa.insert("field_type".into(), json!(ty));
+        if let Some(sc) = &schema {
+            for k in ["default", "format", "minimum", "maximum"] {
+                if let Some(v) = sc.get(k) {
+                    oa.insert(k.into(), v.clone());
+                }
+            }
+        }
+        if !desc.is_empty() {
+            oa.insert("description".into(), json!(desc));
+        }
+        if let Some(e) = &en {
+            oa.insert("enum".into(), e.clone());
+        }
+        if let Some(e) = p.get("explode") {
+            oa.insert("explode".into(), e.clone());
+        }
+        oa_params.push(Value::Object(oa));
+        let mut ac = Map::new();
+        ac.insert("field_name".into(), json!(name));
+        ac.insert("field_type".into(), json!(ty));
+        ac.insert("required".into(), json!(required));
+        ac.insert("location".into(), json!(loc));
+        ac.insert("kind".into(), json!("data"));
+        if let Some(sc) = &schema {
+            for k in ["format", "enum", "example", "default", "minimum", "maximum"] {
+                if let Some(v) = sc.get(k) {
+                    ac.insert(k.into(), v.clone());
+                }
+            }
+        }
+        if !desc.is_empty() {
+            ac.insert("description".into(), json!(desc));
+        }
+        ac_consumes.push(Value::Object(order_row(&ac, AC_CONSUMES_ORDER)));
+        if let Some(Value::Array(a)) = locs.get_mut(loc) {
+            a.push(json!(name));
+        }
+        if loc == "path" {
+            path_params.push(name.into());
+        }
+    }
+
+    // request body
+    let mut rb = Map::new();
+    let mut body_schema: Option<Value> = None;
+    let mut body_ct: Option<String> = None;
+    let mut body_required = false;
+    let mut content_types: Vec<String> = Vec::new();
+    if ctx.swagger {
+        if let Some(bp) = body_param {
+            body_required = bp.get("required").and_then(Value::as_bool) == Some(true);
+            body_schema = bp.get("schema").map(|x| res.resolve(x));
+            let cts = op
+                .get("consumes")
+                .or_else(|| ctx.spec.get("consumes"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_else(|| vec!["application/json".into()]);
+            body_ct = cts.iter().find(|c| is_json_ct(c)).or(cts.first()).cloned();
+            content_types = cts;
+        } else if !form_params.is_empty() {
+            let mut props = Map::new();
+            let mut req = Vec::new();
+            for p in &form_params {
+                let Some(n) = s(p.get("name")) else { continue };
+                let mut sc = Map::new();
+                for (k, v) in p.as_object().into_iter().flatten() {
+                    if !matches!(k.as_str(), "name" | "in" | "required") {
+                        sc.insert(k.clone(), v.clone());
+                    }
+                }
+                props.insert(n.into(), Value::Object(sc));
+                if p.get("required").and_then(Value::as_bool) == Some(true) {
+                    req.push(json!(n));
+                }
+            }
+            body_schema = Some(json!({"type": "object", "properties": props, "required": req}));
+            body_ct = Some("application/x-www-form-urlencoded".into());
+            content_types = vec![body_ct.clone().unwrap()];
+        }
+    } else if let Some(rbv) = op.get("requestBody") {
+        let rbv = res.deref(rbv);
+        body_required = rbv.get("required").and_then(Value::as_bool) == Some(true);
+        if let Some(content) = rbv.get("content").and_then(Value::as_object) {
+            content_types = content.keys().cloned().collect();
+            if let Some((ct, media)) = pick_content(content) {
+                body_ct = Some(ct.clone());
+                body_schema = media.get("schema").map(|x| res.resolve(x));
+            }
+        }
+    }
+    let mut body_fields: Vec<FieldRow> = Vec::new();
+    if let Some(bs) = &body_schema {
+        let is_obj = bs.get("properties").and_then(Value::as_object).is_some();
+        if is_obj {
+            let req: Vec<&str> = bs
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for (k, p) in bs["properties"].as_object().unwrap() {
+                if params.iter().any(|x| &x.name == k) {
+                    continue;
+                }
+                let ty = schema_type(p).unwrap_or_else(|| "string".into());
+                let mut desc = s(p.get("description")).unwrap_or("").to_string();
+                if matches!(ty.as_str(), "object" | "array")
+                    && let Some(f) = fields_summary(p)
+                {
+                    desc = if desc.is_empty() {
+                        f
+                    } else {
+                        format!("{desc}\n{f}")
+                    };
+                }
+                params.push(ParamSchema {
+                    name: k.clone(),
+                    ty,
+                    description: desc,
+                    required: req.contains(&k.as_str()),
+                    enum_values: p.get("enum").cloned(),
+                });
+                if let Some(Value::Array(a)) = locs.get_mut("body") {
+                    a.push(json!(k));
+                }
+            }
+            body_fields = flatten(bs, "body");
+        } else {
+            let ty = schema_type(bs).unwrap_or_else(|| "string".into());
+            let mut desc = s(bs.get("description")).unwrap_or("").to_string();
+            if matches!(ty.as_str(), "object" | "array")
+                && let Some(f) = fields_summary(bs)
+            {
+                desc = if desc.is_empty() {
+                    f
+                } else {
+                    format!("{desc}\n{f}")
+                };
+            }
+            params.push(ParamSchema {
+                name: "body".into(),
+                ty: ty.clone(),
+                description: desc,
+                required: body_required,
+                enum_values: None,
+            });
+            if let Some(Value::Array(a)) = locs.get_mut("body") {
+                a.push(json!("body"));
+            }
+            body_fields = flatten(bs, "body");
+            if body_fields.is_empty() {
+                let mut m = Map::new();
+                m.insert("field_name".into(), json!("body"));
+                m.insert("json_path".into(), json!("$"));
+                m.insert("field_type".into(), json!(ty));
+                m.insert("required".into(), json!(body_required));
+                m.insert("location".into(), json!("body"));
+                m.insert("request_body_root".into(), json!(true));
+                if let Some(f) = bs.get("format") {
+                    m.insert("format".into(), f.clone());
+                }
+                body_fields.push(FieldRow { map: m, depth: 0 });
+            }
+        }
+    }
+    // body consumes: top-level leaves
+    for f in &body_fields {
+        let jp = f.map.get("json_path").and_then(Value::as_str).unwrap_or("");
+        let top = jp == "$"
+            || jp.trim_end_matches("[*]").matches('.').count() <= 1 && !jp[1..].contains("[*].");
+        if !top {
+            continue;
+        }
+        let mut ac = f.map.clone();
+        ac.insert("kind".into(), json!("data"));
+        ac_consumes.push(Value::Object(order_row(&ac, AC_CONSUMES_ORDER)));
+    }
+    rb.insert("required".into(), json!(body_required));
+    rb.insert(
+        "content_type".into(),
+        body_ct.clone().map(Value::String).unwrap_or(Value::Null),
+    );
+    rb.insert(
+        "content_types".into(),
+        Value::Array(
+            content_types
+                .iter()
+                .map(|c| json!({"content_type": c}))
+                .collect(),
+        ),
+    );
+    rb.insert(
+        "schema".into(),
+        body_schema.clone().unwrap_or_else(|| json!({})),
+    );
+    let rb_fields: Vec<Value> = body_fields
+        .iter()
+        .map(|f| Value::Object(order_row(&f.map, FIELD_ORDER_REQUEST)))
+        .collect();
+    rb.insert("top_level_fields".into(), json!([]));
+    rb.insert("fields".into(), Value::Array(rb_fields.clone()));
+    rb.insert("all_top_level_fields".into(), json!([]));
+    rb.insert("all_fields".into(), Value::Array(rb_fields));
+
+    // responses
+    let mut resp_status: Option<String> = None;
+    let mut resp_ct: Option<String> = None;
+    let mut resp_desc = String::new();
+    let mut resp_schema: Option<Value> = None;
+    let mut responses: Vec<Value> = Vec::new();
+    let mut error_responses: Vec<Value> = Vec::new();
+    if let Some(rs) = op.get("responses").and_then(Value::as_object) {
+        for (status, r) in rs {
+            let r = res.deref(r);
+            let success = status.starts_with('2');
+            let d = s(r.get("description")).unwrap_or("").to_string();
+            let mut row = Map::new();
+            row.insert("status".into(), json!(status));
+            row.insert("success".into(), json!(success));
+            row.insert("description".into(), json!(d));
+            let (ct, schema) = if ctx.swagger {
+                let sc = r.get("schema").map(|x| res.resolve(x));
+                let ct = sc.as_ref().map(|_| {
+                    op.get("produces")
+                        .or_else(|| ctx.spec.get("produces"))
+                        .and_then(Value::as_array)
+                        .and_then(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .find(|c| is_json_ct(c))
+                                .or_else(|| a.first().and_then(Value::as_str))
+                        })
+                        .unwrap_or("application/json")
+                        .to_string()
+                });
+                (ct, sc)
+            } else if let Some(content) = r.get("content").and_then(Value::as_object) {
+                match pick_content(content) {
+                    Some((ct, media)) => (
+                        Some(ct.clone()),
+                        media.get("schema").map(|x| res.resolve(x)),
+                    ),
+                    None => (None, None),
+                }
+            } else {
+                (None, None)
+            };
+            if let Some(ct) = &ct {
+                row.insert("content_type".into(), json!(ct));
+            }
+            if success && resp_status.is_none() && schema.is_some() {
+                resp_status = Some(status.clone());
+                resp_ct = ct.clone();
+                resp_desc = d.clone();
+                resp_schema = schema.clone();
+                row.insert("selected".into(), json!(true));
+            }
+            if !success {
+                error_responses.push(Value::Object(row.clone()));
+            }
+            responses.push(Value::Object(row));
+        }
+        if resp_status.is_none() {
+            // first success status without a body
+            if let Some((st, r)) = rs.iter().find(|(k, _)| k.starts_with('2')) {
+                resp_status = Some(st.clone());
+                resp_desc = s(res.deref(r).get("description")).unwrap_or("").to_string();
+            }
+        }
+    }
+    let resp_fields: Vec<FieldRow> = resp_schema
+        .as_ref()
+        .map(|x| flatten(x, "response"))
+        .unwrap_or_default();
+    let mut ac_produces: Vec<Value> = Vec::new();
+    let mut oa_resp_fields: Vec<Value> = Vec::new();
+    let collection = resp_schema.as_ref().and_then(collection_path);
+    for f in &resp_fields {
+        let mut m = f.map.clone();
+        let jp = m["json_path"].as_str().unwrap_or("").to_string();
+        let mut aliases = vec![json!(format!("$.body{}", &jp[1..]))];
+        if let Some(cp) = &collection
+            && let Some(rest) = jp.strip_prefix(cp.as_str())
+            && rest.starts_with('.')
+        {
+            aliases.push(json!(format!("${rest}")));
+            aliases.push(json!(format!("$.body{rest}")));
+            m.insert("response_collection_path".into(), json!(cp));
+            m.insert("response_item_path".into(), json!(cp));
+        }
+        m.insert("value_path_aliases".into(), Value::Array(aliases));
+        oa_resp_fields.push(Value::Object(order_row(&m, FIELD_ORDER_RESPONSE)));
+        let mut p = m.clone();
+        p.remove("required");
+        p.remove("location");
+        ac_produces.push(Value::Object(order_row(&p, AC_PRODUCES_ORDER)));
+    }
+
+    let mut oa = Map::new();
+    oa.insert("tool_name".into(), json!(op_id));
+    oa.insert("operation_id".into(), json!(op_id));
+    if generated {
+        oa.insert("operation_id_generated".into(), json!(true));
+    }
+    oa.insert("summary".into(), json!(summary));
+    oa.insert("description".into(), json!(description));
+    oa.insert(
+        "deprecated".into(),
+        json!(
+            op.get("deprecated")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        ),
+    );
+    oa.insert("parameters".into(), Value::Array(oa_params));
+    oa.insert("path_params".into(), json!(path_params));
+    oa.insert("input_locations".into(), Value::Object(locs.clone()));
+    oa.insert("request_body".into(), Value::Object(rb));
+    let mut resp = Map::new();
+    resp.insert(
+        "status".into(),
+        resp_status
+            .clone()
+            .map(Value::String)
+            .unwrap_or(Value::Null),
+    );
+    resp.insert(
+        "content_type".into(),
+        resp_ct.clone().map(Value::String).unwrap_or(Value::Null),
+    );
+    resp.insert("description".into(), json!(resp_desc));
+    resp.insert(
+        "schema".into(),
+        resp_schema.clone().unwrap_or_else(|| json!({})),
+    );
+    resp.insert("fields".into(), Value::Array(oa_resp_fields));
+    oa.insert("response".into(), Value::Object(resp));
+    oa.insert("responses".into(), Value::Array(responses));
+    oa.insert("error_responses".into(), Value::Array(error_responses));
+    oa.insert(
+        "examples".into(),
+        json!({"parameters": [], "request_body": [], "responses": []}),
+    );
+    if !ctx.servers.is_empty() {
+        let (u, d) = &ctx.servers[0];
+        let mut sv = Map::new();
+        sv.insert("source".into(), json!("spec"));
+        sv.insert("url".into(), json!(u));
+        sv.insert("raw_url".into(), json!(u));
+        if let Some(d) = d {
+            sv.insert("description".into(), json!(d));
+        }
+        let all: Vec<Value> = ctx
+            .servers
+            .iter()
+            .map(|(u, d)| {
+                let mut m = Map::new();
+                m.insert("source".into(), json!("spec"));
+                m.insert("url".into(), json!(u));
+                m.insert("raw_url".into(), json!(u));
+                if let Some(d) = d {
+                    m.insert("description".into(), json!(d));
+                }
+                Value::Object(m)
+            })
+            .collect();
+        sv.insert("servers".into(), Value::Array(all));
+        oa.insert("server".into(), Value::Object(sv));
+    }
+
+    let mut md = Map::new();
+    md.insert("source".into(), json!("openapi"));
+    md.insert("method".into(), json!(method));
+    md.insert("path".into(), json!(path));
+    md.insert(
+        "api_contract".into(),
+        json!({"produces": ac_produces, "consumes": ac_consumes, "links": []}),
+    );
+    md.insert("openapi".into(), Value::Object(oa));
+    md.insert("input_locations".into(), Value::Object(locs));
+    if let Some(bs) = &body_schema {
+        md.insert("request_body_schema".into(), bs.clone());
+        if let Some(ct) = &body_ct {
+            md.insert("request_content_type".into(), json!(ct));
+        }
+    }
+    if let Some(rs) = &resp_schema {
+        md.insert("response_schema".into(), rs.clone());
+        if let Some(st) = &resp_status {
+            md.insert("response_status".into(), json!(st));
+        }
+        if let Some(ct) = &resp_ct {
+            md.insert("response_content_type".into(), json!(ct));
+        }
+    }
+    if let Some((u, _)) = ctx.servers.first() {
+        md.insert("base_url".into(), json!(u));
+    }
+    md.insert("source_label".into(), json!(ctx.label));
+    md.insert("source_url".into(), json!(ctx.file));
+
+    Ok(ToolSchema {
+        name: op_id,
+        description: tool_desc,
+        parameters: params,
+        tags,
+        domain: domain.or_else(|| Some("general".into())),
+        metadata: md,
+        annotations: Some(annotations),
+    })
+}
+
+/// The response's collection path: a top-level array (`$[*]`) or the first array of
+/// objects among the top-level properties (`$.items[*]`).
+fn collection_path(schema: &Value) -> Option<String> {
+    match schema_type(schema).as_deref() {
+        Some("array") => Some("$[*]".into()),
+        _ => {
+            let props = schema.get("properties")?.as_object()?;
+            for (k, p) in props {
+                if schema_type(p).as_deref() == Some("array")
+                    && p.get("items")
+                        .is_some_and(|i| schema_type(i).as_deref() == Some("object"))
+                {
+                    return Some(format!("$.{k}[*]"));
+                }
+            }
+            None
+        }
+    }
+}
+
+/// ((method, path), request refs, response refs)
+pub type OperationRefs = ((String, String), Vec<String>, Vec<String>);
+
+/// `"$ref"` strings used by each operation of the raw spec: (method, path) → (request
+/// refs from requestBody + parameters, response refs).
+pub fn raw_operation_refs(spec: &Value) -> Vec<OperationRefs> {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(r)) = m.get("$ref") {
+                        out.push(r.clone());
+                    }
+                    for x in m.values().rev() {
+                        stack.push(x);
+                    }
+                }
+                Value::Array(a) => {
+                    for x in a.iter().rev() {
+                        stack.push(x);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let Some(paths) = spec.get("paths").and_then(Value::as_object) else {
+        return out;
+    };
+    for (path, item) in paths {
+        let Some(item) = item.as_object() else {
+            continue;
+        };
+        for &m in METHODS {
+            let Some(op) = item.get(m) else { continue };
+            let mut req = Vec::new();
+            let mut resp = Vec::new();
+            if let Some(b) = op.get("requestBody") {
+                collect(b, &mut req);
+            }
+            if let Some(p) = op.get("parameters") {
+                collect(p, &mut req);
+            }
+            if let Some(r) = op.get("responses") {
+                collect(r, &mut resp);
+            }
+            out.push(((m.to_string(), path.clone()), req, resp));
+        }
+    }
+    out
+}

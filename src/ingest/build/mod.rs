@@ -1,6 +1,7 @@
-//! The graphify build (spec §2.4–§2.6): semantic metadata, contract promotion, OpenAPI-link
-//! outputs, dependency detection, pair hints, link and contract data-flow edges, and the
-//! collection artifact around them.
+//! The graphify build (spec §2.4–§2.6): semantic metadata, contract promotion, dependency
+//! detection, contract data-flow edges, and the collection artifact around them.
 
 pub mod collection;
+pub mod contracts;
 pub mod detect;
+pub mod semantics;
