@@ -18,10 +18,17 @@ pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
     Ok(Engine::new(graph))
 }
 
-/// A file that is not a tool graph (looked at by content, not name).
+/// A spec or tool list rather than a tool graph (recognised by content, not name). Anything
+/// unrecognised goes to the graph loader, whose errors name the file and place.
 fn is_spec(arg: &str) -> bool {
-    match std::fs::read(arg) {
-        Ok(bytes) => !crate::ingest::is_graph_bytes(&bytes),
-        Err(_) => false,
+    let Ok(bytes) = std::fs::read(arg) else {
+        return false;
+    };
+    if crate::ingest::is_graph_bytes(&bytes) {
+        return false;
+    }
+    match crate::ingest::source::sniff_kind(arg, bytes) {
+        Some(k) => k != crate::ingest::source::InputKind::Graph,
+        None => false,
     }
 }

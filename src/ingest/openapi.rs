@@ -599,6 +599,13 @@ pub fn spec_tools(
             tools.push(t);
         }
     }
+    if op_count == 0 {
+        return Err(InputError::new(
+            file,
+            "/paths",
+            "the spec defines no operations: no tools to build".into(),
+        ));
+    }
     Ok(SpecTools {
         tools,
         label: label.clone(),

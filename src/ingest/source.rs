@@ -85,6 +85,19 @@ pub fn parse_document(name: &str, bytes: Vec<u8>) -> Result<Document, InputError
     })
 }
 
+/// The kind of a document, or `None` when it is not valid JSON/YAML of a known kind.
+/// YAML and JSON syntax errors are reported by the builder, so a file that is not JSON
+/// (first character) counts as an input to build.
+pub fn sniff_kind(name: &str, bytes: Vec<u8>) -> Option<InputKind> {
+    let bytes = maybe_gunzip(name, bytes).ok()?;
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace())?;
+    match parse_document(name, bytes) {
+        Ok(d) => Some(d.kind),
+        Err(_) if first != b'{' && first != b'[' => Some(InputKind::OpenApi3),
+        Err(_) => None,
+    }
+}
+
 pub fn parse_json(name: &str, text: &str) -> Result<Value, InputError> {
     serde_json::from_str::<Value>(text).map_err(|e| {
         let mut err = json_error(name, &e, "");
