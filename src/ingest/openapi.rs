@@ -334,6 +334,72 @@ pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
     out
 }
 
+/// Properties and `required` of an object schema, with `allOf` branches merged in order.
+fn merged_object(schema: &Value) -> (Map<String, Value>, Vec<String>) {
+    let mut props = Map::new();
+    let mut req: Vec<String> = Vec::new();
+    let mut stack = vec![(schema, 0usize)];
+    let mut order: Vec<&Value> = Vec::new();
+    while let Some((s, d)) = stack.pop() {
+        if d > 16 {
+            continue;
+        }
+        order.push(s);
+        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
+            for b in all.iter().rev() {
+                stack.push((b, d + 1));
+            }
+        }
+    }
+    // own properties first, then branches in order (pre-order walk)
+    for s in order {
+        if let Some(p) = s.get("properties").and_then(Value::as_object) {
+            for (k, v) in p {
+                props.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        if let Some(r) = s.get("required").and_then(Value::as_array) {
+            for x in r.iter().filter_map(Value::as_str) {
+                if !req.iter().any(|y| y == x) {
+                    req.push(x.to_string());
+                }
+            }
+        }
+    }
+    (props, req)
+}
+
+/// The effective schema of a property: an `allOf` wrapper with one branch is that branch
+/// (plus the wrapper's own keys); a `oneOf`/`anyOf` takes its first non-null branch.
+fn effective(schema: &Value) -> std::borrow::Cow<'_, Value> {
+    use std::borrow::Cow;
+    if schema.get("type").is_none()
+        && schema.get("properties").is_none()
+        && let Some(all) = schema.get("allOf").and_then(Value::as_array)
+        && all.len() == 1
+    {
+        let mut m = all[0].as_object().cloned().unwrap_or_default();
+        for (k, v) in schema.as_object().into_iter().flatten() {
+            if k != "allOf" {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+        return Cow::Owned(Value::Object(m));
+    }
+    for k in ["oneOf", "anyOf"] {
+        if schema.get("type").is_none()
+            && schema.get("properties").is_none()
+            && let Some(br) = schema.get(k).and_then(Value::as_array)
+            && let Some(b) = br
+                .iter()
+                .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+        {
+            return Cow::Borrowed(b);
+        }
+    }
+    Cow::Borrowed(schema)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn walk_fields(
     schema: &Value,
@@ -345,31 +411,28 @@ fn walk_fields(
     out: &mut Vec<FieldRow>,
     depth: usize,
 ) {
-    if depth > 24 || out.len() > 2000 {
+    if depth > 64 || out.len() > 100_000 {
         return;
     }
+    let eff = effective(schema);
+    let schema = eff.as_ref();
     let sref = sref.or_else(|| schema.get(REF_MARKER).and_then(Value::as_str));
     let ty = schema_type(schema);
+    let is_obj = schema.get("properties").is_some() || schema.get("allOf").is_some();
     match ty.as_deref() {
-        Some("object") | None if schema.get("properties").is_some() => {
-            let req: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-                for (k, p) in props {
-                    walk_fields(
-                        p,
-                        &format!("{path}.{k}"),
-                        Some(k),
-                        req.contains(&k.as_str()),
-                        location,
-                        sref,
-                        out,
-                        depth + 1,
-                    );
-                }
+        Some("object") | None if is_obj => {
+            let (props, req) = merged_object(schema);
+            for (k, p) in &props {
+                walk_fields(
+                    p,
+                    &format!("{path}.{k}"),
+                    Some(k),
+                    req.iter().any(|x| x == k),
+                    location,
+                    sref,
+                    out,
+                    depth + 1,
+                );
             }
         }
         Some("array") => {
@@ -385,7 +448,20 @@ fn walk_fields(
                 depth + 1,
             );
         }
-        Some("object") => {}
+        Some("object") => {
+            if let Some(ap) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+                walk_fields(
+                    ap,
+                    &format!("{path}.*"),
+                    name,
+                    false,
+                    location,
+                    sref,
+                    out,
+                    depth + 1,
+                );
+            }
+        }
         _ => {
             let Some(name) = name else {
                 return;
@@ -393,10 +469,7 @@ fn walk_fields(
             let mut m = Map::new();
             m.insert("field_name".into(), json!(name));
             m.insert("json_path".into(), json!(path));
-            m.insert(
-                "field_type".into(),
-                json!(ty.unwrap_or_else(|| "string".into())),
-            );
+            m.insert("field_type".into(), json!(ty.unwrap_or_else(|| "string".into())));
             m.insert("required".into(), json!(required));
             m.insert("location".into(), json!(location));
             for (k, out_k) in HINT_KEYS {
@@ -406,46 +479,26 @@ fn walk_fields(
             }
             m.insert(
                 "nullable".into(),
-                json!(
-                    schema
-                        .get("nullable")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
+                json!(schema.get("nullable").and_then(Value::as_bool).unwrap_or(false)),
             );
             m.insert(
                 "read_only".into(),
-                json!(
-                    schema
-                        .get("readOnly")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
+                json!(schema.get("readOnly").and_then(Value::as_bool).unwrap_or(false)),
             );
             m.insert(
                 "write_only".into(),
-                json!(
-                    schema
-                        .get("writeOnly")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
+                json!(schema.get("writeOnly").and_then(Value::as_bool).unwrap_or(false)),
             );
             m.insert(
                 "deprecated".into(),
-                json!(
-                    schema
-                        .get("deprecated")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
+                json!(schema.get("deprecated").and_then(Value::as_bool).unwrap_or(false)),
             );
             m.insert("required_in_branch".into(), json!(false));
             if let Some(r) = sref {
                 m.insert("schema_ref".into(), json!(r));
             }
             m.insert("additional_properties".into(), json!(false));
-            m.insert("map_value".into(), json!(false));
+            m.insert("map_value".into(), json!(path.ends_with(".*")));
             out.push(FieldRow {
                 map: m,
                 depth: path.matches('.').count(),
@@ -904,14 +957,14 @@ fn operation_tool(
             }
         }
     }
-    // body consumes: top-level leaves
+    // body consumes: one row per field name (first occurrence)
+    let mut seen_body: Vec<String> = Vec::new();
     for f in &body_fields {
-        let jp = f.map.get("json_path").and_then(Value::as_str).unwrap_or("");
-        let top = jp == "$"
-            || jp.trim_end_matches("[*]").matches('.').count() <= 1 && !jp[1..].contains("[*].");
-        if !top {
+        let name = f.map.get("field_name").and_then(Value::as_str).unwrap_or("");
+        if seen_body.iter().any(|x| x == name) {
             continue;
         }
+        seen_body.push(name.to_string());
         let mut ac = f.map.clone();
         ac.insert("kind".into(), json!("data"));
         ac_consumes.push(Value::Object(order_row(&ac, AC_CONSUMES_ORDER)));
