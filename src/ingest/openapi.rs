@@ -469,7 +469,10 @@ fn walk_fields(
             let mut m = Map::new();
             m.insert("field_name".into(), json!(name));
             m.insert("json_path".into(), json!(path));
-            m.insert("field_type".into(), json!(ty.unwrap_or_else(|| "string".into())));
+            m.insert(
+                "field_type".into(),
+                json!(ty.unwrap_or_else(|| "string".into())),
+            );
             m.insert("required".into(), json!(required));
             m.insert("location".into(), json!(location));
             for (k, out_k) in HINT_KEYS {
@@ -479,19 +482,39 @@ fn walk_fields(
             }
             m.insert(
                 "nullable".into(),
-                json!(schema.get("nullable").and_then(Value::as_bool).unwrap_or(false)),
+                json!(
+                    schema
+                        .get("nullable")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
             );
             m.insert(
                 "read_only".into(),
-                json!(schema.get("readOnly").and_then(Value::as_bool).unwrap_or(false)),
+                json!(
+                    schema
+                        .get("readOnly")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
             );
             m.insert(
                 "write_only".into(),
-                json!(schema.get("writeOnly").and_then(Value::as_bool).unwrap_or(false)),
+                json!(
+                    schema
+                        .get("writeOnly")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
             );
             m.insert(
                 "deprecated".into(),
-                json!(schema.get("deprecated").and_then(Value::as_bool).unwrap_or(false)),
+                json!(
+                    schema
+                        .get("deprecated")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
             );
             m.insert("required_in_branch".into(), json!(false));
             if let Some(r) = sref {
@@ -510,8 +533,17 @@ fn walk_fields(
 /// The `Fields:` summary appended to object/array parameter descriptions.
 fn fields_summary(schema: &Value) -> Option<String> {
     let ty = schema_type(schema)?;
-    let (obj, prefix, indent) = match ty.as_str() {
-        "object" => (schema, "Fields:".to_string(), ""),
+    let (obj, mut out, indent) = match ty.as_str() {
+        "object" => {
+            if !schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty())
+            {
+                return None;
+            }
+            (schema, "Fields:".to_string(), "")
+        }
         "array" => (
             schema.get("items").unwrap_or(&Value::Null),
             "Fields:\n[array of:]".to_string(),
@@ -519,7 +551,6 @@ fn fields_summary(schema: &Value) -> Option<String> {
         ),
         _ => return None,
     };
-    let mut out = prefix;
     let req: Vec<&str> = obj
         .get("required")
         .and_then(Value::as_array)
@@ -534,8 +565,7 @@ fn fields_summary(schema: &Value) -> Option<String> {
             ));
             if let Some(d) = s(p.get("description")).filter(|d| !d.is_empty()) {
                 out.push_str(&format!(": {d}"));
-            }
-            if let Some(e) = p.get("example") {
+            } else if let Some(e) = p.get("example") {
                 let e = match e {
                     Value::String(x) => x.clone(),
                     o => crate::engine::pytext::py_str(o),
@@ -545,6 +575,15 @@ fn fields_summary(schema: &Value) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// A description with the `Fields:` summary of an object/array schema appended.
+fn with_fields(desc: String, schema: Option<&Value>) -> String {
+    match schema.and_then(fields_summary) {
+        Some(f) if desc.is_empty() => f,
+        Some(f) => format!("{desc}\n{f}"),
+        None => desc,
+    }
 }
 
 struct Ctx<'a> {
@@ -779,7 +818,7 @@ fn operation_tool(
         params.push(ParamSchema {
             name: name.into(),
             ty: ty.clone(),
-            description: desc.clone(),
+            description: with_fields(desc.clone(), schema.as_ref()),
             required,
             enum_values: en.clone(),
         });
@@ -893,20 +932,13 @@ fn operation_tool(
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             for (k, p) in bs["properties"].as_object().unwrap() {
-                if params.iter().any(|x| &x.name == k) {
-                    continue;
-                }
                 let ty = schema_type(p).unwrap_or_else(|| "string".into());
-                let mut desc = s(p.get("description")).unwrap_or("").to_string();
-                if matches!(ty.as_str(), "object" | "array")
-                    && let Some(f) = fields_summary(p)
-                {
-                    desc = if desc.is_empty() {
-                        f
-                    } else {
-                        format!("{desc}\n{f}")
-                    };
-                }
+                let desc: String = s(p.get("description"))
+                    .unwrap_or("")
+                    .chars()
+                    .take(300)
+                    .collect();
+                let desc = with_fields(desc, Some(p));
                 params.push(ParamSchema {
                     name: k.clone(),
                     ty,
@@ -921,16 +953,12 @@ fn operation_tool(
             body_fields = flatten(bs, "body");
         } else {
             let ty = schema_type(bs).unwrap_or_else(|| "string".into());
-            let mut desc = s(bs.get("description")).unwrap_or("").to_string();
-            if matches!(ty.as_str(), "object" | "array")
-                && let Some(f) = fields_summary(bs)
-            {
-                desc = if desc.is_empty() {
-                    f
-                } else {
-                    format!("{desc}\n{f}")
-                };
-            }
+            let desc: String = s(bs.get("description"))
+                .unwrap_or("")
+                .chars()
+                .take(300)
+                .collect();
+            let desc = with_fields(desc, Some(bs));
             params.push(ParamSchema {
                 name: "body".into(),
                 ty: ty.clone(),
@@ -960,7 +988,11 @@ fn operation_tool(
     // body consumes: one row per field name (first occurrence)
     let mut seen_body: Vec<String> = Vec::new();
     for f in &body_fields {
-        let name = f.map.get("field_name").and_then(Value::as_str).unwrap_or("");
+        let name = f
+            .map
+            .get("field_name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if seen_body.iter().any(|x| x == name) {
             continue;
         }
