@@ -386,17 +386,6 @@ fn effective(schema: &Value) -> std::borrow::Cow<'_, Value> {
         }
         return Cow::Owned(Value::Object(m));
     }
-    for k in ["oneOf", "anyOf"] {
-        if schema.get("type").is_none()
-            && schema.get("properties").is_none()
-            && let Some(br) = schema.get(k).and_then(Value::as_array)
-            && let Some(b) = br
-                .iter()
-                .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-        {
-            return Cow::Borrowed(b);
-        }
-    }
     Cow::Borrowed(schema)
 }
 
@@ -417,6 +406,34 @@ fn walk_fields(
     let eff = effective(schema);
     let schema = eff.as_ref();
     let sref = sref.or_else(|| schema.get(REF_MARKER).and_then(Value::as_str));
+    // oneOf / anyOf: every non-null branch contributes its fields (first path wins)
+    if schema.get("type").is_none() && schema.get("properties").is_none() {
+        for k in ["oneOf", "anyOf"] {
+            if let Some(br) = schema.get(k).and_then(Value::as_array) {
+                for b in br {
+                    if b.get("type").and_then(Value::as_str) == Some("null") {
+                        continue;
+                    }
+                    let start = out.len();
+                    walk_fields(b, path, name, required, location, sref, out, depth + 1);
+                    // drop rows whose path an earlier branch already produced
+                    let mut i = start;
+                    while i < out.len() {
+                        let jp = out[i].map.get("json_path").cloned();
+                        if out[..start]
+                            .iter()
+                            .any(|r| r.map.get("json_path") == jp.as_ref())
+                        {
+                            out.remove(i);
+                        } else {
+                            i += 1;
+                        }
+                    }
+                }
+                return;
+            }
+        }
+    }
     let ty = schema_type(schema);
     let is_obj = schema.get("properties").is_some() || schema.get("allOf").is_some();
     match ty.as_deref() {

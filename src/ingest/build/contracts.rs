@@ -284,7 +284,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             let semantic = r.get("semantic_tag").is_some();
             let ident = identifier_like(name);
             let rare = freq.get(&l).copied().unwrap_or(0) <= max_freq;
-            if !(semantic || (ident && rare)) {
+            if !(semantic || ident) {
                 p_skip += 1;
                 continue;
             }
