@@ -552,10 +552,10 @@ fn fields_summary(schema: &Value) -> Option<String> {
     let ty = schema_type(schema)?;
     let (obj, mut out, indent) = match ty.as_str() {
         "object" => {
-            if !schema
+            if schema
                 .get("properties")
                 .and_then(Value::as_object)
-                .is_some_and(|p| !p.is_empty())
+                .is_none_or(|p| p.is_empty())
             {
                 return None;
             }
