@@ -452,7 +452,17 @@ fn walk_fields(
                 );
             }
         }
-        Some("array") => {
+        Some("array")
+            if {
+                let it = schema.get("items").map(effective);
+                !it.as_deref().is_some_and(|i| {
+                    schema_type(i).as_deref() == Some("object")
+                        && i.get("properties").is_none()
+                        && i.get("allOf").is_none()
+                        && !i.get("additionalProperties").is_some_and(Value::is_object)
+                })
+            } =>
+        {
             let items = schema.get("items").cloned().unwrap_or(json!({}));
             walk_fields(
                 &items,
@@ -465,19 +475,18 @@ fn walk_fields(
                 depth + 1,
             );
         }
-        Some("object") => {
-            if let Some(ap) = schema.get("additionalProperties").filter(|a| a.is_object()) {
-                walk_fields(
-                    ap,
-                    &format!("{path}.*"),
-                    name,
-                    false,
-                    location,
-                    sref,
-                    out,
-                    depth + 1,
-                );
-            }
+        Some("object") if schema.get("additionalProperties").is_some_and(Value::is_object) => {
+            let ap = &schema["additionalProperties"];
+            walk_fields(
+                ap,
+                &format!("{path}.*"),
+                name,
+                false,
+                location,
+                sref,
+                out,
+                depth + 1,
+            );
         }
         _ => {
             let Some(name) = name else {
@@ -1073,10 +1082,9 @@ fn operation_tool(
                                 .find(|c| is_json_ct(c))
                                 .or_else(|| a.first().and_then(Value::as_str))
                         })
-                        .unwrap_or("application/json")
-                        .to_string()
+                        .map(String::from)
                 });
-                (ct, sc)
+                (ct.flatten(), sc)
             } else if let Some(content) = r.get("content").and_then(Value::as_object) {
                 match pick_content(content) {
                     Some((ct, media)) => (

@@ -1,7 +1,7 @@
 //! Local `$ref` resolution. A resolved reference is replaced by a copy of its target with
 //! `"x-graph-tool-call-ref": "<ref>"` appended (as the reference marks expanded schemas).
-//! A reference already being expanded on the current path (a cycle) is left as
-//! `{"$ref": …}`; remote references (not starting with `#`) are refused; a reference to a
+//! A reference already being expanded on the current path (a cycle) becomes
+//! `{"type": "object", "description": "(circular ref: …)"}`; remote references (not starting with `#`) are refused; a reference to a
 //! missing target is reported once and left unresolved.
 
 use serde_json::{Map, Value};
@@ -148,7 +148,11 @@ impl<'a> Resolver<'a> {
             Value::Object(m) => {
                 if let Some(Value::String(r)) = m.get("$ref") {
                     if stack.iter().any(|x| x == r) || stack.len() >= MAX_REF_DEPTH {
-                        return v.clone();
+                        // as the reference marks a cycle
+                        return serde_json::json!({
+                            "type": "object",
+                            "description": format!("(circular ref: {r})"),
+                        });
                     }
                     let Some(target) = lookup(self.root, r) else {
                         self.warn_missing(r);

@@ -177,7 +177,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
 
     // 6. $ref preservation (one raw spec)
     let mut refs_preserved = 0usize;
-    if docs.len() == 1 && list.len() >= 2 {
+    if docs.len() == 1 && docs[0].kind == InputKind::OpenApi3 && list.len() >= 2 {
         refs_preserved = preserve_refs(&mut list, &docs[0].value);
     }
 
