@@ -475,7 +475,11 @@ fn walk_fields(
                 depth + 1,
             );
         }
-        Some("object") if schema.get("additionalProperties").is_some_and(Value::is_object) => {
+        Some("object")
+            if schema
+                .get("additionalProperties")
+                .is_some_and(Value::is_object) =>
+        {
             let ap = &schema["additionalProperties"];
             walk_fields(
                 ap,
@@ -668,6 +672,22 @@ pub fn spec_tools(
         label: &label,
         servers: servers_of(spec, swagger),
     };
+    // how often each declared operationId occurs (duplicate bookkeeping)
+    let mut id_count: rustc_hash::FxHashMap<String, usize> = Default::default();
+    for item in paths.values() {
+        let item = res.deref(item);
+        for &method in METHODS {
+            if let Some(id) = item
+                .get(method)
+                .and_then(|op| op.get("operationId"))
+                .and_then(Value::as_str)
+                .filter(|x| !x.is_empty())
+            {
+                *id_count.entry(id.to_string()).or_default() += 1;
+            }
+        }
+    }
+    let mut id_seen: rustc_hash::FxHashMap<String, usize> = Default::default();
     let mut tools: Vec<ToolSchema> = Vec::new();
     let mut used: rustc_hash::FxHashMap<String, usize> = Default::default();
     let mut op_count = 0;
@@ -711,6 +731,25 @@ pub fn spec_tools(
                 if let Some(Value::Object(o)) = t.metadata.get_mut("openapi") {
                     o.insert("tool_name".into(), json!(cand));
                 }
+            }
+            if let Some(&n) = id_count.get(&base).filter(|&&n| n > 1)
+                && t.metadata
+                    .get("openapi")
+                    .and_then(|o| o.get("operation_id_generated"))
+                    .is_none()
+            {
+                let idx = id_seen.entry(base.clone()).or_default();
+                let name = t.name.clone();
+                if let Some(Value::Object(o)) = t.metadata.get_mut("openapi") {
+                    o.insert("operation_id_duplicate".into(), json!(true));
+                    o.insert("operation_id_duplicate_count".into(), json!(n));
+                    o.insert("operation_id_duplicate_index".into(), json!(*idx));
+                    o.insert("operation_id_original".into(), json!(base));
+                    if *idx > 0 {
+                        o.insert("operation_id_deduped_name".into(), json!(name));
+                    }
+                }
+                *idx += 1;
             }
             *used.entry(t.name.clone()).or_default() += 1;
             *used.entry(base).or_default() += 0;
