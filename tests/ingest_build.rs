@@ -523,7 +523,7 @@ fn bad_inputs_give_one_line_errors() {
     );
     build_error(
         "remote.json",
-        format!(r#"{{"openapi": "3.0.0", "paths": {{"/a": {{"get": {{"responses": {{"200": {{"description": "ok", "content": {{"application/json": {{"schema": {{"$ref": "https://example.com/s.json#/X"}}}}}}}}}}}}}}}}}}"#).as_bytes(),
+        r##"{"openapi": "3.0.0", "paths": {"/a": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "https://example.com/s.json#/X"}}}}}}}}}"##.as_bytes(),
         "/paths/~1a/get/responses/200/content/application~1json/schema/$ref",
         "remote $ref",
     );
@@ -553,9 +553,7 @@ fn bad_inputs_give_one_line_errors() {
 #[test]
 fn skippable_problems_are_warnings() {
     // duplicate operationIds: renamed like the reference, with a warning
-    let spec = format!(
-        r#"{{"openapi": "3.0.0", "info": {{"title": "Dup", "version": "1"}}, "paths": {{"/a": {{"get": {{"operationId": "getThing", "responses": {{"200": {{"description": "ok"}}}}}}}}, "/c": {{"get": {{"operationId": "getThing", "responses": {{"200": {{"description": "ok"}}}}}}}}}}}}"#
-    );
+    let spec = r#"{"openapi": "3.0.0", "info": {"title": "Dup", "version": "1"}, "paths": {"/a": {"get": {"operationId": "getThing", "responses": {"200": {"description": "ok"}}}}, "/c": {"get": {"operationId": "getThing", "responses": {"200": {"description": "ok"}}}}}}"#;
     let (g, err) = build_ok("dup.json", spec.as_bytes());
     let names: Vec<&String> = g["tools"].as_object().unwrap().keys().collect();
     assert_eq!(names, ["getThing", "getThing__get_c"]);
