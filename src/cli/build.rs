@@ -31,6 +31,7 @@ pub fn run(args: BuildArgs) -> u8 {
         Ok(b) => b,
         Err(e) => return super::fail(e),
     };
+    let t_build = t0.elapsed().as_secs_f64();
     let text = artifact::to_python_pretty(&built.value);
     let write = if args.output == "-" {
         use std::io::Write;
@@ -44,9 +45,10 @@ pub fn run(args: BuildArgs) -> u8 {
     }
     if !args.quiet {
         eprintln!(
-            "built {} tools, {} edges in {:.2} s -> {}",
+            "built {} tools, {} edges in {:.2} s ({:.2} s with writing) -> {}",
             built.tool_count,
             built.edge_count,
+            t_build,
             t0.elapsed().as_secs_f64(),
             args.output
         );

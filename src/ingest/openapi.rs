@@ -315,8 +315,17 @@ const AC_PRODUCES_ORDER: &[&str] = &[
 ];
 
 /// Flattens a resolved schema into leaf rows.
+/// Leaf rows collected by a walk; a json path is emitted once.
+pub struct Rows {
+    rows: Vec<FieldRow>,
+    seen: rustc_hash::FxHashSet<String>,
+}
+
 pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
-    let mut out = Vec::new();
+    let mut out = Rows {
+        rows: Vec::new(),
+        seen: Default::default(),
+    };
     let root_ref = schema
         .get(REF_MARKER)
         .and_then(Value::as_str)
@@ -331,7 +340,7 @@ pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
         &mut out,
         0,
     );
-    out
+    out.rows
 }
 
 /// Properties and `required` of an object schema, with `allOf` branches merged in order.
@@ -397,10 +406,10 @@ fn walk_fields(
     required: bool,
     location: &str,
     sref: Option<&str>,
-    out: &mut Vec<FieldRow>,
+    out: &mut Rows,
     depth: usize,
 ) {
-    if depth > 64 || out.len() > 100_000 {
+    if depth > 64 || out.rows.len() > 100_000 {
         return;
     }
     let eff = effective(schema);
@@ -414,21 +423,8 @@ fn walk_fields(
                     if b.get("type").and_then(Value::as_str) == Some("null") {
                         continue;
                     }
-                    let start = out.len();
+                    // rows whose path an earlier branch produced are not pushed again
                     walk_fields(b, path, name, required, location, sref, out, depth + 1);
-                    // drop rows whose path an earlier branch already produced
-                    let mut i = start;
-                    while i < out.len() {
-                        let jp = out[i].map.get("json_path").cloned();
-                        if out[..start]
-                            .iter()
-                            .any(|r| r.map.get("json_path") == jp.as_ref())
-                        {
-                            out.remove(i);
-                        } else {
-                            i += 1;
-                        }
-                    }
                 }
                 return;
             }
@@ -496,6 +492,9 @@ fn walk_fields(
             let Some(name) = name else {
                 return;
             };
+            if !out.seen.insert(path.to_string()) {
+                return;
+            }
             let mut m = Map::new();
             m.insert("field_name".into(), json!(name));
             m.insert("json_path".into(), json!(path));
@@ -552,7 +551,7 @@ fn walk_fields(
             }
             m.insert("additional_properties".into(), json!(false));
             m.insert("map_value".into(), json!(path.ends_with(".*")));
-            out.push(FieldRow {
+            out.rows.push(FieldRow {
                 map: m,
                 depth: path.matches('.').count(),
             });
@@ -1109,32 +1108,39 @@ fn operation_tool(
             row.insert("status".into(), json!(status));
             row.insert("success".into(), json!(success));
             row.insert("description".into(), json!(d));
-            let (ct, schema) = if ctx.swagger {
-                let sc = r.get("schema").map(|x| res.resolve(x));
-                let ct = sc.as_ref().map(|_| {
-                    op.get("produces")
-                        .or_else(|| ctx.spec.get("produces"))
-                        .and_then(Value::as_array)
-                        .and_then(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .find(|c| is_json_ct(c))
-                                .or_else(|| a.first().and_then(Value::as_str))
-                        })
-                        .map(String::from)
-                });
-                (ct.flatten(), sc)
-            } else if let Some(content) = r.get("content").and_then(Value::as_object) {
-                match pick_content(content) {
-                    Some((ct, media)) => (
-                        Some(ct.clone()),
-                        media.get("schema").map(|x| res.resolve(x)),
-                    ),
-                    None => (None, None),
-                }
-            } else {
-                (None, None)
-            };
+            // only the selected (first successful) response's schema is expanded
+            let want = success && resp_status.is_none();
+            let (ct, schema) =
+                if ctx.swagger {
+                    let sc =
+                        r.get("schema")
+                            .map(|x| if want { res.resolve(x) } else { Value::Null });
+                    let ct = sc.as_ref().map(|_| {
+                        op.get("produces")
+                            .or_else(|| ctx.spec.get("produces"))
+                            .and_then(Value::as_array)
+                            .and_then(|a| {
+                                a.iter()
+                                    .filter_map(Value::as_str)
+                                    .find(|c| is_json_ct(c))
+                                    .or_else(|| a.first().and_then(Value::as_str))
+                            })
+                            .map(String::from)
+                    });
+                    (ct.flatten(), sc)
+                } else if let Some(content) = r.get("content").and_then(Value::as_object) {
+                    match pick_content(content) {
+                        Some((ct, media)) => (
+                            Some(ct.clone()),
+                            media
+                                .get("schema")
+                                .map(|x| if want { res.resolve(x) } else { Value::Null }),
+                        ),
+                        None => (None, None),
+                    }
+                } else {
+                    (None, None)
+                };
             if let Some(ct) = &ct {
                 row.insert("content_type".into(), json!(ct));
             }

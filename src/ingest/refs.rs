@@ -17,6 +17,8 @@ pub struct Resolver<'a> {
     pub file: &'a str,
     pub root: &'a Value,
     pub warned: RefCell<Vec<String>>,
+    /// resolved targets that did not meet a cycle (their expansion is context-free)
+    cache: RefCell<rustc_hash::FxHashMap<String, Value>>,
 }
 
 /// JSON pointer lookup (`#/components/schemas/Pet`).
@@ -66,6 +68,7 @@ impl<'a> Resolver<'a> {
             file,
             root,
             warned: RefCell::new(Vec::new()),
+            cache: RefCell::new(Default::default()),
         }
     }
 
@@ -140,41 +143,66 @@ impl<'a> Resolver<'a> {
     /// Fully resolved copy of a schema.
     pub fn resolve(&self, v: &Value) -> Value {
         let mut stack = Vec::new();
-        self.resolve_in(v, &mut stack)
+        let mut cut = usize::MAX;
+        self.resolve_in(v, &mut stack, &mut cut)
     }
 
-    fn resolve_in(&self, v: &Value, stack: &mut Vec<String>) -> Value {
+    /// `cut` receives the smallest stack depth a cycle cut referred to (so a ref's
+    /// expansion is context-free when no cut inside it reached below its own level).
+    fn resolve_in(&self, v: &Value, stack: &mut Vec<String>, cut: &mut usize) -> Value {
         match v {
             Value::Object(m) => {
                 if let Some(Value::String(r)) = m.get("$ref") {
-                    if stack.iter().any(|x| x == r) || stack.len() >= MAX_REF_DEPTH {
+                    if let Some(pos) = stack.iter().position(|x| x == r) {
+                        *cut = (*cut).min(pos);
                         // as the reference marks a cycle
                         return serde_json::json!({
                             "type": "object",
                             "description": format!("(circular ref: {r})"),
                         });
                     }
+                    if stack.len() >= MAX_REF_DEPTH {
+                        *cut = 0;
+                        return serde_json::json!({
+                            "type": "object",
+                            "description": format!("(circular ref: {r})"),
+                        });
+                    }
+                    if let Some(hit) = self.cache.borrow().get(r.as_str()) {
+                        return hit.clone();
+                    }
                     let Some(target) = lookup(self.root, r) else {
                         self.warn_missing(r);
                         return v.clone();
                     };
+                    let level = stack.len();
                     stack.push(r.clone());
-                    let mut out = self.resolve_in(target, stack);
+                    let mut inner_cut = usize::MAX;
+                    let mut out = self.resolve_in(target, stack, &mut inner_cut);
                     stack.pop();
                     if let Value::Object(o) = &mut out
                         && !o.contains_key(REF_MARKER)
                     {
                         o.insert(REF_MARKER.into(), Value::String(r.clone()));
                     }
+                    if inner_cut >= level {
+                        // cycles inside refer only to this ref or below: same result anywhere
+                        if inner_cut == usize::MAX {
+                            self.cache.borrow_mut().insert(r.clone(), out.clone());
+                        }
+                    }
+                    *cut = (*cut).min(inner_cut);
                     return out;
                 }
                 let mut out = Map::with_capacity(m.len());
                 for (k, x) in m {
-                    out.insert(k.clone(), self.resolve_in(x, stack));
+                    out.insert(k.clone(), self.resolve_in(x, stack, cut));
                 }
                 Value::Object(out)
             }
-            Value::Array(a) => Value::Array(a.iter().map(|x| self.resolve_in(x, stack)).collect()),
+            Value::Array(a) => {
+                Value::Array(a.iter().map(|x| self.resolve_in(x, stack, cut)).collect())
+            }
             other => other.clone(),
         }
     }

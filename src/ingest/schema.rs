@@ -50,8 +50,20 @@ pub struct ToolSchema {
 }
 
 impl ToolSchema {
+    /// The row written under `tools`, consuming the tool (no copy of its metadata).
+    pub fn into_json(mut self) -> Value {
+        let md = std::mem::take(&mut self.metadata);
+        let mut v = self.to_json_with(Map::new());
+        v["metadata"] = Value::Object(md);
+        v
+    }
+
     /// The row written under `tools` (spec §1.1).
     pub fn to_json(&self) -> Value {
+        self.to_json_with(self.metadata.clone())
+    }
+
+    fn to_json_with(&self, metadata: Map<String, Value>) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), Value::String(self.name.clone()));
         m.insert(
@@ -70,7 +82,7 @@ impl ToolSchema {
                 .map(Value::String)
                 .unwrap_or(Value::Null),
         );
-        m.insert("metadata".into(), Value::Object(self.metadata.clone()));
+        m.insert("metadata".into(), Value::Object(metadata));
         m.insert(
             "annotations".into(),
             match &self.annotations {

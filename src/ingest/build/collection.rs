@@ -109,7 +109,15 @@ fn det_with_refs(t: &ToolSchema) -> DetTool {
     d
 }
 
+fn phase(t0: &mut std::time::Instant, what: &str) {
+    if std::env::var_os("TOOLSCOPE_TIMING").is_some() {
+        eprintln!("timing: {what} {:.3} s", t0.elapsed().as_secs_f64());
+    }
+    *t0 = std::time::Instant::now();
+}
+
 pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, InputError> {
+    let mut t0 = std::time::Instant::now();
     let mut tools: IndexMap<String, ToolSchema> = IndexMap::new();
     let mut ingested_total = 0usize;
     let mut dup_names: IndexMap<String, usize> = IndexMap::new();
@@ -161,10 +169,13 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
         }
     }
     let mut list: Vec<ToolSchema> = tools.into_values().collect();
+    phase(&mut t0, "operations");
 
     // 1. semantic metadata, 2. contract promotion
     let sem_summary = semantics::annotate(&mut list);
+    phase(&mut t0, "semantics");
     let contract_stats = contracts::promote(&mut list);
+    phase(&mut t0, "promotion");
 
     // 4. register tool nodes
     for t in list.iter_mut() {
@@ -210,8 +221,10 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
             graph.add_edge(&s.name, &t.name, a);
         }
     }
+    phase(&mut t0, "detectors");
     // 10. contract data-flow edges
     let contract_edges = contracts::data_flow_edges(&list, &mut graph);
+    phase(&mut t0, "contract edges");
 
     // artifact
     let tool_count = list.len();
@@ -334,14 +347,15 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     meta.insert("collection_graph_version".into(), json!("2"));
     meta.insert("enrichment_status".into(), json!(enrichment));
 
+    phase(&mut t0, "summaries");
     let mut top = Map::new();
     top.insert("format_version".into(), json!("1"));
     top.insert("library_version".into(), json!(REFERENCE_VERSION));
     top.insert("metadata".into(), Value::Object(meta));
     top.insert("graph".into(), graph.to_json());
     let mut trows = Map::new();
-    for t in &list {
-        trows.insert(t.name.clone(), t.to_json());
+    for t in list {
+        trows.insert(t.name.clone(), t.into_json());
     }
     top.insert("tools".into(), Value::Object(trows));
     top.insert("readiness_report".into(), report);
@@ -354,6 +368,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     top.insert("graph_tool_call_version".into(), json!(REFERENCE_VERSION));
     top.insert("collection_graph_version".into(), json!("2"));
     top.insert("enrichment_status".into(), json!(enrichment));
+    phase(&mut t0, "artifact");
     Ok(Value::Object(top))
 }
 

@@ -203,22 +203,11 @@ pub fn annotate(tools: &mut [ToolSchema]) -> Value {
 fn derive(t: &mut ToolSchema) {
     let method = t.meta_str("method").unwrap_or("").to_string();
     let path = t.meta_str("path").unwrap_or("").to_string();
-    let oa = t.metadata.get("openapi").cloned().unwrap_or(json!({}));
-    let op_id = oa
-        .get("operation_id")
-        .and_then(Value::as_str)
-        .unwrap_or(&t.name)
-        .to_string();
-    let summary_s = oa
-        .get("summary")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let desc_s = oa
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let oa = t.metadata.get("openapi");
+    let oa_str = |k: &str| oa.and_then(|o| o.get(k)).and_then(Value::as_str);
+    let op_id = oa_str("operation_id").unwrap_or(&t.name).to_string();
+    let summary_s = oa_str("summary").unwrap_or("").to_string();
+    let desc_s = oa_str("description").unwrap_or("").to_string();
     let ow = words(&op_id);
     let text = format!(
         "{} {} {} {} {}",
