@@ -1099,6 +1099,8 @@ fn operation_tool(
     let mut resp_schema: Option<Value> = None;
     let mut responses: Vec<Value> = Vec::new();
     let mut error_responses: Vec<Value> = Vec::new();
+    let mut links: Vec<Value> = Vec::new();
+    let mut resp_links: Vec<Value> = Vec::new();
     if let Some(rs) = op.get("responses").and_then(Value::as_object) {
         for (status, r) in rs {
             let r = res.deref(r);
@@ -1143,6 +1145,20 @@ fn operation_tool(
                 };
             if let Some(ct) = &ct {
                 row.insert("content_type".into(), json!(ct));
+            }
+            if let Some(lm) = r.get("links").and_then(Value::as_object) {
+                for (lname, l) in lm {
+                    let l = res.deref(l);
+                    let lrow = link_row(lname, status, l);
+                    let mut full = lrow.clone();
+                    full.insert("source_operation_id".into(), json!(op_id));
+                    full.insert("source_status".into(), json!(status));
+                    full.insert("success".into(), json!(success));
+                    if success && resp_status.as_deref().is_none_or(|st| st == status) {
+                        resp_links.push(Value::Object(lrow));
+                    }
+                    links.push(Value::Object(full));
+                }
             }
             if success && resp_status.is_none() && schema.is_some() {
                 resp_status = Some(status.clone());
@@ -1230,6 +1246,9 @@ fn operation_tool(
         resp_schema.clone().unwrap_or_else(|| json!({})),
     );
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
+    if !resp_links.is_empty() {
+        resp.insert("links".into(), Value::Array(resp_links));
+    }
     oa.insert("response".into(), Value::Object(resp));
     oa.insert("responses".into(), Value::Array(responses));
     oa.insert("error_responses".into(), Value::Array(error_responses));
@@ -1270,7 +1289,7 @@ fn operation_tool(
     md.insert("path".into(), json!(path));
     md.insert(
         "api_contract".into(),
-        json!({"produces": ac_produces, "consumes": ac_consumes, "links": []}),
+        json!({"produces": ac_produces, "consumes": ac_consumes, "links": links}),
     );
     md.insert("openapi".into(), Value::Object(oa));
     md.insert("input_locations".into(), Value::Object(locs));
@@ -1304,6 +1323,102 @@ fn operation_tool(
         metadata: md,
         annotations: Some(annotations),
     })
+}
+
+/// One response link as the reference records it (spec §1.5 link rows).
+fn link_row(name: &str, status: &str, l: &Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(name));
+    m.insert("status".into(), json!(status));
+    if let Some(id) = s(l.get("operationId")) {
+        m.insert("operation_id".into(), json!(id));
+    }
+    if let Some(r) = s(l.get("operationRef")) {
+        m.insert("operation_ref".into(), json!(r));
+    }
+    if let Some(d) = s(l.get("description")) {
+        m.insert("description".into(), json!(d));
+    }
+    let mut params = Vec::new();
+    if let Some(ps) = l.get("parameters").and_then(Value::as_object) {
+        for (pname, expr) in ps {
+            let mut p = Map::new();
+            p.insert("field_name".into(), json!(pname));
+            p.insert("parameter".into(), json!(pname));
+            match expr {
+                Value::String(e) => {
+                    p.insert("expression".into(), json!(e));
+                    let (source, extra) = expression_source(e);
+                    p.insert("source".into(), json!(source));
+                    if let Some((k, v)) = extra {
+                        p.insert(k.into(), json!(v));
+                    }
+                }
+                other => {
+                    p.insert("value".into(), other.clone());
+                    p.insert("source".into(), json!("value"));
+                }
+            }
+            params.push(Value::Object(p));
+        }
+    }
+    let n = params.len();
+    m.insert("parameters".into(), Value::Array(params));
+    m.insert("parameter_count".into(), json!(n));
+    if let Some(b) = l.get("requestBody") {
+        m.insert("request_body".into(), b.clone());
+    }
+    if let Some(sv) = l.get("server") {
+        m.insert("server".into(), sv.clone());
+    }
+    m
+}
+
+/// Source of a runtime expression (`$response.body#/a/b` → response_body, `$.a.b`).
+fn expression_source(e: &str) -> (&'static str, Option<(&'static str, String)>) {
+    if let Some(ptr) = e.strip_prefix("$response.body") {
+        let ptr = ptr.strip_prefix('#').unwrap_or(ptr);
+        let parts: Vec<String> = ptr
+            .split('/')
+            .filter(|x| !x.is_empty())
+            .map(|x| x.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let jp = if parts.is_empty() {
+            "$".to_string()
+        } else {
+            format!("$.{}", parts.join("."))
+        };
+        return ("response_body", Some(("json_path", jp)));
+    }
+    if let Some(h) = e.strip_prefix("$response.header.") {
+        return ("response_header", Some(("header", h.to_string())));
+    }
+    if let Some(ptr) = e.strip_prefix("$request.body") {
+        let ptr = ptr.strip_prefix('#').unwrap_or(ptr);
+        let parts: Vec<&str> = ptr.split('/').filter(|x| !x.is_empty()).collect();
+        let jp = if parts.is_empty() {
+            "$".to_string()
+        } else {
+            format!("$.{}", parts.join("."))
+        };
+        return ("request_body", Some(("json_path", jp)));
+    }
+    for (pre, src) in [
+        ("$request.path.", "request_path"),
+        ("$request.query.", "request_query"),
+        ("$request.header.", "request_header"),
+        ("$request.cookie.", "request_cookie"),
+    ] {
+        if let Some(f) = e.strip_prefix(pre) {
+            return (src, Some(("request_field", f.to_string())));
+        }
+    }
+    match e {
+        "$url" => ("url", None),
+        "$method" => ("method", None),
+        "$statusCode" => ("statusCode", None),
+        _ => ("constant_or_expression", None),
+    }
 }
 
 /// The response's collection path: a top-level array (`$[*]`) or the first array of

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use sha2::Digest;
 
 use super::detect::{DetTool, detect};
-use super::{contracts, semantics};
+use super::{contracts, links, semantics};
 use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
 use crate::ingest::openapi::{raw_operation_refs, spec_tools};
@@ -175,6 +175,8 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     let sem_summary = semantics::annotate(&mut list);
     phase(&mut t0, "semantics");
     let contract_stats = contracts::promote(&mut list);
+    // 3. OpenAPI-link output promotion
+    let link_signals = links::promote_outputs(&mut list);
     phase(&mut t0, "promotion");
 
     // 4. register tool nodes
@@ -222,6 +224,8 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
         }
     }
     phase(&mut t0, "detectors");
+    // 9. OpenAPI-link edges
+    let link_edges = links::link_edges(&list, &mut graph);
     // 10. contract data-flow edges
     let contract_edges = contracts::data_flow_edges(&list, &mut graph);
     phase(&mut t0, "contract edges");
@@ -252,8 +256,8 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
         "refs_preserved": refs_preserved,
         "contract_signals": contract_stats,
         "contract_edges": contract_edges,
-        "openapi_link_signals": {"links_seen": 0, "produces_added": 0, "skipped_no_response_source": 0},
-        "openapi_link_edges": {"added": 0, "merged": 0, "skipped_unresolved": 0, "skipped_self": 0, "by_relation": {}},
+        "openapi_link_signals": link_signals,
+        "openapi_link_edges": link_edges,
         "semantic_metadata": sem_summary,
         "relation_budget": RELATION_BUDGET,
         "relation_budget_reached": budget_reached,

@@ -4,4 +4,5 @@
 pub mod collection;
 pub mod contracts;
 pub mod detect;
+pub mod links;
 pub mod semantics;
