@@ -996,6 +996,10 @@ fn operation_tool(
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             for (k, p) in bs["properties"].as_object().unwrap() {
+                // read-only properties are server output, not inputs
+                if p.get("readOnly").and_then(Value::as_bool) == Some(true) {
+                    continue;
+                }
                 let ty = schema_type(p).unwrap_or_else(|| "string".into());
                 let desc: String = s(p.get("description"))
                     .unwrap_or("")
@@ -1112,37 +1116,36 @@ fn operation_tool(
             row.insert("description".into(), json!(d));
             // only the selected (first successful) response's schema is expanded
             let want = success && resp_status.is_none();
-            let (ct, schema) =
-                if ctx.swagger {
-                    let sc =
-                        r.get("schema")
-                            .map(|x| if want { res.resolve(x) } else { Value::Null });
-                    let ct = sc.as_ref().map(|_| {
-                        op.get("produces")
-                            .or_else(|| ctx.spec.get("produces"))
-                            .and_then(Value::as_array)
-                            .and_then(|a| {
-                                a.iter()
-                                    .filter_map(Value::as_str)
-                                    .find(|c| is_json_ct(c))
-                                    .or_else(|| a.first().and_then(Value::as_str))
-                            })
-                            .map(String::from)
-                    });
-                    (ct.flatten(), sc)
-                } else if let Some(content) = r.get("content").and_then(Value::as_object) {
-                    match pick_content(content) {
-                        Some((ct, media)) => (
-                            Some(ct.clone()),
-                            media
-                                .get("schema")
-                                .map(|x| if want { res.resolve(x) } else { Value::Null }),
-                        ),
-                        None => (None, None),
-                    }
-                } else {
-                    (None, None)
-                };
+            let (ct, schema) = if ctx.swagger {
+                let sc = r
+                    .get("schema")
+                    .map(|x| if want { res.resolve(x) } else { Value::Null });
+                let ct = sc.as_ref().map(|_| {
+                    op.get("produces")
+                        .or_else(|| ctx.spec.get("produces"))
+                        .and_then(Value::as_array)
+                        .and_then(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .find(|c| is_json_ct(c))
+                                .or_else(|| a.first().and_then(Value::as_str))
+                        })
+                        .map(String::from)
+                });
+                (ct.flatten(), sc)
+            } else if let Some(content) = r.get("content").and_then(Value::as_object) {
+                match pick_content(content) {
+                    Some((ct, media)) => (
+                        Some(ct.clone()),
+                        media
+                            .get("schema")
+                            .map(|x| if want { res.resolve(x) } else { Value::Null }),
+                    ),
+                    None => (None, None),
+                }
+            } else {
+                (None, None)
+            };
             if let Some(ct) = &ct {
                 row.insert("content_type".into(), json!(ct));
             }

@@ -58,10 +58,7 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
                         None => continue,
                     },
                 };
-                let produces = t
-                    .metadata
-                    .entry("produces")
-                    .or_insert_with(|| json!([]));
+                let produces = t.metadata.entry("produces").or_insert_with(|| json!([]));
                 let Some(rows) = produces.as_array_mut() else {
                     continue;
                 };
@@ -163,7 +160,11 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
             }
             let cons = &tools[ci];
             let rp = response_params(l);
-            let relation = if rp.is_empty() { "precedes" } else { "requires" };
+            let relation = if rp.is_empty() {
+                "precedes"
+            } else {
+                "requires"
+            };
             let name = l.get("name").and_then(Value::as_str).unwrap_or("");
             let params: Vec<&Value> = l
                 .get("parameters")
@@ -194,7 +195,10 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
             df.insert("from_operation".into(), json!(prod.name));
             df.insert("to_operation".into(), json!(cons.name));
             df.insert("link_name".into(), json!(name));
-            df.insert("source_status".into(), l.get("status").cloned().unwrap_or(Value::Null));
+            df.insert(
+                "source_status".into(),
+                l.get("status").cloned().unwrap_or(Value::Null),
+            );
             if let Some(p) = first {
                 let jp = p
                     .get("json_path")
@@ -224,7 +228,11 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
             a.insert("evidence".into(), json!(ev));
             a.insert(
                 "kind".into(),
-                json!(if relation == "requires" { "data" } else { "semantic" }),
+                json!(if relation == "requires" {
+                    "data"
+                } else {
+                    "semantic"
+                }),
             );
             a.insert("evidence_sources".into(), json!(["openapi_link"]));
             a.insert("data_flow".into(), Value::Object(df));
