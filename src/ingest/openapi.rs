@@ -186,17 +186,15 @@ const HINT_KEYS: &[(&str, &str)] = &[
     ("maximum", "maximum"),
 ];
 
-fn order_row(m: &Map<String, Value>, order: &[&str]) -> Map<String, Value> {
-    let mut out = Map::new();
+fn order_row(mut m: Map<String, Value>, order: &[&str]) -> Map<String, Value> {
+    let mut out = Map::with_capacity(m.len());
     for k in order {
-        if let Some(v) = m.get(*k) {
-            out.insert((*k).into(), v.clone());
+        if let Some(v) = m.shift_remove(*k) {
+            out.insert((*k).into(), v);
         }
     }
     for (k, v) in m {
-        if !out.contains_key(k) {
-            out.insert(k.clone(), v.clone());
-        }
+        out.insert(k, v);
     }
     out
 }
@@ -691,6 +689,8 @@ pub fn spec_tools(
     let mut used: rustc_hash::FxHashMap<String, usize> = Default::default();
     let mut op_count = 0;
     let mut dep_skipped = 0;
+    // operations to build, in spec order
+    let mut jobs: Vec<(&String, &'static str, &Value, &Value)> = Vec::new();
     for (path, item) in paths {
         let item = res.deref(item);
         let Some(item_m) = item.as_object() else {
@@ -712,7 +712,66 @@ pub fn spec_tools(
                 dep_skipped += 1;
                 continue;
             }
-            let mut t = operation_tool(&ctx, path, method, item, op)?;
+            jobs.push((path, method, item, op));
+        }
+    }
+    // build the tools on every core (each thread with its own resolver cache)
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let built: Vec<Result<ToolSchema, InputError>> = if threads == 1 || jobs.len() < 64 {
+        jobs.iter()
+            .map(|(path, method, item, op)| operation_tool(&ctx, path, method, item, op))
+            .collect()
+    } else {
+        let chunk = jobs.len().div_ceil(threads * 4);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let parts: Vec<Vec<(usize, Result<ToolSchema, InputError>)>> = std::thread::scope(|sc| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (jobs, next, servers) = (&jobs, &next, &ctx.servers);
+                    let label = ctx.label;
+                    sc.spawn(move || {
+                        let res = Resolver::new(file, spec);
+                        let tctx = Ctx {
+                            file,
+                            res: &res,
+                            swagger,
+                            spec,
+                            label,
+                            servers: servers.clone(),
+                        };
+                        let mut out = Vec::new();
+                        loop {
+                            let start = next.fetch_add(chunk, std::sync::atomic::Ordering::Relaxed);
+                            if start >= jobs.len() {
+                                break;
+                            }
+                            for (i, (path, method, item, op)) in
+                                jobs.iter().enumerate().skip(start).take(chunk)
+                            {
+                                out.push((i, operation_tool(&tctx, path, method, item, op)));
+                            }
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("operation builder thread"))
+                .collect()
+        });
+        let mut all: Vec<(usize, Result<ToolSchema, InputError>)> =
+            parts.into_iter().flatten().collect();
+        all.sort_by_key(|x| x.0);
+        all.into_iter().map(|x| x.1).collect()
+    };
+    for ((path, method, _, _), t) in jobs.iter().zip(built) {
+        let (path, method) = (*path, *method);
+        {
+            let mut t = t?;
             // unique tool names
             let base = t.name.clone();
             if used.contains_key(&base) {
@@ -924,7 +983,7 @@ fn operation_tool(
         if !desc.is_empty() {
             ac.insert("description".into(), json!(desc));
         }
-        ac_consumes.push(Value::Object(order_row(&ac, AC_CONSUMES_ORDER)));
+        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
         if let Some(Value::Array(a)) = locs.get_mut(loc) {
             a.push(json!(name));
         }
@@ -1067,7 +1126,7 @@ fn operation_tool(
         seen_body.push(name.to_string());
         let mut ac = f.map.clone();
         ac.insert("kind".into(), json!("data"));
-        ac_consumes.push(Value::Object(order_row(&ac, AC_CONSUMES_ORDER)));
+        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
     }
     rb.insert("required".into(), json!(body_required));
     rb.insert(
@@ -1089,7 +1148,7 @@ fn operation_tool(
     );
     let rb_fields: Vec<Value> = body_fields
         .iter()
-        .map(|f| Value::Object(order_row(&f.map, FIELD_ORDER_REQUEST)))
+        .map(|f| Value::Object(order_row(f.map.clone(), FIELD_ORDER_REQUEST)))
         .collect();
     rb.insert("top_level_fields".into(), json!([]));
     rb.insert("fields".into(), Value::Array(rb_fields.clone()));
@@ -1204,11 +1263,11 @@ fn operation_tool(
             m.insert("response_item_path".into(), json!(cp));
         }
         m.insert("value_path_aliases".into(), Value::Array(aliases));
-        oa_resp_fields.push(Value::Object(order_row(&m, FIELD_ORDER_RESPONSE)));
         let mut p = m.clone();
+        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
         p.remove("required");
         p.remove("location");
-        ac_produces.push(Value::Object(order_row(&p, AC_PRODUCES_ORDER)));
+        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
     }
 
     let mut oa = Map::new();
