@@ -200,6 +200,15 @@ pub fn annotate(tools: &mut [ToolSchema]) -> Value {
     summary(tools)
 }
 
+/// Canonical label of a path segment or tag: camel boundaries and non-alphanumerics → `_`.
+fn canonical_label(s: &str) -> String {
+    words(s).join("_")
+}
+
+fn any_sub(text: &str, list: &[&str]) -> bool {
+    list.iter().any(|k| text.contains(k))
+}
+
 fn derive(t: &mut ToolSchema) {
     let method = t.meta_str("method").unwrap_or("").to_string();
     let path = t.meta_str("path").unwrap_or("").to_string();
@@ -209,6 +218,7 @@ fn derive(t: &mut ToolSchema) {
     let summary_s = oa_str("summary").unwrap_or("").to_string();
     let desc_s = oa_str("description").unwrap_or("").to_string();
     let ow = words(&op_id);
+    // the operation text the shape signals look at
     let text = format!(
         "{} {} {} {} {}",
         ow.join(" "),
@@ -218,16 +228,14 @@ fn derive(t: &mut ToolSchema) {
         path.to_lowercase()
     );
     let mut evidence: Vec<Value> = Vec::new();
-    // action
+    // --- canonical action
     let mut action: Option<(&str, &str, f64)> = None;
     for w in &ow {
         if let Some(a) = action_of(w) {
             let mut a = a;
             if a == "read"
                 && (ow.iter().any(|x| SEARCH.contains(&x.as_str()))
-                    || ["목록", "리스트", "검색", "list", "query"]
-                        .iter()
-                        .any(|k| text.contains(k)))
+                    || any_sub(&text, &["목록", "리스트", "검색", "list", "query"]))
             {
                 a = "search";
             }
@@ -237,20 +245,24 @@ fn derive(t: &mut ToolSchema) {
         }
     }
     if action.is_none() {
-        let tw = words(&format!("{summary_s} {desc_s}"));
-        let pick = ["create", "update", "delete", "action"]
-            .iter()
-            .find_map(|want| {
-                tw.iter()
-                    .find(|w| action_of(w) == Some(want))
-                    .map(|w| (*want, w))
-            })
-            .or_else(|| tw.iter().find_map(|w| action_of(w).map(|a| (a, w))));
-        if let Some((a, w)) = pick {
-            evidence.push(
-                json!({"field": "summary", "value": w, "source": "text_verb", "confidence": 0.7}),
-            );
-            action = Some((a, "text_verb", 0.7));
+        let sd = format!("{op_id} {summary_s} {desc_s}");
+        let low = sd.to_lowercase();
+        let pick = [
+            (CREATE, "create"),
+            (UPDATE, "update"),
+            (DELETE, "delete"),
+            (ACTION, "action"),
+            (SEARCH, "search"),
+            (READ, "read"),
+        ]
+        .iter()
+        .find(|(list, _)| any_sub(&low, list))
+        .map(|(_, a)| *a);
+        if let Some(a) = pick {
+            let full = format!("{op_id} {summary_s} {desc_s} {path}");
+            let v: String = full.chars().take(160).collect();
+            evidence.push(json!({"field": "summary_description", "value": v, "source": "summary_verb", "confidence": 0.78}));
+            action = Some((a, "summary_verb", 0.78));
         }
     }
     let action = action.unwrap_or_else(|| {
@@ -262,68 +274,128 @@ fn derive(t: &mut ToolSchema) {
             _ => "unknown",
         };
         if a != "unknown" {
-            evidence.push(json!({"field": "method", "value": method, "source": "http_method", "confidence": 0.6}));
+            evidence.push(json!({"field": "method", "value": method, "source": "http_method_fallback", "confidence": 0.55}));
         }
-        (a, "http_method", if a == "unknown" { 0.0 } else { 0.6 })
+        (a, "http_method_fallback", if a == "unknown" { 0.0 } else { 0.55 })
     });
-    // resource
+    // --- resource and module
     let tags: Vec<String> = t.tags.clone();
-    let mut resource: Option<(String, f64)> = None;
+    let mut resource: Option<(String, f64, &str)> = None;
     for tag in &tags {
         if let Some(r) = label(&words(tag)) {
-            evidence.push(json!({"field": "tag", "value": r, "source": "tag", "confidence": 0.9}));
-            resource = Some((r, 0.9));
+            evidence
+                .push(json!({"field": "tag", "value": tag, "source": "tag", "confidence": 0.9}));
+            resource = Some((r, 0.9, "tag"));
             break;
         }
     }
     let segs = path_segments(&path);
-    let module_words: Vec<String> = segs
+    let module_segs: Vec<&String> = segs
         .iter()
-        .map(|s| resource_words(&words(s)).join("_"))
-        .filter(|s| !s.is_empty())
+        .filter(|s| {
+            let ws = words(s);
+            !ws.is_empty()
+                && !resource_words(&ws).is_empty()
+                && !ws.iter().any(|w| action_of(w).is_some())
+        })
         .take(2)
         .collect();
-    let path_module = if module_words.is_empty() {
+    let path_module = if module_segs.is_empty() {
         None
     } else {
-        Some(module_words.join("_"))
+        Some(
+            module_segs
+                .iter()
+                .map(|s| canonical_label(s))
+                .collect::<Vec<_>>()
+                .join("/"),
+        )
     };
     if resource.is_none()
-        && let Some(first) = module_words.first()
+        && let Some(first) = module_segs.first()
     {
-        resource = Some((first.clone(), 0.8));
+        evidence.push(json!({"field": "path", "value": first, "source": "stable_path_segment", "confidence": 0.84}));
+        resource = Some((canonical_label(first), 0.84, "stable_path_segment"));
     }
     if resource.is_none()
         && let Some(r) = label(&ow)
     {
-        resource = Some((r, 0.7));
+        resource = Some((r, 0.7, "operation_id_noun"));
     }
-    if let Some(pm) = &path_module {
-        evidence.push(
-            json!({"field": "path", "value": pm, "source": "path_module", "confidence": 0.9}),
-        );
+    if let Some(_pm) = &path_module {
+        let raw: Vec<&str> = module_segs.iter().map(|s| s.as_str()).collect();
+        evidence.push(json!({"field": "path", "value": raw.join("/"), "source": "path_module", "confidence": 0.9}));
     }
     let operation_group = tags
         .iter()
         .find_map(|tag| label(&words(tag)))
         .or(path_module.clone())
         .or(resource.as_ref().map(|r| r.0.clone()));
-    // result shape
-    let list_like = text.contains("[*]") || ow.iter().any(|w| SEARCH.contains(&w.as_str()));
-    let result_shape = match action.0 {
-        "create" | "update" | "delete" => "mutation",
-        "action" if method != "get" => "mutation",
-        _ if ["count", "total", "cnt", "건수", "개수", "카운트"]
-            .iter()
-            .any(|k| ow.iter().any(|w| w == k)) =>
+    // --- result shape
+    let list_like = t
+        .metadata
+        .get("api_contract")
+        .and_then(|c| c.get("produces"))
+        .and_then(Value::as_array)
+        .is_some_and(|rows| {
+            rows.iter().any(|r| {
+                r.get("json_path")
+                    .and_then(Value::as_str)
+                    .is_some_and(|j| j.contains("[*]"))
+            })
+        });
+    let op_text = text.trim().to_string();
+    let (result_shape, shape_ev) = match action.0 {
+        "create" | "update" | "delete" => (
+            "mutation",
+            Some(
+                json!({"field": "action", "value": action.0, "source": "mutation_action", "confidence": 0.86}),
+            ),
+        ),
+        "action" if method != "get" => (
+            "mutation",
+            Some(
+                json!({"field": "method", "value": method, "source": "non_get_action", "confidence": 0.72}),
+            ),
+        ),
+        _ if any_sub(&text, &["count", "total", "cnt", "건수", "개수", "카운트"]) => (
+            "count",
+            Some(
+                json!({"field": "operation", "value": op_text, "source": "count_signal", "confidence": 0.88}),
+            ),
+        ),
+        _ if list_like || any_sub(&text, SEARCH) => (
+            "list",
+            Some(
+                json!({"field": "operation", "value": op_text, "source": "list_signal", "confidence": 0.82}),
+            ),
+        ),
+        _ if action.0 == "read"
+            || any_sub(
+                &text,
+                &[
+                    "detail", "info", "view", "single", "상세", "정보", "단건", "보기",
+                ],
+            ) =>
         {
-            "count"
+            (
+                "single",
+                Some(
+                    json!({"field": "operation", "value": op_text, "source": "single_signal", "confidence": 0.78}),
+                ),
+            )
         }
-        "search" => "list",
-        _ if list_like => "list",
-        "read" => "single",
-        _ => "unknown",
+        "search" => (
+            "list",
+            Some(
+                json!({"field": "operation", "value": op_text, "source": "list_signal", "confidence": 0.82}),
+            ),
+        ),
+        _ => ("unknown", None),
     };
+    if let Some(e) = shape_ev {
+        evidence.push(e);
+    }
     let res_name = resource.as_ref().map(|r| r.0.clone());
     let known = [
         action.0 != "unknown",
@@ -345,25 +417,21 @@ fn derive(t: &mut ToolSchema) {
     } else {
         "low"
     };
-    if list_like && action.0 == "search" {
-        evidence.push(json!({"field": "operation", "value": text.trim(), "source": "list_signal", "confidence": 0.82}));
-    }
     let r = res_name.clone().unwrap_or_else(|| "resource".into());
-    let when = match action.0 {
-        "search" => format!("Use when finding or listing {r} records."),
-        "read" => format!("Use when reading one {r} record or detail view."),
-        "create" => format!("Use when creating a new {r} record."),
-        "update" => format!("Use when updating an existing {r} record."),
-        "delete" => format!("Use when deleting a {r} record."),
-        "action" => format!("Use when running a {r} workflow action."),
-        _ => format!("Use for: {}", t.description),
-    };
-    let one_line = if !summary_s.is_empty() {
+    let one_line: String = if !summary_s.is_empty() {
         summary_s.chars().take(240).collect()
     } else if !t.description.is_empty() {
         t.description.chars().take(240).collect()
     } else {
         format!("{} {path}", method.to_uppercase())
+    };
+    let when = match action.0 {
+        "search" => format!("Use when finding or listing {r} records."),
+        "read" => format!("Use when reading one {r} record or detail view."),
+        "create" => format!("Use when creating {r} records."),
+        "update" => format!("Use when updating {r} records."),
+        "delete" => format!("Use when deleting {r} records."),
+        _ => format!("Use for: {one_line}"),
     };
     let mut ai = t
         .metadata
@@ -401,14 +469,16 @@ fn derive(t: &mut ToolSchema) {
         if let Some(g) = &operation_group {
             o.entry("operation_group").or_insert(json!(g));
         }
-        let mut src = vec![json!(action.1)];
+        let mut src = vec![action.1.to_string()];
         if path_module.is_some() {
-            src.push(json!("path_module"));
+            src.push("path_module".into());
         }
-        if !tags.is_empty() {
-            src.push(json!("tag"));
+        if let Some((_, _, rs)) = &resource {
+            src.push((*rs).to_string());
         }
-        o.entry("semantic_sources").or_insert(Value::Array(src));
+        src.sort();
+        src.dedup();
+        o.entry("semantic_sources").or_insert(json!(src));
     }
 }
 
