@@ -1046,6 +1046,7 @@ fn operation_tool(
         }
     }
     let mut body_fields: Vec<FieldRow> = Vec::new();
+    let mut body_root: Option<(String, String, Option<Value>)> = None;
     if let Some(bs) = &body_schema {
         let is_obj = bs.get("properties").and_then(Value::as_object).is_some();
         if is_obj {
@@ -1096,6 +1097,11 @@ fn operation_tool(
             if let Some(Value::Array(a)) = locs.get_mut("body") {
                 a.push(json!("body"));
             }
+            let root_desc = params
+                .last()
+                .map(|p| p.description.clone())
+                .unwrap_or_default();
+            body_root = Some((ty.clone(), root_desc, bs.get("format").cloned()));
             body_fields = flatten(bs, "body");
             if body_fields.is_empty() {
                 let mut m = Map::new();
@@ -1112,8 +1118,31 @@ fn operation_tool(
             }
         }
     }
-    // body consumes: one row per field name (first occurrence)
+    // a body that is not an object: one root row for the whole body first
     let mut seen_body: Vec<String> = Vec::new();
+    if let Some((ty, desc, fmt)) = &body_root
+        && !body_fields
+            .iter()
+            .any(|f| f.map.get("json_path").and_then(Value::as_str) == Some("$"))
+    {
+        let mut ac = Map::new();
+        ac.insert("field_name".into(), json!("body"));
+        ac.insert("field_type".into(), json!(ty));
+        ac.insert("required".into(), json!(body_required));
+        ac.insert("location".into(), json!("body"));
+        ac.insert("kind".into(), json!("data"));
+        ac.insert("json_path".into(), json!("$"));
+        if let Some(f) = fmt {
+            ac.insert("format".into(), f.clone());
+        }
+        ac.insert("request_body_root".into(), json!(true));
+        if !desc.is_empty() {
+            ac.insert("description".into(), json!(desc));
+        }
+        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
+        seen_body.push("body".into());
+    }
+    // body consumes: one row per field name (first occurrence)
     for f in &body_fields {
         let name = f
             .map
@@ -1270,6 +1299,99 @@ fn operation_tool(
         ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
     }
 
+    // security: requirements (operation, else spec) and the declared schemes
+    let requirements: Option<&Vec<Value>> = op
+        .get("security")
+        .or_else(|| ctx.spec.get("security"))
+        .and_then(Value::as_array);
+    let schemes: Option<&Map<String, Value>> = if ctx.swagger {
+        ctx.spec.get("securityDefinitions")
+    } else {
+        ctx.spec.pointer("/components/securitySchemes")
+    }
+    .and_then(Value::as_object);
+    let mut security: Option<Value> = None;
+    if requirements.is_some() || schemes.is_some_and(|m| !m.is_empty()) {
+        let mut sch = Map::new();
+        for (name, sdef) in schemes.into_iter().flatten() {
+            let sdef = res.deref(sdef);
+            let mut m = Map::new();
+            for (k, v) in sdef.as_object().into_iter().flatten() {
+                if k == "flows" {
+                    let names: Vec<Value> = v
+                        .as_object()
+                        .map(|f| f.keys().map(|x| json!(x)).collect())
+                        .unwrap_or_default();
+                    m.insert("oauth_flows".into(), Value::Array(names));
+                } else if k == "flow" && ctx.swagger {
+                    m.insert("oauth_flows".into(), json!([v]));
+                } else if k == "scopes" || k.starts_with("x-") {
+                    continue;
+                } else {
+                    m.insert(k.clone(), v.clone());
+                }
+            }
+            sch.insert(name.clone(), Value::Object(m));
+        }
+        let reqs = requirements.cloned().unwrap_or_default();
+        // auth rows: one per credential
+        let optional = reqs
+            .iter()
+            .any(|r| r.as_object().is_some_and(|m| m.is_empty()));
+        let mut rows: Vec<Map<String, Value>> = Vec::new();
+        for (i, r) in reqs.iter().enumerate() {
+            for (name, scopes) in r.as_object().into_iter().flatten() {
+                let Some(def) = schemes.and_then(|m| m.get(name)).map(|d| res.deref(d)) else {
+                    continue;
+                };
+                let ty = s(def.get("type")).unwrap_or("");
+                let (cred, loc) = match ty {
+                    "apiKey" => (
+                        s(def.get("name")).unwrap_or(name).to_string(),
+                        s(def.get("in")).unwrap_or("header").to_string(),
+                    ),
+                    _ => ("Authorization".to_string(), "header".to_string()),
+                };
+                if let Some(row) = rows.iter_mut().find(|r| {
+                    r.get("credential_name").and_then(Value::as_str) == Some(cred.as_str())
+                        && r.get("location").and_then(Value::as_str) == Some(loc.as_str())
+                }) {
+                    if let Some(Value::Array(a)) = row.get_mut("security_schemes")
+                        && !a.contains(&json!(name))
+                    {
+                        a.push(json!(name));
+                    }
+                    if let Some(Value::Array(a)) = row.get_mut("requirement_indices")
+                        && !a.contains(&json!(i))
+                    {
+                        a.push(json!(i));
+                    }
+                    continue;
+                }
+                let mut m = Map::new();
+                m.insert("field_name".into(), json!(cred));
+                m.insert("field_type".into(), json!("string"));
+                m.insert("required".into(), json!(false));
+                m.insert("location".into(), json!(loc));
+                m.insert("kind".into(), json!("auth"));
+                m.insert("security_required".into(), json!(!optional));
+                m.insert("security_schemes".into(), json!([name]));
+                m.insert("security_scheme".into(), json!(name));
+                m.insert("auth_type".into(), json!(ty));
+                m.insert("credential_name".into(), json!(cred));
+                m.insert("requirement_indices".into(), json!([i]));
+                if let Some(a) = scopes.as_array().filter(|a| !a.is_empty()) {
+                    m.insert("scopes".into(), Value::Array(a.clone()));
+                }
+                rows.push(m);
+            }
+        }
+        for r in rows {
+            ac_consumes.push(Value::Object(order_row(r, AC_CONSUMES_ORDER)));
+        }
+        security = Some(json!({"requirements": reqs, "schemes": sch}));
+    }
+
     let mut oa = Map::new();
     oa.insert("tool_name".into(), json!(op_id));
     oa.insert("operation_id".into(), json!(op_id));
@@ -1318,6 +1440,9 @@ fn operation_tool(
         "examples".into(),
         json!({"parameters": [], "request_body": [], "responses": []}),
     );
+    if let Some(sec) = security {
+        oa.insert("security".into(), sec);
+    }
     if !ctx.servers.is_empty() {
         let (u, d) = &ctx.servers[0];
         let mut sv = Map::new();
