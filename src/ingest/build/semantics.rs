@@ -247,17 +247,34 @@ fn derive(t: &mut ToolSchema) {
     if action.is_none() {
         let sd = format!("{op_id} {summary_s} {desc_s}");
         let low = sd.to_lowercase();
-        let pick = [
+        let tw: Vec<String> = low
+            .split(|c: char| !(c.is_alphanumeric() || ('가'..='힣').contains(&c)))
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect();
+        let has_word = |list: &[&str]| tw.iter().any(|w| list.contains(&w.as_str()));
+        // 1. whole words (create/update/delete/action first, then search, then read)
+        // 2. a search keyword anywhere; 3. any keyword anywhere
+        let order: [(&[&str], &str); 6] = [
             (CREATE, "create"),
             (UPDATE, "update"),
             (DELETE, "delete"),
             (ACTION, "action"),
             (SEARCH, "search"),
             (READ, "read"),
-        ]
-        .iter()
-        .find(|(list, _)| any_sub(&low, list))
-        .map(|(_, a)| *a);
+        ];
+        let pick = order
+            .iter()
+            .find(|(list, _)| has_word(list))
+            .map(|(_, a)| *a)
+            .or_else(|| any_sub(&low, SEARCH).then_some("search"))
+            .or_else(|| {
+                order
+                    .iter()
+                    .filter(|(_, a)| *a != "search")
+                    .find(|(list, _)| any_sub(&low, list))
+                    .map(|(_, a)| *a)
+            });
         if let Some(a) = pick {
             let full = format!("{op_id} {summary_s} {desc_s} {path}");
             let v: String = full.chars().take(160).collect();
