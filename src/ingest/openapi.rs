@@ -1193,6 +1193,7 @@ fn operation_tool(
     let mut error_responses: Vec<Value> = Vec::new();
     let mut links: Vec<Value> = Vec::new();
     let mut resp_links: Vec<Value> = Vec::new();
+    let mut resp_headers: Vec<Value> = Vec::new();
     if let Some(rs) = op.get("responses").and_then(Value::as_object) {
         for (status, r) in rs {
             let r = res.deref(r);
@@ -1234,8 +1235,51 @@ fn operation_tool(
             } else {
                 (None, None)
             };
+            // response headers
+            let mut hrows: Vec<Value> = Vec::new();
+            for (hname, h) in r
+                .get("headers")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let h = res.deref(h);
+                let hs = if ctx.swagger {
+                    Some(h)
+                } else {
+                    h.get("schema").map(|x| res.deref(x))
+                };
+                let mut m = Map::new();
+                m.insert("name".into(), json!(hname));
+                m.insert("field_name".into(), json!(hname));
+                m.insert("json_path".into(), json!(format!("$.headers.{hname}")));
+                m.insert(
+                    "field_type".into(),
+                    json!(hs.and_then(schema_type).unwrap_or_else(|| "string".into())),
+                );
+                m.insert(
+                    "required".into(),
+                    json!(h.get("required").and_then(Value::as_bool).unwrap_or(false)),
+                );
+                m.insert("location".into(), json!("response_header"));
+                m.insert("status".into(), json!(status));
+                if let Some(f) = hs.and_then(|x| x.get("format")) {
+                    m.insert("format".into(), f.clone());
+                }
+                if let Some(d) = s(h.get("description")) {
+                    m.insert("description".into(), json!(d));
+                }
+                hrows.push(Value::Object(m));
+            }
+            if !hrows.is_empty() {
+                row.insert("headers".into(), Value::Array(hrows.clone()));
+                row.insert("header_count".into(), json!(hrows.len()));
+            }
             if let Some(ct) = &ct {
                 row.insert("content_type".into(), json!(ct));
+            }
+            if success && resp_status.is_none() && (schema.is_some() || !hrows.is_empty()) {
+                resp_headers = hrows.clone();
             }
             if let Some(lm) = r.get("links").and_then(Value::as_object) {
                 for (lname, l) in lm {
@@ -1278,6 +1322,30 @@ fn operation_tool(
     let mut ac_produces: Vec<Value> = Vec::new();
     let mut oa_resp_fields: Vec<Value> = Vec::new();
     let collection = resp_schema.as_ref().and_then(collection_path);
+    // a scalar response body is one root field
+    if resp_fields.is_empty()
+        && let Some(rs) = &resp_schema
+        && let Some(ty) = schema_type(rs)
+        && ty != "object"
+        && ty != "array"
+    {
+        let mut m = Map::new();
+        m.insert("field_name".into(), json!("body"));
+        m.insert("json_path".into(), json!("$"));
+        m.insert("field_type".into(), json!(ty));
+        m.insert("required".into(), json!(false));
+        m.insert("location".into(), json!("response"));
+        if let Some(f) = rs.get("format") {
+            m.insert("format".into(), f.clone());
+        }
+        m.insert("response_body_root".into(), json!(true));
+        m.insert("value_path_aliases".into(), json!(["$.body"]));
+        let mut p = m.clone();
+        p.remove("required");
+        p.remove("location");
+        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
+        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
+    }
     for f in &resp_fields {
         let mut m = f.map.clone();
         let jp = m["json_path"].as_str().unwrap_or("").to_string();
@@ -1297,6 +1365,14 @@ fn operation_tool(
         p.remove("required");
         p.remove("location");
         ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
+    }
+    for h in &resp_headers {
+        let mut m = h.as_object().cloned().unwrap_or_default();
+        let name = m.shift_remove("name").unwrap_or(Value::Null);
+        m.shift_remove("status");
+        m.insert("kind".into(), json!("data"));
+        m.insert("header".into(), name);
+        ac_produces.push(Value::Object(order_row(m, AC_PRODUCES_ORDER)));
     }
 
     // security: requirements (operation, else spec) and the declared schemes
@@ -1430,6 +1506,9 @@ fn operation_tool(
         resp_schema.clone().unwrap_or_else(|| json!({})),
     );
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
+    if !resp_headers.is_empty() {
+        resp.insert("headers".into(), Value::Array(resp_headers.clone()));
+    }
     if !resp_links.is_empty() {
         resp.insert("links".into(), Value::Array(resp_links));
     }
