@@ -998,6 +998,7 @@ fn operation_tool(
     let mut body_ct: Option<String> = None;
     let mut body_required = false;
     let mut content_types: Vec<String> = Vec::new();
+    let mut ct_schemas: Vec<(String, Option<Value>)> = Vec::new();
     if ctx.swagger {
         if let Some(bp) = body_param {
             body_required = bp.get("required").and_then(Value::as_bool) == Some(true);
@@ -1042,6 +1043,13 @@ fn operation_tool(
             if let Some((ct, media)) = pick_content(content) {
                 body_ct = Some(ct.clone());
                 body_schema = media.get("schema").map(|x| res.resolve(x));
+            }
+            for (ct, media) in content {
+                if Some(ct) == body_ct.as_ref() {
+                    ct_schemas.push((ct.clone(), body_schema.clone()));
+                } else {
+                    ct_schemas.push((ct.clone(), media.get("schema").map(|x| res.resolve(x))));
+                }
             }
         }
     }
@@ -1162,27 +1170,82 @@ fn operation_tool(
         "content_type".into(),
         body_ct.clone().map(Value::String).unwrap_or(Value::Null),
     );
-    rb.insert(
-        "content_types".into(),
-        Value::Array(
-            content_types
-                .iter()
-                .map(|c| json!({"content_type": c}))
-                .collect(),
-        ),
-    );
+    if ct_schemas.is_empty() {
+        for c in &content_types {
+            ct_schemas.push((c.clone(), body_schema.clone()));
+        }
+    }
+    let mut ct_rows: Vec<Value> = Vec::new();
+    let mut all_top: Vec<Value> = Vec::new();
+    let mut all_fields: Vec<Value> = Vec::new();
+    let mut sel_top: Vec<Value> = Vec::new();
+    let mut sel_fields: Vec<Value> = Vec::new();
+    let mut root_row: Option<Value> = None;
+    for (ct, sch) in &ct_schemas {
+        let selected = Some(ct) == body_ct.as_ref();
+        let mut m = Map::new();
+        m.insert("content_type".into(), json!(ct));
+        m.insert("is_json".into(), json!(is_json_ct(ct)));
+        m.insert("has_schema".into(), json!(sch.is_some()));
+        if let Some(sc) = sch {
+            m.insert(
+                "schema_type".into(),
+                schema_type(sc).map(Value::String).unwrap_or(Value::Null),
+            );
+            let (top, root) = top_level_rows(sc, body_required);
+            let fields: Vec<Value> = if selected {
+                body_fields
+                    .iter()
+                    .map(|f| Value::Object(order_row(f.map.clone(), FIELD_ORDER_REQUEST)))
+                    .collect()
+            } else {
+                flatten(sc, "body")
+                    .into_iter()
+                    .map(|f| Value::Object(order_row(f.map, FIELD_ORDER_REQUEST)))
+                    .collect()
+            };
+            for t in &top {
+                if !all_top.iter().any(|x| x["field_name"] == t["field_name"]) {
+                    all_top.push(t.clone());
+                }
+            }
+            for f in &fields {
+                if !all_fields.iter().any(|x| x["json_path"] == f["json_path"]) {
+                    all_fields.push(f.clone());
+                }
+            }
+            if selected {
+                sel_top = top.clone();
+                sel_fields = fields.clone();
+                root_row = root;
+            }
+            m.insert("top_level_fields".into(), Value::Array(top));
+            let n = fields.len();
+            m.insert("fields".into(), Value::Array(fields));
+            m.insert("field_count".into(), json!(n));
+        } else {
+            m.insert("schema_type".into(), Value::Null);
+            m.insert("top_level_fields".into(), json!([]));
+            m.insert("fields".into(), json!([]));
+            m.insert("field_count".into(), json!(0));
+        }
+        if selected {
+            m.insert("selected".into(), json!(true));
+        }
+        ct_rows.push(Value::Object(m));
+    }
+    rb.insert("content_types".into(), Value::Array(ct_rows));
     rb.insert(
         "schema".into(),
         body_schema.clone().unwrap_or_else(|| json!({})),
     );
-    let rb_fields: Vec<Value> = body_fields
-        .iter()
-        .map(|f| Value::Object(order_row(f.map.clone(), FIELD_ORDER_REQUEST)))
-        .collect();
-    rb.insert("top_level_fields".into(), json!([]));
-    rb.insert("fields".into(), Value::Array(rb_fields.clone()));
-    rb.insert("all_top_level_fields".into(), json!([]));
-    rb.insert("all_fields".into(), Value::Array(rb_fields));
+    if let Some(r) = root_row {
+        rb.insert("root".into(), r);
+    }
+    rb.insert("top_level_fields".into(), Value::Array(sel_top));
+    rb.insert("fields".into(), Value::Array(sel_fields));
+    rb.insert("all_top_level_fields".into(), Value::Array(all_top));
+    rb.insert("all_fields".into(), Value::Array(all_fields));
 
     // responses
     let mut resp_status: Option<String> = None;
@@ -1589,6 +1652,118 @@ fn operation_tool(
         metadata: md,
         annotations: Some(annotations),
     })
+}
+
+const TOP_ORDER: &[&str] = &[
+    "field_name",
+    "json_path",
+    "field_type",
+    "required",
+    "location",
+    "request_body_root",
+    "format",
+    "example",
+    "minimum",
+    "maximum",
+    "default",
+    "description",
+    "enum",
+    "item_type",
+    "item_schema_ref",
+    "item_top_level_fields",
+    "item_field_count",
+];
+
+fn simple_row(name: &str, path: &str, p: &Value, required: bool) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("field_name".into(), json!(name));
+    m.insert("json_path".into(), json!(path));
+    m.insert(
+        "field_type".into(),
+        json!(schema_type(p).unwrap_or_else(|| "string".into())),
+    );
+    m.insert("required".into(), json!(required));
+    m.insert("location".into(), json!("body"));
+    for k in ["format", "example", "minimum", "maximum", "default"] {
+        if let Some(v) = p.get(k) {
+            m.insert(k.into(), v.clone());
+        }
+    }
+    m
+}
+
+/// Top-level request-body rows (and the root row of a non-object body).
+fn top_level_rows(schema: &Value, body_required: bool) -> (Vec<Value>, Option<Value>) {
+    let props = schema.get("properties").and_then(Value::as_object);
+    if let Some(props) = props {
+        let req: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for (k, p) in props {
+            if p.get("readOnly").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            let mut m = simple_row(k, &format!("$.{k}"), p, req.contains(&k.as_str()));
+            let desc: String = s(p.get("description"))
+                .unwrap_or("")
+                .chars()
+                .take(300)
+                .collect();
+            let desc = with_fields(desc, Some(p));
+            if !desc.is_empty() {
+                m.insert("description".into(), json!(desc));
+            }
+            if let Some(e) = p.get("enum") {
+                m.insert("enum".into(), e.clone());
+            }
+            out.push(Value::Object(order_row(m, TOP_ORDER)));
+        }
+        return (out, None);
+    }
+    let mut m = simple_row("body", "$", schema, body_required);
+    m.insert("request_body_root".into(), json!(true));
+    let desc: String = s(schema.get("description"))
+        .unwrap_or("")
+        .chars()
+        .take(300)
+        .collect();
+    let desc = with_fields(desc, Some(schema));
+    if !desc.is_empty() {
+        m.insert("description".into(), json!(desc));
+    }
+    if let Some(items) = schema.get("items") {
+        if let Some(t) = schema_type(items) {
+            m.insert("item_type".into(), json!(t));
+        }
+        if let Some(r) = items.get(REF_MARKER) {
+            m.insert("item_schema_ref".into(), r.clone());
+        }
+        if let Some(ip) = items.get("properties").and_then(Value::as_object) {
+            let req: Vec<&str> = items
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let rows: Vec<Value> = ip
+                .iter()
+                .map(|(k, p)| {
+                    let mut r = simple_row(k, &format!("$[*].{k}"), p, req.contains(&k.as_str()));
+                    if let Some(d) = s(p.get("description")) {
+                        r.insert("description".into(), json!(d));
+                    }
+                    Value::Object(order_row(r, TOP_ORDER))
+                })
+                .collect();
+            let n = rows.len();
+            m.insert("item_top_level_fields".into(), Value::Array(rows));
+            m.insert("item_field_count".into(), json!(n));
+        }
+    }
+    let row = Value::Object(order_row(m, TOP_ORDER));
+    (vec![row.clone()], Some(row))
 }
 
 /// One response link as the reference records it (spec §1.5 link rows).

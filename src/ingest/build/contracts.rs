@@ -415,18 +415,36 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         for r in meta_rows(t, "produces") {
             for (k, v) in keys_of(r).into_iter().enumerate() {
                 if let Some(v) = v {
+                    // rows of one tool are contiguous: checking the last entry dedupes
                     let e = index.entry((k as u8, v)).or_default();
-                    if e.last() != Some(&i) && !e.contains(&i) {
+                    if e.last() != Some(&i) {
                         e.push(i);
                     }
                 }
             }
         }
     }
+    // keys of every produce row, and the set of keys each tool consumes (echo check)
+    let prod_keys: Vec<Vec<[Option<String>; 3]>> = tools
+        .iter()
+        .map(|t| meta_rows(t, "produces").iter().map(keys_of).collect())
+        .collect();
+    let cons_keys: Vec<[rustc_hash::FxHashSet<String>; 3]> = tools
+        .iter()
+        .map(|t| {
+            let mut sets: [rustc_hash::FxHashSet<String>; 3] = Default::default();
+            for r in meta_rows(t, "consumes") {
+                for (k, v) in keys_of(r).into_iter().enumerate() {
+                    if let Some(v) = v {
+                        sets[k].insert(v);
+                    }
+                }
+            }
+            sets
+        })
+        .collect();
     let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
     for (ci, c) in tools.iter().enumerate() {
-        let my_keys: Vec<[Option<String>; 3]> =
-            meta_rows(c, "consumes").iter().map(keys_of).collect();
         for r in meta_rows(c, "consumes") {
             if !truthy(r, "required") {
                 continue;
@@ -450,17 +468,17 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                 if p == ci {
                     continue;
                 }
-                let prow = meta_rows(&tools[p], "produces").iter().find(|pr| {
-                    let pk = keys_of(pr);
-                    (0..3).any(|k| pk[k].is_some() && pk[k] == keys[k])
-                });
-                let Some(prow) = prow else { continue };
+                let Some(ri) = prod_keys[p]
+                    .iter()
+                    .position(|pk| (0..3).any(|k| pk[k].is_some() && pk[k] == keys[k]))
+                else {
+                    continue;
+                };
+                let prow = &meta_rows(&tools[p], "produces")[ri];
                 // echo: the producer itself consumes the same key
-                let pk = keys_of(prow);
-                let is_echo = meta_rows(&tools[p], "consumes").iter().any(|cr| {
-                    let ck = keys_of(cr);
-                    (0..3).any(|k| ck[k].is_some() && ck[k] == pk[k])
-                });
+                let pk = &prod_keys[p][ri];
+                let is_echo =
+                    (0..3).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v)));
                 if is_echo {
                     echo += 1;
                     continue;
@@ -475,7 +493,6 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                     + 2 * inferred as i64;
                 scored.push((score, tools[p].name.as_str(), p, prow));
             }
-            let _ = &my_keys;
             if scored.is_empty() {
                 no_prod += 1;
                 continue;
