@@ -1193,7 +1193,7 @@ fn operation_tool(
                 schema_type(sc).map(Value::String).unwrap_or(Value::Null),
             );
             let (top, root) = top_level_rows(sc, body_required);
-            let fields: Vec<Value> = if selected {
+            let mut fields: Vec<Value> = if selected {
                 body_fields
                     .iter()
                     .map(|f| Value::Object(order_row(f.map.clone(), FIELD_ORDER_REQUEST)))
@@ -1204,6 +1204,14 @@ fn operation_tool(
                     .map(|f| Value::Object(order_row(f.map, FIELD_ORDER_REQUEST)))
                     .collect()
             };
+            // the synthetic root leaf of a scalar body is not a field
+            fields.retain(|f| f["json_path"] != "$");
+            // all_fields: a non-object body's root row first
+            if let Some(r) = &root
+                && !all_fields.iter().any(|f| f["json_path"] == "$")
+            {
+                all_fields.insert(0, r.clone());
+            }
             for t in &top {
                 if !all_top.iter().any(|x| x["field_name"] == t["field_name"]) {
                     all_top.push(t.clone());
@@ -1338,8 +1346,52 @@ fn operation_tool(
                 row.insert("headers".into(), Value::Array(hrows.clone()));
                 row.insert("header_count".into(), json!(hrows.len()));
             }
+            // every media type: JSON-ness, schema type and field count
+            let mut sel_info: Option<(Value, usize)> = None;
+            if !ctx.swagger
+                && let Some(content) = r.get("content").and_then(Value::as_object)
+                && !content.is_empty()
+            {
+                let will_select = want && schema.is_some();
+                let mut cts = Vec::new();
+                for (c, media) in content {
+                    let mut m = Map::new();
+                    m.insert("content_type".into(), json!(c));
+                    m.insert("is_json".into(), json!(is_json_ct(c)));
+                    let sch = media.get("schema");
+                    m.insert("has_schema".into(), json!(sch.is_some()));
+                    if let Some(sc) = sch {
+                        let resolved = if Some(c) == ct.as_ref()
+                            && schema.as_ref().is_some_and(|x| !x.is_null())
+                        {
+                            schema.clone().unwrap()
+                        } else {
+                            res.resolve(sc)
+                        };
+                        let st = schema_type(&resolved);
+                        let n = flatten(&resolved, "response").len();
+                        m.insert(
+                            "schema_type".into(),
+                            st.clone().map(Value::String).unwrap_or(Value::Null),
+                        );
+                        m.insert("field_count".into(), json!(n));
+                        if Some(c) == ct.as_ref() {
+                            sel_info = Some((st.map(Value::String).unwrap_or(Value::Null), n));
+                            if will_select {
+                                m.insert("selected".into(), json!(true));
+                            }
+                        }
+                    }
+                    cts.push(Value::Object(m));
+                }
+                row.insert("content_types".into(), Value::Array(cts));
+            }
             if let Some(ct) = &ct {
                 row.insert("content_type".into(), json!(ct));
+            }
+            if let Some((st, n)) = &sel_info {
+                row.insert("schema_type".into(), st.clone());
+                row.insert("field_count".into(), json!(n));
             }
             if success && resp_status.is_none() && (schema.is_some() || !hrows.is_empty()) {
                 resp_headers = hrows.clone();
@@ -1369,13 +1421,6 @@ fn operation_tool(
                 error_responses.push(Value::Object(row.clone()));
             }
             responses.push(Value::Object(row));
-        }
-        if resp_status.is_none() {
-            // first success status without a body
-            if let Some((st, r)) = rs.iter().find(|(k, _)| k.starts_with('2')) {
-                resp_status = Some(st.clone());
-                resp_desc = s(res.deref(r).get("description")).unwrap_or("").to_string();
-            }
         }
     }
     let resp_fields: Vec<FieldRow> = resp_schema
@@ -1750,7 +1795,7 @@ fn top_level_rows(schema: &Value, body_required: bool) -> (Vec<Value>, Option<Va
             let rows: Vec<Value> = ip
                 .iter()
                 .map(|(k, p)| {
-                    let mut r = simple_row(k, &format!("$[*].{k}"), p, req.contains(&k.as_str()));
+                    let mut r = simple_row(k, &format!("$.{k}"), p, req.contains(&k.as_str()));
                     if let Some(d) = s(p.get("description")) {
                         r.insert("description".into(), json!(d));
                     }
