@@ -936,12 +936,15 @@ fn operation_tool(
         let (ty, schema) = param_type(p, ctx.swagger);
         let schema = schema.map(|x| res.resolve(x));
         let required = loc == "path" || p.get("required").and_then(Value::as_bool) == Some(true);
-        let desc = s(p.get("description")).unwrap_or("").to_string();
+        let desc = with_fields(
+            s(p.get("description")).unwrap_or("").to_string(),
+            schema.as_ref(),
+        );
         let en = schema.as_ref().and_then(|x| x.get("enum")).cloned();
         params.push(ParamSchema {
             name: name.into(),
             ty: ty.clone(),
-            description: with_fields(desc.clone(), schema.as_ref()),
+            description: desc.clone(),
             required,
             enum_values: en.clone(),
         });
@@ -1430,6 +1433,36 @@ fn operation_tool(
     let mut ac_produces: Vec<Value> = Vec::new();
     let mut oa_resp_fields: Vec<Value> = Vec::new();
     let collection = resp_schema.as_ref().and_then(collection_path);
+    // a map-shaped response body (additionalProperties only) is one root field
+    if resp_fields.is_empty()
+        && let Some(rs) = &resp_schema
+        && schema_type(rs).as_deref() == Some("object")
+        && rs.get("properties").is_none()
+        && let Some(ap) = rs.get("additionalProperties").filter(|a| a.is_object())
+    {
+        let mut m = Map::new();
+        m.insert("field_name".into(), json!("body"));
+        m.insert("json_path".into(), json!("$"));
+        m.insert("field_type".into(), json!("object"));
+        m.insert("required".into(), json!(false));
+        m.insert("location".into(), json!("response"));
+        m.insert("response_body_root".into(), json!(true));
+        m.insert("additional_properties".into(), json!(true));
+        m.insert("map_value".into(), json!(true));
+        m.insert("map_key_placeholder".into(), json!("*"));
+        if let Some(t) = schema_type(ap) {
+            m.insert("value_type".into(), json!(t));
+        }
+        if let Some(f) = ap.get("format") {
+            m.insert("value_format".into(), f.clone());
+        }
+        m.insert("value_path_aliases".into(), json!(["$.body"]));
+        let mut p = m.clone();
+        p.remove("required");
+        p.remove("location");
+        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
+        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
+    }
     // a scalar response body is one root field
     if resp_fields.is_empty()
         && let Some(rs) = &resp_schema
@@ -1613,12 +1646,18 @@ fn operation_tool(
         "schema".into(),
         resp_schema.clone().unwrap_or_else(|| json!({})),
     );
+    let envelope = resp_schema
+        .as_ref()
+        .and_then(|rs| envelope_of(rs, collection.as_deref()));
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
     if !resp_headers.is_empty() {
         resp.insert("headers".into(), Value::Array(resp_headers.clone()));
     }
     if !resp_links.is_empty() {
         resp.insert("links".into(), Value::Array(resp_links));
+    }
+    if let Some(e) = envelope {
+        resp.insert("envelope".into(), e);
     }
     oa.insert("response".into(), Value::Object(resp));
     oa.insert("responses".into(), Value::Array(responses));
@@ -1905,6 +1944,57 @@ fn expression_source(e: &str) -> (&'static str, Option<(&'static str, String)>) 
         "$statusCode" => ("statusCode", None),
         _ => ("constant_or_expression", None),
     }
+}
+
+const ENVELOPE_METADATA: &[&str] = &[
+    "status",
+    "code",
+    "message",
+    "msg",
+    "success",
+    "error",
+    "errors",
+    "result",
+    "result_code",
+    "resultCode",
+    "result_message",
+    "resultMessage",
+    "timestamp",
+    "trace_id",
+    "traceId",
+];
+
+/// `openapi.response.envelope`: the collection path and the top-level status fields.
+fn envelope_of(schema: &Value, collection: Option<&str>) -> Option<Value> {
+    let is_array = schema_type(schema).as_deref() == Some("array");
+    let mut m = Map::new();
+    if let Some(c) = collection {
+        m.insert("collection_path".into(), json!(c));
+        m.insert("item_path".into(), json!(c));
+    }
+    if is_array {
+        return (!m.is_empty()).then_some(Value::Object(m));
+    }
+    let (props, _) = merged_object(schema);
+    let meta: Vec<Value> = props
+        .iter()
+        .filter(|(k, p)| {
+            ENVELOPE_METADATA.contains(&k.as_str())
+                && !matches!(schema_type(p).as_deref(), Some("object") | Some("array"))
+        })
+        .map(|(k, _)| json!(k))
+        .collect();
+    if !meta.is_empty() {
+        m.insert("metadata_fields".into(), Value::Array(meta));
+    }
+    if m.is_empty() {
+        return None;
+    }
+    m.insert(
+        "alias_strategy".into(),
+        json!("openapi_response_envelope_v1"),
+    );
+    Some(Value::Object(m))
 }
 
 /// The response's collection path: a top-level array (`$[*]`) or the first array of

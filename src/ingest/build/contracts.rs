@@ -328,40 +328,33 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         }
         c_added += cons.len();
         p_added += prods.len();
-        if !cons.is_empty() {
-            t.metadata.insert(
-                "consumes".into(),
-                Value::Array(cons.into_iter().map(|x| Value::Object(x.2)).collect()),
-            );
+        let policy = json!({
+            "source": "api_contract",
+            "max_produces_per_tool": 32,
+            "max_consumes_per_tool": 32,
+            "max_consumer_aligned_paths_per_field": 1,
+            "max_field_frequency_ratio": 0.12,
+            "max_field_frequency": max_freq,
+            "infer_semantic_tags": true,
+            "promote_rare_produces": false,
+            "promote_consumer_aligned_produces": false,
+            "consumer_aligned_output_policy_revision": "required-consumer-aligned-output-v1",
+            "index_promoted_contract_fields": false,
+        });
+        let has_rows = !cons.is_empty() || !prods.is_empty();
+        let prods: Vec<Value> = prods.into_iter().map(|x| Value::Object(x.4)).collect();
+        let cons: Vec<Value> = cons.into_iter().map(|x| Value::Object(x.2)).collect();
+        if has_rows {
+            // promoted produces come first when there are any
+            if !prods.is_empty() {
+                t.metadata.insert("produces".into(), Value::Array(prods));
+            }
+            if !cons.is_empty() {
+                t.metadata.insert("consumes".into(), Value::Array(cons));
+            }
+            t.metadata.insert("contract_signal_policy".into(), policy);
         }
-        if !t.metadata.contains_key("contract_signal_policy")
-            && (t.metadata.contains_key("consumes")
-                || !prods.is_empty()
-                || !rows(t, "produces").is_empty())
-        {
-            t.metadata.insert(
-                "contract_signal_policy".into(),
-                json!({
-                    "source": "api_contract",
-                    "max_produces_per_tool": 32,
-                    "max_consumes_per_tool": 32,
-                    "max_consumer_aligned_paths_per_field": 1,
-                    "max_field_frequency_ratio": 0.12,
-                    "max_field_frequency": max_freq,
-                    "infer_semantic_tags": true,
-                    "promote_rare_produces": false,
-                    "promote_consumer_aligned_produces": false,
-                    "consumer_aligned_output_policy_revision": "required-consumer-aligned-output-v1",
-                    "index_promoted_contract_fields": false,
-                }),
-            );
-        }
-        if t.metadata.contains_key("contract_signal_policy") {
-            t.metadata.insert(
-                "produces".into(),
-                Value::Array(prods.into_iter().map(|x| Value::Object(x.4)).collect()),
-            );
-        }
+        t.metadata.entry("produces").or_insert_with(|| json!([]));
     }
     json!({
         "tools_promoted": promoted,
