@@ -1129,6 +1129,17 @@ fn operation_tool(
             }
         }
     }
+    // body input locations: top-level names, then the other leaf names
+    if let Some(Value::Array(a)) = locs.get_mut("body") {
+        for f in &body_fields {
+            if let Some(n) = f.map.get("field_name")
+                && f.map.get("json_path").and_then(Value::as_str) != Some("$")
+                && !a.contains(n)
+            {
+                a.push(n.clone());
+            }
+        }
+    }
     // a body that is not an object: one root row for the whole body first
     let mut seen_body: Vec<String> = Vec::new();
     if let Some((ty, desc, fmt)) = &body_root
@@ -1232,7 +1243,9 @@ fn operation_tool(
             }
             m.insert("top_level_fields".into(), Value::Array(top));
             let n = fields.len();
-            m.insert("fields".into(), Value::Array(fields));
+            if n > 0 {
+                m.insert("fields".into(), Value::Array(fields));
+            }
             m.insert("field_count".into(), json!(n));
         } else {
             m.insert("schema_type".into(), Value::Null);

@@ -361,7 +361,7 @@ fn derive(t: &mut ToolSchema) {
                     .is_some_and(|j| j.contains("[*]"))
             })
         });
-    let op_text = text.trim().to_string();
+    let op_text: String = text.trim().chars().take(160).collect();
     let (result_shape, shape_ev) = match action.0 {
         "create" | "update" | "delete" => (
             "mutation",
