@@ -434,6 +434,10 @@ fn walk_fields(
         Some("object") | None if is_obj => {
             let (props, req) = merged_object(schema);
             for (k, p) in &props {
+                // request bodies never carry read-only (server-set) properties
+                if location == "body" && p.get("readOnly").and_then(Value::as_bool) == Some(true) {
+                    continue;
+                }
                 walk_fields(
                     p,
                     &format!("{path}.{k}"),
@@ -1546,20 +1550,42 @@ fn operation_tool(
         for (name, sdef) in schemes.into_iter().flatten() {
             let sdef = res.deref(sdef);
             let mut m = Map::new();
-            for (k, v) in sdef.as_object().into_iter().flatten() {
-                if k == "flows" {
-                    let names: Vec<Value> = v
-                        .as_object()
-                        .map(|f| f.keys().map(|x| json!(x)).collect())
-                        .unwrap_or_default();
-                    m.insert("oauth_flows".into(), Value::Array(names));
-                } else if k == "flow" && ctx.swagger {
-                    m.insert("oauth_flows".into(), json!([v]));
-                } else if k == "scopes" || k.starts_with("x-") {
-                    continue;
-                } else {
-                    m.insert(k.clone(), v.clone());
+            let o = sdef.as_object();
+            let get = |k: &str| o.and_then(|o| o.get(k));
+            for k in [
+                "type",
+                "name",
+                "in",
+                "scheme",
+                "bearerFormat",
+                "openIdConnectUrl",
+            ] {
+                if let Some(v) = get(k) {
+                    let key = if k == "bearerFormat" {
+                        "bearer_format"
+                    } else {
+                        k
+                    };
+                    let key = if key == "openIdConnectUrl" {
+                        "openid_connect_url"
+                    } else {
+                        key
+                    };
+                    m.insert(key.into(), v.clone());
                 }
+            }
+            if let Some(f) = get("flows").and_then(Value::as_object) {
+                m.insert(
+                    "oauth_flows".into(),
+                    Value::Array(f.keys().map(|x| json!(x)).collect()),
+                );
+            } else if ctx.swagger
+                && let Some(f) = get("flow")
+            {
+                m.insert("oauth_flows".into(), json!([f]));
+            }
+            if let Some(d) = get("description") {
+                m.insert("description".into(), d.clone());
             }
             sch.insert(name.clone(), Value::Object(m));
         }
