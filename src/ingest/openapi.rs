@@ -551,8 +551,12 @@ fn walk_fields(
             if let Some(r) = sref {
                 m.insert("schema_ref".into(), json!(r));
             }
-            m.insert("additional_properties".into(), json!(false));
-            m.insert("map_value".into(), json!(path.ends_with(".*")));
+            let is_map = path.ends_with(".*");
+            m.insert("additional_properties".into(), json!(is_map));
+            m.insert("map_value".into(), json!(is_map));
+            if is_map {
+                m.insert("map_key_placeholder".into(), json!("*"));
+            }
             out.rows.push(FieldRow {
                 map: m,
                 depth: path.matches('.').count(),
@@ -940,10 +944,11 @@ fn operation_tool(
         let (ty, schema) = param_type(p, ctx.swagger);
         let schema = schema.map(|x| res.resolve(x));
         let required = loc == "path" || p.get("required").and_then(Value::as_bool) == Some(true);
-        let desc = with_fields(
-            s(p.get("description")).unwrap_or("").to_string(),
-            schema.as_ref(),
-        );
+        let raw_desc = s(p.get("description"))
+            .or_else(|| schema.as_ref().and_then(|x| s(x.get("description"))))
+            .unwrap_or("")
+            .to_string();
+        let desc = with_fields(raw_desc, schema.as_ref());
         let en = schema.as_ref().and_then(|x| x.get("enum")).cloned();
         params.push(ParamSchema {
             name: name.into(),
@@ -1416,6 +1421,7 @@ fn operation_tool(
             if success && resp_status.is_none() && (schema.is_some() || !hrows.is_empty()) {
                 resp_headers = hrows.clone();
             }
+            let mut row_links: Vec<Value> = Vec::new();
             if let Some(lm) = r.get("links").and_then(Value::as_object) {
                 for (lname, l) in lm {
                     let l = res.deref(l);
@@ -1425,10 +1431,16 @@ fn operation_tool(
                     full.insert("source_status".into(), json!(status));
                     full.insert("success".into(), json!(success));
                     if success && resp_status.as_deref().is_none_or(|st| st == status) {
-                        resp_links.push(Value::Object(lrow));
+                        resp_links.push(Value::Object(lrow.clone()));
                     }
+                    row_links.push(Value::Object(lrow));
                     links.push(Value::Object(full));
                 }
+            }
+            if !row_links.is_empty() {
+                let n = row_links.len();
+                row.insert("links".into(), Value::Array(row_links));
+                row.insert("link_count".into(), json!(n));
             }
             if success && resp_status.is_none() && schema.is_some() {
                 resp_status = Some(status.clone());
@@ -1510,7 +1522,7 @@ fn operation_tool(
         let mut aliases = vec![json!(format!("$.body{}", &jp[1..]))];
         if let Some(cp) = &collection
             && let Some(rest) = jp.strip_prefix(cp.as_str())
-            && rest.starts_with('.')
+            && (rest.is_empty() || rest.starts_with('.'))
         {
             aliases.push(json!(format!("${rest}")));
             aliases.push(json!(format!("$.body{rest}")));
@@ -2043,15 +2055,19 @@ fn collection_path(schema: &Value) -> Option<String> {
         Some("array") => Some("$[*]".into()),
         _ => {
             let props = schema.get("properties")?.as_object()?;
-            for (k, p) in props {
-                if schema_type(p).as_deref() == Some("array")
-                    && p.get("items")
+            let arrays: Vec<(&String, &Value)> = props
+                .iter()
+                .filter(|(_, p)| schema_type(p).as_deref() == Some("array"))
+                .collect();
+            // an array of objects first, else any array
+            arrays
+                .iter()
+                .find(|(_, p)| {
+                    p.get("items")
                         .is_some_and(|i| schema_type(i).as_deref() == Some("object"))
-                {
-                    return Some(format!("$.{k}[*]"));
-                }
-            }
-            None
+                })
+                .or(arrays.first())
+                .map(|(k, _)| format!("$.{k}[*]"))
         }
     }
 }

@@ -215,8 +215,12 @@ fn derive(t: &mut ToolSchema) {
     let oa = t.metadata.get("openapi");
     let oa_str = |k: &str| oa.and_then(|o| o.get(k)).and_then(Value::as_str);
     let op_id = oa_str("operation_id").unwrap_or(&t.name).to_string();
-    let summary_s = oa_str("summary").unwrap_or("").to_string();
     let desc_s = oa_str("description").unwrap_or("").to_string();
+    // an empty summary falls back to the description in the semantic texts
+    let summary_s = match oa_str("summary").unwrap_or("") {
+        "" => desc_s.clone(),
+        x => x.to_string(),
+    };
     let ow = words(&op_id);
     // the operation text the shape signals look at
     let text = format!(
