@@ -1651,6 +1651,9 @@ fn operation_tool(
                 if let Some(a) = scopes.as_array().filter(|a| !a.is_empty()) {
                     m.insert("scopes".into(), Value::Array(a.clone()));
                 }
+                if let Some(d) = def.get("description") {
+                    m.insert("description".into(), d.clone());
+                }
                 rows.push(m);
             }
         }
