@@ -1519,17 +1519,22 @@ fn operation_tool(
     for f in &resp_fields {
         let mut m = f.map.clone();
         let jp = m["json_path"].as_str().unwrap_or("").to_string();
-        let mut aliases = vec![json!(format!("$.body{}", &jp[1..]))];
+        // "$.body…" aliases that would read a field named body twice are not made
+        let body_alias =
+            |rest: &str| (!rest.starts_with(".body")).then(|| json!(format!("$.body{rest}")));
+        let mut aliases: Vec<Value> = body_alias(&jp[1..]).into_iter().collect();
         if let Some(cp) = &collection
             && let Some(rest) = jp.strip_prefix(cp.as_str())
             && (rest.is_empty() || rest.starts_with('.'))
         {
             aliases.push(json!(format!("${rest}")));
-            aliases.push(json!(format!("$.body{rest}")));
+            aliases.extend(body_alias(rest));
             m.insert("response_collection_path".into(), json!(cp));
             m.insert("response_item_path".into(), json!(cp));
         }
-        m.insert("value_path_aliases".into(), Value::Array(aliases));
+        if !aliases.is_empty() {
+            m.insert("value_path_aliases".into(), Value::Array(aliases));
+        }
         let mut p = m.clone();
         oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
         p.remove("required");

@@ -670,8 +670,14 @@ pub fn merge_edges(
     out.insert("evidence".into(), json!(notes.join(" | ")));
     // data_flow: incoming non-empty values overwrite
     let mut df = a["data_flow"].as_object().cloned().unwrap_or_default();
+    // a link's own source path survives a merge with a link-less data flow
+    let keep_link_source = df.get("link_name").is_some_and(|v| !v.is_null())
+        && b["data_flow"].get("link_name").is_none_or(|v| v.is_null());
     if let Some(inc) = b["data_flow"].as_object() {
         for (k, v) in inc {
+            if keep_link_source && (k == "from_path" || k == "from_field") {
+                continue;
+            }
             let empty =
                 v.is_null() || v.as_str() == Some("") || v.as_array().is_some_and(Vec::is_empty);
             if !empty {

@@ -315,9 +315,7 @@ fn derive(t: &mut ToolSchema) {
         .iter()
         .filter(|s| {
             let ws = words(s);
-            !ws.is_empty()
-                && !resource_words(&ws).is_empty()
-                && !ws.iter().any(|w| action_of(w).is_some())
+            !ws.is_empty() && !resource_words(&ws).is_empty() && action_of(&ws[0]).is_none()
         })
         .take(2)
         .collect();
