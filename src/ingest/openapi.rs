@@ -2013,7 +2013,6 @@ const ENVELOPE_METADATA: &[&str] = &[
     "success",
     "error",
     "errors",
-    "result",
     "result_code",
     "resultCode",
     "result_message",
