@@ -507,8 +507,19 @@ fn walk_fields(
             m.insert("required".into(), json!(required));
             m.insert("location".into(), json!(location));
             for (k, out_k) in HINT_KEYS {
-                if let Some(v) = schema.get(*k) {
-                    m.insert((*out_k).into(), v.clone());
+                match schema.get(*k) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::String(x)) if x.is_empty() => {}
+                    // long field descriptions are cut at 200 characters
+                    Some(Value::String(x)) if *k == "description" => {
+                        m.insert(
+                            (*out_k).into(),
+                            json!(x.chars().take(200).collect::<String>()),
+                        );
+                    }
+                    Some(v) => {
+                        m.insert((*out_k).into(), v.clone());
+                    }
                 }
             }
             m.insert(
@@ -1685,7 +1696,19 @@ fn operation_tool(
         ),
     );
     oa.insert("parameters".into(), Value::Array(oa_params));
-    oa.insert("path_params".into(), json!(path_params));
+    // path parameters in the order of the path template
+    let mut ordered: Vec<String> = path
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')))
+        .filter(|n| path_params.iter().any(|p| p == n))
+        .map(String::from)
+        .collect();
+    for p in &path_params {
+        if !ordered.contains(p) {
+            ordered.push(p.clone());
+        }
+    }
+    oa.insert("path_params".into(), json!(ordered));
     oa.insert("input_locations".into(), Value::Object(locs.clone()));
     oa.insert("request_body".into(), Value::Object(rb));
     let mut resp = Map::new();
