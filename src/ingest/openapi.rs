@@ -386,6 +386,9 @@ fn effective(schema: &Value) -> std::borrow::Cow<'_, Value> {
         && all.len() == 1
     {
         let mut m = all[0].as_object().cloned().unwrap_or_default();
+        // a single-branch allOf wrapper: the wrapper's keys win, the branch's format is not
+        // carried over
+        m.remove("format");
         for (k, v) in schema.as_object().into_iter().flatten() {
             if k != "allOf" {
                 m.insert(k.clone(), v.clone());
@@ -2078,28 +2081,35 @@ fn envelope_of(schema: &Value, collection: Option<&str>) -> Option<Value> {
     Some(Value::Object(m))
 }
 
-/// The response's collection path: a top-level array (`$[*]`) or the first array of
-/// objects among the top-level properties (`$.items[*]`).
+/// The response's collection path: a top-level array (`$[*]`), else the array of objects
+/// with the most leaf fields anywhere in the body (first on ties), else the first array.
 fn collection_path(schema: &Value) -> Option<String> {
-    match schema_type(schema).as_deref() {
-        Some("array") => Some("$[*]".into()),
-        _ => {
-            let props = schema.get("properties")?.as_object()?;
-            let arrays: Vec<(&String, &Value)> = props
-                .iter()
-                .filter(|(_, p)| schema_type(p).as_deref() == Some("array"))
-                .collect();
-            // an array of objects first, else any array
-            arrays
-                .iter()
-                .find(|(_, p)| {
-                    p.get("items")
-                        .is_some_and(|i| schema_type(i).as_deref() == Some("object"))
-                })
-                .or(arrays.first())
-                .map(|(k, _)| format!("$.{k}[*]"))
+    if schema_type(schema).as_deref() == Some("array") {
+        return Some("$[*]".into());
+    }
+    let rows = flatten(schema, "response");
+    // candidate arrays in first-seen order with their leaf counts
+    let mut cands: Vec<(String, usize, bool)> = Vec::new();
+    for r in &rows {
+        let jp = r.map.get("json_path").and_then(Value::as_str).unwrap_or("");
+        let Some(i) = jp.find("[*]") else { continue };
+        let arr = &jp[..i + 3];
+        let is_obj = jp.len() > i + 3;
+        match cands.iter_mut().find(|c| c.0 == arr) {
+            Some(c) => {
+                c.1 += 1;
+                c.2 |= is_obj;
+            }
+            None => cands.push((arr.to_string(), 1, is_obj)),
         }
     }
+    let mut best: Option<&(String, usize, bool)> = None;
+    for c in cands.iter().filter(|c| c.2) {
+        if best.is_none_or(|b| c.1 > b.1) {
+            best = Some(c);
+        }
+    }
+    best.or(cands.first()).map(|c| c.0.clone())
 }
 
 /// ((method, path), request refs, response refs)
