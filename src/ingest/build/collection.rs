@@ -228,6 +228,22 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     let link_edges = links::link_edges(&list, &mut graph);
     // 10. contract data-flow edges
     let contract_edges = contracts::data_flow_edges(&list, &mut graph);
+    // link and contract relations count like detected ones
+    for (stats_of, label) in [(&link_edges, "EXTRACTED"), (&contract_edges, "INFERRED")] {
+        let n = stats_of["added"].as_u64().unwrap_or(0);
+        if n == 0 {
+            continue;
+        }
+        *stats.by_conf.entry(label).or_default() += n as usize;
+        if label == "INFERRED" {
+            *stats.by_relation.entry("requires".into()).or_default() += n as usize;
+        } else if let Some(br) = stats_of["by_relation"].as_object() {
+            for (k, v) in br {
+                *stats.by_relation.entry(k.clone()).or_default() +=
+                    v.as_u64().unwrap_or(0) as usize;
+            }
+        }
+    }
     phase(&mut t0, "contract edges");
 
     // artifact

@@ -437,6 +437,7 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         })
         .collect();
     let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
+    let mut self_skips = 0;
     for (ci, c) in tools.iter().enumerate() {
         for r in meta_rows(c, "consumes") {
             if !truthy(r, "required") {
@@ -459,6 +460,7 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
             let mut scored: Vec<(i64, &str, usize, &Value)> = Vec::new();
             for (&p, _) in &cands {
                 if p == ci {
+                    self_skips += 1;
                     continue;
                 }
                 let Some(ri) = prod_keys[p]
@@ -538,7 +540,7 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
     json!({
         "added": added,
         "merged": merged,
-        "skipped_self": 0,
+        "skipped_self": self_skips,
         "skipped_no_producer": no_prod,
         "skipped_echo": echo,
         "skipped_consumer_scope": 0,

@@ -247,10 +247,10 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                 None => {
                     graph.add_edge(&cons.name, &prod.name, a);
                     added += 1;
+                    let c = by_rel.get(relation).and_then(Value::as_u64).unwrap_or(0);
+                    by_rel.insert(relation.into(), json!(c + 1));
                 }
             }
-            let c = by_rel.get(relation).and_then(Value::as_u64).unwrap_or(0);
-            by_rel.insert(relation.into(), json!(c + 1));
         }
     }
     json!({"added": added, "merged": merged, "skipped_unresolved": unresolved, "skipped_self": selfs, "by_relation": by_rel})

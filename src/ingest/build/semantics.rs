@@ -555,7 +555,7 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
             .and_then(Value::as_str)
         {
             mk += 1;
-            *modules.entry(pm.to_string()).or_insert(0usize) += 1;
+            *modules.entry(pm.replace('/', "_")).or_insert(0usize) += 1;
         }
         *shapes
             .entry(g("result_shape").to_string())
