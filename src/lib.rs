@@ -9,6 +9,7 @@ pub mod demo;
 pub mod engine;
 pub mod error;
 pub mod evidence;
+pub mod ingest;
 pub mod jsonout;
 pub mod lab;
 pub mod model;

@@ -1,4 +1,5 @@
-//! Resolving a GRAPH argument: the word `demo` or a path to an artifact.
+//! Resolving a GRAPH argument: the word `demo`, a path to an artifact, or a spec / tool list
+//! (OpenAPI, Swagger, MCP tools/list, function list) that is built on load.
 
 use crate::demo;
 use crate::engine::Engine;
@@ -9,8 +10,25 @@ use std::path::Path;
 pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
     let graph = if arg == "demo" {
         demo::load_demo()?
+    } else if is_spec(arg) {
+        crate::ingest::build_and_load(&[arg.to_string()], &Default::default())?
     } else {
         load_graph_file(Path::new(arg))?
     };
     Ok(Engine::new(graph))
+}
+
+/// A spec or tool list rather than a tool graph (recognised by content, not name). Anything
+/// unrecognised goes to the graph loader, whose errors name the file and place.
+fn is_spec(arg: &str) -> bool {
+    let Ok(bytes) = std::fs::read(arg) else {
+        return false;
+    };
+    if crate::ingest::is_graph_bytes(&bytes) {
+        return false;
+    }
+    match crate::ingest::source::sniff_kind(arg, bytes) {
+        Some(k) => k != crate::ingest::source::InputKind::Graph,
+        None => false,
+    }
 }

@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and dispatch. One file per subcommand.
 
 pub mod bench;
+pub mod build;
 pub mod doctor;
 pub mod evidence;
 pub mod graph_arg;
@@ -35,6 +36,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Build a tool graph from OpenAPI/Swagger specs, MCP tool lists or function lists
+    Build(build::BuildArgs),
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
     Query(query::QueryArgs),
     /// Run the target selector over named candidates or a captured response's rows
@@ -68,6 +71,7 @@ pub const EXIT_INPUT: u8 = 2;
 pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
+        Some(Command::Build(args)) => build::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Select(args)) => select::run(args),
         Some(Command::Explain(args)) => evidence::run_explain(args),

@@ -1,0 +1,60 @@
+//! `toolscope build SPEC… -o collection.json`: build the graph graph-tool-call builds from
+//! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results or function lists.
+
+use clap::Args;
+
+use crate::ingest::{self, BuildOptions, artifact};
+
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// Inputs: OpenAPI 3.x / Swagger 2.0 specs (JSON/YAML), MCP tools/list results or
+    /// function lists (recognised from content)
+    #[arg(required = true)]
+    pub inputs: Vec<String>,
+    /// Output file (`-` for stdout)
+    #[arg(short, long)]
+    pub output: String,
+    /// MCP server name for each MCP input, in order (default: from the document)
+    #[arg(long = "server")]
+    pub servers: Vec<String>,
+    /// Do not print the readiness summary
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(args: BuildArgs) -> u8 {
+    let opts = BuildOptions {
+        server_names: args.servers.clone(),
+    };
+    let t0 = std::time::Instant::now();
+    let built = match ingest::build_paths(&args.inputs, &opts) {
+        Ok(b) => b,
+        Err(e) => return super::fail(e),
+    };
+    let t_build = t0.elapsed().as_secs_f64();
+    let text = artifact::to_python_pretty(&built.value);
+    let write = if args.output == "-" {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+    } else {
+        std::fs::write(&args.output, text.as_bytes())
+    };
+    if let Err(e) = write {
+        return super::fail(format!("{}: {e}", args.output));
+    }
+    if !args.quiet {
+        eprintln!(
+            "built {} tools, {} edges in {:.2} s ({:.2} s with writing) -> {}",
+            built.tool_count,
+            built.edge_count,
+            t_build,
+            t0.elapsed().as_secs_f64(),
+            args.output
+        );
+        if built.collection {
+            eprint!("{}", ingest::readiness::summary_text(&built.value));
+        }
+    }
+    super::EXIT_OK
+}

@@ -1,0 +1,151 @@
+//! Writing JSON exactly as the reference does: `json.dumps(v, indent=2,
+//! ensure_ascii=False)` (and a compact form for in-process loading). Floats use Python's
+//! `repr`, integers stay integers, key order is the map's insertion order.
+
+use serde_json::Value;
+
+use crate::engine::pytext::float_repr;
+use crate::jsonout::write_escaped;
+
+fn number(out: &mut String, n: &serde_json::Number) {
+    if n.is_i64() || n.is_u64() {
+        out.push_str(&n.to_string());
+    } else {
+        out.push_str(&float_repr(n.as_f64().unwrap_or(f64::NAN)));
+    }
+}
+
+/// `json.dumps(v, indent=2, ensure_ascii=False)`.
+pub fn to_python_pretty(v: &Value) -> String {
+    let mut out = String::with_capacity(1 << 16);
+    write_pretty(&mut out, v, 0);
+    out
+}
+
+fn indent(out: &mut String, n: usize) {
+    out.push('\n');
+    for _ in 0..n {
+        out.push_str("  ");
+    }
+}
+
+pub fn write_pretty(out: &mut String, v: &Value, level: usize) {
+    // iterative over containers would be nicer; depth is bounded by the builders (≤ a few
+    // hundred levels after $ref expansion, which is itself depth-limited)
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => number(out, n),
+        Value::String(s) => write_escaped(out, s),
+        Value::Array(a) => {
+            if a.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, level + 1);
+                write_pretty(out, x, level + 1);
+            }
+            indent(out, level);
+            out.push(']');
+        }
+        Value::Object(m) => {
+            if m.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                indent(out, level + 1);
+                write_escaped(out, k);
+                out.push_str(": ");
+                write_pretty(out, x, level + 1);
+            }
+            indent(out, level);
+            out.push('}');
+        }
+    }
+}
+
+/// Compact JSON with Python number forms (for loading in-process).
+pub fn to_compact(v: &Value) -> String {
+    let mut out = String::with_capacity(1 << 16);
+    write_compact(&mut out, v);
+    out
+}
+
+pub fn write_compact(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => number(out, n),
+        Value::String(s) => write_escaped(out, s),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_compact(out, x);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_escaped(out, k);
+                out.push(':');
+                write_compact(out, x);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// ISO-8601 UTC timestamp like Python's `datetime.now(timezone.utc).isoformat()`.
+pub fn now_iso() -> String {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = d.as_secs() as i64;
+    let micros = d.subsec_micros();
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (h, mi, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
+    // civil from days (Howard Hinnant)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{day:02}T{h:02}:{mi:02}:{s:02}.{micros:06}+00:00")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_matches_python() {
+        let v: Value = serde_json::from_str(r#"{"a":[1,2.5,{}],"b":{"c":[]},"d":"é\n"}"#).unwrap();
+        assert_eq!(
+            to_python_pretty(&v),
+            "{\n  \"a\": [\n    1,\n    2.5,\n    {}\n  ],\n  \"b\": {\n    \"c\": []\n  },\n  \"d\": \"é\\n\"\n}"
+        );
+    }
+}

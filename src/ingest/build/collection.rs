@@ -1,0 +1,476 @@
+//! `build_openapi_collection_artifact(sources)`: read every spec, register tools (first
+//! definition of a name wins), run the graphify build and assemble the artifact (§1.4).
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+use sha2::Digest;
+
+use super::detect::{DetTool, detect};
+use super::{contracts, links, semantics};
+use crate::error::InputError;
+use crate::ingest::mcp::det_tool;
+use crate::ingest::openapi::{raw_operation_refs, spec_tools};
+use crate::ingest::schema::{OutGraph, ToolSchema, normalize};
+use crate::ingest::source::{Document, InputKind};
+use crate::ingest::{REFERENCE_VERSION, readiness};
+
+pub const RELATION_BUDGET: usize = 100_000;
+
+fn bucket(layer: u8, conf: f64) -> Option<&'static str> {
+    if layer == 1 && conf >= 0.85 {
+        Some("EXTRACTED")
+    } else if conf >= 0.85 {
+        Some("INFERRED")
+    } else if conf >= 0.7 {
+        Some("AMBIGUOUS")
+    } else {
+        None
+    }
+}
+
+/// Canonical JSON (sorted keys, `,`/`:` separators, non-ASCII kept) for the manifest hash.
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                crate::jsonout::write_escaped(out, k);
+                out.push(':');
+                canonical(&m[k.as_str()], out);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        other => crate::ingest::artifact::write_compact(out, other),
+    }
+}
+
+fn collect_refs(v: &Value, out: &mut Vec<String>) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter() {
+                    if k == "$ref"
+                        && let Value::String(s) = x
+                    {
+                        out.push(s.clone());
+                    }
+                }
+                for x in m.values().rev() {
+                    if matches!(x, Value::Object(_) | Value::Array(_)) {
+                        stack.push(x);
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for x in a.iter().rev() {
+                    stack.push(x);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Detector view of a tool with its `$ref` sets.
+fn det_with_refs(t: &ToolSchema) -> DetTool {
+    let mut d = det_tool(t);
+    let mut all = Vec::new();
+    let mut resp = Vec::new();
+    let mut req = Vec::new();
+    for (k, v) in &t.metadata {
+        if k == "response_schema" {
+            collect_refs(v, &mut resp);
+            all.extend(resp.iter().cloned());
+        } else {
+            let n = req.len();
+            collect_refs(v, &mut req);
+            all.extend(req[n..].iter().cloned());
+        }
+    }
+    d.all_refs = all;
+    d.response_refs = resp;
+    d.request_refs = req;
+    d
+}
+
+fn phase(t0: &mut std::time::Instant, what: &str) {
+    if std::env::var_os("TOOLSCOPE_TIMING").is_some() {
+        eprintln!("timing: {what} {:.3} s", t0.elapsed().as_secs_f64());
+    }
+    *t0 = std::time::Instant::now();
+}
+
+pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, InputError> {
+    let mut t0 = std::time::Instant::now();
+    let mut tools: IndexMap<String, ToolSchema> = IndexMap::new();
+    let mut ingested_total = 0usize;
+    let mut dup_names: IndexMap<String, usize> = IndexMap::new();
+    let mut source_counts: Map<String, Value> = Map::new();
+    let mut manifest_specs = Vec::new();
+    let mut total_ops = 0usize;
+    let mut total_paths = 0usize;
+    let mut deprecated = 0usize;
+    for (i, d) in docs.iter().enumerate() {
+        let swagger = d.kind == InputKind::Swagger2;
+        let st = spec_tools(&d.name, &d.value, swagger, true)?;
+        ingested_total += st.tools.len();
+        deprecated += st.deprecated_skipped;
+        *source_counts
+            .entry(st.label.clone())
+            .or_insert(json!(0))
+            .as_u64()
+            .get_or_insert(0) += 0;
+        let n = st.tools.len() as u64;
+        let prev = source_counts
+            .get(&st.label)
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        source_counts.insert(st.label.clone(), json!(prev + n));
+        let mut canon = String::new();
+        canonical(&d.value, &mut canon);
+        let sha = sha2::Sha256::digest(canon.as_bytes());
+        let sha: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+        manifest_specs.push(json!({
+            "index": i + 1,
+            "label": st.label,
+            "source": d.name,
+            "sha256": sha,
+            "bytes": canon.len(),
+            "title": st.title,
+            "version": st.version,
+            "openapi_version": st.openapi_version,
+            "path_count": st.path_count,
+            "operation_count": st.operation_count,
+        }));
+        total_ops += st.operation_count;
+        total_paths += st.path_count;
+        for t in st.tools {
+            if tools.contains_key(&t.name) {
+                *dup_names.entry(t.name.clone()).or_insert(1) += 1;
+                continue;
+            }
+            tools.insert(t.name.clone(), t);
+        }
+    }
+    let mut list: Vec<ToolSchema> = tools.into_values().collect();
+    phase(&mut t0, "operations");
+
+    // 1. semantic metadata, 2. contract promotion
+    let sem_summary = semantics::annotate(&mut list);
+    phase(&mut t0, "semantics");
+    let contract_stats = contracts::promote(&mut list);
+    // 3. OpenAPI-link output promotion
+    let link_signals = links::promote_outputs(&mut list);
+    phase(&mut t0, "promotion");
+
+    // 4. register tool nodes
+    for t in list.iter_mut() {
+        normalize(t);
+    }
+    let mut graph = OutGraph::default();
+    for t in &list {
+        graph.add_node(&t.name, t.node_attrs());
+    }
+
+    // 6. $ref preservation (one raw spec)
+    let mut refs_preserved = 0usize;
+    if docs.len() == 1 && docs[0].kind == InputKind::OpenApi3 && list.len() >= 2 {
+        refs_preserved = preserve_refs(&mut list, &docs[0].value);
+    }
+
+    // 7. dependency detection
+    let mut stats = EdgeStats::default();
+    let mut budget_reached = false;
+    if list.len() >= 2 {
+        let det: Vec<DetTool> = list.iter().map(det_with_refs).collect();
+        let found = detect(&det, 0.0, RELATION_BUDGET);
+        budget_reached = found.budget_reached;
+        for r in &found.relations {
+            let Some(conf) = bucket(r.layer, r.conf) else {
+                stats.dropped += 1;
+                continue;
+            };
+            *stats.by_conf.entry(conf).or_default() += 1;
+            *stats.by_relation.entry(r.relation.to_string()).or_default() += 1;
+            let (s, t) = (&list[r.source], &list[r.target]);
+            if label_of(s) != label_of(t) {
+                stats.cross_source += 1;
+            }
+            let ev: String = r.evidence.chars().take(200).collect();
+            let mut a = Map::new();
+            a.insert("relation".into(), json!(r.relation));
+            a.insert("weight".into(), json!(1.0));
+            a.insert("confidence".into(), json!(conf));
+            a.insert("conf_score".into(), json!(r.conf));
+            a.insert("layer".into(), json!(r.layer));
+            a.insert("evidence".into(), json!(ev));
+            graph.add_edge(&s.name, &t.name, a);
+        }
+    }
+    phase(&mut t0, "detectors");
+    // 9. OpenAPI-link edges
+    let link_edges = links::link_edges(&list, &mut graph);
+    // 10. contract data-flow edges
+    let contract_edges = contracts::data_flow_edges(&list, &mut graph);
+    // link and contract relations count like detected ones
+    for (stats_of, label) in [(&link_edges, "EXTRACTED"), (&contract_edges, "INFERRED")] {
+        let n = stats_of["added"].as_u64().unwrap_or(0);
+        if n == 0 {
+            continue;
+        }
+        *stats.by_conf.entry(label).or_default() += n as usize;
+        if label == "INFERRED" {
+            *stats.by_relation.entry("requires".into()).or_default() += n as usize;
+        } else if let Some(br) = stats_of["by_relation"].as_object() {
+            for (k, v) in br {
+                *stats.by_relation.entry(k.clone()).or_default() +=
+                    v.as_u64().unwrap_or(0) as usize;
+            }
+        }
+    }
+    phase(&mut t0, "contract edges");
+
+    // artifact
+    let tool_count = list.len();
+    let edge_count = graph.edge_count();
+    let mut relation_counts: IndexMap<String, usize> = IndexMap::new();
+    for (_, _, a) in graph.edges() {
+        if let Some(r) = a.get("relation").and_then(Value::as_str) {
+            *relation_counts.entry(r.to_string()).or_default() += 1;
+        }
+    }
+    let edge_quality = readiness::edge_quality_summary(&graph);
+    let mut by_rel = Map::new();
+    for (k, v) in &stats.by_relation {
+        by_rel.insert(k.clone(), json!(v));
+    }
+    let edge_stats = json!({
+        "EXTRACTED": stats.by_conf.get("EXTRACTED").copied().unwrap_or(0),
+        "INFERRED": stats.by_conf.get("INFERRED").copied().unwrap_or(0),
+        "AMBIGUOUS": stats.by_conf.get("AMBIGUOUS").copied().unwrap_or(0),
+        "dropped": stats.dropped,
+        "by_relation": by_rel,
+        "cross_source": stats.cross_source,
+        "tool_count": tool_count,
+        "edge_count": edge_count,
+        "refs_preserved": refs_preserved,
+        "contract_signals": contract_stats,
+        "contract_edges": contract_edges,
+        "openapi_link_signals": link_signals,
+        "openapi_link_edges": link_edges,
+        "semantic_metadata": sem_summary,
+        "relation_budget": RELATION_BUDGET,
+        "relation_budget_reached": budget_reached,
+        "pair_edges": {"manual": 0, "auto": 0, "skipped_target_missing": 0, "skipped_self": 0, "skipped_existing_structural": 0},
+        "arazzo_workflows": {"added": 0, "merged": 0, "binding_aliases_added": 0},
+    });
+    let manifest = json!({
+        "created_at": built_at,
+        "hash_algorithm": "sha256:canonical-json",
+        "spec_count": docs.len(),
+        "operation_count": total_ops,
+        "path_count": total_paths,
+        "specs": manifest_specs,
+    });
+    let mut dups: Vec<(String, usize)> = dup_names.into_iter().collect();
+    dups.sort_by_key(|d| std::cmp::Reverse(d.1));
+    let ingest_summary = json!({
+        "ingested_tool_total": ingested_total,
+        "registered_tool_count": tool_count,
+        "duplicate_tool_count": ingested_total - tool_count,
+        "duplicate_tool_names": dups.iter().take(20).map(|(n, c)| json!({"name": n, "count": c})).collect::<Vec<_>>(),
+        "source_tool_counts": source_counts,
+    });
+    let workflow_summary = json!({
+        "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
+        "by_dependency_kind": {},
+        "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
+        "source_snapshot_manifest": {"spec_count": 0, "specs": []},
+    });
+    let report = readiness::report(&list, &graph, deprecated, total_ops, &edge_quality);
+    let enrichment = if tool_count == 0 {
+        "empty"
+    } else {
+        let known = list
+            .iter()
+            .filter(|t| {
+                t.metadata
+                    .get("ai_metadata")
+                    .and_then(|a| a.get("canonical_action"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| !s.is_empty())
+            })
+            .count();
+        if known == 0 {
+            "not_started"
+        } else if known < tool_count {
+            "partial"
+        } else {
+            "complete"
+        }
+    };
+    let spec_urls: Vec<Value> = docs.iter().map(|d| json!(d.name)).collect();
+    let build_options = json!({
+        "required_only": false,
+        "skip_deprecated": true,
+        "promote_contract_signals": true,
+        "max_contract_producers_per_field": 3,
+        "derive_semantic_metadata": true,
+        "overwrite_ai_metadata": false,
+        "allow_private_hosts": false,
+        "max_response_bytes": 5_000_000,
+        "context_field_names": [],
+        "paging_field_names": [],
+        "search_filter_field_names": [],
+        "auth_field_names": [],
+        "user_input_field_names": [],
+        "workflow_source_count": 0,
+    });
+    let mut meta = Map::new();
+    meta.insert("built_at".into(), json!(built_at));
+    meta.insert("tool_count".into(), json!(tool_count));
+    meta.insert("source_count".into(), json!(docs.len()));
+    meta.insert(
+        "source_url".into(),
+        json!(if docs.len() == 1 {
+            docs[0].name.as_str()
+        } else {
+            ""
+        }),
+    );
+    meta.insert("spec_urls".into(), Value::Array(spec_urls));
+    meta.insert("source_snapshot_manifest".into(), manifest.clone());
+    meta.insert("readiness_summary".into(), report["summary"].clone());
+    meta.insert("ingest_summary".into(), ingest_summary.clone());
+    meta.insert("edge_stats".into(), edge_stats.clone());
+    meta.insert("semantic_summary".into(), sem_summary.clone());
+    meta.insert("edge_quality_summary".into(), edge_quality.clone());
+    meta.insert("workflow_summary".into(), workflow_summary.clone());
+    meta.insert("build_options".into(), build_options);
+    meta.insert("graph_tool_call_version".into(), json!(REFERENCE_VERSION));
+    meta.insert("collection_graph_version".into(), json!("2"));
+    meta.insert("enrichment_status".into(), json!(enrichment));
+
+    phase(&mut t0, "summaries");
+    let mut top = Map::new();
+    top.insert("format_version".into(), json!("1"));
+    top.insert("library_version".into(), json!(REFERENCE_VERSION));
+    top.insert("metadata".into(), Value::Object(meta));
+    top.insert("graph".into(), graph.to_json());
+    let mut trows = Map::new();
+    for t in list {
+        trows.insert(t.name.clone(), t.into_json());
+    }
+    top.insert("tools".into(), Value::Object(trows));
+    top.insert("readiness_report".into(), report);
+    top.insert("source_snapshot_manifest".into(), manifest);
+    top.insert("ingest_summary".into(), ingest_summary);
+    top.insert("edge_stats".into(), edge_stats);
+    top.insert("semantic_summary".into(), sem_summary);
+    top.insert("edge_quality_summary".into(), edge_quality);
+    top.insert("workflow_summary".into(), workflow_summary);
+    top.insert("graph_tool_call_version".into(), json!(REFERENCE_VERSION));
+    top.insert("collection_graph_version".into(), json!("2"));
+    top.insert("enrichment_status".into(), json!(enrichment));
+    phase(&mut t0, "artifact");
+    Ok(Value::Object(top))
+}
+
+#[derive(Default)]
+struct EdgeStats {
+    by_conf: IndexMap<&'static str, usize>,
+    by_relation: IndexMap<String, usize>,
+    dropped: usize,
+    cross_source: usize,
+}
+
+fn label_of(t: &ToolSchema) -> String {
+    if let Some(l) = t.meta_str("source_label") {
+        return l.to_string();
+    }
+    t.meta_str("path")
+        .and_then(|p| {
+            p.split('/')
+                .find(|x| !x.is_empty() && !x.starts_with('{'))
+                .map(String::from)
+        })
+        .unwrap_or_default()
+}
+
+/// §2.4.1: re-inject "domain DTO" `$ref`s of the raw spec into tool metadata.
+fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
+    let ops = raw_operation_refs(raw);
+    let total = ops.len();
+    let mut freq: IndexMap<String, usize> = IndexMap::new();
+    // a ref counts once per operation side (request refs, response refs)
+    for (_, req, resp) in &ops {
+        for side in [req, resp] {
+            let mut seen: Vec<&String> = Vec::new();
+            for r in side {
+                if !seen.contains(&r) {
+                    seen.push(r);
+                    *freq.entry(r.clone()).or_default() += 1;
+                }
+            }
+        }
+    }
+    let max = 2usize.max((total as f64 * 0.3).floor() as usize);
+    let keep = |r: &String| freq.get(r).is_some_and(|&f| (2..=max).contains(&f));
+    let mut touched = 0usize;
+    let by_op: rustc_hash::FxHashMap<(String, String), (Vec<String>, Vec<String>)> = ops
+        .into_iter()
+        .map(|(k, req, resp)| (k, (req, resp)))
+        .collect();
+    for t in list.iter_mut() {
+        let (Some(m), Some(p)) = (t.meta_str("method"), t.meta_str("path")) else {
+            continue;
+        };
+        let Some((req, resp)) = by_op.get(&(m.to_string(), p.to_string())) else {
+            continue;
+        };
+        let mut rq: Vec<String> = req.iter().filter(|r| keep(r)).cloned().collect();
+        let mut rs: Vec<String> = resp.iter().filter(|r| keep(r)).cloned().collect();
+        rq.sort();
+        rq.dedup();
+        rs.sort();
+        rs.dedup();
+        if !rs.is_empty() || !rq.is_empty() {
+            touched += 1;
+        }
+        if !rs.is_empty() {
+            let entry = t
+                .metadata
+                .entry("response_schema")
+                .or_insert_with(|| json!({}));
+            if let Value::Object(o) = entry {
+                o.insert(
+                    "__refs__".into(),
+                    Value::Array(rs.iter().map(|r| json!({"$ref": r})).collect()),
+                );
+            }
+        }
+        if !rq.is_empty() {
+            t.metadata.insert(
+                "request_body_refs".into(),
+                Value::Array(rq.iter().map(|r| json!({"$ref": r})).collect()),
+            );
+        }
+    }
+    touched
+}

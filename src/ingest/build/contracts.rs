@@ -1,0 +1,716 @@
+//! Contract promotion (spec §2.5) and contract data-flow edges (§2.4.7), with an inverted
+//! producer index so matching stays linear in the number of rows.
+
+use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value, json};
+
+use crate::ingest::schema::{OutGraph, ToolSchema};
+
+const AUTH: &[&str] = &[
+    "authorization",
+    "accessToken",
+    "access_token",
+    "apiKey",
+    "api_key",
+    "token",
+    "cookie",
+    "jwt",
+];
+const PAGING: &[&str] = &[
+    "page",
+    "pageNo",
+    "page_no",
+    "pageNumber",
+    "page_number",
+    "pageSize",
+    "page_size",
+    "size",
+    "limit",
+    "offset",
+    "sort",
+    "orderBy",
+    "order_by",
+];
+const SEARCH: &[&str] = &[
+    "q",
+    "query",
+    "keyword",
+    "keywords",
+    "search",
+    "searchText",
+    "search_text",
+    "filter",
+    "filters",
+];
+const GENERIC_PRODUCES: &[&str] = &[
+    "body", "content", "count", "data", "error", "errors", "items", "list", "message", "msg", "ok",
+    "page", "result", "results", "row", "rows", "size", "status", "success", "total", "type",
+    "value", "values",
+];
+
+pub fn loose(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn in_list(name: &str, list: &[&str]) -> bool {
+    let l = loose(name);
+    list.iter().any(|x| *x == name || loose(x) == l)
+}
+
+/// camel / acronym / `_` split words, lower-cased.
+fn words(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            continue;
+        }
+        if c.is_uppercase() && !cur.is_empty() {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower) {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out.into_iter().map(|w| w.to_lowercase()).collect()
+}
+
+pub fn identifier_like(name: &str) -> bool {
+    let w = words(name);
+    let Some(last) = w.last() else { return false };
+    if !matches!(
+        last.as_str(),
+        "id" | "ids" | "no" | "nos" | "num" | "number" | "code" | "key" | "seq" | "uuid"
+    ) {
+        return false;
+    }
+    !(w.len() == 1 && matches!(last.as_str(), "id" | "no" | "key" | "code" | "seq"))
+}
+
+pub fn snake(name: &str) -> String {
+    words(name).join("_")
+}
+
+fn order(m: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for k in keys {
+        if let Some(v) = m.get(*k) {
+            out.insert((*k).into(), v.clone());
+        }
+    }
+    for (k, v) in m {
+        if !out.contains_key(k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+const PROMOTED_CONSUMES: &[&str] = &[
+    "field_name",
+    "field_type",
+    "json_path",
+    "required",
+    "location",
+    "kind",
+    "description",
+    "security_required",
+    "security_scheme",
+    "security_schemes",
+    "auth_type",
+    "credential_name",
+    "requirement_indices",
+    "scopes",
+    "format",
+    "example",
+    "default",
+    "nullable",
+    "minimum",
+    "maximum",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "schema_ref",
+    "required_in_branch",
+    "additional_properties",
+    "map_value",
+    "enum",
+    "request_body_root",
+    "contract_source",
+    "search_signal",
+    "signal_score",
+    "semantic_tag",
+    "semantic_inferred_from",
+];
+const PROMOTED_PRODUCES: &[&str] = &[
+    "field_name",
+    "field_type",
+    "json_path",
+    "description",
+    "format",
+    "example",
+    "default",
+    "nullable",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "schema_ref",
+    "required_in_branch",
+    "additional_properties",
+    "map_value",
+    "response_collection_path",
+    "response_item_path",
+    "value_path_aliases",
+    "contract_source",
+    "search_signal",
+    "signal_score",
+    "semantic_tag",
+    "semantic_inferred_from",
+];
+
+fn rows<'a>(t: &'a ToolSchema, which: &str) -> &'a [Value] {
+    t.metadata
+        .get("api_contract")
+        .and_then(|c| c.get(which))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+fn name_of(r: &Value) -> &str {
+    r.get("field_name").and_then(Value::as_str).unwrap_or("")
+}
+
+fn truthy(r: &Value, k: &str) -> bool {
+    r.get(k).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// (score, json_path depth, field name, json_path, row)
+type ProdRow = (i64, usize, String, String, Map<String, Value>);
+
+/// Promotes filtered `api_contract` rows into `metadata.consumes` / `.produces`.
+pub fn promote(tools: &mut [ToolSchema]) -> Value {
+    let n = tools.len();
+    let max_freq = ((n as f64) * 0.12).floor() as usize;
+    // field frequency among producers (loose key, once per tool)
+    let mut freq: FxHashMap<String, usize> = FxHashMap::default();
+    for t in tools.iter() {
+        let mut seen = Vec::new();
+        for r in rows(t, "produces") {
+            let k = loose(name_of(r));
+            if !k.is_empty() && !seen.contains(&k) {
+                seen.push(k.clone());
+                *freq.entry(k).or_default() += 1;
+            }
+        }
+    }
+    let (mut promoted, mut p_added, mut c_added, mut p_skip, mut c_skip) = (0, 0, 0, 0, 0);
+    for t in tools.iter_mut() {
+        let mut cons: Vec<(i64, String, Map<String, Value>)> = Vec::new();
+        for r in rows(t, "consumes") {
+            let name = name_of(r);
+            if name.is_empty() || truthy(r, "read_only") {
+                c_skip += 1;
+                continue;
+            }
+            let loc = r.get("location").and_then(Value::as_str).unwrap_or("");
+            let mut kind = r
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("data")
+                .to_string();
+            if matches!(loc, "header" | "cookie") || in_list(name, AUTH) {
+                kind = "auth".into();
+            } else if in_list(name, PAGING) {
+                kind = "context".into();
+            }
+            let mut required = truthy(r, "required") || loc == "path";
+            if kind != "data" {
+                required = false;
+            }
+            let has_enum = r
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+            let ident = identifier_like(name);
+            let search = in_list(name, SEARCH);
+            if !(required || has_enum || ident || search || kind != "data") {
+                c_skip += 1;
+                continue;
+            }
+            let semantic = r.get("semantic_tag").is_some();
+            let score = 5 * semantic as i64
+                + 4 * required as i64
+                + 3 * (loc == "path") as i64
+                + 2 * has_enum as i64
+                + 2 * ident as i64
+                + (kind != "data") as i64;
+            let mut m = r.as_object().cloned().unwrap_or_default();
+            m.insert("required".into(), json!(required));
+            m.insert("kind".into(), json!(kind));
+            m.insert("contract_source".into(), json!("api_contract"));
+            m.insert("search_signal".into(), json!(false));
+            m.insert("signal_score".into(), json!(score));
+            if kind == "data" && !semantic {
+                m.insert("semantic_tag".into(), json!(snake(name)));
+                m.insert("semantic_inferred_from".into(), json!("field_name"));
+            }
+            cons.push((score, name.to_string(), order(&m, PROMOTED_CONSUMES)));
+        }
+        cons.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        cons.truncate(32);
+        let mut prods: Vec<ProdRow> = Vec::new();
+        for r in rows(t, "produces") {
+            let name = name_of(r);
+            let l = loose(name);
+            if name.is_empty() || truthy(r, "write_only") || GENERIC_PRODUCES.contains(&l.as_str())
+            {
+                p_skip += 1;
+                continue;
+            }
+            let semantic = r.get("semantic_tag").is_some();
+            let ident = identifier_like(name);
+            let rare = freq.get(&l).copied().unwrap_or(0) <= max_freq;
+            if !(semantic || ident) {
+                p_skip += 1;
+                continue;
+            }
+            let has_enum = r
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+            let score = 5 * semantic as i64 + 4 * ident as i64 + 2 * rare as i64 + has_enum as i64;
+            let jp = r
+                .get("json_path")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let depth = jp.matches('.').count() + jp.matches("[*]").count();
+            let mut m = r.as_object().cloned().unwrap_or_default();
+            m.remove("enum");
+            m.insert("contract_source".into(), json!("api_contract"));
+            m.insert("search_signal".into(), json!(false));
+            m.insert("signal_score".into(), json!(score));
+            if !semantic {
+                m.insert("semantic_tag".into(), json!(snake(name)));
+                m.insert("semantic_inferred_from".into(), json!("field_name"));
+            }
+            prods.push((
+                score,
+                depth,
+                name.to_string(),
+                jp,
+                order(&m, PROMOTED_PRODUCES),
+            ));
+        }
+        prods.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then_with(|| a.2.cmp(&b.2))
+                .then_with(|| a.3.cmp(&b.3))
+        });
+        prods.truncate(32);
+        if !cons.is_empty() || !prods.is_empty() {
+            promoted += 1;
+        }
+        c_added += cons.len();
+        p_added += prods.len();
+        let policy = json!({
+            "source": "api_contract",
+            "max_produces_per_tool": 32,
+            "max_consumes_per_tool": 32,
+            "max_consumer_aligned_paths_per_field": 1,
+            "max_field_frequency_ratio": 0.12,
+            "max_field_frequency": max_freq,
+            "infer_semantic_tags": true,
+            "promote_rare_produces": false,
+            "promote_consumer_aligned_produces": false,
+            "consumer_aligned_output_policy_revision": "required-consumer-aligned-output-v1",
+            "index_promoted_contract_fields": false,
+        });
+        let has_rows = !cons.is_empty() || !prods.is_empty();
+        let prods: Vec<Value> = prods.into_iter().map(|x| Value::Object(x.4)).collect();
+        let cons: Vec<Value> = cons.into_iter().map(|x| Value::Object(x.2)).collect();
+        if has_rows {
+            // promoted produces come first when there are any
+            if !prods.is_empty() {
+                t.metadata.insert("produces".into(), Value::Array(prods));
+            }
+            if !cons.is_empty() {
+                t.metadata.insert("consumes".into(), Value::Array(cons));
+            }
+            t.metadata.insert("contract_signal_policy".into(), policy);
+        }
+        t.metadata.entry("produces").or_insert_with(|| json!([]));
+    }
+    json!({
+        "tools_promoted": promoted,
+        "produces_added": p_added,
+        "produces_consumer_aligned": 0,
+        "consumes_added": c_added,
+        "produces_skipped": p_skip,
+        "produces_skipped_path_cap": 0,
+        "consumes_skipped": c_skip,
+        "required_consumer_demand_keys": 0,
+    })
+}
+
+fn meta_rows<'a>(t: &'a ToolSchema, k: &str) -> &'a [Value] {
+    t.metadata
+        .get(k)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+fn action_bonus(t: &ToolSchema) -> i64 {
+    match t
+        .metadata
+        .get("ai_metadata")
+        .and_then(|a| a.get("canonical_action"))
+        .and_then(Value::as_str)
+    {
+        Some("search") => 4,
+        Some("read") => 3,
+        Some("list") | Some("lookup") => 2,
+        _ => 0,
+    }
+}
+
+fn keys_of(r: &Value) -> [Option<String>; 3] {
+    let sem = r
+        .get("semantic_tag")
+        .and_then(Value::as_str)
+        .map(String::from);
+    let f = Some(name_of(r).to_string()).filter(|x| !x.is_empty());
+    let l = f.as_deref().map(loose).filter(|x| !x.is_empty());
+    [sem, f, l]
+}
+
+/// §2.4.7: consumer → producer `requires` edges from promoted contracts.
+pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
+    // producer index: key kind + value → tools (ordered, unique)
+    let mut index: FxHashMap<(u8, String), Vec<usize>> = FxHashMap::default();
+    for (i, t) in tools.iter().enumerate() {
+        for r in meta_rows(t, "produces") {
+            for (k, v) in keys_of(r).into_iter().enumerate() {
+                if let Some(v) = v {
+                    // rows of one tool are contiguous: checking the last entry dedupes
+                    let e = index.entry((k as u8, v)).or_default();
+                    if e.last() != Some(&i) {
+                        e.push(i);
+                    }
+                }
+            }
+        }
+    }
+    // keys of every produce row, and the set of keys each tool consumes (echo check)
+    let prod_keys: Vec<Vec<[Option<String>; 3]>> = tools
+        .iter()
+        .map(|t| meta_rows(t, "produces").iter().map(keys_of).collect())
+        .collect();
+    let cons_keys: Vec<[rustc_hash::FxHashSet<String>; 3]> = tools
+        .iter()
+        .map(|t| {
+            let mut sets: [rustc_hash::FxHashSet<String>; 3] = Default::default();
+            for r in meta_rows(t, "consumes") {
+                for (k, v) in keys_of(r).into_iter().enumerate() {
+                    if let Some(v) = v {
+                        sets[k].insert(v);
+                    }
+                }
+            }
+            sets
+        })
+        .collect();
+    let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
+    let mut self_skips = 0;
+    for (ci, c) in tools.iter().enumerate() {
+        for r in meta_rows(c, "consumes") {
+            if !truthy(r, "required") {
+                continue;
+            }
+            if r.get("kind").and_then(Value::as_str).unwrap_or("data") != "data" {
+                continue;
+            }
+            let keys = keys_of(r);
+            let mut cands: IndexMap<usize, ()> = IndexMap::new();
+            for (k, v) in keys.iter().enumerate() {
+                if let Some(v) = v
+                    && let Some(list) = index.get(&(k as u8, v.clone()))
+                {
+                    for &p in list {
+                        cands.insert(p, ());
+                    }
+                }
+            }
+            let mut scored: Vec<(i64, &str, usize, &Value)> = Vec::new();
+            for (&p, _) in &cands {
+                if p == ci {
+                    self_skips += 1;
+                    continue;
+                }
+                let Some(ri) = prod_keys[p]
+                    .iter()
+                    .position(|pk| (0..3).any(|k| pk[k].is_some() && pk[k] == keys[k]))
+                else {
+                    continue;
+                };
+                let prow = &meta_rows(&tools[p], "produces")[ri];
+                // echo: the producer itself consumes the same key
+                let pk = &prod_keys[p][ri];
+                let is_echo =
+                    (0..3).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v)));
+                if is_echo {
+                    echo += 1;
+                    continue;
+                }
+                let inferred = prow.get("semantic_inferred_from").and_then(Value::as_str)
+                    != Some("field_name");
+                let score = prow
+                    .get("signal_score")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0)
+                    + action_bonus(&tools[p])
+                    + 2 * inferred as i64;
+                scored.push((score, tools[p].name.as_str(), p, prow));
+            }
+            if scored.is_empty() {
+                no_prod += 1;
+                continue;
+            }
+            scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+            for (_, _, p, prow) in scored.into_iter().take(3) {
+                let from_path = prow
+                    .get("json_path")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+                    .unwrap_or_else(|| name_of(prow).to_string());
+                let to_field = name_of(r).to_string();
+                let ev = format!(
+                    "api contract data flow: {}.{} -> {}.{}",
+                    tools[p].name, from_path, c.name, to_field
+                );
+                let sem = keys[0].clone().or_else(|| {
+                    prow.get("semantic_tag")
+                        .and_then(Value::as_str)
+                        .map(String::from)
+                });
+                let mut a = Map::new();
+                a.insert("relation".into(), json!("requires"));
+                a.insert("confidence".into(), json!("INFERRED"));
+                a.insert("conf_score".into(), json!(0.82));
+                a.insert("layer".into(), json!(2));
+                a.insert("evidence".into(), json!(ev));
+                a.insert("kind".into(), json!("data"));
+                a.insert("evidence_sources".into(), json!(["api_contract"]));
+                a.insert(
+                    "data_flow".into(),
+                    json!({"from_path": from_path, "from_field": name_of(prow), "to_field": to_field, "semantic_tag": sem}),
+                );
+                a.insert("is_manual".into(), json!(false));
+                a.insert("deleted_by_user".into(), json!(false));
+                match graph.edge(&c.name, &tools[p].name).cloned() {
+                    Some(old) => {
+                        let m = merge_edges(&old, &a, true);
+                        graph.replace_edge(&c.name, &tools[p].name, m);
+                        merged += 1;
+                    }
+                    None => {
+                        graph.add_edge(&c.name, &tools[p].name, a);
+                        added += 1;
+                    }
+                }
+            }
+        }
+    }
+    json!({
+        "added": added,
+        "merged": merged,
+        "skipped_self": self_skips,
+        "skipped_no_producer": no_prod,
+        "skipped_echo": echo,
+        "skipped_consumer_scope": 0,
+    })
+}
+
+fn conf_rank(c: Option<&str>) -> i32 {
+    match c {
+        Some("EXTRACTED") => 3,
+        Some("INFERRED") => 2,
+        Some("AMBIGUOUS") => 1,
+        _ => 0,
+    }
+}
+
+/// `normalize_graph_edge` (spec §2.3), without source/target.
+pub fn normalize_edge(e: &Map<String, Value>, default_source: &str) -> Map<String, Value> {
+    let rel = e
+        .get("relation")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_lowercase();
+    let kind = if matches!(rel.as_str(), "requires" | "precedes" | "produces_for") {
+        "data"
+    } else {
+        "semantic"
+    };
+    if let Some(Value::Array(a)) = e.get("evidence_sources")
+        && !a.is_empty()
+    {
+        let mut m = e.clone();
+        m.insert("relation".into(), json!(rel));
+        if m.get("confidence")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            m.insert("confidence".into(), json!("EXTRACTED"));
+        }
+        m.entry("kind").or_insert(json!(kind));
+        m.entry("data_flow").or_insert(Value::Null);
+        m.entry("is_manual").or_insert(json!(false));
+        m.entry("deleted_by_user").or_insert(json!(false));
+        return m;
+    }
+    let mut m = Map::new();
+    m.insert("relation".into(), json!(rel));
+    m.insert(
+        "weight".into(),
+        e.get("weight").cloned().unwrap_or(json!(1.0)),
+    );
+    let conf = e
+        .get("confidence")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
+        .unwrap_or("EXTRACTED");
+    m.insert("confidence".into(), json!(conf));
+    m.insert(
+        "conf_score".into(),
+        e.get("conf_score").cloned().unwrap_or(json!(0.0)),
+    );
+    m.insert(
+        "evidence".into(),
+        e.get("evidence").cloned().unwrap_or(json!("")),
+    );
+    m.insert("layer".into(), e.get("layer").cloned().unwrap_or(json!(1)));
+    m.insert("kind".into(), e.get("kind").cloned().unwrap_or(json!(kind)));
+    let layer2 = e.get("layer").and_then(Value::as_i64) == Some(2);
+    m.insert(
+        "evidence_sources".into(),
+        json!([if layer2 { "name_based" } else { default_source }]),
+    );
+    m.insert(
+        "data_flow".into(),
+        e.get("data_flow").cloned().unwrap_or(Value::Null),
+    );
+    m.insert(
+        "is_manual".into(),
+        e.get("is_manual").cloned().unwrap_or(json!(false)),
+    );
+    m.insert(
+        "deleted_by_user".into(),
+        e.get("deleted_by_user").cloned().unwrap_or(json!(false)),
+    );
+    m
+}
+
+/// `merge_graph_edges(existing, incoming)` (spec §2.3); `force_requires` sets the relation.
+pub fn merge_edges(
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    force_requires: bool,
+) -> Map<String, Value> {
+    let a = normalize_edge(old, "structural");
+    let b = normalize_edge(new, "structural");
+    let mut out = a.clone();
+    let mut sources: Vec<Value> = a["evidence_sources"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for s in b["evidence_sources"].as_array().into_iter().flatten() {
+        if !sources.contains(s) {
+            sources.push(s.clone());
+        }
+    }
+    let ca = a["conf_score"].as_f64().unwrap_or(0.0);
+    let cb = b["conf_score"].as_f64().unwrap_or(0.0);
+    let mut conf = ca.max(cb);
+    if sources.len() > 1 {
+        conf = (conf + 0.05 * (sources.len() as f64 - 1.0)).min(1.0);
+    }
+    out.insert("conf_score".into(), json!(conf));
+    let (la, lb) = (a["confidence"].as_str(), b["confidence"].as_str());
+    out.insert(
+        "confidence".into(),
+        json!(if conf_rank(lb) > conf_rank(la) {
+            lb
+        } else {
+            la
+        }),
+    );
+    let mut notes: Vec<String> = Vec::new();
+    for e in [&a["evidence"], &b["evidence"]] {
+        for part in e.as_str().unwrap_or("").split(" | ") {
+            if !part.is_empty() && !notes.iter().any(|n| n == part) {
+                notes.push(part.to_string());
+            }
+        }
+    }
+    out.insert("evidence".into(), json!(notes.join(" | ")));
+    // data_flow: incoming non-empty values overwrite
+    let mut df = a["data_flow"].as_object().cloned().unwrap_or_default();
+    // a link's own source path survives a merge with a link-less data flow
+    let keep_link_source = df.get("link_name").is_some_and(|v| !v.is_null())
+        && b["data_flow"].get("link_name").is_none_or(|v| v.is_null());
+    if let Some(inc) = b["data_flow"].as_object() {
+        for (k, v) in inc {
+            if keep_link_source && (k == "from_path" || k == "from_field") {
+                continue;
+            }
+            let empty =
+                v.is_null() || v.as_str() == Some("") || v.as_array().is_some_and(Vec::is_empty);
+            if !empty {
+                df.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    out.insert(
+        "data_flow".into(),
+        if df.is_empty() && a["data_flow"].is_null() && b["data_flow"].is_null() {
+            Value::Null
+        } else {
+            Value::Object(df)
+        },
+    );
+    if a["kind"] == "data" || b["kind"] == "data" {
+        out.insert("kind".into(), json!("data"));
+    }
+    out.insert("evidence_sources".into(), Value::Array(sources));
+    if force_requires {
+        out.insert("relation".into(), json!("requires"));
+    }
+    for k in ["is_manual", "deleted_by_user"] {
+        let v = a[k].as_bool().unwrap_or(false) || b[k].as_bool().unwrap_or(false);
+        out.insert(k.into(), json!(v));
+    }
+    // keep the existing edge's other keys
+    for (k, v) in old {
+        if !out.contains_key(k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}

@@ -1,0 +1,257 @@
+//! OpenAPI response links (spec §2.4.6): output promotion onto the link owner and
+//! consumer → producer edges.
+
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value, json};
+
+use super::contracts::merge_edges;
+use crate::ingest::schema::{OutGraph, ToolSchema};
+
+fn links(t: &ToolSchema) -> &[Value] {
+    t.metadata
+        .get("api_contract")
+        .and_then(|c| c.get("links"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+fn response_params(l: &Value) -> Vec<&Value> {
+    l.get("parameters")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter(|p| {
+                    matches!(
+                        p.get("source").and_then(Value::as_str),
+                        Some("response_body") | Some("response_header")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Adds produce rows for link outputs; returns the `openapi_link_signals` counters.
+pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
+    let (mut seen, mut added, mut skipped) = (0, 0, 0);
+    for t in tools.iter_mut() {
+        let ls: Vec<Value> = links(t).to_vec();
+        for l in &ls {
+            seen += 1;
+            if l.get("success").and_then(Value::as_bool) == Some(false) {
+                continue;
+            }
+            let rp = response_params(l);
+            if rp.is_empty() {
+                skipped += 1;
+                continue;
+            }
+            for p in rp {
+                let Some(field) = p.get("field_name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let jp = match p.get("json_path").and_then(Value::as_str) {
+                    Some(j) => j.to_string(),
+                    None => match p.get("header").and_then(Value::as_str) {
+                        Some(h) => format!("$.headers.{h}"),
+                        None => continue,
+                    },
+                };
+                let produces = t.metadata.entry("produces").or_insert_with(|| json!([]));
+                let Some(rows) = produces.as_array_mut() else {
+                    continue;
+                };
+                let exists = rows.iter().any(|r| {
+                    r.get("field_name").and_then(Value::as_str) == Some(field)
+                        && r.get("json_path").and_then(Value::as_str) == Some(jp.as_str())
+                });
+                if exists {
+                    continue;
+                }
+                let mut row = Map::new();
+                row.insert("field_name".into(), json!(field));
+                row.insert("json_path".into(), json!(jp));
+                row.insert("field_type".into(), json!("string"));
+                row.insert("required".into(), json!(false));
+                row.insert("kind".into(), json!("data"));
+                row.insert("search_signal".into(), json!(false));
+                row.insert("contract_source".into(), json!("openapi_link"));
+                row.insert("openapi_link_name".into(), l["name"].clone());
+                row.insert(
+                    "openapi_link_target_operation_id".into(),
+                    l.get("operation_id").cloned().unwrap_or(Value::Null),
+                );
+                row.insert(
+                    "openapi_link_target_operation_ref".into(),
+                    l.get("operation_ref").cloned().unwrap_or(Value::Null),
+                );
+                row.insert(
+                    "openapi_link_source".into(),
+                    p.get("source").cloned().unwrap_or(Value::Null),
+                );
+                row.insert("source_field_name".into(), json!(field));
+                if p.get("source").and_then(Value::as_str) == Some("response_body") {
+                    row.insert(
+                        "value_path_aliases".into(),
+                        json!([format!("$.body{}", &jp[1..])]),
+                    );
+                }
+                rows.push(Value::Object(row));
+                added += 1;
+            }
+        }
+    }
+    json!({"links_seen": seen, "produces_added": added, "skipped_no_response_source": skipped})
+}
+
+fn unescape_ptr(s: &str) -> String {
+    s.replace("~1", "/").replace("~0", "~")
+}
+
+/// Link edges: link target (consumer) → link owner (producer).
+pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
+    let mut by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    let mut by_op: FxHashMap<(String, String), usize> = FxHashMap::default();
+    for (i, t) in tools.iter().enumerate() {
+        if let Some(id) = t
+            .metadata
+            .get("openapi")
+            .and_then(|o| o.get("operation_id"))
+            .and_then(Value::as_str)
+        {
+            by_id.entry(id).or_default().push(i);
+        }
+        if let (Some(m), Some(p)) = (t.meta_str("method"), t.meta_str("path")) {
+            by_op.insert((m.to_string(), p.to_string()), i);
+        }
+    }
+    let names: FxHashMap<&str, usize> = tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    let (mut added, mut merged, mut unresolved, mut selfs) = (0, 0, 0, 0);
+    let mut by_rel: Map<String, Value> = Map::new();
+    for (pi, prod) in tools.iter().enumerate() {
+        for l in links(prod) {
+            let target = l
+                .get("operation_id")
+                .and_then(Value::as_str)
+                .and_then(|id| match by_id.get(id) {
+                    Some(v) if v.len() == 1 => Some(v[0]),
+                    Some(_) => None,
+                    None => names.get(id).copied(),
+                })
+                .or_else(|| {
+                    let r = l.get("operation_ref").and_then(Value::as_str)?;
+                    let frag = r.split_once('#').map_or(r, |x| x.1);
+                    let rest = frag.strip_prefix("/paths/")?;
+                    let (p, m) = rest.rsplit_once('/')?;
+                    by_op.get(&(m.to_string(), unescape_ptr(p))).copied()
+                });
+            let Some(ci) = target else {
+                unresolved += 1;
+                continue;
+            };
+            if ci == pi {
+                selfs += 1;
+                continue;
+            }
+            let cons = &tools[ci];
+            let rp = response_params(l);
+            let relation = if rp.is_empty() {
+                "precedes"
+            } else {
+                "requires"
+            };
+            let name = l.get("name").and_then(Value::as_str).unwrap_or("");
+            let params: Vec<&Value> = l
+                .get("parameters")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().collect())
+                .unwrap_or_default();
+            let mut ev = format!("openapi link {name}: {} -> {}", prod.name, cons.name);
+            if !params.is_empty() {
+                let parts: Vec<String> = params
+                    .iter()
+                    .map(|p| {
+                        let f = p.get("parameter").and_then(Value::as_str).unwrap_or("");
+                        let e = match p.get("expression") {
+                            Some(Value::String(e)) => e.clone(),
+                            _ => p
+                                .get("value")
+                                .map(crate::engine::pytext::py_str)
+                                .unwrap_or_default(),
+                        };
+                        format!("{f}={e}")
+                    })
+                    .collect();
+                ev.push_str(": ");
+                ev.push_str(&parts.join(", "));
+            }
+            let first = rp.first();
+            let mut df = Map::new();
+            df.insert("from_operation".into(), json!(prod.name));
+            df.insert("to_operation".into(), json!(cons.name));
+            df.insert("link_name".into(), json!(name));
+            df.insert(
+                "source_status".into(),
+                l.get("status").cloned().unwrap_or(Value::Null),
+            );
+            if let Some(p) = first {
+                let jp = p
+                    .get("json_path")
+                    .cloned()
+                    .or_else(|| {
+                        p.get("header")
+                            .and_then(Value::as_str)
+                            .map(|h| json!(format!("$.headers.{h}")))
+                    })
+                    .unwrap_or(Value::Null);
+                df.insert("from_path".into(), jp);
+                df.insert("from_field".into(), p["field_name"].clone());
+                df.insert("to_field".into(), p["parameter"].clone());
+            }
+            df.insert(
+                "parameters".into(),
+                Value::Array(params.iter().map(|p| (*p).clone()).collect()),
+            );
+            let mut a = Map::new();
+            a.insert("relation".into(), json!(relation));
+            a.insert("confidence".into(), json!("EXTRACTED"));
+            a.insert(
+                "conf_score".into(),
+                json!(if relation == "requires" { 0.95 } else { 0.9 }),
+            );
+            a.insert("layer".into(), json!(1));
+            a.insert("evidence".into(), json!(ev));
+            a.insert(
+                "kind".into(),
+                json!(if relation == "requires" {
+                    "data"
+                } else {
+                    "semantic"
+                }),
+            );
+            a.insert("evidence_sources".into(), json!(["openapi_link"]));
+            a.insert("data_flow".into(), Value::Object(df));
+            a.insert("is_manual".into(), json!(false));
+            a.insert("deleted_by_user".into(), json!(false));
+            match graph.edge(&cons.name, &prod.name).cloned() {
+                Some(old) => {
+                    let m = merge_edges(&old, &a, relation == "requires");
+                    graph.replace_edge(&cons.name, &prod.name, m);
+                    merged += 1;
+                }
+                None => {
+                    graph.add_edge(&cons.name, &prod.name, a);
+                    added += 1;
+                    let c = by_rel.get(relation).and_then(Value::as_u64).unwrap_or(0);
+                    by_rel.insert(relation.into(), json!(c + 1));
+                }
+            }
+        }
+    }
+    json!({"added": added, "merged": merged, "skipped_unresolved": unresolved, "skipped_self": selfs, "by_relation": by_rel})
+}

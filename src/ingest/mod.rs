@@ -1,0 +1,175 @@
+//! Building tool graphs natively from OpenAPI 3.x / Swagger 2.0 specs (JSON or YAML), MCP
+//! `tools/list` results and function lists — the graph graph-tool-call 0.47.0 builds.
+//!
+//! * OpenAPI/Swagger specs become a **collection artifact**, as
+//!   `build_openapi_collection_artifact(sources)` writes it (spec §1.4, §2).
+//! * MCP tool lists become a saved **tool graph**, as `ToolGraph().ingest_mcp_tools(tools,
+//!   server_name=…)` per server then `save` (legacy path with category nodes, §1.7, §2.8).
+//! * Function lists become a saved tool graph as `ToolGraph().add_tools(list)`.
+//!
+//! The input type is recognised from content ([`source::classify`]).
+
+pub mod artifact;
+pub mod build;
+pub mod mcp;
+pub mod openapi;
+pub mod readiness;
+pub mod refs;
+pub mod schema;
+pub mod source;
+
+use serde_json::Value;
+
+use crate::error::InputError;
+use crate::model::Graph;
+use source::{Document, InputKind};
+
+/// The library version the builders reproduce.
+pub const REFERENCE_VERSION: &str = "0.47.0";
+
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    /// MCP server names, one per MCP input in order (else taken from the document).
+    pub server_names: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Built {
+    pub value: Value,
+    /// true: collection artifact (OpenAPI); false: saved tool graph (MCP / functions)
+    pub collection: bool,
+    pub tool_count: usize,
+    pub edge_count: usize,
+}
+
+/// Whether a file is already a tool graph (so it loads without building). Only looks at
+/// the top-level keys; YAML and lists are never graphs.
+pub fn is_graph_bytes(bytes: &[u8]) -> bool {
+    let b = crate::model::load::maybe_gunzip("", bytes.to_vec()).unwrap_or_default();
+    let start = b.iter().position(|c| !c.is_ascii_whitespace());
+    let Some(start) = start else { return true };
+    if b[start] != b'{' {
+        return false;
+    }
+    top_level_keys(&b[start..]).is_none_or(|keys| keys.iter().any(|k| k == "graph"))
+}
+
+fn top_level_keys(b: &[u8]) -> Option<Vec<String>> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Keys(Vec<String>);
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Keys;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Keys, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(k) = m.next_key::<String>()? {
+                m.next_value::<IgnoredAny>()?;
+                keys.push(k);
+            }
+            Ok(Keys(keys))
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(b);
+    de.deserialize_map(V).ok().map(|k| k.0)
+}
+
+/// Reads every input and builds one graph.
+pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, InputError> {
+    let mut docs = Vec::new();
+    for p in paths {
+        docs.push(source::read_document(p)?);
+    }
+    build_documents(docs, opts)
+}
+
+pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built, InputError> {
+    let Some(first) = docs.first() else {
+        return Err(InputError::new("toolscope", "", "no input".into()));
+    };
+    let first_kind = first.kind;
+    for d in &docs {
+        if d.kind == InputKind::Graph {
+            return Err(InputError::new(
+                &d.name,
+                "",
+                "this is already a tool graph; nothing to build".into(),
+            ));
+        }
+        if d.kind.is_openapi() != first_kind.is_openapi() {
+            return Err(InputError::new(
+                &d.name,
+                "",
+                format!(
+                    "cannot mix a {} with a {} in one build",
+                    d.kind.label(),
+                    first_kind.label()
+                ),
+            ));
+        }
+    }
+    let built_at = artifact::now_iso();
+    if first_kind.is_openapi() {
+        let value = build::collection::build_collection(&docs, &built_at)?;
+        let tool_count = value
+            .get("tools")
+            .and_then(Value::as_object)
+            .map_or(0, |m| m.len());
+        let edge_count = value
+            .pointer("/graph/edges")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        return Ok(Built {
+            value,
+            collection: true,
+            tool_count,
+            edge_count,
+        });
+    }
+    let mut g = mcp::LegacyGraph::default();
+    let mut mcp_i = 0;
+    for d in &docs {
+        match d.kind {
+            InputKind::Mcp => {
+                let list: &[Value] = match &d.value {
+                    Value::Array(a) => a,
+                    v => source::tool_list_of(v).unwrap_or(&[]),
+                };
+                let name = opts
+                    .server_names
+                    .get(mcp_i)
+                    .cloned()
+                    .or_else(|| mcp::server_name_of(&d.value));
+                mcp_i += 1;
+                mcp::ingest_mcp(&mut g, &d.name, &mcp::McpServer { name, tools: list })?;
+            }
+            _ => {
+                let list: &[Value] = match &d.value {
+                    Value::Array(a) => a,
+                    v => source::tool_list_of(v).unwrap_or(std::slice::from_ref(v)),
+                };
+                mcp::ingest_functions(&mut g, &d.name, list)?;
+            }
+        }
+    }
+    let tool_count = g.tools.len();
+    let edge_count = g.graph.edge_count();
+    Ok(Built {
+        value: g.to_json(&built_at),
+        collection: false,
+        tool_count,
+        edge_count,
+    })
+}
+
+/// Builds a graph from inputs and loads it for the engine.
+pub fn build_and_load(paths: &[String], opts: &BuildOptions) -> Result<Graph, InputError> {
+    let built = build_paths(paths, opts)?;
+    let text = artifact::to_compact(&built.value);
+    let name = paths.join(",");
+    let mut g = crate::model::load::load_graph_bytes(&name, text.into_bytes())?;
+    g.info.source = name;
+    Ok(g)
+}

@@ -1,0 +1,209 @@
+//! Local `$ref` resolution. A resolved reference is replaced by a copy of its target with
+//! `"x-graph-tool-call-ref": "<ref>"` appended (as the reference marks expanded schemas).
+//! A reference already being expanded on the current path (a cycle) becomes
+//! `{"type": "object", "description": "(circular ref: …)"}`; remote references (not starting with `#`) are refused; a reference to a
+//! missing target is reported once and left unresolved.
+
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+
+use crate::error::InputError;
+
+pub const REF_MARKER: &str = "x-graph-tool-call-ref";
+/// Deepest `$ref` chain expanded on one path.
+pub const MAX_REF_DEPTH: usize = 64;
+
+pub struct Resolver<'a> {
+    pub file: &'a str,
+    pub root: &'a Value,
+    pub warned: RefCell<Vec<String>>,
+    /// resolved targets that did not meet a cycle (their expansion is context-free)
+    cache: RefCell<rustc_hash::FxHashMap<String, Value>>,
+}
+
+/// JSON pointer lookup (`#/components/schemas/Pet`).
+pub fn lookup<'v>(root: &'v Value, r: &str) -> Option<&'v Value> {
+    let ptr = r.strip_prefix('#')?;
+    if ptr.is_empty() {
+        return Some(root);
+    }
+    let mut cur = root;
+    for part in ptr.strip_prefix('/')?.split('/') {
+        let key = part.replace("~1", "/").replace("~0", "~");
+        let key = percent_decode(&key);
+        cur = match cur {
+            Value::Object(m) => m.get(&key)?,
+            Value::Array(a) => a.get(key.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(file: &'a str, root: &'a Value) -> Self {
+        Resolver {
+            file,
+            root,
+            warned: RefCell::new(Vec::new()),
+            cache: RefCell::new(Default::default()),
+        }
+    }
+
+    /// Checks every `$ref` in the document: remote references are an error.
+    pub fn check_remote(&self) -> Result<(), InputError> {
+        let mut stack: Vec<(&Value, String)> = vec![(self.root, String::new())];
+        while let Some((v, ptr)) = stack.pop() {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(r)) = m.get("$ref")
+                        && !r.starts_with('#')
+                    {
+                        return Err(InputError::new(
+                            self.file,
+                            &format!("{ptr}/$ref"),
+                            format!(
+                                "remote $ref {r:?} refused: only local references (#/…) are resolved"
+                            ),
+                        ));
+                    }
+                    for (k, x) in m {
+                        if matches!(x, Value::Object(_) | Value::Array(_)) {
+                            stack.push((
+                                x,
+                                format!("{ptr}/{}", crate::model::load::pointer_escape(k)),
+                            ));
+                        }
+                    }
+                }
+                Value::Array(a) => {
+                    for (i, x) in a.iter().enumerate() {
+                        if matches!(x, Value::Object(_) | Value::Array(_)) {
+                            stack.push((x, format!("{ptr}/{i}")));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn warn_missing(&self, r: &str) {
+        let mut w = self.warned.borrow_mut();
+        if !w.iter().any(|x| x == r) {
+            eprintln!(
+                "warning: {}: $ref {r:?} points to nothing; left unresolved",
+                self.file
+            );
+            w.push(r.to_string());
+        }
+    }
+
+    /// The target of a `$ref` object (one level), for parameters / responses / bodies.
+    pub fn deref<'v>(&'v self, v: &'v Value) -> &'v Value {
+        let mut cur = v;
+        for _ in 0..MAX_REF_DEPTH {
+            match cur.get("$ref").and_then(Value::as_str) {
+                Some(r) => match lookup(self.root, r) {
+                    Some(t) => cur = t,
+                    None => {
+                        self.warn_missing(r);
+                        return cur;
+                    }
+                },
+                None => return cur,
+            }
+        }
+        cur
+    }
+
+    /// Fully resolved copy of a schema.
+    pub fn resolve(&self, v: &Value) -> Value {
+        let mut stack = Vec::new();
+        let mut cut = usize::MAX;
+        self.resolve_in(v, &mut stack, &mut cut)
+    }
+
+    /// `cut` receives the smallest stack depth a cycle cut referred to (so a ref's
+    /// expansion is context-free when no cut inside it reached below its own level).
+    fn resolve_in(&self, v: &Value, stack: &mut Vec<String>, cut: &mut usize) -> Value {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    if let Some(pos) = stack.iter().position(|x| x == r) {
+                        *cut = (*cut).min(pos);
+                        // as the reference marks a cycle
+                        return serde_json::json!({
+                            "type": "object",
+                            "description": format!("(circular ref: {r})"),
+                        });
+                    }
+                    if stack.len() >= MAX_REF_DEPTH {
+                        *cut = 0;
+                        return serde_json::json!({
+                            "type": "object",
+                            "description": format!("(circular ref: {r})"),
+                        });
+                    }
+                    if let Some(hit) = self.cache.borrow().get(r.as_str()) {
+                        return hit.clone();
+                    }
+                    let Some(target) = lookup(self.root, r) else {
+                        self.warn_missing(r);
+                        return v.clone();
+                    };
+                    let level = stack.len();
+                    stack.push(r.clone());
+                    let mut inner_cut = usize::MAX;
+                    let mut out = self.resolve_in(target, stack, &mut inner_cut);
+                    stack.pop();
+                    if let Value::Object(o) = &mut out
+                        && !o.contains_key(REF_MARKER)
+                    {
+                        o.insert(REF_MARKER.into(), Value::String(r.clone()));
+                    }
+                    if inner_cut >= level {
+                        // cycles inside refer only to this ref or below: same result anywhere
+                        if inner_cut == usize::MAX {
+                            self.cache.borrow_mut().insert(r.clone(), out.clone());
+                        }
+                    }
+                    *cut = (*cut).min(inner_cut);
+                    return out;
+                }
+                let mut out = Map::with_capacity(m.len());
+                for (k, x) in m {
+                    out.insert(k.clone(), self.resolve_in(x, stack, cut));
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => {
+                Value::Array(a.iter().map(|x| self.resolve_in(x, stack, cut)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+}

@@ -1,0 +1,585 @@
+//! Building graphs natively (`toolscope build`, specs as GRAPH): small project-owned
+//! fixtures whose expected edges were produced by graph-tool-call 0.47.0, parity with the
+//! shared golden graphs when `../shared/corpus` is present (SKIP otherwise), and bad inputs
+//! (one-line errors naming file and place, never a panic).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn bin() -> Command {
+    Command::cargo_bin("toolscope").unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/ingest")
+        .join(name)
+}
+
+fn tmp() -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "toolscope-ingest-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `toolscope build INPUTS -o OUT` (from `dir`) and returns the parsed output.
+fn build_in(dir: &Path, inputs: &[&str]) -> Value {
+    let out = tmp().join("out.json");
+    let o = bin()
+        .current_dir(dir)
+        .arg("build")
+        .args(inputs)
+        .args(["-o", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "build failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap()
+}
+
+fn edges(g: &Value) -> Vec<(String, String, String, Value, Value, String)> {
+    g["graph"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["source"].as_str().unwrap().to_string(),
+                e["target"].as_str().unwrap().to_string(),
+                e["relation"].as_str().unwrap_or("").to_string(),
+                e.get("confidence").cloned().unwrap_or(Value::Null),
+                e.get("conf_score").cloned().unwrap_or(Value::Null),
+                e.get("evidence")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+type Row<'a> = (&'a str, &'a str, &'a str, &'a str, f64, &'a str);
+
+fn assert_edges(g: &Value, want: &[Row]) {
+    let got = edges(g);
+    let want: Vec<_> = want
+        .iter()
+        .map(|(s, t, r, c, x, e)| {
+            (
+                s.to_string(),
+                t.to_string(),
+                r.to_string(),
+                Value::String(c.to_string()),
+                serde_json::json!(x),
+                e.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn openapi3_fixture_gives_the_reference_edges() {
+    let g = build_in(&fixture(""), &["users.openapi.json"]);
+    let names: Vec<&str> = g["tools"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "listUsers",
+            "createUser",
+            "getUser",
+            "deleteUser",
+            "createOrder"
+        ]
+    );
+    // expected values: graph-tool-call 0.47.0 build_openapi_collection_artifact on this file
+    assert_edges(
+        &g,
+        &[
+            (
+                "listUsers",
+                "getUser",
+                "similar_to",
+                "EXTRACTED",
+                0.85,
+                "listUsers (GET list) and getUser (GET single) are similar (same resource)",
+            ),
+            (
+                "createUser",
+                "deleteUser",
+                "precedes",
+                "EXTRACTED",
+                0.85,
+                "createUser (create) precedes deleteUser (delete) — same resource 'users'",
+            ),
+            (
+                "getUser",
+                "createUser",
+                "requires",
+                "EXTRACTED",
+                0.9500000000000001,
+                "getUser (GET single) requires createUser (POST) — same resource 'users' | api contract data flow: createUser.$.userId -> getUser.userId",
+            ),
+            (
+                "getUser",
+                "listUsers",
+                "requires",
+                "INFERRED",
+                0.82,
+                "api contract data flow: listUsers.$[*].userId -> getUser.userId",
+            ),
+            (
+                "deleteUser",
+                "getUser",
+                "requires",
+                "EXTRACTED",
+                0.9,
+                "deleteUser (/users/{userId}) requires data from getUser (/users/{userId})",
+            ),
+            (
+                "deleteUser",
+                "createUser",
+                "requires",
+                "INFERRED",
+                0.87,
+                "deleteUser has params referencing createUser's resource: user | api contract data flow: createUser.$.userId -> deleteUser.userId",
+            ),
+            (
+                "deleteUser",
+                "listUsers",
+                "requires",
+                "INFERRED",
+                0.82,
+                "api contract data flow: listUsers.$[*].userId -> deleteUser.userId",
+            ),
+            (
+                "createOrder",
+                "getUser",
+                "requires",
+                "INFERRED",
+                0.85,
+                "createOrder has param 'userId' referencing getUser's resource 'user'",
+            ),
+            (
+                "createOrder",
+                "createUser",
+                "requires",
+                "INFERRED",
+                0.87,
+                "createOrder has params referencing createUser's resource: user | api contract data flow: createUser.$.userId -> createOrder.userId",
+            ),
+            (
+                "createOrder",
+                "listUsers",
+                "requires",
+                "INFERRED",
+                0.82,
+                "api contract data flow: listUsers.$[*].userId -> createOrder.userId",
+            ),
+        ],
+    );
+    let t = &g["tools"]["getUser"];
+    assert_eq!(t["description"], "Get user by ID");
+    assert_eq!(t["domain"], "users");
+    assert_eq!(
+        t["parameters"][0],
+        serde_json::json!({"name": "userId", "type": "string", "description": "User ID", "required": true, "enum": null})
+    );
+    assert_eq!(t["metadata"]["base_url"], "https://api.example.com/v1");
+    assert_eq!(g["collection_graph_version"], "2");
+}
+
+#[test]
+fn swagger2_yaml_with_a_cyclic_schema_gives_the_reference_edges() {
+    let g = build_in(&fixture(""), &["pets.swagger.yaml"]);
+    // deletePet is deprecated: skipped
+    assert_eq!(g["tools"].as_object().unwrap().len(), 3);
+    assert_edges(
+        &g,
+        &[
+            (
+                "listPets",
+                "getPet",
+                "similar_to",
+                "EXTRACTED",
+                0.85,
+                "listPets (GET list) and getPet (GET single) are similar (same resource)",
+            ),
+            (
+                "getPet",
+                "addPet",
+                "requires",
+                "EXTRACTED",
+                0.9,
+                "getPet (GET single) requires addPet (POST) — same resource 'pets'",
+            ),
+            (
+                "getPet",
+                "listPets",
+                "requires",
+                "INFERRED",
+                0.82,
+                "api contract data flow: listPets.$[*].petId -> getPet.petId",
+            ),
+        ],
+    );
+    let cyc = &g["tools"]["getPet"]["metadata"]["response_schema"]["properties"]["owner"]["properties"]
+        ["pets"]["items"];
+    assert_eq!(cyc["description"], "(circular ref: #/definitions/Pet)");
+    assert_eq!(
+        g["tools"]["listPets"]["metadata"]["base_url"],
+        "https://pets.example.com/v2"
+    );
+}
+
+#[test]
+fn mcp_jsonrpc_result_builds_a_legacy_graph_with_a_category() {
+    let g = build_in(&fixture(""), &["tools.mcp.json"]);
+    let nodes: Vec<(&str, &str)> = g["graph"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["id"].as_str().unwrap(), n["node_type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        nodes,
+        [
+            ("list_notes", "tool"),
+            ("notes", "category"),
+            ("create_note", "tool"),
+            ("delete_note", "tool"),
+            ("get_note", "tool")
+        ]
+    );
+    let t = &g["tools"]["list_notes"];
+    assert_eq!(t["tags"], serde_json::json!(["notes"]));
+    assert_eq!(t["metadata"]["mcp_server"], "notes");
+    assert_eq!(
+        t["annotations"],
+        serde_json::json!({"read_only_hint": true, "destructive_hint": null, "idempotent_hint": null, "open_world_hint": null})
+    );
+    // create_note has no annotations: inferred from the verb
+    assert_eq!(
+        g["tools"]["create_note"]["annotations"]["read_only_hint"],
+        false
+    );
+    // the reference's graph (ToolGraph().ingest_mcp_tools(tools, server_name="notes"))
+    let rels: Vec<(String, String, String)> =
+        edges(&g).into_iter().map(|e| (e.0, e.1, e.2)).collect();
+    let want: Vec<(String, String, String)> = [
+        ("list_notes", "notes", "belongs_to"),
+        ("create_note", "notes", "belongs_to"),
+        ("delete_note", "notes", "belongs_to"),
+        ("delete_note", "get_note", "requires"),
+        ("get_note", "notes", "belongs_to"),
+        ("get_note", "create_note", "requires"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(rels, want);
+}
+
+#[test]
+fn function_lists_openai_and_anthropic() {
+    let g = build_in(&fixture(""), &["functions.json"]);
+    let w = &g["tools"]["get_weather"];
+    assert_eq!(w["tags"], serde_json::json!(["weather"]));
+    assert_eq!(w["domain"], "weather");
+    assert_eq!(w["metadata"], serde_json::json!({}));
+    assert_eq!(w["parameters"][1]["enum"], serde_json::json!(["c", "f"]));
+    assert_eq!(
+        w["annotations"],
+        serde_json::json!({"read_only_hint": true, "destructive_hint": false, "idempotent_hint": true, "open_world_hint": null})
+    );
+    let f = &g["tools"]["search_flights"];
+    assert_eq!(f["parameters"].as_array().unwrap().len(), 2);
+    assert_eq!(f["tags"], serde_json::json!(["flight"]));
+}
+
+#[test]
+fn query_accepts_a_spec_directly() {
+    let o = bin()
+        .args([
+            "query",
+            fixture("users.openapi.json").to_str().unwrap(),
+            "list users",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"][0]["name"], "listUsers");
+    let o = bin()
+        .args([
+            "query",
+            fixture("pets.swagger.yaml").to_str().unwrap(),
+            "add a pet",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("addPet"));
+}
+
+// ------------------------------------------------------------------ shared corpus parity
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    p.join("golden/graphs").is_dir().then_some(p)
+}
+
+#[test]
+fn peer_bench_specs_give_the_golden_graphs_byte_for_byte() {
+    let Some(c) = corpus() else {
+        println!("SKIP: ../shared/corpus not present");
+        return;
+    };
+    let peer = c.join("peer-bench");
+    for s in ["petstore3", "github_subset", "ecommerce"] {
+        let g = build_in(&peer, &[&format!("specs/{s}.json")]);
+        let want: Value = serde_json::from_slice(
+            &std::fs::read(c.join(format!("golden/graphs/{s}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(edges(&g), edges(&want), "{s}: edges");
+        let (a, b) = (
+            g["tools"].as_object().unwrap(),
+            want["tools"].as_object().unwrap(),
+        );
+        assert_eq!(
+            a.keys().collect::<Vec<_>>(),
+            b.keys().collect::<Vec<_>>(),
+            "{s}: tool names"
+        );
+        // every tool row (metadata included), node and edge is byte-for-byte the reference's
+        for (k, t) in b {
+            assert_eq!(
+                serde_json::to_string(&a[k]).unwrap(),
+                serde_json::to_string(t).unwrap(),
+                "{s}: tool {k}"
+            );
+        }
+        assert_eq!(g["graph"]["nodes"], want["graph"]["nodes"], "{s}: nodes");
+        assert_eq!(
+            g["graph"]["edges"], want["graph"]["edges"],
+            "{s}: edge attributes"
+        );
+    }
+}
+
+#[test]
+fn mcp_lists_give_the_golden_graphs_exactly() {
+    let Some(c) = corpus() else {
+        println!("SKIP: ../shared/corpus not present");
+        return;
+    };
+    let dir = c.join("peer-bench/mcp_tools");
+    let strip = |mut v: Value| {
+        v["metadata"]["built_at"] = Value::Null;
+        v
+    };
+    for s in [
+        "docker",
+        "filesystem",
+        "git",
+        "github",
+        "playwright",
+        "shell",
+    ] {
+        let g = build_in(&dir, &[&format!("{s}.json")]);
+        let want: Value = serde_json::from_slice(
+            &std::fs::read(c.join(format!("golden/graphs/mcp_{s}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(strip(g), strip(want), "mcp_{s}");
+    }
+    let g = build_in(
+        &dir,
+        &[
+            "filesystem.json",
+            "github.json",
+            "playwright.json",
+            "git.json",
+            "docker.json",
+            "shell.json",
+        ],
+    );
+    let want: Value =
+        serde_json::from_slice(&std::fs::read(c.join("golden/graphs/mcp_mixed.json")).unwrap())
+            .unwrap();
+    assert_eq!(strip(g), strip(want), "mcp_mixed");
+}
+
+// ------------------------------------------------------------------------ bad inputs
+
+/// `toolscope build FILE`: exit code 2 and one stderr line naming the file, the place and
+/// the message.
+fn build_error(name: &str, bytes: &[u8], place: &str, message: &str) {
+    let d = tmp();
+    let p = d.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    let o = bin()
+        .args([
+            "build",
+            p.to_str().unwrap(),
+            "-o",
+            d.join("o.json").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let err = err.trim_end();
+    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+    let last = err.lines().last().unwrap_or("");
+    assert!(!err.contains("panicked"), "{name}: {err}");
+    assert!(last.contains(name), "{name}: names the file: {last}");
+    assert!(last.contains(place), "{name}: names {place:?}: {last}");
+    assert!(last.contains(message), "{name}: says {message:?}: {last}");
+}
+
+/// `toolscope build FILE` succeeds; returns (graph, stderr).
+fn build_ok(name: &str, bytes: &[u8]) -> (Value, String) {
+    let d = tmp();
+    let p = d.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    let out = d.join(format!("{name}.out.json"));
+    let o = bin()
+        .args([
+            "build",
+            p.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{name}: {err}");
+    (
+        serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap(),
+        err,
+    )
+}
+
+const OP: &str = r#"{"responses": {"200": {"description": "ok"}}}"#;
+
+#[test]
+fn bad_inputs_give_one_line_errors() {
+    build_error(
+        "bad.yaml",
+        b"openapi: 3.0.0\npaths:\n  /a: [\n",
+        ":",
+        "invalid YAML",
+    );
+    build_error(
+        "bad.json",
+        b"{\"openapi\": \"3.0.0\", \"paths\": {]}",
+        ":1:",
+        "invalid JSON",
+    );
+    build_error(
+        "trunc.json",
+        b"{\"openapi\": \"3.0.0\",\n\"paths\": {",
+        ":2:",
+        "truncated JSON",
+    );
+    build_error(
+        "nopaths.json",
+        br#"{"openapi": "3.0.0", "info": {"title": "x"}}"#,
+        "/paths",
+        "no \"paths\"",
+    );
+    build_error(
+        "empty-paths.yaml",
+        b"openapi: 3.1.0\npaths: {}\n",
+        "/paths",
+        "no operations",
+    );
+    build_error(
+        "v4.json",
+        br#"{"openapi": "4.0", "paths": {}}"#,
+        "/openapi",
+        "unsupported OpenAPI version",
+    );
+    build_error(
+        "remote.json",
+        r##"{"openapi": "3.0.0", "paths": {"/a": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "https://example.com/s.json#/X"}}}}}}}}}"##.as_bytes(),
+        "/paths/~1a/get/responses/200/content/application~1json/schema/$ref",
+        "remote $ref",
+    );
+    build_error(
+        "latin1.yaml",
+        b"openapi: 3.0.0\ninfo: {title: caf\xe9}\n",
+        "2:",
+        "invalid UTF-8",
+    );
+    build_error("scalar.json", b"42", "", "not a recognised input");
+    build_error("mixed.json", b"[{\"name\": 1}, 3]", "/1", "not an object");
+    let deep_json = "[".repeat(10_000) + &"]".repeat(10_000);
+    build_error(
+        "deep.json",
+        format!("{{\"openapi\": \"3.0.0\", \"paths\": {deep_json}}}").as_bytes(),
+        ":1:",
+        "nesting",
+    );
+    let deep_yaml = format!(
+        "openapi: 3.0.0\npaths: {}{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    build_error("deep.yaml", deep_yaml.as_bytes(), ":", "invalid YAML");
+}
+
+#[test]
+fn skippable_problems_are_warnings() {
+    // duplicate operationIds: renamed like the reference, with a warning
+    let spec = r#"{"openapi": "3.0.0", "info": {"title": "Dup", "version": "1"}, "paths": {"/a": {"get": {"operationId": "getThing", "responses": {"200": {"description": "ok"}}}}, "/c": {"get": {"operationId": "getThing", "responses": {"200": {"description": "ok"}}}}}}"#;
+    let (g, err) = build_ok("dup.json", spec.as_bytes());
+    let names: Vec<&String> = g["tools"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["getThing", "getThing__get_c"]);
+    assert!(err.contains("duplicate operationId \"getThing\""), "{err}");
+    assert_eq!(
+        g["tools"]["getThing__get_c"]["metadata"]["openapi"]["operation_id_deduped_name"],
+        "getThing__get_c"
+    );
+    // a $ref to nothing: warned once, left unresolved
+    let spec = format!(
+        r##"{{"openapi": "3.0.0", "paths": {{"/a": {{"get": {{"responses": {{"200": {{"description": "ok", "content": {{"application/json": {{"schema": {{"$ref": "#/components/schemas/Nope"}}}}}}}}}}}}}}, "/b": {{"post": {OP}}}}}}}"##
+    );
+    let (g, err) = build_ok("missing-ref.json", spec.as_bytes());
+    assert!(err.contains("#/components/schemas/Nope"), "{err}");
+    assert_eq!(g["tools"].as_object().unwrap().len(), 2);
+    // a schema that refers to itself builds
+    let spec = r##"{"openapi": "3.0.0", "paths": {"/n": {"get": {"operationId": "getNode", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}}}}},
+      "components": {"schemas": {"Node": {"type": "object", "properties": {"nodeId": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}}}}"##;
+    let (g, _) = build_ok("cyclic.json", spec.as_bytes());
+    assert_eq!(
+        g["tools"]["getNode"]["metadata"]["response_schema"]["properties"]["children"]["items"]["description"],
+        "(circular ref: #/components/schemas/Node)"
+    );
+    // a huge string (8 MB description)
+    let big = "x".repeat(8 << 20);
+    let spec = format!(
+        r#"{{"openapi": "3.0.0", "paths": {{"/a": {{"get": {{"operationId": "getA", "description": "{big}", "responses": {{"200": {{"description": "ok"}}}}}}}}}}}}"#
+    );
+    let (g, _) = build_ok("huge.json", spec.as_bytes());
+    assert_eq!(
+        g["tools"]["getA"]["description"].as_str().unwrap().len(),
+        8 << 20
+    );
+}
