@@ -20,7 +20,7 @@ pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
 
 /// A spec or tool list rather than a tool graph (recognised by content, not name). Anything
 /// unrecognised goes to the graph loader, whose errors name the file and place.
-fn is_spec(arg: &str) -> bool {
+pub fn is_spec(arg: &str) -> bool {
     let Ok(bytes) = std::fs::read(arg) else {
         return false;
     };

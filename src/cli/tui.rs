@@ -138,14 +138,12 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
             };
             // the screen is chosen from the content
             match detect(&p) {
+                FileKind::Graph | FileKind::Spec if crate::cli::graph_arg::is_spec(f) => {
+                    Source::Spec(p)
+                }
                 FileKind::Graph => Source::File(p),
                 FileKind::Evidence => Source::Evidence(p),
-                FileKind::Spec => {
-                    return fail(format!(
-                        "{f}: an OpenAPI/Swagger spec; the explorer opens tool graphs and \
-                         collection artifacts (build one from the spec first)"
-                    ));
-                }
+                FileKind::Spec => Source::Spec(p),
                 FileKind::Suite => {
                     return fail(format!(
                         "{f}: a suite of labelled queries; evaluate it on a graph: \

@@ -175,7 +175,9 @@ pub fn mcp_tool(
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
     else {
-        eprintln!("warning: {file}:/tools/{idx}: MCP tool without a name skipped");
+        crate::ingest::warn(format!(
+            "{file}:/tools/{idx}: MCP tool without a name skipped"
+        ));
         return Ok(None);
     };
     let input = o
@@ -270,7 +272,7 @@ pub fn function_tool(file: &str, idx: usize, t: &Value) -> Result<Option<ToolSch
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
     else {
-        eprintln!("warning: {file}:/{idx}: function without a name skipped");
+        crate::ingest::warn(format!("{file}:/{idx}: function without a name skipped"));
         return Ok(None);
     };
     let empty = json!({});

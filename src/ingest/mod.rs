@@ -173,3 +173,41 @@ pub fn build_and_load(paths: &[String], opts: &BuildOptions) -> Result<Graph, In
     g.info.source = name;
     Ok(g)
 }
+
+static WARNINGS: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(None);
+
+/// Reports a build warning (an item the reference would skip or rename): printed to stderr,
+/// or collected while [`capture_warnings`] runs (the explorer owns the terminal then).
+pub fn warn(msg: String) {
+    let mut w = WARNINGS.lock().unwrap_or_else(|e| e.into_inner());
+    match w.as_mut() {
+        Some(list) => list.push(msg),
+        None => eprintln!("warning: {msg}"),
+    }
+}
+
+/// Runs `f` collecting build warnings instead of printing them.
+pub fn capture_warnings<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    *WARNINGS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+    let out = f();
+    let list = WARNINGS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .unwrap_or_default();
+    (out, list)
+}
+
+/// Builds a graph from specs without printing: warnings are returned (for the explorer).
+pub fn build_and_load_quiet(
+    paths: &[String],
+    opts: &BuildOptions,
+) -> Result<(Graph, Vec<String>), InputError> {
+    let (built, mut warnings) = capture_warnings(|| build_paths(paths, opts));
+    let text = artifact::to_compact(&built?.value);
+    let name = paths.join(",");
+    let (mut g, more) = crate::model::load::load_graph_bytes_quiet(&name, text.into_bytes())?;
+    warnings.extend(more);
+    g.info.source = name;
+    Ok((g, warnings))
+}

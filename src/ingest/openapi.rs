@@ -723,10 +723,10 @@ pub fn spec_tools(
                 continue;
             };
             if !op.is_object() {
-                eprintln!(
-                    "warning: {file}:/paths/{}/{method}: operation is not an object; skipped",
+                crate::ingest::warn(format!(
+                    "{file}:/paths/{}/{method}: operation is not an object; skipped",
                     crate::model::load::pointer_escape(path)
-                );
+                ));
                 continue;
             }
             op_count += 1;
@@ -803,10 +803,10 @@ pub fn spec_tools(
                     n += 1;
                     cand = format!("{base}__{}_{n}", dedupe_suffix(method, path));
                 }
-                eprintln!(
-                    "warning: {file}:/paths/{}/{method}: duplicate operationId {base:?}; tool named {cand:?}",
+                crate::ingest::warn(format!(
+                    "{file}:/paths/{}/{method}: duplicate operationId {base:?}; tool named {cand:?}",
                     crate::model::load::pointer_escape(path)
-                );
+                ));
                 t.name = cand.clone();
                 if let Some(Value::Object(o)) = t.metadata.get_mut("openapi") {
                     o.insert("tool_name".into(), json!(cand));

@@ -114,10 +114,10 @@ impl<'a> Resolver<'a> {
     fn warn_missing(&self, r: &str) {
         let mut w = self.warned.borrow_mut();
         if !w.iter().any(|x| x == r) {
-            eprintln!(
-                "warning: {}: $ref {r:?} points to nothing; left unresolved",
+            crate::ingest::warn(format!(
+                "{}: $ref {r:?} points to nothing; left unresolved",
                 self.file
-            );
+            ));
             w.push(r.to_string());
         }
     }

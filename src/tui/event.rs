@@ -164,6 +164,8 @@ pub enum Source {
     Demo,
     /// A graph or collection artifact.
     File(PathBuf),
+    /// An OpenAPI/Swagger spec, MCP tool list or function list, built into a graph on load.
+    Spec(PathBuf),
     /// Evidence read without a graph (Evidence screen).
     Evidence(PathBuf),
     /// Two runs to compare (Diff screen).
@@ -206,7 +208,7 @@ fn open_evidence(source: &Source, tx: &Sender<AppEvent>) -> Option<Result<Opened
         }));
     };
     let r = match source {
-        Source::Demo | Source::File(_) => return None,
+        Source::Demo | Source::File(_) | Source::Spec(_) => return None,
         Source::Evidence(p) => {
             progress(p.display().to_string());
             std::panic::catch_unwind(|| super::records::read_set(p).map(Opened::Evidence))
@@ -264,6 +266,27 @@ pub fn load(
             crate::demo::DEMO_NAME.to_string(),
             crate::demo::DEMO_GRAPH_GZ.to_vec(),
         ),
+        Source::Spec(path) => {
+            let name = path.display().to_string();
+            step(
+                "building the graph from the spec",
+                0.2,
+                format!("{name} (detectors, contracts, semantics)"),
+            );
+            let (graph, warnings) = crate::ingest::build_and_load_quiet(
+                std::slice::from_ref(&name),
+                &Default::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            step(
+                "building the BM25 index",
+                0.85,
+                format!("{} tools, {} edges", graph.tool_count(), graph.edge_count()),
+            );
+            let engine = Engine::new(graph);
+            step("ready", 1.0, String::new());
+            return Ok((engine, warnings));
+        }
         Source::File(path) => {
             let name = path.display().to_string();
             let mut f =
@@ -365,5 +388,22 @@ fn io_message(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod spec_tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_is_built_on_load_with_progress_and_no_printing() {
+        let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/ingest/users.openapi.json");
+        let mut phases = Vec::new();
+        let (engine, _warnings) =
+            load(&Source::Spec(spec), &mut |p| phases.push(p.phase)).expect("spec builds");
+        assert!(engine.graph.tool_count() > 0);
+        assert!(phases.iter().any(|p| p.contains("spec")), "{phases:?}");
+        assert_eq!(phases.last().map(String::as_str), Some("ready"));
     }
 }

@@ -70,7 +70,7 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
     };
     let label = match &opts.source {
         Source::Demo => crate::demo::DEMO_NAME.to_string(),
-        Source::File(p) | Source::Evidence(p) => name(p),
+        Source::File(p) | Source::Spec(p) | Source::Evidence(p) => name(p),
         Source::Diff(a, b) => format!("{} vs {}", name(a), name(b)),
     };
     let mut app = App::new(caps, &label);
@@ -78,7 +78,7 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
         Source::Demo => app.demo.steps = demo::demo_steps(),
         Source::Evidence(_) => app.screen = screens::Screen::Evidence,
         Source::Diff(..) => app.screen = screens::Screen::Diff,
-        Source::File(_) => {}
+        Source::File(_) | Source::Spec(_) => {}
     }
     if let Some(c) = &opts.cases {
         app.pending_lab = Some(c.clone());
