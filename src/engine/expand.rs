@@ -133,6 +133,8 @@ pub fn expand_recorded<R: Recorder>(
         visited[node as usize] = true;
         frontier.push(node);
     }
+    let fast = params.relation_weight.is_none() && params.confidence_factor.is_none();
+    let col = label.column();
     for d in 1..=params.depth {
         let decay = 1.0 / (0.5 * d as f64 + 1.0);
         let mut next: Vec<NodeId> = Vec::new();
@@ -142,11 +144,11 @@ pub fn expand_recorded<R: Recorder>(
                 i => out.scored[i as usize].score,
             };
             for e in graph.out_edges(node).chain(graph.in_edges(node)) {
-                let edge = graph.edge(e);
-                let nb = if edge.source == node {
-                    edge.target
+                let key = graph.edge_key(e);
+                let nb = if key.source == node {
+                    key.target
                 } else {
-                    edge.source
+                    key.source
                 };
                 if visited[nb as usize] {
                     rec.edge(d, node, nb, e, EdgeOutcome::AlreadyVisited);
@@ -154,8 +156,18 @@ pub fn expand_recorded<R: Recorder>(
                 }
                 let n = graph.node(nb);
                 if n.is_tool() {
-                    let w = weight_for(params, label, edge.attrs.relation_str());
-                    let c = conf_for(params, edge.attrs.confidence_str());
+                    let (w, c) = if fast {
+                        (
+                            super::intent::RELATION_ROWS[key.relation_row as usize][col],
+                            key.conf_factor,
+                        )
+                    } else {
+                        let edge = graph.edge(e);
+                        (
+                            weight_for(params, label, edge.attrs.relation_str()),
+                            conf_for(params, edge.attrs.confidence_str()),
+                        )
+                    };
                     let s = ((parent * w) * c) * decay;
                     let origin = Origin::Expanded {
                         from: node,

@@ -146,22 +146,45 @@ pub fn classify(query: &str) -> Intent {
 }
 
 /// Relation weight under an intent table (spec §2.2).
-pub fn relation_weight(label: IntentLabel, relation: Option<&str>) -> f64 {
-    let row: [f64; 4] = match relation {
-        Some("similar_to") => [0.8, 1.0, 0.5, 0.4],
-        Some("requires") => [1.0, 0.8, 1.0, 0.9],
-        Some("complementary") => [0.7, 0.4, 0.95, 0.3],
-        Some("conflicts_with") => [0.2, 0.2, 0.3, 0.5],
-        Some("belongs_to") => [0.5, 0.6, 0.5, 0.5],
-        Some("precedes") => [0.9, 0.5, 0.7, 0.8],
-        _ => return 0.3,
-    };
-    match label {
-        IntentLabel::Neutral => row[0],
-        IntentLabel::Read => row[1],
-        IntentLabel::Write => row[2],
-        IntentLabel::Delete => row[3],
+/// Relation weight rows (neutral, read, write, delete), spec §2.2; the last row is every
+/// other or missing relation.
+pub const RELATION_ROWS: [[f64; 4]; 7] = [
+    [0.8, 1.0, 0.5, 0.4],
+    [1.0, 0.8, 1.0, 0.9],
+    [0.7, 0.4, 0.95, 0.3],
+    [0.2, 0.2, 0.3, 0.5],
+    [0.5, 0.6, 0.5, 0.5],
+    [0.9, 0.5, 0.7, 0.8],
+    [0.3, 0.3, 0.3, 0.3],
+];
+
+/// The row of [`RELATION_ROWS`] for a stored relation.
+pub fn relation_index(relation: Option<&str>) -> u8 {
+    match relation {
+        Some("similar_to") => 0,
+        Some("requires") => 1,
+        Some("complementary") => 2,
+        Some("conflicts_with") => 3,
+        Some("belongs_to") => 4,
+        Some("precedes") => 5,
+        _ => 6,
     }
+}
+
+impl IntentLabel {
+    pub fn column(self) -> usize {
+        match self {
+            IntentLabel::Neutral => 0,
+            IntentLabel::Read => 1,
+            IntentLabel::Write => 2,
+            IntentLabel::Delete => 3,
+        }
+    }
+}
+
+/// Relation weight under an intent table (spec §2.2).
+pub fn relation_weight(label: IntentLabel, relation: Option<&str>) -> f64 {
+    RELATION_ROWS[relation_index(relation) as usize][label.column()]
 }
 
 pub const KNOWN_RELATIONS: &[&str] = &[

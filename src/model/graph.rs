@@ -61,6 +61,17 @@ impl EdgeAttrs {
     }
 }
 
+/// The part of an edge the expansion reads on every query, kept compact.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EdgeKey {
+    pub source: NodeId,
+    pub target: NodeId,
+    /// Row of `engine::intent::RELATION_ROWS`.
+    pub relation_row: u8,
+    /// Confidence factor of the stored label (EXTRACTED 1.0, INFERRED 0.7, AMBIGUOUS 0.4, else 0.5).
+    pub conf_factor: f64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Edge {
     pub source: NodeId,
@@ -96,6 +107,8 @@ pub struct Graph {
     /// (the BFS walks these on every query).
     out_adj: Vec<Vec<EdgeId>>,
     in_adj: Vec<Vec<EdgeId>>,
+    /// Per edge: endpoints, relation row and confidence factor (what the BFS reads).
+    edge_keys: Vec<EdgeKey>,
     /// The loaded text, for the fingerprint.
     source_text: Option<std::sync::Arc<String>>,
     fingerprint: std::sync::OnceLock<String>,
@@ -215,6 +228,16 @@ impl Graph {
 
     /// Links tools and nodes by name; call once after loading.
     pub fn finish(&mut self) {
+        self.edge_keys = self
+            .edges
+            .iter()
+            .map(|e| EdgeKey {
+                source: e.source,
+                target: e.target,
+                relation_row: crate::engine::intent::relation_index(e.attrs.relation_str()),
+                conf_factor: crate::engine::intent::confidence_factor(e.attrs.confidence_str()),
+            })
+            .collect();
         let n = self.nodes.len();
         self.out_adj = (0..n as NodeId)
             .map(|v| {
@@ -290,6 +313,11 @@ impl Graph {
 
     pub fn edge(&self, id: EdgeId) -> &Edge {
         &self.edges[id as usize]
+    }
+
+    /// The compact key of an edge.
+    pub fn edge_key(&self, id: EdgeId) -> EdgeKey {
+        self.edge_keys[id as usize]
     }
 
     /// Out-edges of a node in insertion order.

@@ -338,14 +338,15 @@ pub fn object_member<'t>(obj: &'t str, key: &str) -> Option<&'t str> {
     // end of the string starting at b[i] == '"' (index after the closing quote)
     let skip_str = |mut i: usize| {
         i += 1;
-        while i < b.len() {
-            match b[i] {
-                b'\\' => i += 2,
-                b'"' => return i + 1,
-                _ => i += 1,
+        while let Some(off) = memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+            let at = i + off;
+            if b[at] == b'\\' {
+                i = at + 2;
+            } else {
+                return at + 1;
             }
         }
-        i
+        b.len()
     };
     let skip_value = |i: usize| -> usize {
         match b.get(i) {

@@ -326,7 +326,14 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
 }
 
 pub fn retrieval_json(engine: &Engine, r: &Retrieval) -> String {
-    let mut w = JsonWriter::with_capacity(4096);
+    // the tool objects dominate; size the buffer once
+    let tools: usize = r
+        .rows
+        .iter()
+        .map(|row| engine.graph.tool(row.tool).compact_json().len())
+        .sum();
+    let mut w =
+        JsonWriter::with_capacity(tools + 2048 * (r.rows.len() + 1) + r.subgraph_text.len());
     write_retrieval(engine, r, &mut w);
     w.finish()
 }

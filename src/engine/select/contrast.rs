@@ -14,12 +14,18 @@ use crate::engine::pytext::round;
 use crate::model::Graph;
 use crate::model::tool::opt_str;
 
-fn generic_q_base() -> Vec<&'static str> {
-    generic_with(CONTRAST_GENERIC_BASE)
+type StrSet = rustc_hash::FxHashSet<&'static str>;
+
+fn generic_q_base() -> &'static StrSet {
+    static S: std::sync::LazyLock<StrSet> =
+        std::sync::LazyLock::new(|| generic_with(CONTRAST_GENERIC_BASE).into_iter().collect());
+    &S
 }
 
-fn facet_generic() -> Vec<&'static str> {
-    generic_with(FACET_GENERIC_BASE)
+fn facet_generic() -> &'static StrSet {
+    static S: std::sync::LazyLock<StrSet> =
+        std::sync::LazyLock::new(|| generic_with(FACET_GENERIC_BASE).into_iter().collect());
+    &S
 }
 
 fn scope_of(terms: &Terms) -> &'static str {
@@ -162,7 +168,7 @@ fn intersect_all<'a>(sets: impl Iterator<Item = &'a Terms>) -> Terms {
     acc.unwrap_or_default()
 }
 
-fn qualifiers(surface: &Terms, shared: &Terms, generic: &[&str], extra: &Terms) -> Terms {
+fn qualifiers(surface: &Terms, shared: &Terms, generic: &StrSet, extra: &Terms) -> Terms {
     surface
         .iter()
         .filter(|t| {
@@ -207,11 +213,11 @@ pub fn apply(ctx: &[&Ctx], rows: &mut [Candidate], qa: &QueryAnalysis) -> QueryF
         let shared = intersect_all(members.iter().map(|&i| &ctx[i].surface));
         let shared_p = intersect_all(members.iter().map(|&i| &ctx[i].penalty_surface));
         for &i in &members {
-            quals[i] = qualifiers(&ctx[i].surface, &shared, &generic, &ctx[i].generic_extra);
+            quals[i] = qualifiers(&ctx[i].surface, &shared, generic, &ctx[i].generic_extra);
             pquals[i] = qualifiers(
                 &ctx[i].penalty_surface,
                 &shared_p,
-                &generic,
+                generic,
                 &ctx[i].generic_extra,
             );
         }
