@@ -123,6 +123,18 @@ fn bad_inputs_give_one_line_errors_with_exit_code_2() {
         "/paths",
         "no operations",
     );
+    // tool rows are split off by a structural scan; errors inside them must still name the
+    // line:column and the pointer as a whole-file parse does
+    for (file, body, place, message) in [
+        ("row-literal.json", &b"{\"graph\":{\"nodes\":[]},\n\"tools\":{\"a\":{\"name\":\"a\",\"x\":tru},\"b\":{\"name\":\"b\"}}}"[..], "2:33 /tools/a", "expected ident"),
+        ("row-escape.json", &b"{\"graph\":{\"nodes\":[]},\n\"tools\":{\"a\":{\"name\":\"a\",\"x\":\"bad\\q\"}}}"[..], "2:35 /tools/a", "invalid escape"),
+        ("row-control.json", &b"{\"graph\":{\"nodes\":[]},\n\"tools\":{\"a\":{\"name\":\"a\",\"x\":\"c\x01\"}}}"[..], "2:31 /tools/a", "control character"),
+        ("row-type.json", &b"{\"graph\":{\"nodes\":[]},\n\"tools\":{\"a\":{\"name\":5}}}"[..], "2:22 /tools/a/name", "invalid type"),
+        ("row-escaped-dup.json", &b"{\"graph\":{\"nodes\":[]},\n\"tools\":{\"a\\u0062\":{\"name\":\"ab\"}, \"ab\":{\"name\":\"x\"}}}"[..], "/tools", "duplicate tool name \"ab\""),
+        ("row-open.json", &b"{\"graph\":{\"nodes\":[]},\n\"tools\":{\"a\":{\"name\":\"a\", \"d\": \"}}}"[..], ":2:", "truncated JSON"),
+    ] {
+        assert_input_error(&write(&d, file, body), place, message);
+    }
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(b"{\"graph\": ").unwrap();
     assert_input_error(

@@ -15,6 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::graph::{EdgeAttrs, Graph, GraphInfo};
+use super::scan::{Scan, object_member};
 use super::tool::{AiFacts, Annotations, LazyRows, OpenApiFacts, Param, RawJson, Tool, ToolFacts};
 use crate::error::InputError;
 
@@ -87,7 +88,9 @@ fn line_col(prefix: &[u8]) -> (usize, usize) {
 /// Loads a graph file (JSON or gzip-compressed JSON).
 pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
     let name = path.display().to_string();
+    let t = std::time::Instant::now();
     let bytes = read_input(path)?;
+    tt("read", t);
     load_graph_bytes(&name, bytes)
 }
 
@@ -110,7 +113,9 @@ pub fn load_graph_bytes_quiet(
         return Err(InputError::new(name, "", "empty file".into()));
     }
     let size = bytes.len();
+    let t = std::time::Instant::now();
     let text: Arc<String> = Arc::new(into_text(name, bytes)?);
+    tt("UTF-8 check", t);
 
     if !text.trim_start().starts_with('{') {
         let first = text.trim_start().chars().next().unwrap_or(' ');
@@ -123,7 +128,34 @@ pub fn load_graph_bytes_quiet(
         let (line, col) = line_col(skipped.as_bytes());
         return Err(InputError::new(name, &format!("{line}:{col}"), what.into()));
     }
-    let top: FileTop<'_> = parse_with_pointer(name, &text)?;
+    // Fast path: a structural scan splits the tool rows (the bulk of an artifact) off the
+    // rest, which serde parses alone; each row is then parsed, and validated, in parallel.
+    // Anything unusual, and every error, goes through the plain serde parse of the whole
+    // text, so messages and pointers are the same on both paths.
+    let t_split = std::time::Instant::now();
+    let split = split_tool_rows(&text);
+    tt("split tool rows", t_split);
+    let (rest_text, fast_rows) = match split {
+        Some((rest, rows)) => (rest, Some(rows)),
+        None => (String::new(), None),
+    };
+    let fast_top = match fast_rows {
+        Some(_) => serde_json::from_str::<FileTop<'_>>(&rest_text).ok(),
+        None => None,
+    };
+    tt("split + parse the rest", t_split);
+    let (top, rows, fast): (FileTop<'_>, Vec<(String, &str)>, bool) = match (fast_top, fast_rows) {
+        (Some(top), Some(rows)) => (top, rows, true),
+        _ => {
+            let mut top: FileTop<'_> = parse_with_pointer(name, &text)?;
+            let rows = top
+                .tools
+                .take()
+                .map(|t| t.0.into_iter().map(|(k, r)| (k, r.get())).collect())
+                .unwrap_or_default();
+            (top, rows, false)
+        }
+    };
     let format_version = match (&top.format_version, &top.version) {
         (Some(v), _) | (None, Some(v)) => match v {
             Value::String(s) => s.clone(),
@@ -166,9 +198,8 @@ pub fn load_graph_bytes_quiet(
     let mut g = Graph::new(info);
 
     // tools
-    if let Some(rows) = top.tools {
+    {
         // tool rows parse independently: split them over the cores
-        let rows = rows.0;
         let threads = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
@@ -197,8 +228,18 @@ pub fn load_graph_bytes_quiet(
                     .collect()
             })
         };
+        tt("+ tool rows", t_split);
         for ((key, _), tool) in rows.iter().zip(built) {
-            let tool = tool?;
+            let tool = match tool {
+                Ok(t) => t,
+                Err(e) => {
+                    // a row that is not valid JSON is reported as the whole-text parse does
+                    if fast {
+                        parse_with_pointer::<FileTop<'_>>(name, &text)?;
+                    }
+                    return Err(e);
+                }
+            };
             let key = key.clone();
             if !g.add_tool(key.clone(), tool) {
                 return Err(InputError::new(
@@ -210,6 +251,7 @@ pub fn load_graph_bytes_quiet(
         }
     }
 
+    tt("+ tools added", t_split);
     // nodes
     let nodes = graph_sec.nodes.unwrap_or_default();
     for node in nodes {
@@ -254,9 +296,72 @@ pub fn load_graph_bytes_quiet(
             implicit.len() - 3
         ));
     }
+    tt("+ nodes and edges", t_split);
     g.finish();
+    tt("+ adjacency", t_split);
     g.set_source_text(text.clone());
     Ok((g, warnings))
+}
+
+/// Splits the top-level `"tools"` object of `text` into `(name, row text)` pairs with a
+/// structural scan and returns them with a copy of `text` in which that object is `{}`.
+/// `None` when the file is not shaped as expected (no `tools` object, escaped or duplicate
+/// keys, broken structure): the caller then parses the whole text with serde.
+fn split_tool_rows(text: &str) -> Option<(String, Vec<(String, &str)>)> {
+    let sc = Scan::new(text);
+    let b = text.as_bytes();
+    let mut i = sc.skip_ws(0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = sc.skip_ws(i + 1);
+    let mut found: Option<(usize, usize, Vec<(String, &str)>)> = None;
+    while b.get(i) == Some(&b'"') {
+        let k_end = sc.skip_str(i)?;
+        let key = &text[i + 1..k_end - 1];
+        if key.bytes().any(|c| c == b'\\' || c < 0x20) {
+            return None;
+        }
+        i = sc.skip_ws(k_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = sc.skip_ws(i + 1);
+        let v_end = if key == "tools" {
+            if found.is_some() || b.get(i) != Some(&b'{') {
+                return None;
+            }
+            let (members, end) = sc.members(i)?;
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut rows = Vec::with_capacity(members.len());
+            for m in members {
+                let name = if m.raw_key.bytes().any(|c| c == b'\\' || c < 0x20) {
+                    serde_json::from_str::<String>(&format!("\"{}\"", m.raw_key)).ok()?
+                } else {
+                    m.raw_key.to_string()
+                };
+                if !seen.insert(name.clone()) {
+                    return None;
+                }
+                rows.push((name, m.value));
+            }
+            found = Some((i, end, rows));
+            end
+        } else {
+            sc.skip_value(i)?
+        };
+        i = sc.skip_ws(v_end);
+        match b.get(i) {
+            Some(b',') => i = sc.skip_ws(i + 1),
+            _ => break,
+        }
+    }
+    let (start, end, rows) = found?;
+    let mut rest = String::with_capacity(text.len() - (end - start) + 2);
+    rest.push_str(&text[..start]);
+    rest.push_str("{}");
+    rest.push_str(&text[end..]);
+    Some((rest, rows))
 }
 
 pub fn pointer_escape(s: &str) -> String {
@@ -320,103 +425,14 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-/// The text of member `key` of a JSON object (`obj` must be valid JSON text of an object):
-/// a structural scan that skips strings and nested values without validating them.
-pub fn object_member<'t>(obj: &'t str, key: &str) -> Option<&'t str> {
-    let b = obj.as_bytes();
-    let mut i = obj.len() - obj.trim_start().len();
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
-    let skip_ws = |mut i: usize| {
-        while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
-            i += 1;
-        }
-        i
-    };
-    // end of the string starting at b[i] == '"' (index after the closing quote)
-    let skip_str = |mut i: usize| {
-        i += 1;
-        while let Some(off) = memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
-            let at = i + off;
-            if b[at] == b'\\' {
-                i = at + 2;
-            } else {
-                return at + 1;
-            }
-        }
-        b.len()
-    };
-    let skip_value = |i: usize| -> usize {
-        match b.get(i) {
-            Some(b'"') => skip_str(i),
-            Some(b'{') | Some(b'[') => {
-                let mut depth = 0usize;
-                let mut j = i;
-                while j < b.len() {
-                    match b[j] {
-                        b'"' => {
-                            j = skip_str(j);
-                            continue;
-                        }
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                return j + 1;
-                            }
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                j
-            }
-            _ => {
-                let mut j = i;
-                while j < b.len()
-                    && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
-                {
-                    j += 1;
-                }
-                j
-            }
-        }
-    };
-    loop {
-        i = skip_ws(i);
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let k_end = skip_str(i);
-        let k = &obj[i + 1..k_end - 1];
-        i = skip_ws(k_end);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(i + 1);
-        let v_end = skip_value(i);
-        if k == key {
-            return Some(&obj[i..v_end]);
-        }
-        i = skip_ws(v_end);
-        match b.get(i) {
-            Some(b',') => i += 1,
-            _ => return None,
-        }
-    }
-}
-
 /// Parses one tool row (a slice of `text`), naming `/tools/<key>/...` and the absolute
 /// line:column on error.
 fn parse_tool_row(
     file: &str,
     text: &Arc<String>,
     key: &str,
-    raw: &RawValue,
+    row_text: &str,
 ) -> Result<Tool, InputError> {
-    let row_text = raw.get();
     match serde_json::from_str::<ToolRow<'_>>(row_text) {
         Ok(row) => build_tool(file, text, key, row_text, row),
         Err(e) => {
@@ -565,25 +581,6 @@ fn facts_from_view(text: &Arc<String>, view: MetaView<'_>) -> ToolFacts {
 }
 
 // ---------------------------------------------------------------- serde rows
-
-#[cfg(test)]
-mod scan_tests {
-    use super::object_member;
-
-    #[test]
-    fn finds_members_structurally() {
-        let o = r#" { "a" : "x\"}{", "metadata" : {"k": [1, {"m": "}"}], "s": "\\"} , "b": null, "n": -1.5e3 }"#;
-        assert_eq!(object_member(o, "a"), Some(r#""x\"}{""#));
-        assert_eq!(
-            object_member(o, "metadata"),
-            Some(r#"{"k": [1, {"m": "}"}], "s": "\\"}"#)
-        );
-        assert_eq!(object_member(o, "b"), Some("null"));
-        assert_eq!(object_member(o, "n"), Some("-1.5e3"));
-        assert_eq!(object_member(o, "zz"), None);
-        assert_eq!(object_member("[1]", "a"), None);
-    }
-}
 
 #[derive(Deserialize)]
 struct FileTop<'a> {
@@ -917,5 +914,13 @@ fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::
         Value::String(s) => Ok(Some(s)),
         Value::Null => Ok(None),
         other => Ok(Some(crate::engine::pytext::py_str(&other))),
+    }
+}
+
+/// With `TOOLSCOPE_TIMING` set, prints how long a load phase took (since `t`) to stderr.
+fn tt(what: &str, t: std::time::Instant) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("TOOLSCOPE_TIMING").is_some()) {
+        eprintln!("load: {what}: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
     }
 }
