@@ -303,11 +303,14 @@ pub fn load_graph_bytes_quiet(
     Ok((g, warnings))
 }
 
+/// `(tool name, row text)` pairs in file order.
+type ToolRowTexts<'t> = Vec<(String, &'t str)>;
+
 /// Splits the top-level `"tools"` object of `text` into `(name, row text)` pairs with a
 /// structural scan and returns them with a copy of `text` in which that object is `{}`.
 /// `None` when the file is not shaped as expected (no `tools` object, escaped or duplicate
 /// keys, broken structure): the caller then parses the whole text with serde.
-fn split_tool_rows(text: &str) -> Option<(String, Vec<(String, &str)>)> {
+fn split_tool_rows(text: &str) -> Option<(String, ToolRowTexts<'_>)> {
     let sc = Scan::new(text);
     let b = text.as_bytes();
     let mut i = sc.skip_ws(0);
@@ -315,7 +318,7 @@ fn split_tool_rows(text: &str) -> Option<(String, Vec<(String, &str)>)> {
         return None;
     }
     i = sc.skip_ws(i + 1);
-    let mut found: Option<(usize, usize, Vec<(String, &str)>)> = None;
+    let mut found: Option<(usize, usize, ToolRowTexts<'_>)> = None;
     while b.get(i) == Some(&b'"') {
         let k_end = sc.skip_str(i)?;
         let key = &text[i + 1..k_end - 1];
