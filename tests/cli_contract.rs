@@ -376,3 +376,98 @@ fn select_runs_on_named_candidates() {
     );
     assert_eq!(v["rank_signals"][0]["name"], "getRefund");
 }
+
+/// A tool graph of `n` tools, each with a long description, large enough (> 1 MiB) for the
+/// memory-mapped, multi-threaded load path.
+fn big_graph(n: usize, row: impl Fn(usize) -> String) -> Vec<u8> {
+    let nodes: Vec<String> = (0..n)
+        .map(|i| format!("{{\"id\": \"t{i}\", \"node_type\": \"tool\"}}"))
+        .collect();
+    let mut s = format!(
+        "{{\"graph\": {{\"nodes\": [{}], \"edges\": []}},\n\"tools\": {{\n",
+        nodes.join(", ")
+    );
+    for i in 0..n {
+        if i > 0 {
+            s.push_str(",\n");
+        }
+        s.push_str(&row(i));
+    }
+    s.push_str("\n}}\n");
+    s.into_bytes()
+}
+
+/// A word unique to `i` (letters only, so it is one token).
+fn word(mut i: usize) -> String {
+    let mut w = String::from("wid");
+    loop {
+        w.push((b'a' + (i % 26) as u8) as char);
+        i /= 26;
+        if i == 0 {
+            return w;
+        }
+    }
+}
+
+fn plain_row(i: usize) -> String {
+    format!(
+        "\"t{i}\": {{\"name\": \"t{i}\", \"description\": \"list {} {}\", \"metadata\": {{\"method\": \"get\", \"path\": \"/w/{i}\"}}}}",
+        word(i),
+        "padding words ".repeat(40)
+    )
+}
+
+#[test]
+fn large_files_load_on_the_parallel_path_with_the_same_errors() {
+    let d = tmp();
+    let n = 3000;
+    let good = write(&d, "big.json", &big_graph(n, plain_row));
+    assert!(std::fs::metadata(&good).unwrap().len() > 1 << 20);
+    let out = bin()
+        .args([
+            "query",
+            good.to_str().unwrap(),
+            &word(2999),
+            "--json",
+            "--top-k",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"][0]["name"], "t2999");
+    assert_eq!(v["results"][0]["tool"]["metadata"]["path"], "/w/2999");
+
+    // line of row i is i + 3
+    let bad = big_graph(n, |i| {
+        if i == 2500 {
+            "\"t2500\": {\"name\": \"t2500\", \"x\": nul}".into()
+        } else {
+            plain_row(i)
+        }
+    });
+    assert_input_error(&write(&d, "big-bad.json", &bad), "2503:", "/tools/t2500");
+    let dup = big_graph(n, |i| {
+        if i == 2700 {
+            plain_row(7)
+        } else {
+            plain_row(i)
+        }
+    });
+    assert_input_error(
+        &write(&d, "big-dup.json", &dup),
+        "/tools",
+        "duplicate tool name \"t7\"",
+    );
+    let mut latin = big_graph(n, plain_row);
+    let at = latin.len() - 100;
+    latin[at] = 0xe9;
+    assert_input_error(&write(&d, "big-latin1.json", &latin), ":3002:", "UTF-8");
+    let trunc = big_graph(n, plain_row);
+    assert_input_error(
+        &write(&d, "big-trunc.json", &trunc[..trunc.len() - 5]),
+        "big-trunc.json",
+        "truncated JSON",
+    );
+}

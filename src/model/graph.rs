@@ -110,7 +110,7 @@ pub struct Graph {
     /// Per edge: endpoints, relation row and confidence factor (what the BFS reads).
     edge_keys: Vec<EdgeKey>,
     /// The loaded text, for the fingerprint.
-    source_text: Option<std::sync::Arc<String>>,
+    source_text: Option<std::sync::Arc<super::text::SourceText>>,
     fingerprint: std::sync::OnceLock<String>,
 }
 
@@ -194,7 +194,7 @@ impl Graph {
     }
 
     /// Keeps the loaded text so the fingerprint can be computed when first asked for.
-    pub fn set_source_text(&mut self, text: std::sync::Arc<String>) {
+    pub fn set_source_text(&mut self, text: std::sync::Arc<super::text::SourceText>) {
         self.source_text = Some(text);
     }
 

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use super::graph::{EdgeAttrs, Graph, GraphInfo};
 use super::scan::{Scan, object_member};
+use super::text::SourceText;
 use super::tool::{AiFacts, Annotations, LazyRows, OpenApiFacts, Param, RawJson, Tool, ToolFacts};
 use crate::error::InputError;
 
@@ -89,9 +90,53 @@ fn line_col(prefix: &[u8]) -> (usize, usize) {
 pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
     let name = path.display().to_string();
     let t = std::time::Instant::now();
+    if let Some(text) = map_large_plain_file(&name, path)? {
+        tt("map and UTF-8 check", t);
+        let (g, warnings) = load_graph_text(&name, Arc::new(text))?;
+        for w in warnings {
+            eprintln!("{w}");
+        }
+        return Ok(g);
+    }
     let bytes = read_input(path)?;
     tt("read", t);
     load_graph_bytes(&name, bytes)
+}
+
+/// Files from this size on are memory-mapped instead of read into a buffer.
+const MAP_FROM_BYTES: u64 = 1 << 20;
+
+/// A large, uncompressed file mapped read-only (its pages come straight from the page
+/// cache: no copy, no fresh allocation). `None` for small or gzip files, or where mapping is
+/// not possible, which are read instead. The map assumes the file is not truncated while
+/// toolscope runs, as any reader of a mapped file does.
+fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, InputError> {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(None); // read_input reports the error
+    };
+    match file.metadata() {
+        Ok(m) if m.is_file() && m.len() >= MAP_FROM_BYTES => {}
+        _ => return Ok(None),
+    }
+    // SAFETY: read-only private map of a regular file; the text is validated as UTF-8 below
+    // and never written through.
+    let Ok(map) = (unsafe { memmap2::MmapOptions::new().populate().map(&file) }) else {
+        return Ok(None);
+    };
+    if map.starts_with(&[0x1f, 0x8b]) {
+        return Ok(None);
+    }
+    match SourceText::mapped(map) {
+        Ok(text) => Ok(Some(text)),
+        Err((map, e)) => {
+            let (line, col) = line_col(&map[..e.valid_up_to()]);
+            Err(InputError::new(
+                name,
+                &format!("{line}:{col}"),
+                "invalid UTF-8 byte sequence".into(),
+            ))
+        }
+    }
 }
 
 pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError> {
@@ -109,13 +154,18 @@ pub fn load_graph_bytes_quiet(
     bytes: Vec<u8>,
 ) -> Result<(Graph, Vec<String>), InputError> {
     let bytes = maybe_gunzip(name, bytes)?;
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+    let t = std::time::Instant::now();
+    let text = Arc::new(SourceText::owned(into_text(name, bytes)?));
+    tt("UTF-8 check", t);
+    load_graph_text(name, text)
+}
+
+/// Loads a graph from its (decompressed, UTF-8) text.
+fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<String>), InputError> {
+    let size = text.len();
+    if text.bytes().all(|b| b.is_ascii_whitespace()) {
         return Err(InputError::new(name, "", "empty file".into()));
     }
-    let size = bytes.len();
-    let t = std::time::Instant::now();
-    let text: Arc<String> = Arc::new(into_text(name, bytes)?);
-    tt("UTF-8 check", t);
 
     if !text.trim_start().starts_with('{') {
         let first = text.trim_start().chars().next().unwrap_or(' ');
@@ -129,33 +179,27 @@ pub fn load_graph_bytes_quiet(
         return Err(InputError::new(name, &format!("{line}:{col}"), what.into()));
     }
     // Fast path: a structural scan splits the tool rows (the bulk of an artifact) off the
-    // rest, which serde parses alone; each row is then parsed, and validated, in parallel.
-    // Anything unusual, and every error, goes through the plain serde parse of the whole
-    // text, so messages and pointers are the same on both paths.
+    // rest, which serde parses alone; rows are parsed, and validated, on worker threads while
+    // the scan goes on. Anything unusual, and every error, goes through the plain serde parse
+    // of the whole text, so messages and pointers are the same on both paths.
     let t_split = std::time::Instant::now();
-    let split = split_tool_rows(&text);
-    tt("split tool rows", t_split);
-    let (rest_text, fast_rows) = match split {
-        Some((rest, rows)) => (rest, Some(rows)),
-        None => (String::new(), None),
-    };
-    let fast_top = match fast_rows {
-        Some(_) => serde_json::from_str::<FileTop<'_>>(&rest_text).ok(),
-        None => None,
-    };
-    tt("split + parse the rest", t_split);
-    let (top, rows, fast): (FileTop<'_>, Vec<(String, &str)>, bool) = match (fast_top, fast_rows) {
-        (Some(top), Some(rows)) => (top, rows, true),
-        _ => {
-            let mut top: FileTop<'_> = parse_with_pointer(name, &text)?;
-            let rows = top
+    let (top, rows, built, fast) = match fast_load(name, &text) {
+        Some(f) => (f.top, f.rows, f.built, true),
+        None => {
+            let mut top: FileTop<ToolRows<'_>> = parse_with_pointer(name, &text)?;
+            let rows: ToolRowTexts<'_> = top
                 .tools
                 .take()
                 .map(|t| t.0.into_iter().map(|(k, r)| (k, r.get())).collect())
                 .unwrap_or_default();
-            (top, rows, false)
+            let built = rows
+                .iter()
+                .map(|(key, raw)| parse_tool_row(name, &text, key, raw))
+                .collect();
+            (top.without_tools(), rows, built, false)
         }
     };
+    tt("tool rows and the rest parsed", t_split);
     let format_version = match (&top.format_version, &top.version) {
         (Some(v), _) | (None, Some(v)) => match v {
             Value::String(s) => s.clone(),
@@ -199,43 +243,13 @@ pub fn load_graph_bytes_quiet(
 
     // tools
     {
-        // tool rows parse independently: split them over the cores
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(8);
-        let chunk = rows.len().div_ceil(threads.max(1)).max(64);
-        let built: Vec<Result<Tool, InputError>> = if rows.len() <= 64 || threads <= 1 {
-            rows.iter()
-                .map(|(key, raw)| parse_tool_row(name, &text, key, raw))
-                .collect()
-        } else {
-            std::thread::scope(|sc| {
-                let handles: Vec<_> = rows
-                    .chunks(chunk)
-                    .map(|part| {
-                        let text = &text;
-                        sc.spawn(move || {
-                            part.iter()
-                                .map(|(key, raw)| parse_tool_row(name, text, key, raw))
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().expect("tool parser thread"))
-                    .collect()
-            })
-        };
-        tt("+ tool rows", t_split);
         for ((key, _), tool) in rows.iter().zip(built) {
             let tool = match tool {
                 Ok(t) => t,
                 Err(e) => {
                     // a row that is not valid JSON is reported as the whole-text parse does
                     if fast {
-                        parse_with_pointer::<FileTop<'_>>(name, &text)?;
+                        parse_with_pointer::<FileTop<ToolRows<'_>>>(name, &text)?;
                     }
                     return Err(e);
                 }
@@ -306,11 +320,96 @@ pub fn load_graph_bytes_quiet(
 /// `(tool name, row text)` pairs in file order.
 type ToolRowTexts<'t> = Vec<(String, &'t str)>;
 
+/// What the fast path read: the top-level keys, the tool rows and each row parsed.
+struct FastLoad<'t> {
+    top: FileTop<IgnoredAny>,
+    rows: ToolRowTexts<'t>,
+    built: Vec<Result<Tool, InputError>>,
+}
+
+/// Below this size the fast path runs on one thread.
+const PARALLEL_FROM_BYTES: usize = 1 << 20;
+
+/// Splits the tool rows off with [`split_tool_rows`] and parses them (on worker threads for
+/// large texts, batch by batch as the scan finds them) while the rest is parsed with serde.
+/// `None` when the fast path does not apply or the rest does not parse.
+fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> {
+    let s: &'t str = text.as_str();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8);
+    if s.len() < PARALLEL_FROM_BYTES || threads <= 1 {
+        let mut rows = Vec::new();
+        let rest = split_tool_rows(s, |batch| rows.extend(batch))?;
+        let top = serde_json::from_str::<FileTop<IgnoredAny>>(&rest).ok()?;
+        let built = rows
+            .iter()
+            .map(|(key, raw)| parse_tool_row(name, text, key, raw))
+            .collect();
+        return Some(FastLoad { top, rows, built });
+    }
+    type Batch<'t> = (usize, ToolRowTexts<'t>);
+    type Parsed<'t> = (usize, ToolRowTexts<'t>, Vec<Result<Tool, InputError>>);
+    let (tx, rx) = std::sync::mpsc::channel::<Batch<'t>>();
+    let rx = std::sync::Mutex::new(rx);
+    std::thread::scope(|sc| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let rx = &rx;
+                sc.spawn(move || {
+                    let mut done: Vec<Parsed<'t>> = Vec::new();
+                    loop {
+                        let next = match rx.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok((i, batch)) = next else { break };
+                        let built = batch
+                            .iter()
+                            .map(|(key, raw)| parse_tool_row(name, text, key, raw))
+                            .collect();
+                        done.push((i, batch, built));
+                    }
+                    done
+                })
+            })
+            .collect();
+        let mut n = 0;
+        let rest = split_tool_rows(s, |batch| {
+            let _ = tx.send((n, batch));
+            n += 1;
+        });
+        drop(tx);
+        let top = rest.and_then(|r| serde_json::from_str::<FileTop<IgnoredAny>>(&r).ok());
+        let mut parts: Vec<Parsed<'t>> = workers
+            .into_iter()
+            .flat_map(|h| h.join().expect("tool parser thread"))
+            .collect();
+        let top = top?;
+        parts.sort_unstable_by_key(|p| p.0);
+        let total = parts.iter().map(|p| p.1.len()).sum();
+        let mut rows = Vec::with_capacity(total);
+        let mut built = Vec::with_capacity(total);
+        for (_, r, b) in parts {
+            rows.extend(r);
+            built.extend(b);
+        }
+        Some(FastLoad { top, rows, built })
+    })
+}
+
+/// A batch of rows is handed on once it holds this many bytes of row text…
+const BATCH_BYTES: usize = 256 << 10;
+/// …or this many rows.
+const BATCH_ROWS: usize = 128;
+
 /// Splits the top-level `"tools"` object of `text` into `(name, row text)` pairs with a
-/// structural scan and returns them with a copy of `text` in which that object is `{}`.
-/// `None` when the file is not shaped as expected (no `tools` object, escaped or duplicate
-/// keys, broken structure): the caller then parses the whole text with serde.
-fn split_tool_rows(text: &str) -> Option<(String, ToolRowTexts<'_>)> {
+/// structural scan, handing them to `emit` in batches in file order, and returns a copy of
+/// `text` in which that object is `{}`. `None` when the file is not shaped as expected (no
+/// `tools` object, escaped or duplicate keys, broken structure): the caller then parses the
+/// whole text with serde.
+fn split_tool_rows<'t>(text: &'t str, mut emit: impl FnMut(ToolRowTexts<'t>)) -> Option<String> {
     let sc = Scan::new(text);
     let b = text.as_bytes();
     let mut i = sc.skip_ws(0);
@@ -318,7 +417,7 @@ fn split_tool_rows(text: &str) -> Option<(String, ToolRowTexts<'_>)> {
         return None;
     }
     i = sc.skip_ws(i + 1);
-    let mut found: Option<(usize, usize, ToolRowTexts<'_>)> = None;
+    let mut found: Option<(usize, usize)> = None;
     while b.get(i) == Some(&b'"') {
         let k_end = sc.skip_str(i)?;
         let key = &text[i + 1..k_end - 1];
@@ -334,21 +433,33 @@ fn split_tool_rows(text: &str) -> Option<(String, ToolRowTexts<'_>)> {
             if found.is_some() || b.get(i) != Some(&b'{') {
                 return None;
             }
-            let (members, end) = sc.members(i)?;
             let mut seen = rustc_hash::FxHashSet::default();
-            let mut rows = Vec::with_capacity(members.len());
-            for m in members {
+            let mut batch: ToolRowTexts<'t> = Vec::new();
+            let mut batch_bytes = 0;
+            let end = sc.each_member(i, |m| {
                 let name = if m.raw_key.bytes().any(|c| c == b'\\' || c < 0x20) {
-                    serde_json::from_str::<String>(&format!("\"{}\"", m.raw_key)).ok()?
+                    match serde_json::from_str::<String>(&format!("\"{}\"", m.raw_key)) {
+                        Ok(n) => n,
+                        Err(_) => return false,
+                    }
                 } else {
                     m.raw_key.to_string()
                 };
                 if !seen.insert(name.clone()) {
-                    return None;
+                    return false;
                 }
-                rows.push((name, m.value));
+                batch_bytes += m.value.len();
+                batch.push((name, m.value));
+                if batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_ROWS {
+                    emit(std::mem::take(&mut batch));
+                    batch_bytes = 0;
+                }
+                true
+            })?;
+            if !batch.is_empty() {
+                emit(batch);
             }
-            found = Some((i, end, rows));
+            found = Some((i, end));
             end
         } else {
             sc.skip_value(i)?
@@ -359,12 +470,12 @@ fn split_tool_rows(text: &str) -> Option<(String, ToolRowTexts<'_>)> {
             _ => break,
         }
     }
-    let (start, end, rows) = found?;
+    let (start, end) = found?;
     let mut rest = String::with_capacity(text.len() - (end - start) + 2);
     rest.push_str(&text[..start]);
     rest.push_str("{}");
     rest.push_str(&text[end..]);
-    Some((rest, rows))
+    Some(rest)
 }
 
 pub fn pointer_escape(s: &str) -> String {
@@ -432,7 +543,7 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
 /// line:column on error.
 fn parse_tool_row(
     file: &str,
-    text: &Arc<String>,
+    text: &Arc<SourceText>,
     key: &str,
     row_text: &str,
 ) -> Result<Tool, InputError> {
@@ -467,7 +578,7 @@ fn parse_tool_row(
 
 fn build_tool(
     file: &str,
-    text: &Arc<String>,
+    text: &Arc<SourceText>,
     key: &str,
     row_text: &str,
     row: ToolRow<'_>,
@@ -538,14 +649,14 @@ fn build_tool(
 
 /// Parses the engine's view of a tool's `metadata` text. Never fails: values of an
 /// unexpected type are treated as absent, as the reference's `isinstance` checks do.
-pub fn parse_facts(text: &Arc<String>, metadata: &str) -> ToolFacts {
+pub fn parse_facts(text: &Arc<SourceText>, metadata: &str) -> ToolFacts {
     match serde_json::from_str::<Option<MetaView<'_>>>(metadata) {
         Ok(Some(v)) => facts_from_view(text, v),
         _ => ToolFacts::default(),
     }
 }
 
-fn facts_from_view(text: &Arc<String>, view: MetaView<'_>) -> ToolFacts {
+fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
     let has_metadata = view.nonempty;
     let raw = |r: Option<&RawValue>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r.get())));
     let (api_produces, api_consumes) = match view.api_contract {
@@ -585,8 +696,10 @@ fn facts_from_view(text: &Arc<String>, view: MetaView<'_>) -> ToolFacts {
 
 // ---------------------------------------------------------------- serde rows
 
+/// The top-level keys of an artifact; `T` reads the tool rows (or skips them).
 #[derive(Deserialize)]
-struct FileTop<'a> {
+#[serde(bound = "T: Deserialize<'de>")]
+struct FileTop<T> {
     #[serde(default)]
     format_version: Option<Value>,
     #[serde(default)]
@@ -595,8 +708,8 @@ struct FileTop<'a> {
     library_version: Option<Value>,
     #[serde(default)]
     graph: Option<GraphSec>,
-    #[serde(default, borrow)]
-    tools: Option<ToolRows<'a>>,
+    #[serde(default)]
+    tools: Option<T>,
     #[serde(default)]
     openapi: Option<IgnoredAny>,
     #[serde(default)]
@@ -605,6 +718,22 @@ struct FileTop<'a> {
     collection_graph_version: Option<IgnoredAny>,
     #[serde(default)]
     readiness_report: Option<IgnoredAny>,
+}
+
+impl<T> FileTop<T> {
+    fn without_tools(self) -> FileTop<IgnoredAny> {
+        FileTop {
+            format_version: self.format_version,
+            version: self.version,
+            library_version: self.library_version,
+            graph: self.graph,
+            tools: None,
+            openapi: self.openapi,
+            swagger: self.swagger,
+            collection_graph_version: self.collection_graph_version,
+            readiness_report: self.readiness_report,
+        }
+    }
 }
 
 #[derive(Deserialize)]

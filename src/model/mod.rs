@@ -3,6 +3,7 @@
 pub mod graph;
 pub mod load;
 pub mod scan;
+pub mod text;
 pub mod tool;
 
 pub use graph::{Edge, EdgeAttrs, EdgeId, Graph, GraphInfo, Node, NodeId, ToolId};

@@ -89,16 +89,27 @@ impl<'t> Scan<'t> {
     /// The members of the object starting at `i` (after leading whitespace), in order, and
     /// the index after its closing brace. `None` when it is not a well-delimited object.
     pub fn members(&self, i: usize) -> Option<(Vec<Member<'t>>, usize)> {
+        let mut out = Vec::new();
+        let end = self.each_member(i, |m| {
+            out.push(m);
+            true
+        })?;
+        Some((out, end))
+    }
+
+    /// Calls `f` with each member of the object starting at `i` (after leading whitespace),
+    /// in order, and returns the index after its closing brace. `None` when it is not a
+    /// well-delimited object or when `f` returns `false`.
+    pub fn each_member(&self, i: usize, mut f: impl FnMut(Member<'t>) -> bool) -> Option<usize> {
         let b = self.b;
         let text = self.text;
         let mut i = self.skip_ws(i);
         if b.get(i) != Some(&b'{') {
             return None;
         }
-        let mut out = Vec::new();
         i = self.skip_ws(i + 1);
         if b.get(i) == Some(&b'}') {
-            return Some((out, i + 1));
+            return Some(i + 1);
         }
         loop {
             if b.get(i) != Some(&b'"') {
@@ -112,16 +123,19 @@ impl<'t> Scan<'t> {
             }
             i = self.skip_ws(i + 1);
             let v_end = self.skip_value(i)?;
-            out.push(Member {
+            let go_on = f(Member {
                 raw_key,
                 value: &text[i..v_end],
                 start: i,
                 end: v_end,
             });
+            if !go_on {
+                return None;
+            }
             i = self.skip_ws(v_end);
             match b.get(i) {
                 Some(b',') => i = self.skip_ws(i + 1),
-                Some(b'}') => return Some((out, i + 1)),
+                Some(b'}') => return Some(i + 1),
                 _ => return None,
             }
         }

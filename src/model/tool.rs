@@ -4,33 +4,35 @@
 use serde_json::Value;
 use std::sync::Arc;
 
+use super::text::SourceText;
+
 use crate::engine::pytext;
 use crate::jsonout::JsonWriter;
 
 /// A slice of JSON text kept verbatim (usually a range of the loaded file).
 #[derive(Clone, Debug)]
 pub struct RawJson {
-    buf: Arc<String>,
+    buf: Arc<SourceText>,
     start: usize,
     end: usize,
 }
 
 impl RawJson {
-    pub fn new(buf: Arc<String>, start: usize, end: usize) -> Self {
+    pub fn new(buf: Arc<SourceText>, start: usize, end: usize) -> Self {
         RawJson { buf, start, end }
     }
 
     pub fn owned(text: String) -> Self {
         let end = text.len();
         RawJson {
-            buf: Arc::new(text),
+            buf: Arc::new(SourceText::owned(text)),
             start: 0,
             end,
         }
     }
 
     /// Locates `part` (a sub-slice of `buf`) inside `buf`.
-    pub fn within(buf: &Arc<String>, part: &str) -> Self {
+    pub fn within(buf: &Arc<SourceText>, part: &str) -> Self {
         let base = buf.as_ptr() as usize;
         let start = part.as_ptr() as usize - base;
         RawJson {
