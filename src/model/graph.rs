@@ -207,7 +207,13 @@ impl Graph {
             use sha2::Digest;
             let mut h = sha2::Sha256::new();
             match &self.source_text {
-                Some(t) => h.update(t.as_bytes()),
+                Some(t) => {
+                    const CHUNK: usize = 16 << 20;
+                    for (i, part) in t.as_bytes().chunks(CHUNK).enumerate() {
+                        h.update(part);
+                        t.release(i * CHUNK, i * CHUNK + part.len());
+                    }
+                }
                 None => {
                     for t in &self.tools {
                         h.update(t.compact_json().as_bytes());

@@ -107,7 +107,8 @@ pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
 const MAP_FROM_BYTES: u64 = 1 << 20;
 
 /// A large, uncompressed file mapped read-only (its pages come straight from the page
-/// cache: no copy, no fresh allocation). `None` for small or gzip files, or where mapping is
+/// cache: no copy, no fresh allocation; pages are let go once parsed, see
+/// [`SourceText::release`]). `None` for small or gzip files, or where mapping is
 /// not possible, which are read instead. The map assumes the file is not truncated while
 /// toolscope runs, as any reader of a mapped file does.
 fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, InputError> {
@@ -120,7 +121,7 @@ fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, I
     }
     // SAFETY: read-only private map of a regular file; the text is validated as UTF-8 below
     // and never written through.
-    let Ok(map) = (unsafe { memmap2::MmapOptions::new().populate().map(&file) }) else {
+    let Ok(map) = (unsafe { memmap2::MmapOptions::new().map(&file) }) else {
         return Ok(None);
     };
     if map.starts_with(&[0x1f, 0x8b]) {
@@ -128,8 +129,8 @@ fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, I
     }
     match SourceText::mapped(map) {
         Ok(text) => Ok(Some(text)),
-        Err((map, e)) => {
-            let (line, col) = line_col(&map[..e.valid_up_to()]);
+        Err((map, valid)) => {
+            let (line, col) = line_col(&map[..valid]);
             Err(InputError::new(
                 name,
                 &format!("{line}:{col}"),
@@ -313,6 +314,8 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
     tt("+ nodes and edges", t_split);
     g.finish();
     tt("+ adjacency", t_split);
+    // what the engine needs is parsed; the text is read again only for emitted tools
+    text.release(0, text.len());
     g.set_source_text(text.clone());
     Ok((g, warnings))
 }
@@ -351,7 +354,9 @@ fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> 
     }
     type Batch<'t> = (usize, ToolRowTexts<'t>);
     type Parsed<'t> = (usize, ToolRowTexts<'t>, Vec<Result<Tool, InputError>>);
-    let (tx, rx) = std::sync::mpsc::channel::<Batch<'t>>();
+    // bounded: the scan stays a few batches ahead of the parsers, so only that window of a
+    // mapped file is resident
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch<'t>>(2 * threads);
     let rx = std::sync::Mutex::new(rx);
     std::thread::scope(|sc| {
         let workers: Vec<_> = (0..threads)
@@ -369,6 +374,10 @@ fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> 
                             .iter()
                             .map(|(key, raw)| parse_tool_row(name, text, key, raw))
                             .collect();
+                        if let (Some(first), Some(last)) = (batch.first(), batch.last()) {
+                            let end = text.offset_of(last.1) + last.1.len();
+                            text.release(text.offset_of(first.1), end);
+                        }
                         done.push((i, batch, built));
                     }
                     done

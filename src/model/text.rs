@@ -22,14 +22,39 @@ impl SourceText {
     }
 
     /// Wraps a read-only map once its bytes are known to be UTF-8; gives the map back with
-    /// the error otherwise.
-    pub fn mapped(map: memmap2::Mmap) -> Result<Self, (memmap2::Mmap, std::str::Utf8Error)> {
-        match std::str::from_utf8(&map) {
-            Ok(_) => Ok(SourceText {
-                inner: Inner::Mapped(map),
-            }),
-            Err(e) => Err((map, e)),
+    /// the length of its valid prefix otherwise. The check goes chunk by chunk and lets the
+    /// pages of each checked chunk go, so the whole file is never resident at once.
+    pub fn mapped(map: memmap2::Mmap) -> Result<Self, (memmap2::Mmap, usize)> {
+        const CHUNK: usize = 16 << 20;
+        let mut off = 0;
+        while off < map.len() {
+            let end = (off + CHUNK).min(map.len());
+            let next = match std::str::from_utf8(&map[off..end]) {
+                Ok(_) => end,
+                // a character cut by the chunk's end: check it with the next chunk
+                Err(e) if e.error_len().is_none() && end < map.len() => off + e.valid_up_to(),
+                Err(e) => return Err((map, off + e.valid_up_to())),
+            };
+            release_pages(&map, off, next);
+            off = next;
         }
+        Ok(SourceText {
+            inner: Inner::Mapped(map),
+        })
+    }
+
+    /// Lets the resident pages of bytes `start..end` of a mapped text go (only whole pages
+    /// inside the range); touching them again reads them back from the page cache. A no-op
+    /// for owned text. Keeps a large artifact's RSS near the part being worked on.
+    pub fn release(&self, start: usize, end: usize) {
+        if let Inner::Mapped(m) = &self.inner {
+            release_pages(m, start, end);
+        }
+    }
+
+    /// Byte offset of `part`, a slice of this text.
+    pub fn offset_of(&self, part: &str) -> usize {
+        part.as_ptr() as usize - self.as_str().as_ptr() as usize
     }
 
     pub fn as_str(&self) -> &str {
@@ -39,6 +64,25 @@ impl SourceText {
             Inner::Mapped(m) => unsafe { std::str::from_utf8_unchecked(m) },
         }
     }
+}
+
+fn release_pages(map: &memmap2::Mmap, start: usize, end: usize) {
+    #[cfg(unix)]
+    {
+        const PAGE: usize = 4096;
+        let base = map.as_ptr() as usize; // page-aligned
+        debug_assert_eq!(base % PAGE, 0);
+        let s = start.div_ceil(PAGE) * PAGE;
+        let e = (end.min(map.len()) / PAGE) * PAGE;
+        if e > s {
+            // SAFETY: a private, read-only map of a file nobody writes through: dropping its
+            // pages never changes the bytes seen later (they are read back from the file).
+            let _ =
+                unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, s, e - s) };
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (map, start, end);
 }
 
 impl Deref for SourceText {
