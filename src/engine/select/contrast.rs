@@ -65,7 +65,10 @@ pub struct Ctx {
     consumes: Terms,
     produces: Terms,
     scope: &'static str,
-    generic_extra: Terms,
+    /// `surface` / `penalty_surface` without generic, tool-specific generic and
+    /// version-like terms: qualifier candidates before the group's shared terms go
+    qualifier_pool: Terms,
+    penalty_pool: Terms,
 }
 
 fn join_nonempty(parts: &[String]) -> String {
@@ -146,6 +149,20 @@ pub fn context(
     let mut generic_extra = Terms::new();
     st_into(&v.resource, &mut generic_extra);
     st_into(&v.module, &mut generic_extra);
+    let generic = generic_q_base();
+    let pool = |terms: &Terms| -> Terms {
+        terms
+            .iter()
+            .filter(|t| {
+                !generic.contains(&t.as_str())
+                    && !generic_extra.contains(*t)
+                    && !is_version_or_numeric(t)
+            })
+            .cloned()
+            .collect()
+    };
+    let qualifier_pool = pool(&surface);
+    let penalty_pool = pool(&penalty_surface);
     Ctx {
         group: format!("{group_key}:siblings:all"),
         surface,
@@ -153,7 +170,8 @@ pub fn context(
         consumes,
         produces,
         scope,
-        generic_extra,
+        qualifier_pool,
+        penalty_pool,
     }
 }
 
@@ -168,15 +186,11 @@ fn intersect_all<'a>(sets: impl Iterator<Item = &'a Terms>) -> Terms {
     acc.unwrap_or_default()
 }
 
-fn qualifiers(surface: &Terms, shared: &Terms, generic: &StrSet, extra: &Terms) -> Terms {
-    surface
-        .iter()
-        .filter(|t| {
-            !shared.contains(*t)
-                && !generic.contains(&t.as_str())
-                && !extra.contains(*t)
-                && !is_version_or_numeric(t)
-        })
+/// A candidate's qualifiers: its pool (surface minus generic and version-like terms) minus
+/// the terms every sibling of its group shares.
+fn qualifiers(pool: &Terms, shared: &Terms) -> Terms {
+    pool.iter()
+        .filter(|t| !shared.contains(*t))
         .cloned()
         .collect()
 }
@@ -198,7 +212,6 @@ fn list12(t: &Terms) -> Vec<String> {
 pub fn apply(ctx: &[&Ctx], rows: &mut [Candidate], qa: &QueryAnalysis) -> QueryFacets {
     let qc = ck_set(&qa.qt);
     let q_scope = scope_of(&qc);
-    let generic = generic_q_base();
     // groups in first-seen order
     let mut groups: Vec<String> = Vec::new();
     for c in ctx {
@@ -210,16 +223,15 @@ pub fn apply(ctx: &[&Ctx], rows: &mut [Candidate], qa: &QueryAnalysis) -> QueryF
     let mut pquals: Vec<Terms> = vec![Terms::new(); rows.len()];
     for g in &groups {
         let members: Vec<usize> = (0..rows.len()).filter(|&i| ctx[i].group == *g).collect();
+        if members.len() < 2 {
+            // a lone candidate shares every term with its group: no qualifiers
+            continue;
+        }
         let shared = intersect_all(members.iter().map(|&i| &ctx[i].surface));
         let shared_p = intersect_all(members.iter().map(|&i| &ctx[i].penalty_surface));
         for &i in &members {
-            quals[i] = qualifiers(&ctx[i].surface, &shared, generic, &ctx[i].generic_extra);
-            pquals[i] = qualifiers(
-                &ctx[i].penalty_surface,
-                &shared_p,
-                generic,
-                &ctx[i].generic_extra,
-            );
+            quals[i] = qualifiers(&ctx[i].qualifier_pool, &shared);
+            pquals[i] = qualifiers(&ctx[i].penalty_pool, &shared_p);
         }
     }
     for i in 0..rows.len() {
