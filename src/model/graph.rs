@@ -328,16 +328,33 @@ impl Graph {
 
     /// Out-edges of a node in insertion order.
     pub fn out_edges(&self, node: NodeId) -> impl Iterator<Item = EdgeId> + '_ {
-        self.adj
-            .edges_directed(node, Direction::Outgoing)
-            .map(|(_, _, &e)| e)
+        Self::flat_or(&self.out_adj, node, move || {
+            self.adj
+                .edges_directed(node, Direction::Outgoing)
+                .map(|(_, _, &e)| e)
+        })
     }
 
     /// In-edges of a node in insertion order.
     pub fn in_edges(&self, node: NodeId) -> impl Iterator<Item = EdgeId> + '_ {
-        self.adj
-            .edges_directed(node, Direction::Incoming)
-            .map(|(_, _, &e)| e)
+        Self::flat_or(&self.in_adj, node, move || {
+            self.adj
+                .edges_directed(node, Direction::Incoming)
+                .map(|(_, _, &e)| e)
+        })
+    }
+
+    /// The flattened edge list of `node` once [`Graph::finish`] has built it (the fast path
+    /// of every query), else the petgraph walk.
+    fn flat_or<'a, I: Iterator<Item = EdgeId> + 'a>(
+        flat: &'a [Vec<EdgeId>],
+        node: NodeId,
+        walk: impl FnOnce() -> I,
+    ) -> impl Iterator<Item = EdgeId> + 'a {
+        match flat.get(node as usize) {
+            Some(list) => either::Either::Left(list.iter().copied()),
+            None => either::Either::Right(walk()),
+        }
     }
 
     pub fn tool_count(&self) -> usize {
