@@ -97,7 +97,7 @@ impl JsonWriter {
 
     pub fn f64(&mut self, x: f64) -> &mut Self {
         self.before_value();
-        self.out.push_str(&float_repr(x));
+        crate::engine::pytext::push_float_repr(&mut self.out, x);
         self
     }
 

@@ -88,14 +88,96 @@ pub fn round(x: f64, n: usize) -> f64 {
     if !x.is_finite() {
         return x;
     }
-    let s = format!("{x:.n$}");
-    let v: f64 = s.parse().unwrap_or(x);
+    // formatted on the stack: this runs for every score of every candidate
+    let mut buf = StackText::new();
+    let v: f64 = if std::fmt::Write::write_fmt(&mut buf, format_args!("{x:.n$}")).is_ok() {
+        buf.as_str().parse().unwrap_or(x)
+    } else {
+        format!("{x:.n$}").parse().unwrap_or(x)
+    };
     // Python keeps the sign of zero: round(-0.0001, 2) == -0.0
     v
 }
 
+/// A small text buffer on the stack; writing past its capacity fails (callers fall back
+/// to a heap string).
+struct StackText {
+    buf: [u8; 96],
+    len: usize,
+}
+
+impl StackText {
+    fn new() -> Self {
+        StackText {
+            buf: [0; 96],
+            len: 0,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // only whole `&str`s are ever copied in
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 /// Python `repr(float)`: shortest round-trip digits, scientific below 1e-4 and from 1e16.
 pub fn float_repr(x: f64) -> String {
+    let mut out = String::new();
+    push_float_repr(&mut out, x);
+    out
+}
+
+/// [`float_repr`] appended to `out`.
+pub fn push_float_repr(out: &mut String, x: f64) {
+    // Where both use plain decimal notation, ryu's shortest round-trip text is Python's repr
+    // (same digits, "1.0" for integral values); elsewhere Python's layout is built below.
+    if x.is_finite() && (1e-4..1e15).contains(&x.abs()) {
+        let mut b = ryu::Buffer::new();
+        let s = b.format_finite(x);
+        if !s.contains('e') {
+            out.push_str(s);
+            return;
+        }
+    }
+    out.push_str(&float_repr_slow(x));
+}
+
+/// The shortest digits that read back as `x` (ties to even, as Python's repr picks them),
+/// without leading or trailing zeros, and the decimal exponent of the first one: 0.000123 ->
+/// (false, "123", -4). From ryu, whose text is either plain ("0.000123", "123.45") or
+/// scientific ("1.2345e-5", "1e16").
+fn shortest_digits(x: f64) -> (bool, String, i32) {
+    let mut b = ryu::Buffer::new();
+    let s = b.format_finite(x);
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let (mant, e10) = match s.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (s, 0),
+    };
+    let (int_part, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let all = format!("{int_part}{frac}");
+    let lead = all.bytes().take_while(|&c| c == b'0').count();
+    let digits = all[lead..].trim_end_matches('0').to_string();
+    let exp = int_part.len() as i32 - 1 - lead as i32 + e10;
+    (neg, digits, exp)
+}
+
+fn float_repr_slow(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
     }
@@ -113,12 +195,7 @@ pub fn float_repr(x: f64) -> String {
             "0.0".into()
         };
     }
-    // `{:e}` gives the shortest round-trip digits, e.g. "1.2345e-5".
-    let e = format!("{x:e}");
-    let (mant, exp) = e.split_once('e').expect("LowerExp always has an exponent");
-    let exp: i32 = exp.parse().expect("exponent is an integer");
-    let neg = mant.starts_with('-');
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let (neg, digits, exp) = shortest_digits(x);
     let mut out = String::new();
     if neg {
         out.push('-');
@@ -320,5 +397,78 @@ mod tests {
         assert_eq!(first_line("ab\r\ncd"), "ab");
         assert_eq!(first_line(""), "");
         assert_eq!(first_line("x\u{2028}y"), "x");
+    }
+}
+
+#[cfg(test)]
+mod float_repr_tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_matches_the_python_layout_everywhere() {
+        // a deterministic spread over magnitudes, plus rounded scores
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200_000 {
+            let bits = next();
+            let x = f64::from_bits(bits);
+            if x.is_finite() {
+                assert_eq!(float_repr(x), float_repr_slow(x), "{bits:x}");
+            }
+            let mant = (next() % 10_000_000) as f64 / 1e6;
+            let exp = (next() % 40) as i32 - 20;
+            for y in [mant * 10f64.powi(exp), round(mant, 6), round(mant / 7.0, 4)] {
+                assert_eq!(float_repr(y), float_repr_slow(y), "{y:e}");
+                assert_eq!(float_repr(-y), float_repr_slow(-y), "{y:e}");
+            }
+        }
+        for y in [
+            1e-4,
+            0.0001,
+            1e15,
+            999999999999999.9,
+            1.0,
+            0.1,
+            0.5,
+            2.0,
+            123456.0,
+        ] {
+            assert_eq!(float_repr(y), float_repr_slow(y), "{y:e}");
+        }
+    }
+
+    #[test]
+    fn python_repr_vectors() {
+        // repr() of each value, from CPython 3.12
+        for (x, want) in [
+            (f64::from_bits(0x42ea_8090_bb0f_6d84), "233115890514796.12"), // a tie: to even
+            (1e-05, "1e-05"),
+            (1e+16, "1e+16"),
+            (1.5e-07, "1.5e-07"),
+            (1.2345678901234568e+17, "1.2345678901234568e+17"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e+308, "1.7976931348623157e+308"),
+            (0.00010000000000000002, "0.00010000000000000002"),
+            (2.675, "2.675"),
+        ] {
+            assert_eq!(float_repr(x), want);
+            assert_eq!(float_repr_slow(x), want);
+        }
+    }
+
+    #[test]
+    fn round_matches_formatting_with_a_heap_string() {
+        for x in [0.1234565, 2.5e-7, -0.00049, 1e300, 123456789.98765432, -0.0] {
+            for n in [0, 2, 4, 6] {
+                let want: f64 = format!("{x:.n$}").parse().unwrap();
+                assert_eq!(round(x, n).to_bits(), want.to_bits(), "{x} {n}");
+            }
+        }
     }
 }
