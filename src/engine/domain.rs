@@ -4,21 +4,14 @@
 //! All query-side predicates are evaluated once per query; a document only pays for the
 //! multipliers whose query side fired.
 
-use regex::Regex;
-use std::sync::LazyLock;
+use super::rx::LazyRegex;
 
 use super::pytext;
 use crate::model::Tool;
 
-/// Compiles a pattern written in Python syntax, widening `\s` to Python's whitespace set.
-fn re(p: &str) -> Regex {
-    let p = p.replace(r"\s", r"[\s\x1c-\x1f]");
-    Regex::new(&p).expect("static pattern")
-}
-
 macro_rules! rx {
     ($name:ident, $p:expr) => {
-        static $name: LazyLock<Regex> = LazyLock::new(|| re($p));
+        static $name: LazyRegex = LazyRegex::new($p);
     };
 }
 

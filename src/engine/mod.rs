@@ -15,6 +15,7 @@ pub mod params;
 pub mod pytext;
 pub mod query;
 pub mod retrieve;
+pub mod rx;
 pub mod select;
 pub mod semantic;
 pub mod subgraph;

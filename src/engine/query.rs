@@ -1,8 +1,7 @@
 //! Query processing (spec §3.4): tokens, stopwords and expansions, and BM25 seed scoring
 //! over the inverted index (§3.5, §3.6).
 
-use regex::Regex;
-use std::sync::LazyLock;
+use super::rx::LazyRegex;
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::canonical_combining_class;
 
@@ -14,22 +13,17 @@ use super::pytext;
 use super::tokenize::Tokenizer;
 use crate::model::{Graph, ToolId};
 
-fn re(p: &str) -> Regex {
-    Regex::new(&p.replace(r"\s", r"[\s\x1c-\x1f]")).expect("static pattern")
-}
-
-static NS_SCOPED: LazyLock<Regex> =
-    LazyLock::new(|| re(r"\bin\s+(a|the|this|default|my)\s+namespace\b"));
-static ALL_NS: LazyLock<Regex> = LazyLock::new(|| re(r"\ball\s+namespace"));
-static EXEC: LazyLock<Regex> = LazyLock::new(|| re(r"\b(exec|execute)\b"));
-static ATTACH: LazyLock<Regex> = LazyLock::new(|| re(r"\battach\b"));
-static DELETE_ALL: LazyLock<Regex> = LazyLock::new(|| re(r"\bdelete\s+all\b"));
-static REMOVE_ALL: LazyLock<Regex> = LazyLock::new(|| re(r"\bremove\s+all\b"));
-static STATUS: LazyLock<Regex> = LazyLock::new(|| re(r"\bstatus\b"));
-static LOGS: LazyLock<Regex> = LazyLock::new(|| re(r"\blogs?\b"));
-static SCALE: LazyLock<Regex> = LazyLock::new(|| re(r"\bscale\b"));
-static EPHEMERAL: LazyLock<Regex> = LazyLock::new(|| re(r"\bephemeral\b"));
-static PROXY: LazyLock<Regex> = LazyLock::new(|| re(r"\bproxy\b"));
+static NS_SCOPED: LazyRegex = LazyRegex::new(r"\bin\s+(a|the|this|default|my)\s+namespace\b");
+static ALL_NS: LazyRegex = LazyRegex::new(r"\ball\s+namespace");
+static EXEC: LazyRegex = LazyRegex::new(r"\b(exec|execute)\b");
+static ATTACH: LazyRegex = LazyRegex::new(r"\battach\b");
+static DELETE_ALL: LazyRegex = LazyRegex::new(r"\bdelete\s+all\b");
+static REMOVE_ALL: LazyRegex = LazyRegex::new(r"\bremove\s+all\b");
+static STATUS: LazyRegex = LazyRegex::new(r"\bstatus\b");
+static LOGS: LazyRegex = LazyRegex::new(r"\blogs?\b");
+static SCALE: LazyRegex = LazyRegex::new(r"\bscale\b");
+static EPHEMERAL: LazyRegex = LazyRegex::new(r"\bephemeral\b");
+static PROXY: LazyRegex = LazyRegex::new(r"\bproxy\b");
 
 /// Where a query token came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
