@@ -104,7 +104,7 @@ pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
 }
 
 /// Files from this size on are memory-mapped instead of read into a buffer.
-const MAP_FROM_BYTES: u64 = 1 << 20;
+const MAP_FROM_BYTES: u64 = 256 << 10;
 
 /// A large, uncompressed file mapped read-only (its pages come straight from the page
 /// cache: no copy, no fresh allocation; pages are let go once parsed, see
@@ -331,7 +331,7 @@ struct FastLoad<'t> {
 }
 
 /// Below this size the fast path runs on one thread.
-const PARALLEL_FROM_BYTES: usize = 1 << 20;
+const PARALLEL_FROM_BYTES: usize = 256 << 10;
 
 /// Splits the tool rows off with [`split_tool_rows`] and parses them (on worker threads for
 /// large texts, batch by batch as the scan finds them) while the rest is parsed with serde.
