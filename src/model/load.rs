@@ -90,9 +90,7 @@ fn line_col(prefix: &[u8]) -> (usize, usize) {
 pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
     let name = path.display().to_string();
     let t = std::time::Instant::now();
-    if let Some(text) = map_large_plain_file(&name, path)? {
-        tt("map and UTF-8 check", t);
-        let (g, warnings) = load_graph_text(&name, Arc::new(text))?;
+    if let Some((g, warnings)) = load_graph_mapped_quiet(path)? {
         for w in warnings {
             eprintln!("{w}");
         }
@@ -103,8 +101,21 @@ pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
     load_graph_bytes(&name, bytes)
 }
 
+/// Loads a plain (not gzip) artifact of at least [`MAP_FROM_BYTES`] through a read-only
+/// memory map, returning its warnings; `Ok(None)` when the file should be read instead
+/// (small, gzip, not mappable).
+pub fn load_graph_mapped_quiet(path: &Path) -> Result<Option<(Graph, Vec<String>)>, InputError> {
+    let name = path.display().to_string();
+    let t = std::time::Instant::now();
+    let Some(text) = map_large_plain_file(&name, path)? else {
+        return Ok(None);
+    };
+    tt("map and UTF-8 check", t);
+    load_graph_text(&name, Arc::new(text)).map(Some)
+}
+
 /// Files from this size on are memory-mapped instead of read into a buffer.
-const MAP_FROM_BYTES: u64 = 256 << 10;
+pub const MAP_FROM_BYTES: u64 = 256 << 10;
 
 /// A large, uncompressed file mapped read-only (its pages come straight from the page
 /// cache: no copy, no fresh allocation; pages are let go once parsed, see

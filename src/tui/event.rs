@@ -289,6 +289,24 @@ pub fn load(
         }
         Source::File(path) => {
             let name = path.display().to_string();
+            step(
+                "opening",
+                0.05,
+                "large plain files are mapped and parsed in place (the screen stays responsive; q quits)"
+                    .into(),
+            );
+            if let Some((graph, warnings)) =
+                crate::model::load::load_graph_mapped_quiet(path).map_err(|e| e.to_string())?
+            {
+                step(
+                    "building the BM25 index",
+                    0.85,
+                    format!("{} tools, {} edges", graph.tool_count(), graph.edge_count()),
+                );
+                let engine = Engine::new(graph);
+                step("ready", 1.0, String::new());
+                return Ok((engine, warnings));
+            }
             let mut f =
                 std::fs::File::open(path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
             let total = f.metadata().map(|m| m.len()).unwrap_or(0);
