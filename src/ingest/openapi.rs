@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::refs::{REF_MARKER, Resolver};
 use super::schema::{ParamSchema, ToolSchema};
+use crate::engine::pytext::truthy;
 use crate::error::InputError;
 
 pub const METHODS: &[&str] = &[
@@ -176,16 +177,6 @@ pub struct FieldRow {
     pub depth: usize,
 }
 
-const HINT_KEYS: &[(&str, &str)] = &[
-    ("description", "description"),
-    ("enum", "enum"),
-    ("format", "format"),
-    ("example", "example"),
-    ("default", "default"),
-    ("minimum", "minimum"),
-    ("maximum", "maximum"),
-];
-
 fn order_row(mut m: Map<String, Value>, order: &[&str]) -> Map<String, Value> {
     let mut out = Map::with_capacity(m.len());
     for k in order {
@@ -199,33 +190,6 @@ fn order_row(mut m: Map<String, Value>, order: &[&str]) -> Map<String, Value> {
     out
 }
 
-const FIELD_ORDER_RESPONSE: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "required",
-    "location",
-    "description",
-    "enum",
-    "response_body_root",
-    "format",
-    "example",
-    "default",
-    "nullable",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "required_in_branch",
-    "schema_ref",
-    "additional_properties",
-    "map_value",
-    "map_key_placeholder",
-    "value_type",
-    "value_format",
-    "value_path_aliases",
-    "response_collection_path",
-    "response_item_path",
-];
 const FIELD_ORDER_REQUEST: &[&str] = &[
     "field_name",
     "json_path",
@@ -312,271 +276,17 @@ const AC_PRODUCES_ORDER: &[&str] = &[
     "description",
 ];
 
-/// Flattens a resolved schema into leaf rows.
-/// Leaf rows collected by a walk; a json path is emitted once.
-pub struct Rows {
-    rows: Vec<FieldRow>,
-    seen: rustc_hash::FxHashSet<String>,
-}
-
 pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
-    let mut out = Rows {
-        rows: Vec::new(),
-        seen: Default::default(),
-    };
-    let root_ref = schema
-        .get(REF_MARKER)
-        .and_then(Value::as_str)
-        .map(String::from);
-    walk_fields(
-        schema,
-        "$",
-        None,
-        false,
-        location,
-        root_ref.as_deref(),
-        &mut out,
-        0,
-    );
-    out.rows
-}
-
-/// Properties and `required` of an object schema, with `allOf` branches merged in order.
-fn merged_object(schema: &Value) -> (Map<String, Value>, Vec<String>) {
-    let mut props = Map::new();
-    let mut req: Vec<String> = Vec::new();
-    let mut stack = vec![(schema, 0usize)];
-    let mut order: Vec<&Value> = Vec::new();
-    while let Some((s, d)) = stack.pop() {
-        if d > 16 {
-            continue;
-        }
-        order.push(s);
-        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
-            for b in all.iter().rev() {
-                stack.push((b, d + 1));
-            }
-        }
-    }
-    // own properties first, then branches in order (pre-order walk)
-    for s in order {
-        if let Some(p) = s.get("properties").and_then(Value::as_object) {
-            for (k, v) in p {
-                props.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
-        if let Some(r) = s.get("required").and_then(Value::as_array) {
-            for x in r.iter().filter_map(Value::as_str) {
-                if !req.iter().any(|y| y == x) {
-                    req.push(x.to_string());
-                }
-            }
-        }
-    }
-    (props, req)
-}
-
-/// The effective schema of a property: an `allOf` wrapper with one branch is that branch
-/// (plus the wrapper's own keys); a `oneOf`/`anyOf` takes its first non-null branch.
-fn effective(schema: &Value) -> std::borrow::Cow<'_, Value> {
-    use std::borrow::Cow;
-    if schema.get("type").is_none()
-        && schema.get("properties").is_none()
-        && let Some(all) = schema.get("allOf").and_then(Value::as_array)
-        && all.len() == 1
-    {
-        let mut m = all[0].as_object().cloned().unwrap_or_default();
-        // a single-branch allOf wrapper: the wrapper's keys win, the branch's format is not
-        // carried over
-        m.remove("format");
-        for (k, v) in schema.as_object().into_iter().flatten() {
-            if k != "allOf" {
-                m.insert(k.clone(), v.clone());
-            }
-        }
-        return Cow::Owned(Value::Object(m));
-    }
-    Cow::Borrowed(schema)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn walk_fields(
-    schema: &Value,
-    path: &str,
-    name: Option<&str>,
-    required: bool,
-    location: &str,
-    sref: Option<&str>,
-    out: &mut Rows,
-    depth: usize,
-) {
-    if depth > 64 || out.rows.len() > 100_000 {
-        return;
-    }
-    let eff = effective(schema);
-    let schema = eff.as_ref();
-    let sref = sref.or_else(|| schema.get(REF_MARKER).and_then(Value::as_str));
-    // oneOf / anyOf: every non-null branch contributes its fields (first path wins)
-    if schema.get("type").is_none() && schema.get("properties").is_none() {
-        for k in ["oneOf", "anyOf"] {
-            if let Some(br) = schema.get(k).and_then(Value::as_array) {
-                for b in br {
-                    if b.get("type").and_then(Value::as_str) == Some("null") {
-                        continue;
-                    }
-                    // rows whose path an earlier branch produced are not pushed again
-                    walk_fields(b, path, name, required, location, sref, out, depth + 1);
-                }
-                return;
-            }
-        }
-    }
-    let ty = schema_type(schema);
-    let is_obj = schema.get("properties").is_some() || schema.get("allOf").is_some();
-    match ty.as_deref() {
-        Some("object") | None if is_obj => {
-            let (props, req) = merged_object(schema);
-            for (k, p) in &props {
-                // request bodies never carry read-only (server-set) properties
-                if location == "body" && p.get("readOnly").and_then(Value::as_bool) == Some(true) {
-                    continue;
-                }
-                walk_fields(
-                    p,
-                    &format!("{path}.{k}"),
-                    Some(k),
-                    req.iter().any(|x| x == k),
-                    location,
-                    sref,
-                    out,
-                    depth + 1,
-                );
-            }
-        }
-        Some("array")
-            if {
-                let it = schema.get("items").map(effective);
-                !it.as_deref().is_some_and(|i| {
-                    schema_type(i).as_deref() == Some("object")
-                        && i.get("properties").is_none()
-                        && i.get("allOf").is_none()
-                        && !i.get("additionalProperties").is_some_and(Value::is_object)
-                })
-            } =>
-        {
-            let items = schema.get("items").cloned().unwrap_or(json!({}));
-            walk_fields(
-                &items,
-                &format!("{path}[*]"),
-                name,
-                required,
-                location,
-                sref,
-                out,
-                depth + 1,
-            );
-        }
-        Some("object")
-            if schema
-                .get("additionalProperties")
-                .is_some_and(Value::is_object) =>
-        {
-            let ap = &schema["additionalProperties"];
-            walk_fields(
-                ap,
-                &format!("{path}.*"),
-                name,
-                false,
-                location,
-                sref,
-                out,
-                depth + 1,
-            );
-        }
-        _ => {
-            let Some(name) = name else {
-                return;
-            };
-            if !out.seen.insert(path.to_string()) {
-                return;
-            }
-            let mut m = Map::new();
-            m.insert("field_name".into(), json!(name));
-            m.insert("json_path".into(), json!(path));
-            m.insert(
-                "field_type".into(),
-                json!(ty.unwrap_or_else(|| "string".into())),
-            );
-            m.insert("required".into(), json!(required));
-            m.insert("location".into(), json!(location));
-            for (k, out_k) in HINT_KEYS {
-                match schema.get(*k) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(x)) if x.is_empty() => {}
-                    // long field descriptions are cut at 200 characters
-                    Some(Value::String(x)) if *k == "description" => {
-                        m.insert(
-                            (*out_k).into(),
-                            json!(x.chars().take(200).collect::<String>()),
-                        );
-                    }
-                    Some(v) => {
-                        m.insert((*out_k).into(), v.clone());
-                    }
-                }
-            }
-            m.insert(
-                "nullable".into(),
-                json!(
-                    schema
-                        .get("nullable")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert(
-                "read_only".into(),
-                json!(
-                    schema
-                        .get("readOnly")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert(
-                "write_only".into(),
-                json!(
-                    schema
-                        .get("writeOnly")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert(
-                "deprecated".into(),
-                json!(
-                    schema
-                        .get("deprecated")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert("required_in_branch".into(), json!(false));
-            if let Some(r) = sref {
-                m.insert("schema_ref".into(), json!(r));
-            }
-            let is_map = path.ends_with(".*");
-            m.insert("additional_properties".into(), json!(is_map));
-            m.insert("map_value".into(), json!(is_map));
-            if is_map {
-                m.insert("map_key_placeholder".into(), json!("*"));
-            }
-            out.rows.push(FieldRow {
-                map: m,
-                depth: path.matches('.').count(),
-            });
-        }
-    }
+    super::leaves::schema_field_rows(schema, location)
+        .into_iter()
+        .map(|map| {
+            let depth = map
+                .get("json_path")
+                .and_then(Value::as_str)
+                .map_or(0, |p| p.matches('.').count());
+            FieldRow { map, depth }
+        })
+        .collect()
 }
 
 /// The `Fields:` summary appended to object/array parameter descriptions.
@@ -1469,91 +1179,30 @@ fn operation_tool(
             responses.push(Value::Object(row));
         }
     }
-    let resp_fields: Vec<FieldRow> = resp_schema
+    let mut resp_rows: Vec<Map<String, Value>> = resp_schema
         .as_ref()
-        .map(|x| flatten(x, "response"))
+        .map(|x| super::leaves::schema_field_rows(x, "response"))
         .unwrap_or_default();
+    if resp_rows.is_empty()
+        && let Some(rs) = &resp_schema
+        && let Some(root) = response_body_root_row(rs)
+    {
+        resp_rows.push(root);
+    }
+    let envelope = super::shape::annotate(resp_schema.as_ref(), &mut resp_rows);
     let mut ac_produces: Vec<Value> = Vec::new();
-    let mut oa_resp_fields: Vec<Value> = Vec::new();
-    let collection = resp_schema.as_ref().and_then(collection_path);
-    // a map-shaped response body (additionalProperties only) is one root field
-    if resp_fields.is_empty()
-        && let Some(rs) = &resp_schema
-        && schema_type(rs).as_deref() == Some("object")
-        && rs.get("properties").is_none()
-        && let Some(ap) = rs.get("additionalProperties").filter(|a| a.is_object())
-    {
-        let mut m = Map::new();
-        m.insert("field_name".into(), json!("body"));
-        m.insert("json_path".into(), json!("$"));
-        m.insert("field_type".into(), json!("object"));
-        m.insert("required".into(), json!(false));
-        m.insert("location".into(), json!("response"));
-        m.insert("response_body_root".into(), json!(true));
-        m.insert("additional_properties".into(), json!(true));
-        m.insert("map_value".into(), json!(true));
-        m.insert("map_key_placeholder".into(), json!("*"));
-        if let Some(t) = schema_type(ap) {
-            m.insert("value_type".into(), json!(t));
+    let mut oa_resp_fields: Vec<Value> = Vec::with_capacity(resp_rows.len());
+    for m in resp_rows {
+        let mut p = Map::new();
+        for k in ["field_name", "json_path", "field_type"] {
+            p.insert(k.into(), m.get(k).cloned().unwrap_or(Value::Null));
         }
-        if let Some(f) = ap.get("format") {
-            m.insert("value_format".into(), f.clone());
+        if let Some(e) = m.get("enum").filter(|e| truthy(e)) {
+            p.insert("enum".into(), e.clone());
         }
-        m.insert("value_path_aliases".into(), json!(["$.body"]));
-        let mut p = m.clone();
-        p.remove("required");
-        p.remove("location");
-        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
-        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
-    }
-    // a scalar response body is one root field
-    if resp_fields.is_empty()
-        && let Some(rs) = &resp_schema
-        && let Some(ty) = schema_type(rs)
-        && ty != "object"
-        && ty != "array"
-    {
-        let mut m = Map::new();
-        m.insert("field_name".into(), json!("body"));
-        m.insert("json_path".into(), json!("$"));
-        m.insert("field_type".into(), json!(ty));
-        m.insert("required".into(), json!(false));
-        m.insert("location".into(), json!("response"));
-        if let Some(f) = rs.get("format") {
-            m.insert("format".into(), f.clone());
-        }
-        m.insert("response_body_root".into(), json!(true));
-        m.insert("value_path_aliases".into(), json!(["$.body"]));
-        let mut p = m.clone();
-        p.remove("required");
-        p.remove("location");
-        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
-        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
-    }
-    for f in &resp_fields {
-        let mut m = f.map.clone();
-        let jp = m["json_path"].as_str().unwrap_or("").to_string();
-        // "$.body…" aliases that would read a field named body twice are not made
-        let body_alias =
-            |rest: &str| (!rest.starts_with(".body")).then(|| json!(format!("$.body{rest}")));
-        let mut aliases: Vec<Value> = body_alias(&jp[1..]).into_iter().collect();
-        if let Some(cp) = &collection
-            && let Some(rest) = jp.strip_prefix(cp.as_str())
-            && (rest.is_empty() || rest.starts_with('.'))
-        {
-            aliases.push(json!(format!("${rest}")));
-            aliases.extend(body_alias(rest));
-            m.insert("response_collection_path".into(), json!(cp));
-            m.insert("response_item_path".into(), json!(cp));
-        }
-        if !aliases.is_empty() {
-            m.insert("value_path_aliases".into(), Value::Array(aliases));
-        }
-        let mut p = m.clone();
-        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
-        p.remove("required");
-        p.remove("location");
-        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
+        copy_row_hints(&m, &mut p);
+        ac_produces.push(Value::Object(p));
+        oa_resp_fields.push(Value::Object(m));
     }
     for h in &resp_headers {
         let mut m = h.as_object().cloned().unwrap_or_default();
@@ -1731,9 +1380,6 @@ fn operation_tool(
         "schema".into(),
         resp_schema.clone().unwrap_or_else(|| json!({})),
     );
-    let envelope = resp_schema
-        .as_ref()
-        .and_then(|rs| envelope_of(rs, collection.as_deref()));
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
     if !resp_headers.is_empty() {
         resp.insert("headers".into(), Value::Array(resp_headers.clone()));
@@ -1741,8 +1387,8 @@ fn operation_tool(
     if !resp_links.is_empty() {
         resp.insert("links".into(), Value::Array(resp_links));
     }
-    if let Some(e) = envelope {
-        resp.insert("envelope".into(), e);
+    if !envelope.is_empty() {
+        resp.insert("envelope".into(), Value::Object(envelope));
     }
     oa.insert("response".into(), Value::Object(resp));
     oa.insert("responses".into(), Value::Array(responses));
@@ -2031,87 +1677,6 @@ fn expression_source(e: &str) -> (&'static str, Option<(&'static str, String)>) 
     }
 }
 
-const ENVELOPE_METADATA: &[&str] = &[
-    "status",
-    "code",
-    "message",
-    "msg",
-    "success",
-    "error",
-    "errors",
-    "result_code",
-    "resultCode",
-    "result_message",
-    "resultMessage",
-    "timestamp",
-    "trace_id",
-    "traceId",
-];
-
-/// `openapi.response.envelope`: the collection path and the top-level status fields.
-fn envelope_of(schema: &Value, collection: Option<&str>) -> Option<Value> {
-    let is_array = schema_type(schema).as_deref() == Some("array");
-    let mut m = Map::new();
-    if let Some(c) = collection {
-        m.insert("collection_path".into(), json!(c));
-        m.insert("item_path".into(), json!(c));
-    }
-    if is_array {
-        return (!m.is_empty()).then_some(Value::Object(m));
-    }
-    let (props, _) = merged_object(schema);
-    let meta: Vec<Value> = props
-        .iter()
-        .filter(|(k, p)| {
-            ENVELOPE_METADATA.contains(&k.as_str())
-                && !matches!(schema_type(p).as_deref(), Some("object") | Some("array"))
-        })
-        .map(|(k, _)| json!(k))
-        .collect();
-    if !meta.is_empty() {
-        m.insert("metadata_fields".into(), Value::Array(meta));
-    }
-    if m.is_empty() {
-        return None;
-    }
-    m.insert(
-        "alias_strategy".into(),
-        json!("openapi_response_envelope_v1"),
-    );
-    Some(Value::Object(m))
-}
-
-/// The response's collection path: a top-level array (`$[*]`), else the array of objects
-/// with the most leaf fields anywhere in the body (first on ties), else the first array.
-fn collection_path(schema: &Value) -> Option<String> {
-    if schema_type(schema).as_deref() == Some("array") {
-        return Some("$[*]".into());
-    }
-    let rows = flatten(schema, "response");
-    // candidate arrays in first-seen order with their leaf counts
-    let mut cands: Vec<(String, usize, bool)> = Vec::new();
-    for r in &rows {
-        let jp = r.map.get("json_path").and_then(Value::as_str).unwrap_or("");
-        let Some(i) = jp.find("[*]") else { continue };
-        let arr = &jp[..i + 3];
-        let is_obj = jp.len() > i + 3;
-        match cands.iter_mut().find(|c| c.0 == arr) {
-            Some(c) => {
-                c.1 += 1;
-                c.2 |= is_obj;
-            }
-            None => cands.push((arr.to_string(), 1, is_obj)),
-        }
-    }
-    let mut best: Option<&(String, usize, bool)> = None;
-    for c in cands.iter().filter(|c| c.2) {
-        if best.is_none_or(|b| c.1 > b.1) {
-            best = Some(c);
-        }
-    }
-    best.or(cands.first()).map(|c| c.0.clone())
-}
-
 /// ((method, path), request refs, response refs)
 pub type OperationRefs = ((String, String), Vec<String>, Vec<String>);
 
@@ -2164,4 +1729,329 @@ pub fn raw_operation_refs(spec: &Value) -> Vec<OperationRefs> {
         }
     }
     out
+}
+
+/// Row hint keys in the order the reference copies them between rows.
+pub const ROW_HINT_KEYS: &[&str] = &[
+    "format",
+    "default",
+    "example",
+    "nullable",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "min_properties",
+    "max_properties",
+    "multiple_of",
+    "const",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "schema_combinator",
+    "schema_branch",
+    "schema_branch_count",
+    "schema_branches",
+    "required_in_branch",
+    "schema_ref",
+    "schema_expanded_from",
+    "schema_expansion",
+    "content_type",
+    "content_types",
+    "content_schema_type",
+    "content_fields",
+    "content_top_level_fields",
+    "request_body_root",
+    "additional_properties",
+    "map_value",
+    "map_key_placeholder",
+    "response_body_root",
+    "value_type",
+    "value_format",
+    "discriminator_property",
+    "discriminator_value",
+    "discriminator_values",
+    "encoding_content_type",
+    "encoding_style",
+    "encoding_explode",
+    "encoding_allow_reserved",
+    "encoding_headers",
+    "encoding_field_name",
+    "response_envelope_path",
+    "response_collection_path",
+    "response_item_path",
+    "value_path_aliases",
+    "schema_inferred_from",
+    "example_source",
+    "example_name",
+    "example_content_type",
+    "example_status",
+    "description",
+];
+
+/// Python `x not in (None, "", [])`.
+fn present(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        _ => true,
+    }
+}
+
+/// Copies every present hint of `src` into `dst` (existing keys keep their position).
+pub fn copy_row_hints(src: &Map<String, Value>, dst: &mut Map<String, Value>) {
+    for k in ROW_HINT_KEYS {
+        if let Some(v) = src.get(*k).filter(|v| present(v)) {
+            dst.insert((*k).into(), v.clone());
+        }
+    }
+}
+
+/// The synthetic producer of a root scalar or dynamic-map response body.
+fn response_body_root_row(schema: &Value) -> Option<Map<String, Value>> {
+    let m = schema.as_object().filter(|m| !m.is_empty())?;
+    let ty = py_schema_type(schema);
+    let additional = m
+        .get("additionalProperties")
+        .and_then(Value::as_object)
+        .filter(|a| !a.is_empty());
+    let dynamic_map = ty == "object" && additional.is_some();
+    if (ty == "object" || ty == "array") && !dynamic_map {
+        return None;
+    }
+    let mut row = Map::new();
+    row.insert("field_name".into(), json!("body"));
+    row.insert("json_path".into(), json!("$"));
+    row.insert("field_type".into(), json!(ty));
+    row.insert("required".into(), json!(false));
+    row.insert("location".into(), json!("response"));
+    row.insert("response_body_root".into(), json!(true));
+    add_schema_hints(&mut row, schema);
+    let en = super::leaves::schema_enum(schema);
+    if !en.is_empty() {
+        row.insert("enum".into(), Value::Array(en));
+    }
+    let d = py_schema_description(schema);
+    if !d.is_empty() {
+        row.insert("description".into(), json!(first_n(&d, 300)));
+    }
+    if let Some(add) = additional.filter(|_| dynamic_map) {
+        row.insert("additional_properties".into(), json!(true));
+        row.insert("map_value".into(), json!(true));
+        row.insert("map_key_placeholder".into(), json!("*"));
+        row.insert(
+            "value_type".into(),
+            json!(py_schema_type(&Value::Object(add.clone()))),
+        );
+        if let Some(f) = add.get("format").filter(|f| truthy(f)) {
+            row.insert(
+                "value_format".into(),
+                json!(crate::engine::pytext::py_str(f)),
+            );
+        }
+    }
+    Some(row)
+}
+
+pub fn first_n(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// The OpenAPI module's `_schema_type`: `type` (default "string", first non-null of a
+/// list) mapped onto string/integer/number/boolean/array/object.
+pub fn py_schema_type(schema: &Value) -> String {
+    let t = match schema.get("type") {
+        None => Some("string".to_string()),
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .find(|x| truthy(x) && x.as_str() != Some("null"))
+                .map(|x| {
+                    x.as_str()
+                        .map(String::from)
+                        .unwrap_or_else(|| crate::engine::pytext::py_str(x))
+                })
+                .unwrap_or_else(|| "string".into()),
+        ),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(v) if truthy(v) => Some(crate::engine::pytext::py_str(v)),
+        Some(_) => None,
+    };
+    let t = t
+        .filter(|x| !x.is_empty())
+        .unwrap_or_else(|| "string".into());
+    match t.as_str() {
+        "integer" | "number" | "boolean" | "array" | "object" => t,
+        _ => "string".into(),
+    }
+}
+
+const SCHEMA_HINT_KEYS: &[(&str, &str)] = &[
+    ("format", "format"),
+    ("default", "default"),
+    ("example", "example"),
+    ("nullable", "nullable"),
+    ("x-nullable", "nullable"),
+    ("pattern", "pattern"),
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusiveMinimum", "exclusive_minimum"),
+    ("exclusiveMaximum", "exclusive_maximum"),
+    ("minLength", "min_length"),
+    ("maxLength", "max_length"),
+    ("minItems", "min_items"),
+    ("maxItems", "max_items"),
+    ("minProperties", "min_properties"),
+    ("maxProperties", "max_properties"),
+    ("multipleOf", "multiple_of"),
+    ("const", "const"),
+    ("readOnly", "read_only"),
+    ("writeOnly", "write_only"),
+    ("deprecated", "deprecated"),
+];
+
+/// Copies JSON Schema validation/example hints into a row.
+pub fn add_schema_hints(row: &mut Map<String, Value>, schema: &Value) {
+    let Some(m) = schema.as_object() else { return };
+    for (sk, rk) in SCHEMA_HINT_KEYS {
+        let Some(v) = m.get(*sk) else { continue };
+        if v.is_null() || v.as_str() == Some("") {
+            continue;
+        }
+        row.insert((*rk).into(), super::leaves::compact_value(v));
+    }
+    if super::leaves::schema_nullable(schema) {
+        row.insert("nullable".into(), json!(true));
+    }
+}
+
+/// Object/array nested-field summary (`- name* (type): description`), two levels deep.
+pub fn summarize_object_schema(schema: &Value) -> String {
+    fn walk(s: &Value, depth: usize, indent: usize, out: &mut Vec<String>) {
+        if depth > 2 || !s.is_object() {
+            return;
+        }
+        let prefix = "  ".repeat(indent);
+        if s.get("type").and_then(Value::as_str) == Some("array") {
+            out.push(format!("{prefix}[array of:]"));
+            let empty = json!({});
+            let items = s.get("items").filter(|i| truthy(i)).unwrap_or(&empty);
+            walk(items, depth + 1, indent + 1, out);
+            return;
+        }
+        let Some(props) = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|p| !p.is_empty())
+        else {
+            return;
+        };
+        let required: Vec<&str> = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, prop) in props {
+            if !prop.is_object() {
+                continue;
+            }
+            let ptype = py_schema_type(prop);
+            let req = if required.contains(&name.as_str()) {
+                "*"
+            } else {
+                ""
+            };
+            let desc = match prop.get("description") {
+                Some(Value::String(d)) => crate::engine::pytext::strip(d).to_string(),
+                _ => String::new(),
+            };
+            let mut line = format!("{prefix}- {name}{req} ({ptype})");
+            if !desc.is_empty() {
+                line.push_str(&format!(": {desc}"));
+            }
+            if let Some(e) = prop.get("example").filter(|e| !e.is_null())
+                && desc.is_empty()
+            {
+                let e = match e {
+                    Value::String(x) => x.clone(),
+                    o => crate::engine::pytext::py_str(o),
+                };
+                line.push_str(&format!("  e.g. {e}"));
+            }
+            out.push(line);
+            if depth < 2 {
+                if ptype == "object" {
+                    walk(prop, depth + 1, indent + 1, out);
+                } else if ptype == "array" {
+                    let empty = json!({});
+                    let items = prop.get("items").filter(|i| truthy(i)).unwrap_or(&empty);
+                    let items_obj = items.get("properties").is_some_and(truthy)
+                        || matches!(
+                            items.get("type").and_then(Value::as_str),
+                            Some("object" | "array")
+                        );
+                    if items_obj {
+                        walk(items, depth + 1, indent + 1, out);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, 0, 0, &mut out);
+    out.join("\n")
+}
+
+/// A schema's description plus, for object/array schemas, the nested-field summary.
+pub fn py_schema_description(schema: &Value) -> String {
+    if !schema.is_object() {
+        return String::new();
+    }
+    let mut desc = match schema.get("description") {
+        Some(v) if truthy(v) => crate::engine::pytext::strip(&match v {
+            Value::String(x) => x.clone(),
+            o => crate::engine::pytext::py_str(o),
+        })
+        .to_string(),
+        _ => String::new(),
+    };
+    let ty = py_schema_type(schema);
+    if ty == "object" || ty == "array" {
+        let nested = summarize_object_schema(schema);
+        if !nested.is_empty() {
+            desc = if desc.is_empty() {
+                format!("Fields:\n{nested}")
+            } else {
+                crate::engine::pytext::strip(&format!("{desc}\nFields:\n{nested}")).to_string()
+            };
+        }
+    }
+    desc
+}
+
+/// Operation/parameter description merged with the schema's description.
+pub fn merge_description(existing: &str, schema_description: &str) -> String {
+    let existing = crate::engine::pytext::strip(existing);
+    let sd = crate::engine::pytext::strip(schema_description);
+    if sd.is_empty() {
+        return existing.to_string();
+    }
+    if existing.is_empty() {
+        return sd.to_string();
+    }
+    if existing.contains(sd) {
+        return existing.to_string();
+    }
+    if sd.contains(existing) {
+        return sd.to_string();
+    }
+    format!("{existing}\n{sd}")
 }
