@@ -377,6 +377,11 @@ pub fn extract_leaves(schema: &Value) -> Vec<Leaf> {
     walk(schema, "$", false, 0, &Inherit::default())
 }
 
+/// All leaves of `schema` with paths under `base`.
+pub fn extract_leaves_at(schema: &Value, base: &str) -> Vec<Leaf> {
+    walk(schema, base, false, 0, &Inherit::default())
+}
+
 fn walk(
     schema: &Value,
     base: &str,

@@ -13,6 +13,7 @@ pub mod artifact;
 pub mod build;
 pub mod leaves;
 pub mod mcp;
+pub mod oasop;
 pub mod openapi;
 pub mod readiness;
 pub mod refs;

@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::refs::{REF_MARKER, Resolver};
-use super::schema::{ParamSchema, ToolSchema};
+use super::refs::Resolver;
+use super::schema::ToolSchema;
 use crate::engine::pytext::truthy;
 use crate::error::InputError;
 
@@ -31,31 +31,6 @@ pub struct SpecTools {
 
 fn s(v: Option<&Value>) -> Option<&str> {
     v.and_then(Value::as_str)
-}
-
-fn is_json_ct(ct: &str) -> bool {
-    let c = ct.to_ascii_lowercase();
-    c.contains("json")
-}
-
-fn schema_type(schema: &Value) -> Option<String> {
-    match schema.get("type") {
-        Some(Value::String(t)) => Some(t.clone()),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .map(String::from),
-        _ => {
-            if schema.get("properties").is_some() {
-                Some("object".into())
-            } else if schema.get("items").is_some() {
-                Some("array".into())
-            } else {
-                None
-            }
-        }
-    }
 }
 
 /// `"<method>_<slug>"` for operations without an operationId.
@@ -190,29 +165,6 @@ fn order_row(mut m: Map<String, Value>, order: &[&str]) -> Map<String, Value> {
     out
 }
 
-const FIELD_ORDER_REQUEST: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "required",
-    "location",
-    "description",
-    "format",
-    "enum",
-    "example",
-    "default",
-    "nullable",
-    "minimum",
-    "maximum",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "required_in_branch",
-    "schema_ref",
-    "additional_properties",
-    "map_value",
-    "map_key_placeholder",
-];
 const AC_CONSUMES_ORDER: &[&str] = &[
     "field_name",
     "field_type",
@@ -245,36 +197,6 @@ const AC_CONSUMES_ORDER: &[&str] = &[
     "map_key_placeholder",
     "description",
 ];
-const AC_PRODUCES_ORDER: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "enum",
-    "required",
-    "location",
-    "kind",
-    "header",
-    "format",
-    "example",
-    "default",
-    "nullable",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "required_in_branch",
-    "schema_ref",
-    "additional_properties",
-    "map_value",
-    "map_key_placeholder",
-    "response_collection_path",
-    "response_item_path",
-    "response_body_root",
-    "value_type",
-    "value_format",
-    "response_envelope_path",
-    "value_path_aliases",
-    "description",
-];
 
 pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
     super::leaves::schema_field_rows(schema, location)
@@ -289,62 +211,6 @@ pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
         .collect()
 }
 
-/// The `Fields:` summary appended to object/array parameter descriptions.
-fn fields_summary(schema: &Value) -> Option<String> {
-    let ty = schema_type(schema)?;
-    let (obj, mut out, indent) = match ty.as_str() {
-        "object" => {
-            if schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_none_or(|p| p.is_empty())
-            {
-                return None;
-            }
-            (schema, "Fields:".to_string(), "")
-        }
-        "array" => (
-            schema.get("items").unwrap_or(&Value::Null),
-            "Fields:\n[array of:]".to_string(),
-            "  ",
-        ),
-        _ => return None,
-    };
-    let req: Vec<&str> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-        for (k, p) in props {
-            let t = schema_type(p).unwrap_or_else(|| "any".into());
-            out.push_str(&format!(
-                "\n{indent}- {k}{} ({t})",
-                if req.contains(&k.as_str()) { "*" } else { "" }
-            ));
-            if let Some(d) = s(p.get("description")).filter(|d| !d.is_empty()) {
-                out.push_str(&format!(": {d}"));
-            } else if let Some(e) = p.get("example") {
-                let e = match e {
-                    Value::String(x) => x.clone(),
-                    o => crate::engine::pytext::py_str(o),
-                };
-                out.push_str(&format!("  e.g. {e}"));
-            }
-        }
-    }
-    Some(out)
-}
-
-/// A description with the `Fields:` summary of an object/array schema appended.
-fn with_fields(desc: String, schema: Option<&Value>) -> String {
-    match schema.and_then(fields_summary) {
-        Some(f) if desc.is_empty() => f,
-        Some(f) => format!("{desc}\n{f}"),
-        None => desc,
-    }
-}
-
 struct Ctx<'a> {
     file: &'a str,
     res: &'a Resolver<'a>,
@@ -352,13 +218,6 @@ struct Ctx<'a> {
     spec: &'a Value,
     label: &'a str,
     servers: Vec<(String, Option<String>)>,
-}
-
-fn pick_content(content: &Map<String, Value>) -> Option<(&String, &Value)> {
-    content
-        .iter()
-        .find(|(ct, _)| is_json_ct(ct))
-        .or_else(|| content.iter().next())
 }
 
 /// Reads every operation of one spec.
@@ -567,14 +426,6 @@ pub fn spec_tools(
     })
 }
 
-fn param_type(p: &Value, swagger: bool) -> (String, Option<&Value>) {
-    let schema = if swagger { Some(p) } else { p.get("schema") };
-    let ty = schema
-        .and_then(schema_type)
-        .unwrap_or_else(|| "string".into());
-    (ty, schema)
-}
-
 fn operation_tool(
     ctx: &Ctx,
     path: &str,
@@ -624,594 +475,160 @@ fn operation_tool(
         _ => [None, None, None, None],
     };
 
-    // parameters: path-item then operation (operation overrides same name+in)
-    let mut raw_params: Vec<&Value> = Vec::new();
-    for src in [item.get("parameters"), op.get("parameters")] {
-        if let Some(a) = src.and_then(Value::as_array) {
-            for p in a {
-                let p = res.deref(p);
-                let key = (s(p.get("name")), s(p.get("in")));
-                if let Some(pos) = raw_params
-                    .iter()
-                    .position(|q| (s(q.get("name")), s(q.get("in"))) == key)
-                {
-                    raw_params[pos] = p;
-                } else {
-                    raw_params.push(p);
-                }
-            }
+    // the operation and its path item's parameters with every local $ref resolved
+    let op_r = res.resolve(op);
+    let mut item_m = Map::new();
+    for k in ["parameters", "consumes", "produces"] {
+        if let Some(v) = item.get(k) {
+            item_m.insert(k.into(), res.resolve(v));
         }
     }
-    let mut params: Vec<ParamSchema> = Vec::new();
-    let mut oa_params: Vec<Value> = Vec::new();
-    let mut ac_consumes: Vec<Value> = Vec::new();
-    let mut locs: Map<String, Value> = Map::new();
-    for k in ["path", "query", "header", "cookie", "body"] {
-        locs.insert(k.into(), json!([]));
-    }
-    let mut path_params: Vec<String> = Vec::new();
-    let mut body_param: Option<&Value> = None;
-    let mut form_params: Vec<&Value> = Vec::new();
-    for p in &raw_params {
-        let Some(name) = s(p.get("name")) else {
-            continue;
-        };
-        let loc = s(p.get("in")).unwrap_or("query");
-        if ctx.swagger && loc == "body" {
-            body_param = Some(p);
-            continue;
-        }
-        if ctx.swagger && loc == "formData" {
-            form_params.push(p);
-            continue;
-        }
-        let (ty, schema) = param_type(p, ctx.swagger);
-        let schema = schema.map(|x| res.resolve(x));
-        let required = loc == "path" || p.get("required").and_then(Value::as_bool) == Some(true);
-        let raw_desc = s(p.get("description"))
-            .or_else(|| schema.as_ref().and_then(|x| s(x.get("description"))))
-            .unwrap_or("")
-            .to_string();
-        let desc = with_fields(raw_desc, schema.as_ref());
-        let en = schema.as_ref().and_then(|x| x.get("enum")).cloned();
-        params.push(ParamSchema {
-            name: name.into(),
-            ty: ty.clone(),
-            description: desc.clone(),
-            required,
-            enum_values: en.clone(),
-        });
-        let mut oa = Map::new();
-        oa.insert("name".into(), json!(name));
-        oa.insert("in".into(), json!(loc));
-        oa.insert("required".into(), json!(required));
-        oa.insert("field_type".into(), json!(ty));
-        if let Some(sc) = &schema {
-            for k in ["default", "format", "minimum", "maximum"] {
-                if let Some(v) = sc.get(k) {
-                    oa.insert(k.into(), v.clone());
-                }
-            }
-        }
-        if !desc.is_empty() {
-            oa.insert("description".into(), json!(desc));
-        }
-        if let Some(e) = &en {
-            oa.insert("enum".into(), e.clone());
-        }
-        if let Some(e) = p.get("explode") {
-            oa.insert("explode".into(), e.clone());
-        }
-        oa_params.push(Value::Object(oa));
-        let mut ac = Map::new();
-        ac.insert("field_name".into(), json!(name));
-        ac.insert("field_type".into(), json!(ty));
-        ac.insert("required".into(), json!(required));
-        ac.insert("location".into(), json!(loc));
-        ac.insert("kind".into(), json!("data"));
-        if let Some(sc) = &schema {
-            for k in ["format", "enum", "example", "default", "minimum", "maximum"] {
-                if let Some(v) = sc.get(k) {
-                    ac.insert(k.into(), v.clone());
-                }
-            }
-        }
-        if !desc.is_empty() {
-            ac.insert("description".into(), json!(desc));
-        }
-        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
-        if let Some(Value::Array(a)) = locs.get_mut(loc) {
-            a.push(json!(name));
-        }
-        if loc == "path" {
-            path_params.push(name.into());
-        }
-    }
-
-    // request body
-    let mut rb = Map::new();
-    let mut body_schema: Option<Value> = None;
-    let mut body_ct: Option<String> = None;
-    let mut body_required = false;
-    let mut content_types: Vec<String> = Vec::new();
-    let mut ct_schemas: Vec<(String, Option<Value>)> = Vec::new();
-    if ctx.swagger {
-        if let Some(bp) = body_param {
-            body_required = bp.get("required").and_then(Value::as_bool) == Some(true);
-            body_schema = bp.get("schema").map(|x| res.resolve(x));
-            let cts = op
-                .get("consumes")
-                .or_else(|| ctx.spec.get("consumes"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_else(|| vec!["application/json".into()]);
-            body_ct = cts.iter().find(|c| is_json_ct(c)).or(cts.first()).cloned();
-            content_types = cts;
-        } else if !form_params.is_empty() {
-            let mut props = Map::new();
-            let mut req = Vec::new();
-            for p in &form_params {
-                let Some(n) = s(p.get("name")) else { continue };
-                let mut sc = Map::new();
-                for (k, v) in p.as_object().into_iter().flatten() {
-                    if !matches!(k.as_str(), "name" | "in" | "required") {
-                        sc.insert(k.clone(), v.clone());
+    let item_r = Value::Object(item_m);
+    let (op, item) = (&op_r, &item_r);
+    use super::oasop;
+    let mut body = oasop::body_info(op, item, ctx.spec, ctx.swagger);
+    let params = oasop::tool_parameters(op, item, ctx.swagger, &body);
+    let body_rows = oasop::body_rows(&mut body);
+    let (resp_schema_v, resp_status, resp_ct) =
+        oasop::pick_response(op, item, ctx.spec, ctx.swagger);
+    let link_rows = |r: &Value, status: &str| -> Vec<Map<String, Value>> {
+        r.get("links")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(_, l)| l.is_object())
+            .map(|(n, l)| link_row(n, status, l))
+            .collect()
+    };
+    let mut response_rows = oasop::response_rows(op, item, ctx.spec, ctx.swagger, &link_rows);
+    for row in response_rows.iter_mut() {
+        if resp_status.is_some()
+            && row.get("status").and_then(Value::as_str) == resp_status.as_deref()
+        {
+            row.insert("selected".into(), json!(true));
+            if let Some(Value::Array(cts)) = row.get_mut("content_types") {
+                for c in cts.iter_mut() {
+                    if let Value::Object(c) = c
+                        && resp_ct.is_some()
+                        && c.get("content_type").and_then(Value::as_str) == resp_ct.as_deref()
+                    {
+                        c.insert("selected".into(), json!(true));
                     }
                 }
-                props.insert(n.into(), Value::Object(sc));
-                if p.get("required").and_then(Value::as_bool) == Some(true) {
-                    req.push(json!(n));
-                }
-            }
-            body_schema = Some(json!({"type": "object", "properties": props, "required": req}));
-            body_ct = Some("application/x-www-form-urlencoded".into());
-            content_types = vec![body_ct.clone().unwrap()];
-        }
-    } else if let Some(rbv) = op.get("requestBody") {
-        let rbv = res.deref(rbv);
-        body_required = rbv.get("required").and_then(Value::as_bool) == Some(true);
-        if let Some(content) = rbv.get("content").and_then(Value::as_object) {
-            content_types = content.keys().cloned().collect();
-            if let Some((ct, media)) = pick_content(content) {
-                body_ct = Some(ct.clone());
-                body_schema = media.get("schema").map(|x| res.resolve(x));
-            }
-            for (ct, media) in content {
-                if Some(ct) == body_ct.as_ref() {
-                    ct_schemas.push((ct.clone(), body_schema.clone()));
-                } else {
-                    ct_schemas.push((ct.clone(), media.get("schema").map(|x| res.resolve(x))));
-                }
             }
         }
     }
-    let mut body_fields: Vec<FieldRow> = Vec::new();
-    let mut body_root: Option<(String, String, Option<Value>)> = None;
-    if let Some(bs) = &body_schema {
-        let is_obj = bs.get("properties").and_then(Value::as_object).is_some();
-        if is_obj {
-            let req: Vec<&str> = bs
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            for (k, p) in bs["properties"].as_object().unwrap() {
-                // read-only properties are server output, not inputs
-                if p.get("readOnly").and_then(Value::as_bool) == Some(true) {
-                    continue;
-                }
-                let ty = schema_type(p).unwrap_or_else(|| "string".into());
-                let desc: String = s(p.get("description"))
-                    .unwrap_or("")
-                    .chars()
-                    .take(300)
-                    .collect();
-                let desc = with_fields(desc, Some(p));
-                params.push(ParamSchema {
-                    name: k.clone(),
-                    ty,
-                    description: desc,
-                    required: req.contains(&k.as_str()),
-                    enum_values: p.get("enum").cloned(),
-                });
-                if let Some(Value::Array(a)) = locs.get_mut("body") {
-                    a.push(json!(k));
-                }
-            }
-            body_fields = flatten(bs, "body");
-        } else {
-            let ty = schema_type(bs).unwrap_or_else(|| "string".into());
-            let desc: String = s(bs.get("description"))
-                .unwrap_or("")
-                .chars()
-                .take(300)
-                .collect();
-            let desc = with_fields(desc, Some(bs));
-            params.push(ParamSchema {
-                name: "body".into(),
-                ty: ty.clone(),
-                description: desc,
-                required: body_required,
-                enum_values: None,
-            });
-            if let Some(Value::Array(a)) = locs.get_mut("body") {
-                a.push(json!("body"));
-            }
-            let root_desc = params
-                .last()
-                .map(|p| p.description.clone())
-                .unwrap_or_default();
-            body_root = Some((ty.clone(), root_desc, bs.get("format").cloned()));
-            body_fields = flatten(bs, "body");
-            if body_fields.is_empty() {
-                let mut m = Map::new();
-                m.insert("field_name".into(), json!("body"));
-                m.insert("json_path".into(), json!("$"));
-                m.insert("field_type".into(), json!(ty));
-                m.insert("required".into(), json!(body_required));
-                m.insert("location".into(), json!("body"));
-                m.insert("request_body_root".into(), json!(true));
-                if let Some(f) = bs.get("format") {
-                    m.insert("format".into(), f.clone());
-                }
-                body_fields.push(FieldRow { map: m, depth: 0 });
-            }
-        }
-    }
-    // body input locations: top-level names, then the other leaf names
-    if let Some(Value::Array(a)) = locs.get_mut("body") {
-        for f in &body_fields {
-            if let Some(n) = f.map.get("field_name")
-                && f.map.get("json_path").and_then(Value::as_str) != Some("$")
-                && !a.contains(n)
-            {
-                a.push(n.clone());
-            }
-        }
-    }
-    // a body that is not an object: one root row for the whole body first
-    let mut seen_body: Vec<String> = Vec::new();
-    if let Some((ty, desc, fmt)) = &body_root
-        && !body_fields
-            .iter()
-            .any(|f| f.map.get("json_path").and_then(Value::as_str) == Some("$"))
-    {
-        let mut ac = Map::new();
-        ac.insert("field_name".into(), json!("body"));
-        ac.insert("field_type".into(), json!(ty));
-        ac.insert("required".into(), json!(body_required));
-        ac.insert("location".into(), json!("body"));
-        ac.insert("kind".into(), json!("data"));
-        ac.insert("json_path".into(), json!("$"));
-        if let Some(f) = fmt {
-            ac.insert("format".into(), f.clone());
-        }
-        ac.insert("request_body_root".into(), json!(true));
-        if !desc.is_empty() {
-            ac.insert("description".into(), json!(desc));
-        }
-        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
-        seen_body.push("body".into());
-    }
-    // body consumes: one row per field name (first occurrence)
-    for f in &body_fields {
-        let name = f
-            .map
-            .get("field_name")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if seen_body.iter().any(|x| x == name) {
-            continue;
-        }
-        seen_body.push(name.to_string());
-        let mut ac = f.map.clone();
-        ac.insert("kind".into(), json!("data"));
-        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
-    }
-    rb.insert("required".into(), json!(body_required));
-    rb.insert(
-        "content_type".into(),
-        body_ct.clone().map(Value::String).unwrap_or(Value::Null),
+    let oa_param_rows = oasop::parameter_rows(op, item, ctx.swagger);
+    let selected_resp: Option<&Map<String, Value>> = response_rows.iter().find(|r| {
+        resp_status.is_some() && r.get("status").and_then(Value::as_str) == resp_status.as_deref()
+    });
+    let empty_rows: Vec<Value> = Vec::new();
+    let sel_examples: Vec<Map<String, Value>> = selected_resp
+        .and_then(|r| r.get("examples"))
+        .and_then(Value::as_array)
+        .unwrap_or(&empty_rows)
+        .iter()
+        .filter_map(|x| x.as_object().cloned())
+        .collect();
+    let sel_example_fields: Vec<Map<String, Value>> = selected_resp
+        .and_then(|r| r.get("example_fields"))
+        .and_then(Value::as_array)
+        .unwrap_or(&empty_rows)
+        .iter()
+        .filter_map(|x| x.as_object().cloned())
+        .collect();
+    let response_example_rows = oasop::merge_field_rows(
+        sel_example_fields,
+        &oasop::example_leaf_rows(&sel_examples, "response", "response_example"),
     );
-    if ct_schemas.is_empty() {
-        for c in &content_types {
-            ct_schemas.push((c.clone(), body_schema.clone()));
-        }
-    }
-    let mut ct_rows: Vec<Value> = Vec::new();
-    let mut all_top: Vec<Value> = Vec::new();
-    let mut all_fields: Vec<Value> = Vec::new();
-    let mut sel_top: Vec<Value> = Vec::new();
-    let mut sel_fields: Vec<Value> = Vec::new();
-    let mut root_row: Option<Value> = None;
-    for (ct, sch) in &ct_schemas {
-        let selected = Some(ct) == body_ct.as_ref();
-        let mut m = Map::new();
-        m.insert("content_type".into(), json!(ct));
-        m.insert("is_json".into(), json!(is_json_ct(ct)));
-        m.insert("has_schema".into(), json!(sch.is_some()));
-        if let Some(sc) = sch {
-            m.insert(
-                "schema_type".into(),
-                schema_type(sc).map(Value::String).unwrap_or(Value::Null),
-            );
-            let (top, root) = top_level_rows(sc, body_required);
-            let mut fields: Vec<Value> = if selected {
-                body_fields
-                    .iter()
-                    .map(|f| Value::Object(order_row(f.map.clone(), FIELD_ORDER_REQUEST)))
-                    .collect()
-            } else {
-                flatten(sc, "body")
-                    .into_iter()
-                    .map(|f| Value::Object(order_row(f.map, FIELD_ORDER_REQUEST)))
-                    .collect()
-            };
-            // the synthetic root leaf of a scalar body is not a field
-            fields.retain(|f| f["json_path"] != "$");
-            // all_fields: a non-object body's root row first
-            if let Some(r) = &root
-                && !all_fields.iter().any(|f| f["json_path"] == "$")
-            {
-                all_fields.insert(0, r.clone());
-            }
-            for t in &top {
-                if !all_top.iter().any(|x| x["field_name"] == t["field_name"]) {
-                    all_top.push(t.clone());
-                }
-            }
-            for f in &fields {
-                if !all_fields.iter().any(|x| x["json_path"] == f["json_path"]) {
-                    all_fields.push(f.clone());
-                }
-            }
-            if selected {
-                sel_top = top.clone();
-                sel_fields = fields.clone();
-                root_row = root;
-            }
-            m.insert("top_level_fields".into(), Value::Array(top));
-            let n = fields.len();
-            if n > 0 {
-                m.insert("fields".into(), Value::Array(fields));
-            }
-            m.insert("field_count".into(), json!(n));
-        } else {
-            m.insert("schema_type".into(), Value::Null);
-            m.insert("top_level_fields".into(), json!([]));
-            m.insert("fields".into(), json!([]));
-            m.insert("field_count".into(), json!(0));
-        }
-        if selected {
-            m.insert("selected".into(), json!(true));
-        }
-        ct_rows.push(Value::Object(m));
-    }
-    rb.insert("content_types".into(), Value::Array(ct_rows));
-    rb.insert(
-        "schema".into(),
-        body_schema.clone().unwrap_or_else(|| json!({})),
+    let mut resp_rows = oasop::merge_field_rows(
+        super::leaves::schema_field_rows(&resp_schema_v, "response"),
+        &response_example_rows,
     );
-    if let Some(r) = root_row {
-        rb.insert("root".into(), r);
-    }
-    rb.insert("top_level_fields".into(), Value::Array(sel_top));
-    rb.insert("fields".into(), Value::Array(sel_fields));
-    rb.insert("all_top_level_fields".into(), Value::Array(all_top));
-    rb.insert("all_fields".into(), Value::Array(all_fields));
-
-    // responses
-    let mut resp_status: Option<String> = None;
-    let mut resp_ct: Option<String> = None;
-    let mut resp_desc = String::new();
-    let mut resp_schema: Option<Value> = None;
-    let mut responses: Vec<Value> = Vec::new();
-    let mut error_responses: Vec<Value> = Vec::new();
-    let mut links: Vec<Value> = Vec::new();
-    let mut resp_links: Vec<Value> = Vec::new();
-    let mut resp_headers: Vec<Value> = Vec::new();
-    if let Some(rs) = op.get("responses").and_then(Value::as_object) {
-        for (status, r) in rs {
-            let r = res.deref(r);
-            let success = status.starts_with('2');
-            let d = s(r.get("description")).unwrap_or("").to_string();
-            let mut row = Map::new();
-            row.insert("status".into(), json!(status));
-            row.insert("success".into(), json!(success));
-            row.insert("description".into(), json!(d));
-            // only the selected (first successful) response's schema is expanded
-            let want = success && resp_status.is_none();
-            let (ct, schema) = if ctx.swagger {
-                let sc = r
-                    .get("schema")
-                    .map(|x| if want { res.resolve(x) } else { Value::Null });
-                let ct = sc.as_ref().map(|_| {
-                    op.get("produces")
-                        .or_else(|| ctx.spec.get("produces"))
-                        .and_then(Value::as_array)
-                        .and_then(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .find(|c| is_json_ct(c))
-                                .or_else(|| a.first().and_then(Value::as_str))
-                        })
-                        .map(String::from)
-                });
-                (ct.flatten(), sc)
-            } else if let Some(content) = r.get("content").and_then(Value::as_object) {
-                match pick_content(content) {
-                    Some((ct, media)) => (
-                        Some(ct.clone()),
-                        media
-                            .get("schema")
-                            .map(|x| if want { res.resolve(x) } else { Value::Null }),
-                    ),
-                    None => (None, None),
-                }
-            } else {
-                (None, None)
-            };
-            // response headers
-            let mut hrows: Vec<Value> = Vec::new();
-            for (hname, h) in r
-                .get("headers")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
-                let h = res.deref(h);
-                let hs = if ctx.swagger {
-                    Some(h)
-                } else {
-                    h.get("schema").map(|x| res.deref(x))
-                };
-                let mut m = Map::new();
-                m.insert("name".into(), json!(hname));
-                m.insert("field_name".into(), json!(hname));
-                m.insert("json_path".into(), json!(format!("$.headers.{hname}")));
-                m.insert(
-                    "field_type".into(),
-                    json!(hs.and_then(schema_type).unwrap_or_else(|| "string".into())),
-                );
-                m.insert(
-                    "required".into(),
-                    json!(h.get("required").and_then(Value::as_bool).unwrap_or(false)),
-                );
-                m.insert("location".into(), json!("response_header"));
-                m.insert("status".into(), json!(status));
-                if let Some(f) = hs.and_then(|x| x.get("format")) {
-                    m.insert("format".into(), f.clone());
-                }
-                if let Some(d) = s(h.get("description")) {
-                    m.insert("description".into(), json!(d));
-                }
-                hrows.push(Value::Object(m));
-            }
-            if !hrows.is_empty() {
-                row.insert("headers".into(), Value::Array(hrows.clone()));
-                row.insert("header_count".into(), json!(hrows.len()));
-            }
-            // every media type: JSON-ness, schema type and field count
-            let mut sel_info: Option<(Value, usize)> = None;
-            if !ctx.swagger
-                && let Some(content) = r.get("content").and_then(Value::as_object)
-                && !content.is_empty()
-            {
-                let will_select = want && schema.is_some();
-                let mut cts = Vec::new();
-                for (c, media) in content {
-                    let mut m = Map::new();
-                    m.insert("content_type".into(), json!(c));
-                    m.insert("is_json".into(), json!(is_json_ct(c)));
-                    let sch = media.get("schema");
-                    m.insert("has_schema".into(), json!(sch.is_some()));
-                    if let Some(sc) = sch {
-                        let resolved = if Some(c) == ct.as_ref()
-                            && schema.as_ref().is_some_and(|x| !x.is_null())
-                        {
-                            schema.clone().unwrap()
-                        } else {
-                            res.resolve(sc)
-                        };
-                        let st = schema_type(&resolved);
-                        let n = flatten(&resolved, "response").len();
-                        m.insert(
-                            "schema_type".into(),
-                            st.clone().map(Value::String).unwrap_or(Value::Null),
-                        );
-                        m.insert("field_count".into(), json!(n));
-                        if Some(c) == ct.as_ref() {
-                            sel_info = Some((st.map(Value::String).unwrap_or(Value::Null), n));
-                            if will_select {
-                                m.insert("selected".into(), json!(true));
-                            }
-                        }
-                    }
-                    cts.push(Value::Object(m));
-                }
-                row.insert("content_types".into(), Value::Array(cts));
-            }
-            if let Some(ct) = &ct {
-                row.insert("content_type".into(), json!(ct));
-            }
-            if let Some((st, n)) = &sel_info {
-                row.insert("schema_type".into(), st.clone());
-                row.insert("field_count".into(), json!(n));
-            }
-            if success && resp_status.is_none() && (schema.is_some() || !hrows.is_empty()) {
-                resp_headers = hrows.clone();
-            }
-            let mut row_links: Vec<Value> = Vec::new();
-            if let Some(lm) = r.get("links").and_then(Value::as_object) {
-                for (lname, l) in lm {
-                    let l = res.deref(l);
-                    let lrow = link_row(lname, status, l);
-                    let mut full = lrow.clone();
-                    full.insert("source_operation_id".into(), json!(op_id));
-                    full.insert("source_status".into(), json!(status));
-                    full.insert("success".into(), json!(success));
-                    if success && resp_status.as_deref().is_none_or(|st| st == status) {
-                        resp_links.push(Value::Object(lrow.clone()));
-                    }
-                    row_links.push(Value::Object(lrow));
-                    links.push(Value::Object(full));
-                }
-            }
-            if !row_links.is_empty() {
-                let n = row_links.len();
-                row.insert("links".into(), Value::Array(row_links));
-                row.insert("link_count".into(), json!(n));
-            }
-            if success && resp_status.is_none() && schema.is_some() {
-                resp_status = Some(status.clone());
-                resp_ct = ct.clone();
-                resp_desc = d.clone();
-                resp_schema = schema.clone();
-                row.insert("selected".into(), json!(true));
-            }
-            if !success {
-                error_responses.push(Value::Object(row.clone()));
-            }
-            responses.push(Value::Object(row));
-        }
-    }
-    let mut resp_rows: Vec<Map<String, Value>> = resp_schema
-        .as_ref()
-        .map(|x| super::leaves::schema_field_rows(x, "response"))
-        .unwrap_or_default();
     if resp_rows.is_empty()
-        && let Some(rs) = &resp_schema
-        && let Some(root) = response_body_root_row(rs)
+        && let Some(root) = response_body_root_row(&resp_schema_v)
     {
         resp_rows.push(root);
     }
-    let envelope = super::shape::annotate(resp_schema.as_ref(), &mut resp_rows);
-    let mut ac_produces: Vec<Value> = Vec::new();
-    let mut oa_resp_fields: Vec<Value> = Vec::with_capacity(resp_rows.len());
-    for m in resp_rows {
-        let mut p = Map::new();
-        for k in ["field_name", "json_path", "field_type"] {
-            p.insert(k.into(), m.get(k).cloned().unwrap_or(Value::Null));
+    let envelope = super::shape::annotate(Some(&resp_schema_v), &mut resp_rows);
+    let resp_headers: Vec<Map<String, Value>> = selected_resp
+        .and_then(|r| r.get("headers"))
+        .and_then(Value::as_array)
+        .unwrap_or(&empty_rows)
+        .iter()
+        .filter_map(|x| x.as_object().cloned())
+        .collect();
+    let resp_links: Vec<Value> = selected_resp
+        .and_then(|r| r.get("links"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let resp_desc = selected_resp
+        .and_then(|r| r.get("description"))
+        .cloned()
+        .unwrap_or(json!(""));
+    let (ac_produces, mut ac_consumes) = oasop::api_contract_rows(
+        &oa_param_rows,
+        &body_rows.all_fields,
+        &resp_rows,
+        &resp_headers,
+    );
+    let mut links: Vec<Value> = Vec::new();
+    for r in &response_rows {
+        for l in r
+            .get("links")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+        {
+            let mut row = l.clone();
+            row.insert("source_operation_id".into(), json!(op_id));
+            row.insert(
+                "source_status".into(),
+                r.get("status").cloned().unwrap_or(Value::Null),
+            );
+            row.insert(
+                "success".into(),
+                json!(r.get("success").is_some_and(truthy)),
+            );
+            links.push(Value::Object(row));
         }
-        if let Some(e) = m.get("enum").filter(|e| truthy(e)) {
-            p.insert("enum".into(), e.clone());
-        }
-        copy_row_hints(&m, &mut p);
-        ac_produces.push(Value::Object(p));
-        oa_resp_fields.push(Value::Object(m));
     }
-    for h in &resp_headers {
-        let mut m = h.as_object().cloned().unwrap_or_default();
-        let name = m.shift_remove("name").unwrap_or(Value::Null);
-        m.shift_remove("status");
-        m.insert("kind".into(), json!("data"));
-        m.insert("header".into(), name);
-        ac_produces.push(Value::Object(order_row(m, AC_PRODUCES_ORDER)));
+    let locs = oasop::input_locations(&oa_param_rows, &body_rows.all_top, &body_rows.all_fields);
+    let examples = oasop::operation_examples(&oa_param_rows, &body.content_rows, &response_rows);
+    let mut rb = Map::new();
+    rb.insert("required".into(), json!(body.required));
+    rb.insert(
+        "content_type".into(),
+        body.content_type
+            .clone()
+            .map(Value::String)
+            .unwrap_or(Value::Null),
+    );
+    let to_arr =
+        |rows: Vec<Map<String, Value>>| Value::Array(rows.into_iter().map(Value::Object).collect());
+    rb.insert("content_types".into(), to_arr(body.content_rows.clone()));
+    rb.insert("schema".into(), body.schema.clone());
+    if let Some(r) = &body_rows.root {
+        rb.insert("root".into(), Value::Object(r.clone()));
     }
+    rb.insert("top_level_fields".into(), to_arr(body_rows.top));
+    rb.insert("fields".into(), to_arr(body_rows.fields));
+    rb.insert("all_top_level_fields".into(), to_arr(body_rows.all_top));
+    rb.insert("all_fields".into(), to_arr(body_rows.all_fields));
+    let error_responses: Vec<Value> = response_rows
+        .iter()
+        .filter(|r| !r.get("success").is_some_and(truthy))
+        .cloned()
+        .map(Value::Object)
+        .collect();
+    let responses: Vec<Value> = response_rows.into_iter().map(Value::Object).collect();
+    let oa_resp_fields: Vec<Value> = resp_rows.into_iter().map(Value::Object).collect();
+    let body_schema = truthy(&body.schema).then(|| body.schema.clone());
+    let body_ct = body.content_type.clone();
+    let resp_schema = truthy(&resp_schema_v).then_some(resp_schema_v);
+    let oa_params: Vec<Value> = oa_param_rows.into_iter().map(Value::Object).collect();
 
     // security: requirements (operation, else spec) and the declared schemes
     let requirements: Option<&Vec<Value>> = op
@@ -1348,18 +765,22 @@ fn operation_tool(
         ),
     );
     oa.insert("parameters".into(), Value::Array(oa_params));
-    // path parameters in the order of the path template
-    let mut ordered: Vec<String> = path
-        .split('/')
-        .filter_map(|seg| seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')))
-        .filter(|n| path_params.iter().any(|p| p == n))
-        .map(String::from)
-        .collect();
-    for p in &path_params {
-        if !ordered.contains(p) {
-            ordered.push(p.clone());
+    let ordered: Vec<String> = {
+        let mut out = Vec::new();
+        let mut rest = path;
+        while let Some(i) = rest.find('{') {
+            let after = &rest[i + 1..];
+            match after.find(['}', '/']) {
+                Some(j) if after.as_bytes()[j] == b'}' && j > 0 => {
+                    out.push(after[..j].to_string());
+                    rest = &after[j + 1..];
+                }
+                Some(j) => rest = &after[j..],
+                None => break,
+            }
         }
-    }
+        out
+    };
     oa.insert("path_params".into(), json!(ordered));
     oa.insert("input_locations".into(), Value::Object(locs.clone()));
     oa.insert("request_body".into(), Value::Object(rb));
@@ -1375,14 +796,17 @@ fn operation_tool(
         "content_type".into(),
         resp_ct.clone().map(Value::String).unwrap_or(Value::Null),
     );
-    resp.insert("description".into(), json!(resp_desc));
+    resp.insert("description".into(), resp_desc);
     resp.insert(
         "schema".into(),
         resp_schema.clone().unwrap_or_else(|| json!({})),
     );
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
     if !resp_headers.is_empty() {
-        resp.insert("headers".into(), Value::Array(resp_headers.clone()));
+        resp.insert(
+            "headers".into(),
+            Value::Array(resp_headers.iter().cloned().map(Value::Object).collect()),
+        );
     }
     if !resp_links.is_empty() {
         resp.insert("links".into(), Value::Array(resp_links));
@@ -1393,10 +817,7 @@ fn operation_tool(
     oa.insert("response".into(), Value::Object(resp));
     oa.insert("responses".into(), Value::Array(responses));
     oa.insert("error_responses".into(), Value::Array(error_responses));
-    oa.insert(
-        "examples".into(),
-        json!({"parameters": [], "request_body": [], "responses": []}),
-    );
+    oa.insert("examples".into(), examples);
     if let Some(sec) = security {
         oa.insert("security".into(), sec);
     }
@@ -1467,118 +888,6 @@ fn operation_tool(
         metadata: md,
         annotations: Some(annotations),
     })
-}
-
-const TOP_ORDER: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "required",
-    "location",
-    "request_body_root",
-    "format",
-    "example",
-    "minimum",
-    "maximum",
-    "default",
-    "description",
-    "enum",
-    "item_type",
-    "item_schema_ref",
-    "item_top_level_fields",
-    "item_field_count",
-];
-
-fn simple_row(name: &str, path: &str, p: &Value, required: bool) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("field_name".into(), json!(name));
-    m.insert("json_path".into(), json!(path));
-    m.insert(
-        "field_type".into(),
-        json!(schema_type(p).unwrap_or_else(|| "string".into())),
-    );
-    m.insert("required".into(), json!(required));
-    m.insert("location".into(), json!("body"));
-    for k in ["format", "example", "minimum", "maximum", "default"] {
-        if let Some(v) = p.get(k) {
-            m.insert(k.into(), v.clone());
-        }
-    }
-    m
-}
-
-/// Top-level request-body rows (and the root row of a non-object body).
-fn top_level_rows(schema: &Value, body_required: bool) -> (Vec<Value>, Option<Value>) {
-    let props = schema.get("properties").and_then(Value::as_object);
-    if let Some(props) = props {
-        let req: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let mut out = Vec::new();
-        for (k, p) in props {
-            if p.get("readOnly").and_then(Value::as_bool) == Some(true) {
-                continue;
-            }
-            let mut m = simple_row(k, &format!("$.{k}"), p, req.contains(&k.as_str()));
-            let desc: String = s(p.get("description"))
-                .unwrap_or("")
-                .chars()
-                .take(300)
-                .collect();
-            let desc = with_fields(desc, Some(p));
-            if !desc.is_empty() {
-                m.insert("description".into(), json!(desc));
-            }
-            if let Some(e) = p.get("enum") {
-                m.insert("enum".into(), e.clone());
-            }
-            out.push(Value::Object(order_row(m, TOP_ORDER)));
-        }
-        return (out, None);
-    }
-    let mut m = simple_row("body", "$", schema, body_required);
-    m.insert("request_body_root".into(), json!(true));
-    let desc: String = s(schema.get("description"))
-        .unwrap_or("")
-        .chars()
-        .take(300)
-        .collect();
-    let desc = with_fields(desc, Some(schema));
-    if !desc.is_empty() {
-        m.insert("description".into(), json!(desc));
-    }
-    if let Some(items) = schema.get("items") {
-        if let Some(t) = schema_type(items) {
-            m.insert("item_type".into(), json!(t));
-        }
-        if let Some(r) = items.get(REF_MARKER) {
-            m.insert("item_schema_ref".into(), r.clone());
-        }
-        if let Some(ip) = items.get("properties").and_then(Value::as_object) {
-            let req: Vec<&str> = items
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let rows: Vec<Value> = ip
-                .iter()
-                .map(|(k, p)| {
-                    let mut r = simple_row(k, &format!("$.{k}"), p, req.contains(&k.as_str()));
-                    if let Some(d) = s(p.get("description")) {
-                        r.insert("description".into(), json!(d));
-                    }
-                    Value::Object(order_row(r, TOP_ORDER))
-                })
-                .collect();
-            let n = rows.len();
-            m.insert("item_top_level_fields".into(), Value::Array(rows));
-            m.insert("item_field_count".into(), json!(n));
-        }
-    }
-    let row = Value::Object(order_row(m, TOP_ORDER));
-    (vec![row.clone()], Some(row))
 }
 
 /// One response link as the reference records it (spec §1.5 link rows).
