@@ -227,6 +227,10 @@ pub fn spec_tools(
     swagger: bool,
     skip_deprecated: bool,
 ) -> Result<SpecTools, InputError> {
+    // the reference resolves against the spec with nullable dialects normalised in
+    // `paths` and the schema components
+    let normalized = normalize_spec(spec, swagger);
+    let spec = &normalized;
     let res = Resolver::new(file, spec);
     res.check_remote()?;
     let title = s(spec.pointer("/info/title")).map(String::from);
@@ -1363,4 +1367,112 @@ pub fn merge_description(existing: &str, schema_description: &str) -> String {
         return sd.to_string();
     }
     format!("{existing}\n{sd}")
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("null")
+}
+
+/// The reference's `_normalize_nullable_markers`: `x-nullable`, `type: [X, "null"]` and
+/// null branches of `anyOf`/`oneOf` become `nullable: true`; `nullable: false` is dropped.
+pub fn normalize_nullable(v: &Value) -> Value {
+    let Value::Object(m) = v else {
+        return v.clone();
+    };
+    let mut out = Map::with_capacity(m.len());
+    for (k, value) in m {
+        match (k.as_str(), value) {
+            ("anyOf" | "oneOf", Value::Array(a)) => {
+                let non_null: Vec<&Value> = a.iter().filter(|x| !is_null_schema(x)).collect();
+                let has_null = non_null.len() < a.len();
+                if has_null && non_null.len() == 1 {
+                    if let Value::Object(merged) = normalize_nullable(non_null[0]) {
+                        for (mk, mv) in merged {
+                            out.insert(mk, mv);
+                        }
+                    }
+                    out.insert("nullable".into(), Value::Bool(true));
+                    continue;
+                }
+                out.insert(
+                    k.clone(),
+                    Value::Array(non_null.into_iter().map(normalize_nullable).collect()),
+                );
+                if has_null {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            ("type", Value::Array(a)) => {
+                let types: Vec<&Value> = a.iter().filter(|x| x.as_str() != Some("null")).collect();
+                if types.len() < a.len() {
+                    out.insert("nullable".into(), Value::Bool(true));
+                    let t = match types.len() {
+                        0 => json!("string"),
+                        1 => types[0].clone(),
+                        _ => Value::Array(types.into_iter().cloned().collect()),
+                    };
+                    out.insert(k.clone(), t);
+                } else {
+                    out.insert(k.clone(), value.clone());
+                }
+            }
+            ("x-nullable", _) => {
+                if truthy(value) {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            ("nullable", _) => {
+                if truthy(value) || out.get("nullable").is_some_and(truthy) {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            (_, Value::Object(_)) => {
+                out.insert(k.clone(), normalize_nullable(value));
+            }
+            (_, Value::Array(a)) => {
+                out.insert(
+                    k.clone(),
+                    Value::Array(a.iter().map(normalize_nullable).collect()),
+                );
+            }
+            _ => {
+                out.insert(k.clone(), value.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// A copy of the spec with `paths` and the schema components normalised.
+fn normalize_spec(spec: &Value, swagger: bool) -> Value {
+    let Value::Object(m) = spec else {
+        return spec.clone();
+    };
+    let mut out = Map::with_capacity(m.len());
+    for (k, v) in m {
+        let nv = match k.as_str() {
+            "paths" => normalize_nullable(v),
+            "definitions" if swagger => normalize_nullable(v),
+            "components" if !swagger => match v {
+                Value::Object(c) => {
+                    let mut cm = Map::with_capacity(c.len());
+                    for (ck, cv) in c {
+                        cm.insert(
+                            ck.clone(),
+                            if ck == "schemas" {
+                                normalize_nullable(cv)
+                            } else {
+                                cv.clone()
+                            },
+                        );
+                    }
+                    Value::Object(cm)
+                }
+                o => o.clone(),
+            },
+            _ => v.clone(),
+        };
+        out.insert(k.clone(), nv);
+    }
+    Value::Object(out)
 }
