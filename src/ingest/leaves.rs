@@ -148,9 +148,13 @@ pub fn schema_nullable(schema: &Value) -> bool {
 
 /// `enum` values plus `const` when not already listed.
 pub fn schema_enum(schema: &Value) -> Vec<Value> {
-    let Some(m) = schema.as_object() else {
-        return Vec::new();
-    };
+    match schema.as_object() {
+        Some(m) => schema_enum_map(m),
+        None => Vec::new(),
+    }
+}
+
+fn schema_enum_map(m: &Map<String, Value>) -> Vec<Value> {
     let mut values: Vec<Value> = match m.get("enum") {
         Some(Value::Array(a)) => a.clone(),
         _ => Vec::new(),
@@ -292,6 +296,17 @@ fn flatten_nullable_union(schema: Map<String, Value>) -> Map<String, Value> {
     out
 }
 
+/// Whether `flatten_nullable_union` would change the schema.
+fn needs_null_flatten(m: &Map<String, Value>) -> bool {
+    schema_nullable_map(m)
+        && !(m.get("nullable") == Some(&Value::Bool(true))
+            && !["anyOf", "oneOf"].iter().any(|k| {
+                m.get(*k)
+                    .and_then(Value::as_array)
+                    .is_some_and(|c| c.iter().any(is_null_schema))
+            }))
+}
+
 fn schema_nullable_map(m: &Map<String, Value>) -> bool {
     if m.get("nullable").is_some_and(truthy) || m.get("x-nullable").is_some_and(truthy) {
         return true;
@@ -336,7 +351,7 @@ fn leaf_from(
         field_type,
         required: required && !inh.alternative,
         description: first_chars(&py_str_or_empty(schema.get("description")), 200),
-        enum_values: schema_enum(&Value::Object(schema.clone())),
+        enum_values: schema_enum_map(schema),
         format: py_str_or_empty(schema.get("format")),
         default: g("default"),
         example: g("example"),
@@ -392,14 +407,30 @@ fn walk(
     let Some(m) = schema.as_object() else {
         return Vec::new();
     };
+    walk_map(m, base, parent_required, depth, inh)
+}
+
+fn walk_map(
+    m: &Map<String, Value>,
+    base: &str,
+    parent_required: bool,
+    depth: usize,
+    inh: &Inherit,
+) -> Vec<Leaf> {
     if depth > MAX_DEPTH {
         return Vec::new();
     }
-    let resolved = match resolve_combinators(m) {
-        Some(r) => r,
-        None => m.clone(),
+    use std::borrow::Cow;
+    let resolved: Cow<'_, Map<String, Value>> = match resolve_combinators(m) {
+        Some(r) => Cow::Owned(r),
+        None => Cow::Borrowed(m),
     };
-    let schema = flatten_nullable_union(resolved);
+    let schema: Cow<'_, Map<String, Value>> = if needs_null_flatten(&resolved) {
+        Cow::Owned(flatten_nullable_union(resolved.into_owned()))
+    } else {
+        resolved
+    };
+    let schema: &Map<String, Value> = &schema;
     let schema_ref = if inh.schema_ref.is_empty() {
         py_str_or_empty(schema.get(REF_MARKER))
     } else {
@@ -415,12 +446,12 @@ fn walk(
         schema_ref,
         ..inh.clone()
     };
-    if let Some(alt) = alternatives(&schema, base, parent_required, depth, &here) {
+    if let Some(alt) = alternatives(schema, base, parent_required, depth, &here) {
         return alt;
     }
     let ty = normalize_type(schema.get("type"));
     if ty == "object" || schema.contains_key("properties") {
-        return walk_object(&schema, base, parent_required, depth, &here);
+        return walk_object(schema, base, parent_required, depth, &here);
     }
     if ty == "array" {
         let empty = Value::Object(Map::new());
@@ -439,7 +470,7 @@ fn walk(
     }
     let ty = if ty.is_empty() { "string".into() } else { ty };
     vec![leaf_from(
-        &schema,
+        schema,
         base.to_string(),
         name.to_string(),
         ty,
@@ -518,8 +549,7 @@ fn walk_additional(
         schema_ref: own_ref.clone(),
         ..inh.clone()
     };
-    let add_val = Value::Object(additional.clone());
-    let mut leaves = walk(&add_val, &map_path, parent_required, depth + 1, &child);
+    let mut leaves = walk_map(additional, &map_path, parent_required, depth + 1, &child);
     let parent = last_path_segment(base);
     if leaves.is_empty() && !parent.is_empty() {
         let mut ty = normalize_type(additional.get("type"));
@@ -660,24 +690,20 @@ fn alternatives(
             continue;
         }
         let mut leaves = Vec::new();
-        let base_schema: Map<String, Value> = schema
-            .iter()
-            .filter(|(k, _)| *k != "oneOf" && *k != "anyOf")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if has_extractable_shape(&base_schema, base) {
+        // the schema without its unions (only built when it has a shape of its own)
+        let only_unions = schema.keys().all(|k| k == "oneOf" || k == "anyOf");
+        if !only_unions && has_extractable_shape(schema, base) {
+            let base_schema: Map<String, Value> = schema
+                .iter()
+                .filter(|(k, _)| *k != "oneOf" && *k != "anyOf")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
             let b = Inherit {
                 disc_property: String::new(),
                 disc_value: None,
                 ..inh.clone()
             };
-            leaves.extend(walk(
-                &Value::Object(base_schema),
-                base,
-                parent_required,
-                depth,
-                &b,
-            ));
+            leaves.extend(walk_map(&base_schema, base, parent_required, depth, &b));
         }
         let count = candidates.len();
         let disc = discriminator_property(schema);
@@ -701,13 +727,7 @@ fn alternatives(
                 schema_ref: cref,
                 ..inh.clone()
             };
-            leaves.extend(walk(
-                &Value::Object((*cand).clone()),
-                base,
-                parent_required,
-                depth + 1,
-                &b,
-            ));
+            leaves.extend(walk_map(cand, base, parent_required, depth + 1, &b));
         }
         if !disc.is_empty() {
             apply_discriminator(&mut leaves, base, &disc, &disc_values, key, count);
@@ -1004,12 +1024,66 @@ pub fn leaf_row(leaf: &Leaf, location: &str) -> Map<String, Value> {
     row
 }
 
+type RowCache =
+    rustc_hash::FxHashMap<(String, String), Vec<(Value, std::rc::Rc<Vec<Map<String, Value>>>)>>;
+
+thread_local! {
+    /// Field rows of resolved component schemas (keyed by their `$ref` marker and
+    /// location; a hit must also be equal, as a cycle cut can expand one ref differently).
+    static ROW_CACHE: std::cell::RefCell<RowCache> = Default::default();
+}
+
+/// Forgets the cached field rows of this thread.
+pub fn clear_row_cache() {
+    ROW_CACHE.with(|c| c.borrow_mut().clear());
+}
+
+fn cached_rows(schema: &Value, location: &str) -> std::rc::Rc<Vec<Map<String, Value>>> {
+    let Some(marker) = schema.get(REF_MARKER).and_then(Value::as_str) else {
+        return std::rc::Rc::new(compute_field_rows(schema, location));
+    };
+    let key = (marker.to_string(), location.to_string());
+    let hit = ROW_CACHE.with(|c| {
+        c.borrow().get(&key).and_then(|list| {
+            list.iter()
+                .find(|(v, _)| v == schema)
+                .map(|(_, r)| r.clone())
+        })
+    });
+    if let Some(r) = hit {
+        return r;
+    }
+    let rows = std::rc::Rc::new(compute_field_rows(schema, location));
+    ROW_CACHE.with(|c| {
+        c.borrow_mut()
+            .entry(key)
+            .or_default()
+            .push((schema.clone(), rows.clone()))
+    });
+    rows
+}
+
+/// The number of `schema_field_rows` of a schema.
+pub fn field_count(schema: &Value, location: &str) -> usize {
+    if schema.as_object().is_none_or(|m| m.is_empty()) {
+        return 0;
+    }
+    cached_rows(schema, location).len()
+}
+
 /// `openapi.*.fields` rows of a schema: read-only leaves are dropped from request bodies,
 /// write-only leaves from responses.
 pub fn schema_field_rows(schema: &Value, location: &str) -> Vec<Map<String, Value>> {
     if schema.as_object().is_none_or(|m| m.is_empty()) {
         return Vec::new();
     }
+    match std::rc::Rc::try_unwrap(cached_rows(schema, location)) {
+        Ok(v) => v,
+        Err(rc) => (*rc).clone(),
+    }
+}
+
+fn compute_field_rows(schema: &Value, location: &str) -> Vec<Map<String, Value>> {
     extract_leaves(schema)
         .iter()
         .filter(|l| {

@@ -1036,7 +1036,7 @@ pub fn content_type_rows(
                 }
                 row.insert("field_count".into(), json!(n));
             } else {
-                let n = schema_field_rows(schema, location).len();
+                let n = leaves::field_count(schema, location);
                 row.insert("field_count".into(), json!(n));
             }
         } else if location == "request_body" {
@@ -1936,7 +1936,7 @@ pub fn response_rows(
             row.insert("schema_type".into(), json!(py_schema_type(s)));
             row.insert(
                 "field_count".into(),
-                json!(schema_field_rows(s, "response").len()),
+                json!(leaves::field_count(s, "response")),
             );
         }
         if !example_fields.is_empty() {

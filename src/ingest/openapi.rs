@@ -316,9 +316,12 @@ pub fn spec_tools(
         .unwrap_or(1)
         .clamp(1, 8);
     let built: Vec<Result<ToolSchema, InputError>> = if threads == 1 || jobs.len() < 64 {
-        jobs.iter()
+        let out = jobs
+            .iter()
             .map(|(path, method, item, op)| operation_tool(&ctx, path, method, item, op))
-            .collect()
+            .collect();
+        super::leaves::clear_row_cache();
+        out
     } else {
         let chunk = jobs.len().div_ceil(threads * 4);
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -1117,12 +1120,30 @@ fn present(v: &Value) -> bool {
     }
 }
 
+fn hint_position(k: &str) -> Option<usize> {
+    static POS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    POS.get_or_init(|| {
+        let mut m = rustc_hash::FxHashMap::default();
+        for (i, k) in ROW_HINT_KEYS.iter().enumerate() {
+            m.entry(*k).or_insert(i);
+        }
+        m
+    })
+    .get(k)
+    .copied()
+}
+
 /// Copies every present hint of `src` into `dst` (existing keys keep their position).
 pub fn copy_row_hints(src: &Map<String, Value>, dst: &mut Map<String, Value>) {
-    for k in ROW_HINT_KEYS {
-        if let Some(v) = src.get(*k).filter(|v| present(v)) {
-            dst.insert((*k).into(), v.clone());
-        }
+    let mut found: Vec<(usize, &String, &Value)> = src
+        .iter()
+        .filter(|(_, v)| present(v))
+        .filter_map(|(k, v)| hint_position(k).map(|p| (p, k, v)))
+        .collect();
+    found.sort_unstable_by_key(|x| x.0);
+    for (_, k, v) in found {
+        dst.insert(k.clone(), v.clone());
     }
 }
 

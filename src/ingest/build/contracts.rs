@@ -232,7 +232,8 @@ type ProdRow = (i64, usize, String, String, Map<String, Value>);
 /// Promotes filtered `api_contract` rows into `metadata.consumes` / `.produces`.
 pub fn promote(tools: &mut [ToolSchema]) -> Value {
     let n = tools.len();
-    let max_freq = ((n as f64) * 0.12).floor() as usize;
+    // max(2, int(max(1, n) * 0.12))
+    let max_freq = 2usize.max(((n.max(1) as f64) * 0.12).floor() as usize);
     // field frequency among producers (loose key, once per tool)
     let mut freq: FxHashMap<String, usize> = FxHashMap::default();
     for t in tools.iter() {
