@@ -298,13 +298,15 @@ fn flatten_nullable_union(schema: Map<String, Value>) -> Map<String, Value> {
 
 /// Whether `flatten_nullable_union` would change the schema.
 fn needs_null_flatten(m: &Map<String, Value>) -> bool {
-    schema_nullable_map(m)
-        && !(m.get("nullable") == Some(&Value::Bool(true))
-            && !["anyOf", "oneOf"].iter().any(|k| {
-                m.get(*k)
-                    .and_then(Value::as_array)
-                    .is_some_and(|c| c.iter().any(is_null_schema))
-            }))
+    if !schema_nullable_map(m) {
+        return false;
+    }
+    let has_null_branch = ["anyOf", "oneOf"].iter().any(|k| {
+        m.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|c| c.iter().any(is_null_schema))
+    });
+    has_null_branch || m.get("nullable") != Some(&Value::Bool(true))
 }
 
 fn schema_nullable_map(m: &Map<String, Value>) -> bool {
