@@ -485,7 +485,7 @@ fn operation_tool(
     // the operation and its path item's parameters with every local $ref resolved
     let op_r = res.resolve(op);
     let mut item_m = Map::new();
-    for k in ["parameters", "consumes", "produces"] {
+    for k in ["parameters", "consumes", "produces", "servers"] {
         if let Some(v) = item.get(k) {
             item_m.insert(k.into(), res.resolve(v));
         }
@@ -828,7 +828,27 @@ fn operation_tool(
     if let Some(sec) = security {
         oa.insert("security".into(), sec);
     }
-    if !ctx.servers.is_empty() {
+    // operation- or path-level servers win over the spec's
+    let local: Vec<Map<String, Value>> = if ctx.swagger {
+        Vec::new()
+    } else {
+        let r = local_server_rows(op.get("servers"), "operation");
+        if r.is_empty() {
+            local_server_rows(item.get("servers"), "path")
+        } else {
+            r
+        }
+    };
+    let mut local_base: Option<Value> = None;
+    if let Some(first) = local.first() {
+        let mut sv = first.clone();
+        local_base = sv.get("url").cloned();
+        sv.insert(
+            "servers".into(),
+            Value::Array(local.iter().cloned().map(Value::Object).collect()),
+        );
+        oa.insert("server".into(), Value::Object(sv));
+    } else if !ctx.servers.is_empty() {
         let (u, d) = &ctx.servers[0];
         let mut sv = Map::new();
         sv.insert("source".into(), json!("spec"));
@@ -880,7 +900,9 @@ fn operation_tool(
             md.insert("response_content_type".into(), json!(ct));
         }
     }
-    if let Some((u, _)) = ctx.servers.first() {
+    if let Some(u) = local_base {
+        md.insert("base_url".into(), u);
+    } else if let Some((u, _)) = ctx.servers.first() {
         md.insert("base_url".into(), json!(u));
     }
     md.insert("source_label".into(), json!(ctx.label));
@@ -1496,4 +1518,61 @@ fn normalize_spec(spec: &Value, swagger: bool) -> Value {
         out.insert(k.clone(), nv);
     }
     Value::Object(out)
+}
+
+/// Server rows of an operation or path item (`source`, trimmed `url`, `raw_url`,
+/// `description`; variables expanded from their defaults).
+fn local_server_rows(servers: Option<&Value>, source: &str) -> Vec<Map<String, Value>> {
+    let Some(Value::Array(list)) = servers else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for sv in list.iter().filter_map(Value::as_object) {
+        let raw = crate::engine::pytext::strip(sv.get("url").and_then(Value::as_str).unwrap_or(""))
+            .to_string();
+        if raw.is_empty() {
+            continue;
+        }
+        let mut url = raw.clone();
+        let mut vars: Vec<Value> = Vec::new();
+        if let Some(Value::Object(vs)) = sv.get("variables") {
+            for (name, v) in vs {
+                let Some(v) = v.as_object() else { continue };
+                let mut row = Map::new();
+                row.insert("name".into(), json!(name));
+                if let Some(d) = v.get("default") {
+                    let d = match d {
+                        Value::String(x) => x.clone(),
+                        o => crate::engine::pytext::py_str(o),
+                    };
+                    if !d.is_empty() {
+                        url = url.replace(&format!("{{{name}}}"), &d);
+                    }
+                    row.insert("default".into(), json!(d));
+                }
+                vars.push(Value::Object(row));
+            }
+        }
+        let url = url.trim();
+        let url = if url.chars().count() > 1 {
+            url.trim_end_matches('/')
+        } else {
+            url
+        };
+        let mut row = Map::new();
+        row.insert("source".into(), json!(source));
+        row.insert("url".into(), json!(url));
+        row.insert("raw_url".into(), json!(raw));
+        let d = crate::engine::pytext::strip(
+            sv.get("description").and_then(Value::as_str).unwrap_or(""),
+        );
+        if !d.is_empty() {
+            row.insert("description".into(), json!(first_n(d, 300)));
+        }
+        if !vars.is_empty() {
+            row.insert("variables".into(), Value::Array(vars));
+        }
+        rows.push(row);
+    }
+    rows
 }
