@@ -586,6 +586,12 @@ fn bad_inputs_give_one_line_errors() {
         "2:",
         "invalid UTF-8",
     );
+    build_error(
+        "latin1.json",
+        b"{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"caf\xe9\"}, \"paths\": {}}",
+        ":1:",
+        "invalid UTF-8",
+    );
     build_error("scalar.json", b"42", "", "not a recognised input");
     build_error("mixed.json", b"[{\"name\": 1}, 3]", "/1", "not an object");
     let deep_json = "[".repeat(10_000) + &"]".repeat(10_000);
