@@ -202,6 +202,64 @@ fn openapi3_fixture_gives_the_reference_edges() {
     assert_eq!(g["collection_graph_version"], "2");
 }
 
+/// Rule fixtures (`tests/fixtures/ingest/rules/*.openapi.json`): every tool (name,
+/// parameters, full metadata in key order), node and edge as graph-tool-call 0.47.0 builds
+/// them (`scripts/make-ingest-expectations.sh`). They pin the schema leaf walk (depth limit
+/// 8, untyped `allOf` wrappers, oneOf/anyOf unions with discriminators, map leaves),
+/// request-body union parameters, example-inferred fields and parameters, query-object
+/// expansion, nullable dialects, response envelopes and aliases, the contract promotion
+/// frequency floor and shared-ref evidence.
+#[test]
+fn rule_fixtures_give_the_reference_tools_and_edges() {
+    use std::io::Read;
+    let dir = fixture("rules");
+    let mut specs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".openapi.json"))
+        .collect();
+    specs.sort();
+    assert!(!specs.is_empty());
+    for spec in specs {
+        let name = spec.trim_end_matches(".openapi.json");
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(
+            std::fs::File::open(dir.join(format!("{name}.expected.json.gz"))).unwrap(),
+        )
+        .read_to_string(&mut text)
+        .unwrap();
+        let want: Value = serde_json::from_str(&text).unwrap();
+        let got = build_in(&dir, &[&spec]);
+        // compared as text: same values and the same key order
+        let tools_got: Vec<Value> = match &got["tools"] {
+            Value::Array(a) => a.clone(),
+            Value::Object(m) => m.values().cloned().collect(),
+            _ => panic!("no tools"),
+        };
+        let tools_want: Vec<Value> = match &want["tools"] {
+            Value::Array(a) => a.clone(),
+            Value::Object(m) => m.values().cloned().collect(),
+            _ => panic!("no tools"),
+        };
+        assert_eq!(tools_got.len(), tools_want.len(), "{spec}: tool count");
+        for (g, w) in tools_got.iter().zip(&tools_want) {
+            assert_eq!(
+                serde_json::to_string(g).unwrap(),
+                serde_json::to_string(w).unwrap(),
+                "{spec}: tool {}",
+                w["name"]
+            );
+        }
+        for part in ["nodes", "edges"] {
+            assert_eq!(
+                serde_json::to_string(&got["graph"][part]).unwrap(),
+                serde_json::to_string(&want[part]).unwrap(),
+                "{spec}: graph {part}"
+            );
+        }
+    }
+}
+
 #[test]
 fn swagger2_yaml_with_a_cyclic_schema_gives_the_reference_edges() {
     let g = build_in(&fixture(""), &["pets.swagger.yaml"]);
@@ -526,6 +584,12 @@ fn bad_inputs_give_one_line_errors() {
         "latin1.yaml",
         b"openapi: 3.0.0\ninfo: {title: caf\xe9}\n",
         "2:",
+        "invalid UTF-8",
+    );
+    build_error(
+        "latin1.json",
+        b"{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"caf\xe9\"}, \"paths\": {}}",
+        ":1:",
         "invalid UTF-8",
     );
     build_error("scalar.json", b"42", "", "not a recognised input");

@@ -11,11 +11,14 @@
 
 pub mod artifact;
 pub mod build;
+pub mod leaves;
 pub mod mcp;
+pub mod oasop;
 pub mod openapi;
 pub mod readiness;
 pub mod refs;
 pub mod schema;
+pub mod shape;
 pub mod source;
 
 use serde_json::Value;

@@ -8,8 +8,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::refs::{REF_MARKER, Resolver};
-use super::schema::{ParamSchema, ToolSchema};
+use super::refs::Resolver;
+use super::schema::ToolSchema;
+use crate::engine::pytext::truthy;
 use crate::error::InputError;
 
 pub const METHODS: &[&str] = &[
@@ -30,31 +31,6 @@ pub struct SpecTools {
 
 fn s(v: Option<&Value>) -> Option<&str> {
     v.and_then(Value::as_str)
-}
-
-fn is_json_ct(ct: &str) -> bool {
-    let c = ct.to_ascii_lowercase();
-    c.contains("json")
-}
-
-fn schema_type(schema: &Value) -> Option<String> {
-    match schema.get("type") {
-        Some(Value::String(t)) => Some(t.clone()),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .map(String::from),
-        _ => {
-            if schema.get("properties").is_some() {
-                Some("object".into())
-            } else if schema.get("items").is_some() {
-                Some("array".into())
-            } else {
-                None
-            }
-        }
-    }
 }
 
 /// `"<method>_<slug>"` for operations without an operationId.
@@ -176,16 +152,6 @@ pub struct FieldRow {
     pub depth: usize,
 }
 
-const HINT_KEYS: &[(&str, &str)] = &[
-    ("description", "description"),
-    ("enum", "enum"),
-    ("format", "format"),
-    ("example", "example"),
-    ("default", "default"),
-    ("minimum", "minimum"),
-    ("maximum", "maximum"),
-];
-
 fn order_row(mut m: Map<String, Value>, order: &[&str]) -> Map<String, Value> {
     let mut out = Map::with_capacity(m.len());
     for k in order {
@@ -199,56 +165,6 @@ fn order_row(mut m: Map<String, Value>, order: &[&str]) -> Map<String, Value> {
     out
 }
 
-const FIELD_ORDER_RESPONSE: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "required",
-    "location",
-    "description",
-    "enum",
-    "response_body_root",
-    "format",
-    "example",
-    "default",
-    "nullable",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "required_in_branch",
-    "schema_ref",
-    "additional_properties",
-    "map_value",
-    "map_key_placeholder",
-    "value_type",
-    "value_format",
-    "value_path_aliases",
-    "response_collection_path",
-    "response_item_path",
-];
-const FIELD_ORDER_REQUEST: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "required",
-    "location",
-    "description",
-    "format",
-    "enum",
-    "example",
-    "default",
-    "nullable",
-    "minimum",
-    "maximum",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "required_in_branch",
-    "schema_ref",
-    "additional_properties",
-    "map_value",
-    "map_key_placeholder",
-];
 const AC_CONSUMES_ORDER: &[&str] = &[
     "field_name",
     "field_type",
@@ -281,358 +197,18 @@ const AC_CONSUMES_ORDER: &[&str] = &[
     "map_key_placeholder",
     "description",
 ];
-const AC_PRODUCES_ORDER: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "enum",
-    "required",
-    "location",
-    "kind",
-    "header",
-    "format",
-    "example",
-    "default",
-    "nullable",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "required_in_branch",
-    "schema_ref",
-    "additional_properties",
-    "map_value",
-    "map_key_placeholder",
-    "response_collection_path",
-    "response_item_path",
-    "response_body_root",
-    "value_type",
-    "value_format",
-    "response_envelope_path",
-    "value_path_aliases",
-    "description",
-];
-
-/// Flattens a resolved schema into leaf rows.
-/// Leaf rows collected by a walk; a json path is emitted once.
-pub struct Rows {
-    rows: Vec<FieldRow>,
-    seen: rustc_hash::FxHashSet<String>,
-}
 
 pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
-    let mut out = Rows {
-        rows: Vec::new(),
-        seen: Default::default(),
-    };
-    let root_ref = schema
-        .get(REF_MARKER)
-        .and_then(Value::as_str)
-        .map(String::from);
-    walk_fields(
-        schema,
-        "$",
-        None,
-        false,
-        location,
-        root_ref.as_deref(),
-        &mut out,
-        0,
-    );
-    out.rows
-}
-
-/// Properties and `required` of an object schema, with `allOf` branches merged in order.
-fn merged_object(schema: &Value) -> (Map<String, Value>, Vec<String>) {
-    let mut props = Map::new();
-    let mut req: Vec<String> = Vec::new();
-    let mut stack = vec![(schema, 0usize)];
-    let mut order: Vec<&Value> = Vec::new();
-    while let Some((s, d)) = stack.pop() {
-        if d > 16 {
-            continue;
-        }
-        order.push(s);
-        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
-            for b in all.iter().rev() {
-                stack.push((b, d + 1));
-            }
-        }
-    }
-    // own properties first, then branches in order (pre-order walk)
-    for s in order {
-        if let Some(p) = s.get("properties").and_then(Value::as_object) {
-            for (k, v) in p {
-                props.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
-        if let Some(r) = s.get("required").and_then(Value::as_array) {
-            for x in r.iter().filter_map(Value::as_str) {
-                if !req.iter().any(|y| y == x) {
-                    req.push(x.to_string());
-                }
-            }
-        }
-    }
-    (props, req)
-}
-
-/// The effective schema of a property: an `allOf` wrapper with one branch is that branch
-/// (plus the wrapper's own keys); a `oneOf`/`anyOf` takes its first non-null branch.
-fn effective(schema: &Value) -> std::borrow::Cow<'_, Value> {
-    use std::borrow::Cow;
-    if schema.get("type").is_none()
-        && schema.get("properties").is_none()
-        && let Some(all) = schema.get("allOf").and_then(Value::as_array)
-        && all.len() == 1
-    {
-        let mut m = all[0].as_object().cloned().unwrap_or_default();
-        // a single-branch allOf wrapper: the wrapper's keys win, the branch's format is not
-        // carried over
-        m.remove("format");
-        for (k, v) in schema.as_object().into_iter().flatten() {
-            if k != "allOf" {
-                m.insert(k.clone(), v.clone());
-            }
-        }
-        return Cow::Owned(Value::Object(m));
-    }
-    Cow::Borrowed(schema)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn walk_fields(
-    schema: &Value,
-    path: &str,
-    name: Option<&str>,
-    required: bool,
-    location: &str,
-    sref: Option<&str>,
-    out: &mut Rows,
-    depth: usize,
-) {
-    if depth > 64 || out.rows.len() > 100_000 {
-        return;
-    }
-    let eff = effective(schema);
-    let schema = eff.as_ref();
-    let sref = sref.or_else(|| schema.get(REF_MARKER).and_then(Value::as_str));
-    // oneOf / anyOf: every non-null branch contributes its fields (first path wins)
-    if schema.get("type").is_none() && schema.get("properties").is_none() {
-        for k in ["oneOf", "anyOf"] {
-            if let Some(br) = schema.get(k).and_then(Value::as_array) {
-                for b in br {
-                    if b.get("type").and_then(Value::as_str) == Some("null") {
-                        continue;
-                    }
-                    // rows whose path an earlier branch produced are not pushed again
-                    walk_fields(b, path, name, required, location, sref, out, depth + 1);
-                }
-                return;
-            }
-        }
-    }
-    let ty = schema_type(schema);
-    let is_obj = schema.get("properties").is_some() || schema.get("allOf").is_some();
-    match ty.as_deref() {
-        Some("object") | None if is_obj => {
-            let (props, req) = merged_object(schema);
-            for (k, p) in &props {
-                // request bodies never carry read-only (server-set) properties
-                if location == "body" && p.get("readOnly").and_then(Value::as_bool) == Some(true) {
-                    continue;
-                }
-                walk_fields(
-                    p,
-                    &format!("{path}.{k}"),
-                    Some(k),
-                    req.iter().any(|x| x == k),
-                    location,
-                    sref,
-                    out,
-                    depth + 1,
-                );
-            }
-        }
-        Some("array")
-            if {
-                let it = schema.get("items").map(effective);
-                !it.as_deref().is_some_and(|i| {
-                    schema_type(i).as_deref() == Some("object")
-                        && i.get("properties").is_none()
-                        && i.get("allOf").is_none()
-                        && !i.get("additionalProperties").is_some_and(Value::is_object)
-                })
-            } =>
-        {
-            let items = schema.get("items").cloned().unwrap_or(json!({}));
-            walk_fields(
-                &items,
-                &format!("{path}[*]"),
-                name,
-                required,
-                location,
-                sref,
-                out,
-                depth + 1,
-            );
-        }
-        Some("object")
-            if schema
-                .get("additionalProperties")
-                .is_some_and(Value::is_object) =>
-        {
-            let ap = &schema["additionalProperties"];
-            walk_fields(
-                ap,
-                &format!("{path}.*"),
-                name,
-                false,
-                location,
-                sref,
-                out,
-                depth + 1,
-            );
-        }
-        _ => {
-            let Some(name) = name else {
-                return;
-            };
-            if !out.seen.insert(path.to_string()) {
-                return;
-            }
-            let mut m = Map::new();
-            m.insert("field_name".into(), json!(name));
-            m.insert("json_path".into(), json!(path));
-            m.insert(
-                "field_type".into(),
-                json!(ty.unwrap_or_else(|| "string".into())),
-            );
-            m.insert("required".into(), json!(required));
-            m.insert("location".into(), json!(location));
-            for (k, out_k) in HINT_KEYS {
-                match schema.get(*k) {
-                    None | Some(Value::Null) => {}
-                    Some(Value::String(x)) if x.is_empty() => {}
-                    // long field descriptions are cut at 200 characters
-                    Some(Value::String(x)) if *k == "description" => {
-                        m.insert(
-                            (*out_k).into(),
-                            json!(x.chars().take(200).collect::<String>()),
-                        );
-                    }
-                    Some(v) => {
-                        m.insert((*out_k).into(), v.clone());
-                    }
-                }
-            }
-            m.insert(
-                "nullable".into(),
-                json!(
-                    schema
-                        .get("nullable")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert(
-                "read_only".into(),
-                json!(
-                    schema
-                        .get("readOnly")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert(
-                "write_only".into(),
-                json!(
-                    schema
-                        .get("writeOnly")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert(
-                "deprecated".into(),
-                json!(
-                    schema
-                        .get("deprecated")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-            );
-            m.insert("required_in_branch".into(), json!(false));
-            if let Some(r) = sref {
-                m.insert("schema_ref".into(), json!(r));
-            }
-            let is_map = path.ends_with(".*");
-            m.insert("additional_properties".into(), json!(is_map));
-            m.insert("map_value".into(), json!(is_map));
-            if is_map {
-                m.insert("map_key_placeholder".into(), json!("*"));
-            }
-            out.rows.push(FieldRow {
-                map: m,
-                depth: path.matches('.').count(),
-            });
-        }
-    }
-}
-
-/// The `Fields:` summary appended to object/array parameter descriptions.
-fn fields_summary(schema: &Value) -> Option<String> {
-    let ty = schema_type(schema)?;
-    let (obj, mut out, indent) = match ty.as_str() {
-        "object" => {
-            if schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_none_or(|p| p.is_empty())
-            {
-                return None;
-            }
-            (schema, "Fields:".to_string(), "")
-        }
-        "array" => (
-            schema.get("items").unwrap_or(&Value::Null),
-            "Fields:\n[array of:]".to_string(),
-            "  ",
-        ),
-        _ => return None,
-    };
-    let req: Vec<&str> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-        for (k, p) in props {
-            let t = schema_type(p).unwrap_or_else(|| "any".into());
-            out.push_str(&format!(
-                "\n{indent}- {k}{} ({t})",
-                if req.contains(&k.as_str()) { "*" } else { "" }
-            ));
-            if let Some(d) = s(p.get("description")).filter(|d| !d.is_empty()) {
-                out.push_str(&format!(": {d}"));
-            } else if let Some(e) = p.get("example") {
-                let e = match e {
-                    Value::String(x) => x.clone(),
-                    o => crate::engine::pytext::py_str(o),
-                };
-                out.push_str(&format!("  e.g. {e}"));
-            }
-        }
-    }
-    Some(out)
-}
-
-/// A description with the `Fields:` summary of an object/array schema appended.
-fn with_fields(desc: String, schema: Option<&Value>) -> String {
-    match schema.and_then(fields_summary) {
-        Some(f) if desc.is_empty() => f,
-        Some(f) => format!("{desc}\n{f}"),
-        None => desc,
-    }
+    super::leaves::schema_field_rows(schema, location)
+        .into_iter()
+        .map(|map| {
+            let depth = map
+                .get("json_path")
+                .and_then(Value::as_str)
+                .map_or(0, |p| p.matches('.').count());
+            FieldRow { map, depth }
+        })
+        .collect()
 }
 
 struct Ctx<'a> {
@@ -644,13 +220,6 @@ struct Ctx<'a> {
     servers: Vec<(String, Option<String>)>,
 }
 
-fn pick_content(content: &Map<String, Value>) -> Option<(&String, &Value)> {
-    content
-        .iter()
-        .find(|(ct, _)| is_json_ct(ct))
-        .or_else(|| content.iter().next())
-}
-
 /// Reads every operation of one spec.
 pub fn spec_tools(
     file: &str,
@@ -658,6 +227,10 @@ pub fn spec_tools(
     swagger: bool,
     skip_deprecated: bool,
 ) -> Result<SpecTools, InputError> {
+    // the reference resolves against the spec with nullable dialects normalised in
+    // `paths` and the schema components
+    let normalized = normalize_spec(spec, swagger);
+    let spec = &normalized;
     let res = Resolver::new(file, spec);
     res.check_remote()?;
     let title = s(spec.pointer("/info/title")).map(String::from);
@@ -743,9 +316,12 @@ pub fn spec_tools(
         .unwrap_or(1)
         .clamp(1, 8);
     let built: Vec<Result<ToolSchema, InputError>> = if threads == 1 || jobs.len() < 64 {
-        jobs.iter()
+        let out = jobs
+            .iter()
             .map(|(path, method, item, op)| operation_tool(&ctx, path, method, item, op))
-            .collect()
+            .collect();
+        super::leaves::clear_row_cache();
+        out
     } else {
         let chunk = jobs.len().div_ceil(threads * 4);
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -857,14 +433,6 @@ pub fn spec_tools(
     })
 }
 
-fn param_type(p: &Value, swagger: bool) -> (String, Option<&Value>) {
-    let schema = if swagger { Some(p) } else { p.get("schema") };
-    let ty = schema
-        .and_then(schema_type)
-        .unwrap_or_else(|| "string".into());
-    (ty, schema)
-}
-
 fn operation_tool(
     ctx: &Ctx,
     path: &str,
@@ -914,655 +482,160 @@ fn operation_tool(
         _ => [None, None, None, None],
     };
 
-    // parameters: path-item then operation (operation overrides same name+in)
-    let mut raw_params: Vec<&Value> = Vec::new();
-    for src in [item.get("parameters"), op.get("parameters")] {
-        if let Some(a) = src.and_then(Value::as_array) {
-            for p in a {
-                let p = res.deref(p);
-                let key = (s(p.get("name")), s(p.get("in")));
-                if let Some(pos) = raw_params
-                    .iter()
-                    .position(|q| (s(q.get("name")), s(q.get("in"))) == key)
-                {
-                    raw_params[pos] = p;
-                } else {
-                    raw_params.push(p);
-                }
-            }
+    // the operation and its path item's parameters with every local $ref resolved
+    let op_r = res.resolve(op);
+    let mut item_m = Map::new();
+    for k in ["parameters", "consumes", "produces", "servers"] {
+        if let Some(v) = item.get(k) {
+            item_m.insert(k.into(), res.resolve(v));
         }
     }
-    let mut params: Vec<ParamSchema> = Vec::new();
-    let mut oa_params: Vec<Value> = Vec::new();
-    let mut ac_consumes: Vec<Value> = Vec::new();
-    let mut locs: Map<String, Value> = Map::new();
-    for k in ["path", "query", "header", "cookie", "body"] {
-        locs.insert(k.into(), json!([]));
-    }
-    let mut path_params: Vec<String> = Vec::new();
-    let mut body_param: Option<&Value> = None;
-    let mut form_params: Vec<&Value> = Vec::new();
-    for p in &raw_params {
-        let Some(name) = s(p.get("name")) else {
-            continue;
-        };
-        let loc = s(p.get("in")).unwrap_or("query");
-        if ctx.swagger && loc == "body" {
-            body_param = Some(p);
-            continue;
-        }
-        if ctx.swagger && loc == "formData" {
-            form_params.push(p);
-            continue;
-        }
-        let (ty, schema) = param_type(p, ctx.swagger);
-        let schema = schema.map(|x| res.resolve(x));
-        let required = loc == "path" || p.get("required").and_then(Value::as_bool) == Some(true);
-        let raw_desc = s(p.get("description"))
-            .or_else(|| schema.as_ref().and_then(|x| s(x.get("description"))))
-            .unwrap_or("")
-            .to_string();
-        let desc = with_fields(raw_desc, schema.as_ref());
-        let en = schema.as_ref().and_then(|x| x.get("enum")).cloned();
-        params.push(ParamSchema {
-            name: name.into(),
-            ty: ty.clone(),
-            description: desc.clone(),
-            required,
-            enum_values: en.clone(),
-        });
-        let mut oa = Map::new();
-        oa.insert("name".into(), json!(name));
-        oa.insert("in".into(), json!(loc));
-        oa.insert("required".into(), json!(required));
-        oa.insert("field_type".into(), json!(ty));
-        if let Some(sc) = &schema {
-            for k in ["default", "format", "minimum", "maximum"] {
-                if let Some(v) = sc.get(k) {
-                    oa.insert(k.into(), v.clone());
-                }
-            }
-        }
-        if !desc.is_empty() {
-            oa.insert("description".into(), json!(desc));
-        }
-        if let Some(e) = &en {
-            oa.insert("enum".into(), e.clone());
-        }
-        if let Some(e) = p.get("explode") {
-            oa.insert("explode".into(), e.clone());
-        }
-        oa_params.push(Value::Object(oa));
-        let mut ac = Map::new();
-        ac.insert("field_name".into(), json!(name));
-        ac.insert("field_type".into(), json!(ty));
-        ac.insert("required".into(), json!(required));
-        ac.insert("location".into(), json!(loc));
-        ac.insert("kind".into(), json!("data"));
-        if let Some(sc) = &schema {
-            for k in ["format", "enum", "example", "default", "minimum", "maximum"] {
-                if let Some(v) = sc.get(k) {
-                    ac.insert(k.into(), v.clone());
-                }
-            }
-        }
-        if !desc.is_empty() {
-            ac.insert("description".into(), json!(desc));
-        }
-        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
-        if let Some(Value::Array(a)) = locs.get_mut(loc) {
-            a.push(json!(name));
-        }
-        if loc == "path" {
-            path_params.push(name.into());
-        }
-    }
-
-    // request body
-    let mut rb = Map::new();
-    let mut body_schema: Option<Value> = None;
-    let mut body_ct: Option<String> = None;
-    let mut body_required = false;
-    let mut content_types: Vec<String> = Vec::new();
-    let mut ct_schemas: Vec<(String, Option<Value>)> = Vec::new();
-    if ctx.swagger {
-        if let Some(bp) = body_param {
-            body_required = bp.get("required").and_then(Value::as_bool) == Some(true);
-            body_schema = bp.get("schema").map(|x| res.resolve(x));
-            let cts = op
-                .get("consumes")
-                .or_else(|| ctx.spec.get("consumes"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_else(|| vec!["application/json".into()]);
-            body_ct = cts.iter().find(|c| is_json_ct(c)).or(cts.first()).cloned();
-            content_types = cts;
-        } else if !form_params.is_empty() {
-            let mut props = Map::new();
-            let mut req = Vec::new();
-            for p in &form_params {
-                let Some(n) = s(p.get("name")) else { continue };
-                let mut sc = Map::new();
-                for (k, v) in p.as_object().into_iter().flatten() {
-                    if !matches!(k.as_str(), "name" | "in" | "required") {
-                        sc.insert(k.clone(), v.clone());
+    let item_r = Value::Object(item_m);
+    let (op, item) = (&op_r, &item_r);
+    use super::oasop;
+    let mut body = oasop::body_info(op, item, ctx.spec, ctx.swagger);
+    let params = oasop::tool_parameters(op, item, ctx.swagger, &body);
+    let body_rows = oasop::body_rows(&mut body);
+    let (resp_schema_v, resp_status, resp_ct) =
+        oasop::pick_response(op, item, ctx.spec, ctx.swagger);
+    let link_rows = |r: &Value, status: &str| -> Vec<Map<String, Value>> {
+        r.get("links")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(_, l)| l.is_object())
+            .map(|(n, l)| link_row(n, status, l))
+            .collect()
+    };
+    let mut response_rows = oasop::response_rows(op, item, ctx.spec, ctx.swagger, &link_rows);
+    for row in response_rows.iter_mut() {
+        if resp_status.is_some()
+            && row.get("status").and_then(Value::as_str) == resp_status.as_deref()
+        {
+            row.insert("selected".into(), json!(true));
+            if let Some(Value::Array(cts)) = row.get_mut("content_types") {
+                for c in cts.iter_mut() {
+                    if let Value::Object(c) = c
+                        && resp_ct.is_some()
+                        && c.get("content_type").and_then(Value::as_str) == resp_ct.as_deref()
+                    {
+                        c.insert("selected".into(), json!(true));
                     }
                 }
-                props.insert(n.into(), Value::Object(sc));
-                if p.get("required").and_then(Value::as_bool) == Some(true) {
-                    req.push(json!(n));
-                }
-            }
-            body_schema = Some(json!({"type": "object", "properties": props, "required": req}));
-            body_ct = Some("application/x-www-form-urlencoded".into());
-            content_types = vec![body_ct.clone().unwrap()];
-        }
-    } else if let Some(rbv) = op.get("requestBody") {
-        let rbv = res.deref(rbv);
-        body_required = rbv.get("required").and_then(Value::as_bool) == Some(true);
-        if let Some(content) = rbv.get("content").and_then(Value::as_object) {
-            content_types = content.keys().cloned().collect();
-            if let Some((ct, media)) = pick_content(content) {
-                body_ct = Some(ct.clone());
-                body_schema = media.get("schema").map(|x| res.resolve(x));
-            }
-            for (ct, media) in content {
-                if Some(ct) == body_ct.as_ref() {
-                    ct_schemas.push((ct.clone(), body_schema.clone()));
-                } else {
-                    ct_schemas.push((ct.clone(), media.get("schema").map(|x| res.resolve(x))));
-                }
             }
         }
     }
-    let mut body_fields: Vec<FieldRow> = Vec::new();
-    let mut body_root: Option<(String, String, Option<Value>)> = None;
-    if let Some(bs) = &body_schema {
-        let is_obj = bs.get("properties").and_then(Value::as_object).is_some();
-        if is_obj {
-            let req: Vec<&str> = bs
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            for (k, p) in bs["properties"].as_object().unwrap() {
-                // read-only properties are server output, not inputs
-                if p.get("readOnly").and_then(Value::as_bool) == Some(true) {
-                    continue;
-                }
-                let ty = schema_type(p).unwrap_or_else(|| "string".into());
-                let desc: String = s(p.get("description"))
-                    .unwrap_or("")
-                    .chars()
-                    .take(300)
-                    .collect();
-                let desc = with_fields(desc, Some(p));
-                params.push(ParamSchema {
-                    name: k.clone(),
-                    ty,
-                    description: desc,
-                    required: req.contains(&k.as_str()),
-                    enum_values: p.get("enum").cloned(),
-                });
-                if let Some(Value::Array(a)) = locs.get_mut("body") {
-                    a.push(json!(k));
-                }
-            }
-            body_fields = flatten(bs, "body");
-        } else {
-            let ty = schema_type(bs).unwrap_or_else(|| "string".into());
-            let desc: String = s(bs.get("description"))
-                .unwrap_or("")
-                .chars()
-                .take(300)
-                .collect();
-            let desc = with_fields(desc, Some(bs));
-            params.push(ParamSchema {
-                name: "body".into(),
-                ty: ty.clone(),
-                description: desc,
-                required: body_required,
-                enum_values: None,
-            });
-            if let Some(Value::Array(a)) = locs.get_mut("body") {
-                a.push(json!("body"));
-            }
-            let root_desc = params
-                .last()
-                .map(|p| p.description.clone())
-                .unwrap_or_default();
-            body_root = Some((ty.clone(), root_desc, bs.get("format").cloned()));
-            body_fields = flatten(bs, "body");
-            if body_fields.is_empty() {
-                let mut m = Map::new();
-                m.insert("field_name".into(), json!("body"));
-                m.insert("json_path".into(), json!("$"));
-                m.insert("field_type".into(), json!(ty));
-                m.insert("required".into(), json!(body_required));
-                m.insert("location".into(), json!("body"));
-                m.insert("request_body_root".into(), json!(true));
-                if let Some(f) = bs.get("format") {
-                    m.insert("format".into(), f.clone());
-                }
-                body_fields.push(FieldRow { map: m, depth: 0 });
-            }
-        }
-    }
-    // body input locations: top-level names, then the other leaf names
-    if let Some(Value::Array(a)) = locs.get_mut("body") {
-        for f in &body_fields {
-            if let Some(n) = f.map.get("field_name")
-                && f.map.get("json_path").and_then(Value::as_str) != Some("$")
-                && !a.contains(n)
-            {
-                a.push(n.clone());
-            }
-        }
-    }
-    // a body that is not an object: one root row for the whole body first
-    let mut seen_body: Vec<String> = Vec::new();
-    if let Some((ty, desc, fmt)) = &body_root
-        && !body_fields
-            .iter()
-            .any(|f| f.map.get("json_path").and_then(Value::as_str) == Some("$"))
+    let oa_param_rows = oasop::parameter_rows(op, item, ctx.swagger);
+    let selected_resp: Option<&Map<String, Value>> = response_rows.iter().find(|r| {
+        resp_status.is_some() && r.get("status").and_then(Value::as_str) == resp_status.as_deref()
+    });
+    let empty_rows: Vec<Value> = Vec::new();
+    let sel_examples: Vec<Map<String, Value>> = selected_resp
+        .and_then(|r| r.get("examples"))
+        .and_then(Value::as_array)
+        .unwrap_or(&empty_rows)
+        .iter()
+        .filter_map(|x| x.as_object().cloned())
+        .collect();
+    let sel_example_fields: Vec<Map<String, Value>> = selected_resp
+        .and_then(|r| r.get("example_fields"))
+        .and_then(Value::as_array)
+        .unwrap_or(&empty_rows)
+        .iter()
+        .filter_map(|x| x.as_object().cloned())
+        .collect();
+    let response_example_rows = oasop::merge_field_rows(
+        sel_example_fields,
+        &oasop::example_leaf_rows(&sel_examples, "response", "response_example"),
+    );
+    let mut resp_rows = oasop::merge_field_rows(
+        super::leaves::schema_field_rows(&resp_schema_v, "response"),
+        &response_example_rows,
+    );
+    if resp_rows.is_empty()
+        && let Some(root) = response_body_root_row(&resp_schema_v)
     {
-        let mut ac = Map::new();
-        ac.insert("field_name".into(), json!("body"));
-        ac.insert("field_type".into(), json!(ty));
-        ac.insert("required".into(), json!(body_required));
-        ac.insert("location".into(), json!("body"));
-        ac.insert("kind".into(), json!("data"));
-        ac.insert("json_path".into(), json!("$"));
-        if let Some(f) = fmt {
-            ac.insert("format".into(), f.clone());
-        }
-        ac.insert("request_body_root".into(), json!(true));
-        if !desc.is_empty() {
-            ac.insert("description".into(), json!(desc));
-        }
-        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
-        seen_body.push("body".into());
+        resp_rows.push(root);
     }
-    // body consumes: one row per field name (first occurrence)
-    for f in &body_fields {
-        let name = f
-            .map
-            .get("field_name")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if seen_body.iter().any(|x| x == name) {
-            continue;
+    let envelope = super::shape::annotate(Some(&resp_schema_v), &mut resp_rows);
+    let resp_headers: Vec<Map<String, Value>> = selected_resp
+        .and_then(|r| r.get("headers"))
+        .and_then(Value::as_array)
+        .unwrap_or(&empty_rows)
+        .iter()
+        .filter_map(|x| x.as_object().cloned())
+        .collect();
+    let resp_links: Vec<Value> = selected_resp
+        .and_then(|r| r.get("links"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let resp_desc = selected_resp
+        .and_then(|r| r.get("description"))
+        .cloned()
+        .unwrap_or(json!(""));
+    let (ac_produces, mut ac_consumes) = oasop::api_contract_rows(
+        &oa_param_rows,
+        &body_rows.all_fields,
+        &resp_rows,
+        &resp_headers,
+    );
+    let mut links: Vec<Value> = Vec::new();
+    for r in &response_rows {
+        for l in r
+            .get("links")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+        {
+            let mut row = l.clone();
+            row.insert("source_operation_id".into(), json!(op_id));
+            row.insert(
+                "source_status".into(),
+                r.get("status").cloned().unwrap_or(Value::Null),
+            );
+            row.insert(
+                "success".into(),
+                json!(r.get("success").is_some_and(truthy)),
+            );
+            links.push(Value::Object(row));
         }
-        seen_body.push(name.to_string());
-        let mut ac = f.map.clone();
-        ac.insert("kind".into(), json!("data"));
-        ac_consumes.push(Value::Object(order_row(ac, AC_CONSUMES_ORDER)));
     }
-    rb.insert("required".into(), json!(body_required));
+    let locs = oasop::input_locations(&oa_param_rows, &body_rows.all_top, &body_rows.all_fields);
+    let examples = oasop::operation_examples(&oa_param_rows, &body.content_rows, &response_rows);
+    let mut rb = Map::new();
+    rb.insert("required".into(), json!(body.required));
     rb.insert(
         "content_type".into(),
-        body_ct.clone().map(Value::String).unwrap_or(Value::Null),
+        body.content_type
+            .clone()
+            .map(Value::String)
+            .unwrap_or(Value::Null),
     );
-    if ct_schemas.is_empty() {
-        for c in &content_types {
-            ct_schemas.push((c.clone(), body_schema.clone()));
-        }
+    let to_arr =
+        |rows: Vec<Map<String, Value>>| Value::Array(rows.into_iter().map(Value::Object).collect());
+    rb.insert("content_types".into(), to_arr(body.content_rows.clone()));
+    rb.insert("schema".into(), body.schema.clone());
+    if let Some(r) = &body_rows.root {
+        rb.insert("root".into(), Value::Object(r.clone()));
     }
-    let mut ct_rows: Vec<Value> = Vec::new();
-    let mut all_top: Vec<Value> = Vec::new();
-    let mut all_fields: Vec<Value> = Vec::new();
-    let mut sel_top: Vec<Value> = Vec::new();
-    let mut sel_fields: Vec<Value> = Vec::new();
-    let mut root_row: Option<Value> = None;
-    for (ct, sch) in &ct_schemas {
-        let selected = Some(ct) == body_ct.as_ref();
-        let mut m = Map::new();
-        m.insert("content_type".into(), json!(ct));
-        m.insert("is_json".into(), json!(is_json_ct(ct)));
-        m.insert("has_schema".into(), json!(sch.is_some()));
-        if let Some(sc) = sch {
-            m.insert(
-                "schema_type".into(),
-                schema_type(sc).map(Value::String).unwrap_or(Value::Null),
-            );
-            let (top, root) = top_level_rows(sc, body_required);
-            let mut fields: Vec<Value> = if selected {
-                body_fields
-                    .iter()
-                    .map(|f| Value::Object(order_row(f.map.clone(), FIELD_ORDER_REQUEST)))
-                    .collect()
-            } else {
-                flatten(sc, "body")
-                    .into_iter()
-                    .map(|f| Value::Object(order_row(f.map, FIELD_ORDER_REQUEST)))
-                    .collect()
-            };
-            // the synthetic root leaf of a scalar body is not a field
-            fields.retain(|f| f["json_path"] != "$");
-            // all_fields: a non-object body's root row first
-            if let Some(r) = &root
-                && !all_fields.iter().any(|f| f["json_path"] == "$")
-            {
-                all_fields.insert(0, r.clone());
-            }
-            for t in &top {
-                if !all_top.iter().any(|x| x["field_name"] == t["field_name"]) {
-                    all_top.push(t.clone());
-                }
-            }
-            for f in &fields {
-                if !all_fields.iter().any(|x| x["json_path"] == f["json_path"]) {
-                    all_fields.push(f.clone());
-                }
-            }
-            if selected {
-                sel_top = top.clone();
-                sel_fields = fields.clone();
-                root_row = root;
-            }
-            m.insert("top_level_fields".into(), Value::Array(top));
-            let n = fields.len();
-            if n > 0 {
-                m.insert("fields".into(), Value::Array(fields));
-            }
-            m.insert("field_count".into(), json!(n));
-        } else {
-            m.insert("schema_type".into(), Value::Null);
-            m.insert("top_level_fields".into(), json!([]));
-            m.insert("fields".into(), json!([]));
-            m.insert("field_count".into(), json!(0));
-        }
-        if selected {
-            m.insert("selected".into(), json!(true));
-        }
-        ct_rows.push(Value::Object(m));
-    }
-    rb.insert("content_types".into(), Value::Array(ct_rows));
-    rb.insert(
-        "schema".into(),
-        body_schema.clone().unwrap_or_else(|| json!({})),
-    );
-    if let Some(r) = root_row {
-        rb.insert("root".into(), r);
-    }
-    rb.insert("top_level_fields".into(), Value::Array(sel_top));
-    rb.insert("fields".into(), Value::Array(sel_fields));
-    rb.insert("all_top_level_fields".into(), Value::Array(all_top));
-    rb.insert("all_fields".into(), Value::Array(all_fields));
-
-    // responses
-    let mut resp_status: Option<String> = None;
-    let mut resp_ct: Option<String> = None;
-    let mut resp_desc = String::new();
-    let mut resp_schema: Option<Value> = None;
-    let mut responses: Vec<Value> = Vec::new();
-    let mut error_responses: Vec<Value> = Vec::new();
-    let mut links: Vec<Value> = Vec::new();
-    let mut resp_links: Vec<Value> = Vec::new();
-    let mut resp_headers: Vec<Value> = Vec::new();
-    if let Some(rs) = op.get("responses").and_then(Value::as_object) {
-        for (status, r) in rs {
-            let r = res.deref(r);
-            let success = status.starts_with('2');
-            let d = s(r.get("description")).unwrap_or("").to_string();
-            let mut row = Map::new();
-            row.insert("status".into(), json!(status));
-            row.insert("success".into(), json!(success));
-            row.insert("description".into(), json!(d));
-            // only the selected (first successful) response's schema is expanded
-            let want = success && resp_status.is_none();
-            let (ct, schema) = if ctx.swagger {
-                let sc = r
-                    .get("schema")
-                    .map(|x| if want { res.resolve(x) } else { Value::Null });
-                let ct = sc.as_ref().map(|_| {
-                    op.get("produces")
-                        .or_else(|| ctx.spec.get("produces"))
-                        .and_then(Value::as_array)
-                        .and_then(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .find(|c| is_json_ct(c))
-                                .or_else(|| a.first().and_then(Value::as_str))
-                        })
-                        .map(String::from)
-                });
-                (ct.flatten(), sc)
-            } else if let Some(content) = r.get("content").and_then(Value::as_object) {
-                match pick_content(content) {
-                    Some((ct, media)) => (
-                        Some(ct.clone()),
-                        media
-                            .get("schema")
-                            .map(|x| if want { res.resolve(x) } else { Value::Null }),
-                    ),
-                    None => (None, None),
-                }
-            } else {
-                (None, None)
-            };
-            // response headers
-            let mut hrows: Vec<Value> = Vec::new();
-            for (hname, h) in r
-                .get("headers")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
-                let h = res.deref(h);
-                let hs = if ctx.swagger {
-                    Some(h)
-                } else {
-                    h.get("schema").map(|x| res.deref(x))
-                };
-                let mut m = Map::new();
-                m.insert("name".into(), json!(hname));
-                m.insert("field_name".into(), json!(hname));
-                m.insert("json_path".into(), json!(format!("$.headers.{hname}")));
-                m.insert(
-                    "field_type".into(),
-                    json!(hs.and_then(schema_type).unwrap_or_else(|| "string".into())),
-                );
-                m.insert(
-                    "required".into(),
-                    json!(h.get("required").and_then(Value::as_bool).unwrap_or(false)),
-                );
-                m.insert("location".into(), json!("response_header"));
-                m.insert("status".into(), json!(status));
-                if let Some(f) = hs.and_then(|x| x.get("format")) {
-                    m.insert("format".into(), f.clone());
-                }
-                if let Some(d) = s(h.get("description")) {
-                    m.insert("description".into(), json!(d));
-                }
-                hrows.push(Value::Object(m));
-            }
-            if !hrows.is_empty() {
-                row.insert("headers".into(), Value::Array(hrows.clone()));
-                row.insert("header_count".into(), json!(hrows.len()));
-            }
-            // every media type: JSON-ness, schema type and field count
-            let mut sel_info: Option<(Value, usize)> = None;
-            if !ctx.swagger
-                && let Some(content) = r.get("content").and_then(Value::as_object)
-                && !content.is_empty()
-            {
-                let will_select = want && schema.is_some();
-                let mut cts = Vec::new();
-                for (c, media) in content {
-                    let mut m = Map::new();
-                    m.insert("content_type".into(), json!(c));
-                    m.insert("is_json".into(), json!(is_json_ct(c)));
-                    let sch = media.get("schema");
-                    m.insert("has_schema".into(), json!(sch.is_some()));
-                    if let Some(sc) = sch {
-                        let resolved = if Some(c) == ct.as_ref()
-                            && schema.as_ref().is_some_and(|x| !x.is_null())
-                        {
-                            schema.clone().unwrap()
-                        } else {
-                            res.resolve(sc)
-                        };
-                        let st = schema_type(&resolved);
-                        let n = flatten(&resolved, "response").len();
-                        m.insert(
-                            "schema_type".into(),
-                            st.clone().map(Value::String).unwrap_or(Value::Null),
-                        );
-                        m.insert("field_count".into(), json!(n));
-                        if Some(c) == ct.as_ref() {
-                            sel_info = Some((st.map(Value::String).unwrap_or(Value::Null), n));
-                            if will_select {
-                                m.insert("selected".into(), json!(true));
-                            }
-                        }
-                    }
-                    cts.push(Value::Object(m));
-                }
-                row.insert("content_types".into(), Value::Array(cts));
-            }
-            if let Some(ct) = &ct {
-                row.insert("content_type".into(), json!(ct));
-            }
-            if let Some((st, n)) = &sel_info {
-                row.insert("schema_type".into(), st.clone());
-                row.insert("field_count".into(), json!(n));
-            }
-            if success && resp_status.is_none() && (schema.is_some() || !hrows.is_empty()) {
-                resp_headers = hrows.clone();
-            }
-            let mut row_links: Vec<Value> = Vec::new();
-            if let Some(lm) = r.get("links").and_then(Value::as_object) {
-                for (lname, l) in lm {
-                    let l = res.deref(l);
-                    let lrow = link_row(lname, status, l);
-                    let mut full = lrow.clone();
-                    full.insert("source_operation_id".into(), json!(op_id));
-                    full.insert("source_status".into(), json!(status));
-                    full.insert("success".into(), json!(success));
-                    if success && resp_status.as_deref().is_none_or(|st| st == status) {
-                        resp_links.push(Value::Object(lrow.clone()));
-                    }
-                    row_links.push(Value::Object(lrow));
-                    links.push(Value::Object(full));
-                }
-            }
-            if !row_links.is_empty() {
-                let n = row_links.len();
-                row.insert("links".into(), Value::Array(row_links));
-                row.insert("link_count".into(), json!(n));
-            }
-            if success && resp_status.is_none() && schema.is_some() {
-                resp_status = Some(status.clone());
-                resp_ct = ct.clone();
-                resp_desc = d.clone();
-                resp_schema = schema.clone();
-                row.insert("selected".into(), json!(true));
-            }
-            if !success {
-                error_responses.push(Value::Object(row.clone()));
-            }
-            responses.push(Value::Object(row));
-        }
-    }
-    let resp_fields: Vec<FieldRow> = resp_schema
-        .as_ref()
-        .map(|x| flatten(x, "response"))
-        .unwrap_or_default();
-    let mut ac_produces: Vec<Value> = Vec::new();
-    let mut oa_resp_fields: Vec<Value> = Vec::new();
-    let collection = resp_schema.as_ref().and_then(collection_path);
-    // a map-shaped response body (additionalProperties only) is one root field
-    if resp_fields.is_empty()
-        && let Some(rs) = &resp_schema
-        && schema_type(rs).as_deref() == Some("object")
-        && rs.get("properties").is_none()
-        && let Some(ap) = rs.get("additionalProperties").filter(|a| a.is_object())
-    {
-        let mut m = Map::new();
-        m.insert("field_name".into(), json!("body"));
-        m.insert("json_path".into(), json!("$"));
-        m.insert("field_type".into(), json!("object"));
-        m.insert("required".into(), json!(false));
-        m.insert("location".into(), json!("response"));
-        m.insert("response_body_root".into(), json!(true));
-        m.insert("additional_properties".into(), json!(true));
-        m.insert("map_value".into(), json!(true));
-        m.insert("map_key_placeholder".into(), json!("*"));
-        if let Some(t) = schema_type(ap) {
-            m.insert("value_type".into(), json!(t));
-        }
-        if let Some(f) = ap.get("format") {
-            m.insert("value_format".into(), f.clone());
-        }
-        m.insert("value_path_aliases".into(), json!(["$.body"]));
-        let mut p = m.clone();
-        p.remove("required");
-        p.remove("location");
-        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
-        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
-    }
-    // a scalar response body is one root field
-    if resp_fields.is_empty()
-        && let Some(rs) = &resp_schema
-        && let Some(ty) = schema_type(rs)
-        && ty != "object"
-        && ty != "array"
-    {
-        let mut m = Map::new();
-        m.insert("field_name".into(), json!("body"));
-        m.insert("json_path".into(), json!("$"));
-        m.insert("field_type".into(), json!(ty));
-        m.insert("required".into(), json!(false));
-        m.insert("location".into(), json!("response"));
-        if let Some(f) = rs.get("format") {
-            m.insert("format".into(), f.clone());
-        }
-        m.insert("response_body_root".into(), json!(true));
-        m.insert("value_path_aliases".into(), json!(["$.body"]));
-        let mut p = m.clone();
-        p.remove("required");
-        p.remove("location");
-        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
-        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
-    }
-    for f in &resp_fields {
-        let mut m = f.map.clone();
-        let jp = m["json_path"].as_str().unwrap_or("").to_string();
-        // "$.body…" aliases that would read a field named body twice are not made
-        let body_alias =
-            |rest: &str| (!rest.starts_with(".body")).then(|| json!(format!("$.body{rest}")));
-        let mut aliases: Vec<Value> = body_alias(&jp[1..]).into_iter().collect();
-        if let Some(cp) = &collection
-            && let Some(rest) = jp.strip_prefix(cp.as_str())
-            && (rest.is_empty() || rest.starts_with('.'))
-        {
-            aliases.push(json!(format!("${rest}")));
-            aliases.extend(body_alias(rest));
-            m.insert("response_collection_path".into(), json!(cp));
-            m.insert("response_item_path".into(), json!(cp));
-        }
-        if !aliases.is_empty() {
-            m.insert("value_path_aliases".into(), Value::Array(aliases));
-        }
-        let mut p = m.clone();
-        oa_resp_fields.push(Value::Object(order_row(m, FIELD_ORDER_RESPONSE)));
-        p.remove("required");
-        p.remove("location");
-        ac_produces.push(Value::Object(order_row(p, AC_PRODUCES_ORDER)));
-    }
-    for h in &resp_headers {
-        let mut m = h.as_object().cloned().unwrap_or_default();
-        let name = m.shift_remove("name").unwrap_or(Value::Null);
-        m.shift_remove("status");
-        m.insert("kind".into(), json!("data"));
-        m.insert("header".into(), name);
-        ac_produces.push(Value::Object(order_row(m, AC_PRODUCES_ORDER)));
-    }
+    rb.insert("top_level_fields".into(), to_arr(body_rows.top));
+    rb.insert("fields".into(), to_arr(body_rows.fields));
+    rb.insert("all_top_level_fields".into(), to_arr(body_rows.all_top));
+    rb.insert("all_fields".into(), to_arr(body_rows.all_fields));
+    let error_responses: Vec<Value> = response_rows
+        .iter()
+        .filter(|r| !r.get("success").is_some_and(truthy))
+        .cloned()
+        .map(Value::Object)
+        .collect();
+    let responses: Vec<Value> = response_rows.into_iter().map(Value::Object).collect();
+    let oa_resp_fields: Vec<Value> = resp_rows.into_iter().map(Value::Object).collect();
+    let body_schema = truthy(&body.schema).then(|| body.schema.clone());
+    let body_ct = body.content_type.clone();
+    let resp_schema = truthy(&resp_schema_v).then_some(resp_schema_v);
+    let oa_params: Vec<Value> = oa_param_rows.into_iter().map(Value::Object).collect();
 
     // security: requirements (operation, else spec) and the declared schemes
     let requirements: Option<&Vec<Value>> = op
@@ -1699,18 +772,22 @@ fn operation_tool(
         ),
     );
     oa.insert("parameters".into(), Value::Array(oa_params));
-    // path parameters in the order of the path template
-    let mut ordered: Vec<String> = path
-        .split('/')
-        .filter_map(|seg| seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')))
-        .filter(|n| path_params.iter().any(|p| p == n))
-        .map(String::from)
-        .collect();
-    for p in &path_params {
-        if !ordered.contains(p) {
-            ordered.push(p.clone());
+    let ordered: Vec<String> = {
+        let mut out = Vec::new();
+        let mut rest = path;
+        while let Some(i) = rest.find('{') {
+            let after = &rest[i + 1..];
+            match after.find(['}', '/']) {
+                Some(j) if after.as_bytes()[j] == b'}' && j > 0 => {
+                    out.push(after[..j].to_string());
+                    rest = &after[j + 1..];
+                }
+                Some(j) => rest = &after[j..],
+                None => break,
+            }
         }
-    }
+        out
+    };
     oa.insert("path_params".into(), json!(ordered));
     oa.insert("input_locations".into(), Value::Object(locs.clone()));
     oa.insert("request_body".into(), Value::Object(rb));
@@ -1726,35 +803,52 @@ fn operation_tool(
         "content_type".into(),
         resp_ct.clone().map(Value::String).unwrap_or(Value::Null),
     );
-    resp.insert("description".into(), json!(resp_desc));
+    resp.insert("description".into(), resp_desc);
     resp.insert(
         "schema".into(),
         resp_schema.clone().unwrap_or_else(|| json!({})),
     );
-    let envelope = resp_schema
-        .as_ref()
-        .and_then(|rs| envelope_of(rs, collection.as_deref()));
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
     if !resp_headers.is_empty() {
-        resp.insert("headers".into(), Value::Array(resp_headers.clone()));
+        resp.insert(
+            "headers".into(),
+            Value::Array(resp_headers.iter().cloned().map(Value::Object).collect()),
+        );
     }
     if !resp_links.is_empty() {
         resp.insert("links".into(), Value::Array(resp_links));
     }
-    if let Some(e) = envelope {
-        resp.insert("envelope".into(), e);
+    if !envelope.is_empty() {
+        resp.insert("envelope".into(), Value::Object(envelope));
     }
     oa.insert("response".into(), Value::Object(resp));
     oa.insert("responses".into(), Value::Array(responses));
     oa.insert("error_responses".into(), Value::Array(error_responses));
-    oa.insert(
-        "examples".into(),
-        json!({"parameters": [], "request_body": [], "responses": []}),
-    );
+    oa.insert("examples".into(), examples);
     if let Some(sec) = security {
         oa.insert("security".into(), sec);
     }
-    if !ctx.servers.is_empty() {
+    // operation- or path-level servers win over the spec's
+    let local: Vec<Map<String, Value>> = if ctx.swagger {
+        Vec::new()
+    } else {
+        let r = local_server_rows(op.get("servers"), "operation");
+        if r.is_empty() {
+            local_server_rows(item.get("servers"), "path")
+        } else {
+            r
+        }
+    };
+    let mut local_base: Option<Value> = None;
+    if let Some(first) = local.first() {
+        let mut sv = first.clone();
+        local_base = sv.get("url").cloned();
+        sv.insert(
+            "servers".into(),
+            Value::Array(local.iter().cloned().map(Value::Object).collect()),
+        );
+        oa.insert("server".into(), Value::Object(sv));
+    } else if !ctx.servers.is_empty() {
         let (u, d) = &ctx.servers[0];
         let mut sv = Map::new();
         sv.insert("source".into(), json!("spec"));
@@ -1806,7 +900,9 @@ fn operation_tool(
             md.insert("response_content_type".into(), json!(ct));
         }
     }
-    if let Some((u, _)) = ctx.servers.first() {
+    if let Some(u) = local_base {
+        md.insert("base_url".into(), u);
+    } else if let Some((u, _)) = ctx.servers.first() {
         md.insert("base_url".into(), json!(u));
     }
     md.insert("source_label".into(), json!(ctx.label));
@@ -1821,118 +917,6 @@ fn operation_tool(
         metadata: md,
         annotations: Some(annotations),
     })
-}
-
-const TOP_ORDER: &[&str] = &[
-    "field_name",
-    "json_path",
-    "field_type",
-    "required",
-    "location",
-    "request_body_root",
-    "format",
-    "example",
-    "minimum",
-    "maximum",
-    "default",
-    "description",
-    "enum",
-    "item_type",
-    "item_schema_ref",
-    "item_top_level_fields",
-    "item_field_count",
-];
-
-fn simple_row(name: &str, path: &str, p: &Value, required: bool) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("field_name".into(), json!(name));
-    m.insert("json_path".into(), json!(path));
-    m.insert(
-        "field_type".into(),
-        json!(schema_type(p).unwrap_or_else(|| "string".into())),
-    );
-    m.insert("required".into(), json!(required));
-    m.insert("location".into(), json!("body"));
-    for k in ["format", "example", "minimum", "maximum", "default"] {
-        if let Some(v) = p.get(k) {
-            m.insert(k.into(), v.clone());
-        }
-    }
-    m
-}
-
-/// Top-level request-body rows (and the root row of a non-object body).
-fn top_level_rows(schema: &Value, body_required: bool) -> (Vec<Value>, Option<Value>) {
-    let props = schema.get("properties").and_then(Value::as_object);
-    if let Some(props) = props {
-        let req: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let mut out = Vec::new();
-        for (k, p) in props {
-            if p.get("readOnly").and_then(Value::as_bool) == Some(true) {
-                continue;
-            }
-            let mut m = simple_row(k, &format!("$.{k}"), p, req.contains(&k.as_str()));
-            let desc: String = s(p.get("description"))
-                .unwrap_or("")
-                .chars()
-                .take(300)
-                .collect();
-            let desc = with_fields(desc, Some(p));
-            if !desc.is_empty() {
-                m.insert("description".into(), json!(desc));
-            }
-            if let Some(e) = p.get("enum") {
-                m.insert("enum".into(), e.clone());
-            }
-            out.push(Value::Object(order_row(m, TOP_ORDER)));
-        }
-        return (out, None);
-    }
-    let mut m = simple_row("body", "$", schema, body_required);
-    m.insert("request_body_root".into(), json!(true));
-    let desc: String = s(schema.get("description"))
-        .unwrap_or("")
-        .chars()
-        .take(300)
-        .collect();
-    let desc = with_fields(desc, Some(schema));
-    if !desc.is_empty() {
-        m.insert("description".into(), json!(desc));
-    }
-    if let Some(items) = schema.get("items") {
-        if let Some(t) = schema_type(items) {
-            m.insert("item_type".into(), json!(t));
-        }
-        if let Some(r) = items.get(REF_MARKER) {
-            m.insert("item_schema_ref".into(), r.clone());
-        }
-        if let Some(ip) = items.get("properties").and_then(Value::as_object) {
-            let req: Vec<&str> = items
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let rows: Vec<Value> = ip
-                .iter()
-                .map(|(k, p)| {
-                    let mut r = simple_row(k, &format!("$.{k}"), p, req.contains(&k.as_str()));
-                    if let Some(d) = s(p.get("description")) {
-                        r.insert("description".into(), json!(d));
-                    }
-                    Value::Object(order_row(r, TOP_ORDER))
-                })
-                .collect();
-            let n = rows.len();
-            m.insert("item_top_level_fields".into(), Value::Array(rows));
-            m.insert("item_field_count".into(), json!(n));
-        }
-    }
-    let row = Value::Object(order_row(m, TOP_ORDER));
-    (vec![row.clone()], Some(row))
 }
 
 /// One response link as the reference records it (spec §1.5 link rows).
@@ -2031,87 +1015,6 @@ fn expression_source(e: &str) -> (&'static str, Option<(&'static str, String)>) 
     }
 }
 
-const ENVELOPE_METADATA: &[&str] = &[
-    "status",
-    "code",
-    "message",
-    "msg",
-    "success",
-    "error",
-    "errors",
-    "result_code",
-    "resultCode",
-    "result_message",
-    "resultMessage",
-    "timestamp",
-    "trace_id",
-    "traceId",
-];
-
-/// `openapi.response.envelope`: the collection path and the top-level status fields.
-fn envelope_of(schema: &Value, collection: Option<&str>) -> Option<Value> {
-    let is_array = schema_type(schema).as_deref() == Some("array");
-    let mut m = Map::new();
-    if let Some(c) = collection {
-        m.insert("collection_path".into(), json!(c));
-        m.insert("item_path".into(), json!(c));
-    }
-    if is_array {
-        return (!m.is_empty()).then_some(Value::Object(m));
-    }
-    let (props, _) = merged_object(schema);
-    let meta: Vec<Value> = props
-        .iter()
-        .filter(|(k, p)| {
-            ENVELOPE_METADATA.contains(&k.as_str())
-                && !matches!(schema_type(p).as_deref(), Some("object") | Some("array"))
-        })
-        .map(|(k, _)| json!(k))
-        .collect();
-    if !meta.is_empty() {
-        m.insert("metadata_fields".into(), Value::Array(meta));
-    }
-    if m.is_empty() {
-        return None;
-    }
-    m.insert(
-        "alias_strategy".into(),
-        json!("openapi_response_envelope_v1"),
-    );
-    Some(Value::Object(m))
-}
-
-/// The response's collection path: a top-level array (`$[*]`), else the array of objects
-/// with the most leaf fields anywhere in the body (first on ties), else the first array.
-fn collection_path(schema: &Value) -> Option<String> {
-    if schema_type(schema).as_deref() == Some("array") {
-        return Some("$[*]".into());
-    }
-    let rows = flatten(schema, "response");
-    // candidate arrays in first-seen order with their leaf counts
-    let mut cands: Vec<(String, usize, bool)> = Vec::new();
-    for r in &rows {
-        let jp = r.map.get("json_path").and_then(Value::as_str).unwrap_or("");
-        let Some(i) = jp.find("[*]") else { continue };
-        let arr = &jp[..i + 3];
-        let is_obj = jp.len() > i + 3;
-        match cands.iter_mut().find(|c| c.0 == arr) {
-            Some(c) => {
-                c.1 += 1;
-                c.2 |= is_obj;
-            }
-            None => cands.push((arr.to_string(), 1, is_obj)),
-        }
-    }
-    let mut best: Option<&(String, usize, bool)> = None;
-    for c in cands.iter().filter(|c| c.2) {
-        if best.is_none_or(|b| c.1 > b.1) {
-            best = Some(c);
-        }
-    }
-    best.or(cands.first()).map(|c| c.0.clone())
-}
-
 /// ((method, path), request refs, response refs)
 pub type OperationRefs = ((String, String), Vec<String>, Vec<String>);
 
@@ -2164,4 +1067,512 @@ pub fn raw_operation_refs(spec: &Value) -> Vec<OperationRefs> {
         }
     }
     out
+}
+
+/// Row hint keys in the order the reference copies them between rows.
+pub const ROW_HINT_KEYS: &[&str] = &[
+    "format",
+    "default",
+    "example",
+    "nullable",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "min_properties",
+    "max_properties",
+    "multiple_of",
+    "const",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "schema_combinator",
+    "schema_branch",
+    "schema_branch_count",
+    "schema_branches",
+    "required_in_branch",
+    "schema_ref",
+    "schema_expanded_from",
+    "schema_expansion",
+    "content_type",
+    "content_types",
+    "content_schema_type",
+    "content_fields",
+    "content_top_level_fields",
+    "request_body_root",
+    "additional_properties",
+    "map_value",
+    "map_key_placeholder",
+    "response_body_root",
+    "value_type",
+    "value_format",
+    "discriminator_property",
+    "discriminator_value",
+    "discriminator_values",
+    "encoding_content_type",
+    "encoding_style",
+    "encoding_explode",
+    "encoding_allow_reserved",
+    "encoding_headers",
+    "encoding_field_name",
+    "response_envelope_path",
+    "response_collection_path",
+    "response_item_path",
+    "value_path_aliases",
+    "schema_inferred_from",
+    "example_source",
+    "example_name",
+    "example_content_type",
+    "example_status",
+    "description",
+];
+
+/// Python `x not in (None, "", [])`.
+fn present(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        _ => true,
+    }
+}
+
+fn hint_position(k: &str) -> Option<usize> {
+    static POS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    POS.get_or_init(|| {
+        let mut m = rustc_hash::FxHashMap::default();
+        for (i, k) in ROW_HINT_KEYS.iter().enumerate() {
+            m.entry(*k).or_insert(i);
+        }
+        m
+    })
+    .get(k)
+    .copied()
+}
+
+/// Copies every present hint of `src` into `dst` (existing keys keep their position).
+pub fn copy_row_hints(src: &Map<String, Value>, dst: &mut Map<String, Value>) {
+    let mut found: Vec<(usize, &String, &Value)> = src
+        .iter()
+        .filter(|(_, v)| present(v))
+        .filter_map(|(k, v)| hint_position(k).map(|p| (p, k, v)))
+        .collect();
+    found.sort_unstable_by_key(|x| x.0);
+    for (_, k, v) in found {
+        dst.insert(k.clone(), v.clone());
+    }
+}
+
+/// The synthetic producer of a root scalar or dynamic-map response body.
+fn response_body_root_row(schema: &Value) -> Option<Map<String, Value>> {
+    let m = schema.as_object().filter(|m| !m.is_empty())?;
+    let ty = py_schema_type(schema);
+    let additional = m
+        .get("additionalProperties")
+        .and_then(Value::as_object)
+        .filter(|a| !a.is_empty());
+    let dynamic_map = ty == "object" && additional.is_some();
+    if (ty == "object" || ty == "array") && !dynamic_map {
+        return None;
+    }
+    let mut row = Map::new();
+    row.insert("field_name".into(), json!("body"));
+    row.insert("json_path".into(), json!("$"));
+    row.insert("field_type".into(), json!(ty));
+    row.insert("required".into(), json!(false));
+    row.insert("location".into(), json!("response"));
+    row.insert("response_body_root".into(), json!(true));
+    add_schema_hints(&mut row, schema);
+    let en = super::leaves::schema_enum(schema);
+    if !en.is_empty() {
+        row.insert("enum".into(), Value::Array(en));
+    }
+    let d = py_schema_description(schema);
+    if !d.is_empty() {
+        row.insert("description".into(), json!(first_n(&d, 300)));
+    }
+    if let Some(add) = additional.filter(|_| dynamic_map) {
+        row.insert("additional_properties".into(), json!(true));
+        row.insert("map_value".into(), json!(true));
+        row.insert("map_key_placeholder".into(), json!("*"));
+        row.insert(
+            "value_type".into(),
+            json!(py_schema_type(&Value::Object(add.clone()))),
+        );
+        if let Some(f) = add.get("format").filter(|f| truthy(f)) {
+            row.insert(
+                "value_format".into(),
+                json!(crate::engine::pytext::py_str(f)),
+            );
+        }
+    }
+    Some(row)
+}
+
+pub fn first_n(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// The OpenAPI module's `_schema_type`: `type` (default "string", first non-null of a
+/// list) mapped onto string/integer/number/boolean/array/object.
+pub fn py_schema_type(schema: &Value) -> String {
+    let t = match schema.get("type") {
+        None => Some("string".to_string()),
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .find(|x| truthy(x) && x.as_str() != Some("null"))
+                .map(|x| {
+                    x.as_str()
+                        .map(String::from)
+                        .unwrap_or_else(|| crate::engine::pytext::py_str(x))
+                })
+                .unwrap_or_else(|| "string".into()),
+        ),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(v) if truthy(v) => Some(crate::engine::pytext::py_str(v)),
+        Some(_) => None,
+    };
+    let t = t
+        .filter(|x| !x.is_empty())
+        .unwrap_or_else(|| "string".into());
+    match t.as_str() {
+        "integer" | "number" | "boolean" | "array" | "object" => t,
+        _ => "string".into(),
+    }
+}
+
+const SCHEMA_HINT_KEYS: &[(&str, &str)] = &[
+    ("format", "format"),
+    ("default", "default"),
+    ("example", "example"),
+    ("nullable", "nullable"),
+    ("x-nullable", "nullable"),
+    ("pattern", "pattern"),
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusiveMinimum", "exclusive_minimum"),
+    ("exclusiveMaximum", "exclusive_maximum"),
+    ("minLength", "min_length"),
+    ("maxLength", "max_length"),
+    ("minItems", "min_items"),
+    ("maxItems", "max_items"),
+    ("minProperties", "min_properties"),
+    ("maxProperties", "max_properties"),
+    ("multipleOf", "multiple_of"),
+    ("const", "const"),
+    ("readOnly", "read_only"),
+    ("writeOnly", "write_only"),
+    ("deprecated", "deprecated"),
+];
+
+/// Copies JSON Schema validation/example hints into a row.
+pub fn add_schema_hints(row: &mut Map<String, Value>, schema: &Value) {
+    let Some(m) = schema.as_object() else { return };
+    for (sk, rk) in SCHEMA_HINT_KEYS {
+        let Some(v) = m.get(*sk) else { continue };
+        if v.is_null() || v.as_str() == Some("") {
+            continue;
+        }
+        row.insert((*rk).into(), super::leaves::compact_value(v));
+    }
+    if super::leaves::schema_nullable(schema) {
+        row.insert("nullable".into(), json!(true));
+    }
+}
+
+/// Object/array nested-field summary (`- name* (type): description`), two levels deep.
+pub fn summarize_object_schema(schema: &Value) -> String {
+    fn walk(s: &Value, depth: usize, indent: usize, out: &mut Vec<String>) {
+        if depth > 2 || !s.is_object() {
+            return;
+        }
+        let prefix = "  ".repeat(indent);
+        if s.get("type").and_then(Value::as_str) == Some("array") {
+            out.push(format!("{prefix}[array of:]"));
+            let empty = json!({});
+            let items = s.get("items").filter(|i| truthy(i)).unwrap_or(&empty);
+            walk(items, depth + 1, indent + 1, out);
+            return;
+        }
+        let Some(props) = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|p| !p.is_empty())
+        else {
+            return;
+        };
+        let required: Vec<&str> = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, prop) in props {
+            if !prop.is_object() {
+                continue;
+            }
+            let ptype = py_schema_type(prop);
+            let req = if required.contains(&name.as_str()) {
+                "*"
+            } else {
+                ""
+            };
+            let desc = match prop.get("description") {
+                Some(Value::String(d)) => crate::engine::pytext::strip(d).to_string(),
+                _ => String::new(),
+            };
+            let mut line = format!("{prefix}- {name}{req} ({ptype})");
+            if !desc.is_empty() {
+                line.push_str(&format!(": {desc}"));
+            }
+            if let Some(e) = prop.get("example").filter(|e| !e.is_null())
+                && desc.is_empty()
+            {
+                let e = match e {
+                    Value::String(x) => x.clone(),
+                    o => crate::engine::pytext::py_str(o),
+                };
+                line.push_str(&format!("  e.g. {e}"));
+            }
+            out.push(line);
+            if depth < 2 {
+                if ptype == "object" {
+                    walk(prop, depth + 1, indent + 1, out);
+                } else if ptype == "array" {
+                    let empty = json!({});
+                    let items = prop.get("items").filter(|i| truthy(i)).unwrap_or(&empty);
+                    let items_obj = items.get("properties").is_some_and(truthy)
+                        || matches!(
+                            items.get("type").and_then(Value::as_str),
+                            Some("object" | "array")
+                        );
+                    if items_obj {
+                        walk(items, depth + 1, indent + 1, out);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, 0, 0, &mut out);
+    out.join("\n")
+}
+
+/// A schema's description plus, for object/array schemas, the nested-field summary.
+pub fn py_schema_description(schema: &Value) -> String {
+    if !schema.is_object() {
+        return String::new();
+    }
+    let mut desc = match schema.get("description") {
+        Some(v) if truthy(v) => crate::engine::pytext::strip(&match v {
+            Value::String(x) => x.clone(),
+            o => crate::engine::pytext::py_str(o),
+        })
+        .to_string(),
+        _ => String::new(),
+    };
+    let ty = py_schema_type(schema);
+    if ty == "object" || ty == "array" {
+        let nested = summarize_object_schema(schema);
+        if !nested.is_empty() {
+            desc = if desc.is_empty() {
+                format!("Fields:\n{nested}")
+            } else {
+                crate::engine::pytext::strip(&format!("{desc}\nFields:\n{nested}")).to_string()
+            };
+        }
+    }
+    desc
+}
+
+/// Operation/parameter description merged with the schema's description.
+pub fn merge_description(existing: &str, schema_description: &str) -> String {
+    let existing = crate::engine::pytext::strip(existing);
+    let sd = crate::engine::pytext::strip(schema_description);
+    if sd.is_empty() {
+        return existing.to_string();
+    }
+    if existing.is_empty() {
+        return sd.to_string();
+    }
+    if existing.contains(sd) {
+        return existing.to_string();
+    }
+    if sd.contains(existing) {
+        return sd.to_string();
+    }
+    format!("{existing}\n{sd}")
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("null")
+}
+
+/// The reference's `_normalize_nullable_markers`: `x-nullable`, `type: [X, "null"]` and
+/// null branches of `anyOf`/`oneOf` become `nullable: true`; `nullable: false` is dropped.
+pub fn normalize_nullable(v: &Value) -> Value {
+    let Value::Object(m) = v else {
+        return v.clone();
+    };
+    let mut out = Map::with_capacity(m.len());
+    for (k, value) in m {
+        match (k.as_str(), value) {
+            ("anyOf" | "oneOf", Value::Array(a)) => {
+                let non_null: Vec<&Value> = a.iter().filter(|x| !is_null_schema(x)).collect();
+                let has_null = non_null.len() < a.len();
+                if has_null && non_null.len() == 1 {
+                    if let Value::Object(merged) = normalize_nullable(non_null[0]) {
+                        for (mk, mv) in merged {
+                            out.insert(mk, mv);
+                        }
+                    }
+                    out.insert("nullable".into(), Value::Bool(true));
+                    continue;
+                }
+                out.insert(
+                    k.clone(),
+                    Value::Array(non_null.into_iter().map(normalize_nullable).collect()),
+                );
+                if has_null {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            ("type", Value::Array(a)) => {
+                let types: Vec<&Value> = a.iter().filter(|x| x.as_str() != Some("null")).collect();
+                if types.len() < a.len() {
+                    out.insert("nullable".into(), Value::Bool(true));
+                    let t = match types.len() {
+                        0 => json!("string"),
+                        1 => types[0].clone(),
+                        _ => Value::Array(types.into_iter().cloned().collect()),
+                    };
+                    out.insert(k.clone(), t);
+                } else {
+                    out.insert(k.clone(), value.clone());
+                }
+            }
+            ("x-nullable", _) => {
+                if truthy(value) {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            ("nullable", _) => {
+                if truthy(value) || out.get("nullable").is_some_and(truthy) {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            (_, Value::Object(_)) => {
+                out.insert(k.clone(), normalize_nullable(value));
+            }
+            (_, Value::Array(a)) => {
+                out.insert(
+                    k.clone(),
+                    Value::Array(a.iter().map(normalize_nullable).collect()),
+                );
+            }
+            _ => {
+                out.insert(k.clone(), value.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// A copy of the spec with `paths` and the schema components normalised.
+fn normalize_spec(spec: &Value, swagger: bool) -> Value {
+    let Value::Object(m) = spec else {
+        return spec.clone();
+    };
+    let mut out = Map::with_capacity(m.len());
+    for (k, v) in m {
+        let nv = match k.as_str() {
+            "paths" => normalize_nullable(v),
+            "definitions" if swagger => normalize_nullable(v),
+            "components" if !swagger => match v {
+                Value::Object(c) => {
+                    let mut cm = Map::with_capacity(c.len());
+                    for (ck, cv) in c {
+                        cm.insert(
+                            ck.clone(),
+                            if ck == "schemas" {
+                                normalize_nullable(cv)
+                            } else {
+                                cv.clone()
+                            },
+                        );
+                    }
+                    Value::Object(cm)
+                }
+                o => o.clone(),
+            },
+            _ => v.clone(),
+        };
+        out.insert(k.clone(), nv);
+    }
+    Value::Object(out)
+}
+
+/// Server rows of an operation or path item (`source`, trimmed `url`, `raw_url`,
+/// `description`; variables expanded from their defaults).
+fn local_server_rows(servers: Option<&Value>, source: &str) -> Vec<Map<String, Value>> {
+    let Some(Value::Array(list)) = servers else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for sv in list.iter().filter_map(Value::as_object) {
+        let raw = crate::engine::pytext::strip(sv.get("url").and_then(Value::as_str).unwrap_or(""))
+            .to_string();
+        if raw.is_empty() {
+            continue;
+        }
+        let mut url = raw.clone();
+        let mut vars: Vec<Value> = Vec::new();
+        if let Some(Value::Object(vs)) = sv.get("variables") {
+            for (name, v) in vs {
+                let Some(v) = v.as_object() else { continue };
+                let mut row = Map::new();
+                row.insert("name".into(), json!(name));
+                if let Some(d) = v.get("default") {
+                    let d = match d {
+                        Value::String(x) => x.clone(),
+                        o => crate::engine::pytext::py_str(o),
+                    };
+                    if !d.is_empty() {
+                        url = url.replace(&format!("{{{name}}}"), &d);
+                    }
+                    row.insert("default".into(), json!(d));
+                }
+                vars.push(Value::Object(row));
+            }
+        }
+        let url = url.trim();
+        let url = if url.chars().count() > 1 {
+            url.trim_end_matches('/')
+        } else {
+            url
+        };
+        let mut row = Map::new();
+        row.insert("source".into(), json!(source));
+        row.insert("url".into(), json!(url));
+        row.insert("raw_url".into(), json!(raw));
+        let d = crate::engine::pytext::strip(
+            sv.get("description").and_then(Value::as_str).unwrap_or(""),
+        );
+        if !d.is_empty() {
+            row.insert("description".into(), json!(first_n(d, 300)));
+        }
+        if !vars.is_empty() {
+            row.insert("variables".into(), Value::Array(vars));
+        }
+        rows.push(row);
+    }
+    rows
 }

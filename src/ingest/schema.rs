@@ -196,10 +196,8 @@ pub fn normalize(t: &mut ToolSchema) {
             if TAG_VERBS.contains(&tok.as_str()) {
                 continue;
             }
-            let s = singularize(tok);
-            if !tags.contains(&s) {
-                tags.push(s);
-            }
+            // repeated resource words stay repeated, as the reference infers them
+            tags.push(singularize(tok));
         }
         if tags.is_empty()
             && let Some(f) = toks.first()

@@ -415,18 +415,19 @@ fn label_of(t: &ToolSchema) -> String {
 
 /// §2.4.1: re-inject "domain DTO" `$ref`s of the raw spec into tool metadata.
 fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
-    let ops = raw_operation_refs(raw);
+    // operations using at least one ref; a ref counts once per operation (request and
+    // response refs together)
+    let ops: Vec<_> = raw_operation_refs(raw)
+        .into_iter()
+        .filter(|(_, req, resp)| !req.is_empty() || !resp.is_empty())
+        .collect();
     let total = ops.len();
     let mut freq: IndexMap<String, usize> = IndexMap::new();
-    // a ref counts once per operation side (request refs, response refs)
     for (_, req, resp) in &ops {
-        for side in [req, resp] {
-            let mut seen: Vec<&String> = Vec::new();
-            for r in side {
-                if !seen.contains(&r) {
-                    seen.push(r);
-                    *freq.entry(r.clone()).or_default() += 1;
-                }
+        let mut seen: rustc_hash::FxHashSet<&String> = Default::default();
+        for r in req.iter().chain(resp) {
+            if seen.insert(r) {
+                *freq.entry(r.clone()).or_default() += 1;
             }
         }
     }

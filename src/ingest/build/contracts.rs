@@ -104,29 +104,50 @@ pub fn snake(name: &str) -> String {
     words(name).join("_")
 }
 
-fn order(m: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    let mut out = Map::new();
-    for k in keys {
-        if let Some(v) = m.get(*k) {
-            out.insert((*k).into(), v.clone());
-        }
-    }
-    for (k, v) in m {
-        if !out.contains_key(k) {
-            out.insert(k.clone(), v.clone());
-        }
-    }
-    out
-}
-
-const PROMOTED_CONSUMES: &[&str] = &[
-    "field_name",
-    "field_type",
-    "json_path",
-    "required",
-    "location",
-    "kind",
-    "description",
+const CONTRACT_HINT_KEYS: &[&str] = &[
+    "format",
+    "default",
+    "example",
+    "nullable",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "min_length",
+    "max_length",
+    "min_items",
+    "max_items",
+    "min_properties",
+    "max_properties",
+    "multiple_of",
+    "const",
+    "read_only",
+    "write_only",
+    "deprecated",
+    "schema_ref",
+    "schema_combinator",
+    "schema_branch",
+    "schema_branch_count",
+    "schema_branches",
+    "required_in_branch",
+    "content_type",
+    "content_types",
+    "content_schema_type",
+    "content_fields",
+    "content_top_level_fields",
+    "discriminator_property",
+    "discriminator_value",
+    "discriminator_values",
+    "additional_properties",
+    "map_value",
+    "map_key_placeholder",
+    "request_body_root",
+    "response_body_root",
+    "value_type",
+    "value_format",
+    "header",
+    "status",
     "security_required",
     "security_scheme",
     "security_schemes",
@@ -134,52 +155,59 @@ const PROMOTED_CONSUMES: &[&str] = &[
     "credential_name",
     "requirement_indices",
     "scopes",
-    "format",
-    "example",
-    "default",
-    "nullable",
-    "minimum",
-    "maximum",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "schema_ref",
-    "required_in_branch",
-    "additional_properties",
-    "map_value",
-    "enum",
-    "request_body_root",
-    "contract_source",
-    "search_signal",
-    "signal_score",
-    "semantic_tag",
-    "semantic_inferred_from",
-];
-const PROMOTED_PRODUCES: &[&str] = &[
-    "field_name",
-    "field_type",
-    "json_path",
-    "description",
-    "format",
-    "example",
-    "default",
-    "nullable",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "schema_ref",
-    "required_in_branch",
-    "additional_properties",
-    "map_value",
+    "scheme",
+    "bearer_format",
+    "open_id_connect_url",
+    "parameter_required",
+    "response_envelope_path",
     "response_collection_path",
     "response_item_path",
     "value_path_aliases",
-    "contract_source",
-    "search_signal",
-    "signal_score",
-    "semantic_tag",
-    "semantic_inferred_from",
+    "schema_inferred_from",
+    "example_source",
+    "example_name",
+    "example_content_type",
+    "example_status",
 ];
+
+/// The reference's `_copy_contract_field`: name, type, then identity keys, hints, enum.
+fn copy_contract_field(r: &Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert(
+        "field_name".into(),
+        json!(crate::engine::pytext::strip(name_of(r))),
+    );
+    let ft = r.get("field_type").and_then(Value::as_str).unwrap_or("");
+    out.insert(
+        "field_type".into(),
+        json!(if ft.is_empty() { "string" } else { ft }),
+    );
+    let empty = |v: &Value| matches!(v, Value::Null) || v.as_str() == Some("");
+    for k in [
+        "json_path",
+        "required",
+        "location",
+        "kind",
+        "semantic_tag",
+        "description",
+    ] {
+        if let Some(v) = r.get(k).filter(|v| !empty(v)) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    for k in CONTRACT_HINT_KEYS {
+        if let Some(v) = r
+            .get(*k)
+            .filter(|v| !empty(v) && !v.as_array().is_some_and(|a| a.is_empty()))
+        {
+            out.insert((*k).into(), v.clone());
+        }
+    }
+    if let Some(e @ Value::Array(_)) = r.get("enum") {
+        out.insert("enum".into(), e.clone());
+    }
+    out
+}
 
 fn rows<'a>(t: &'a ToolSchema, which: &str) -> &'a [Value] {
     t.metadata
@@ -204,7 +232,8 @@ type ProdRow = (i64, usize, String, String, Map<String, Value>);
 /// Promotes filtered `api_contract` rows into `metadata.consumes` / `.produces`.
 pub fn promote(tools: &mut [ToolSchema]) -> Value {
     let n = tools.len();
-    let max_freq = ((n as f64) * 0.12).floor() as usize;
+    // max(2, int(max(1, n) * 0.12))
+    let max_freq = 2usize.max(((n.max(1) as f64) * 0.12).floor() as usize);
     // field frequency among producers (loose key, once per tool)
     let mut freq: FxHashMap<String, usize> = FxHashMap::default();
     for t in tools.iter() {
@@ -226,7 +255,14 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 c_skip += 1;
                 continue;
             }
-            let loc = r.get("location").and_then(Value::as_str).unwrap_or("");
+            let loc_s = crate::engine::pytext::lower(crate::engine::pytext::strip(
+                r.get("location")
+                    .and_then(Value::as_str)
+                    .filter(|x| !x.is_empty())
+                    .or_else(|| r.get("in").and_then(Value::as_str))
+                    .unwrap_or(""),
+            ));
+            let loc = loc_s.as_str();
             let mut kind = r
                 .get("kind")
                 .and_then(Value::as_str)
@@ -258,7 +294,8 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 + 2 * has_enum as i64
                 + 2 * ident as i64
                 + (kind != "data") as i64;
-            let mut m = r.as_object().cloned().unwrap_or_default();
+            let mut m = copy_contract_field(r);
+            m.insert("location".into(), json!(loc));
             m.insert("required".into(), json!(required));
             m.insert("kind".into(), json!(kind));
             m.insert("contract_source".into(), json!("api_contract"));
@@ -268,7 +305,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 m.insert("semantic_tag".into(), json!(snake(name)));
                 m.insert("semantic_inferred_from".into(), json!("field_name"));
             }
-            cons.push((score, name.to_string(), order(&m, PROMOTED_CONSUMES)));
+            cons.push((score, name.to_string(), m));
         }
         cons.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         cons.truncate(32);
@@ -299,8 +336,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 .unwrap_or("")
                 .to_string();
             let depth = jp.matches('.').count() + jp.matches("[*]").count();
-            let mut m = r.as_object().cloned().unwrap_or_default();
-            m.remove("enum");
+            let mut m = copy_contract_field(r);
             m.insert("contract_source".into(), json!("api_contract"));
             m.insert("search_signal".into(), json!(false));
             m.insert("signal_score".into(), json!(score));
@@ -308,13 +344,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 m.insert("semantic_tag".into(), json!(snake(name)));
                 m.insert("semantic_inferred_from".into(), json!("field_name"));
             }
-            prods.push((
-                score,
-                depth,
-                name.to_string(),
-                jp,
-                order(&m, PROMOTED_PRODUCES),
-            ));
+            prods.push((score, depth, name.to_string(), jp, m));
         }
         prods.sort_by(|a, b| {
             b.0.cmp(&a.0)

@@ -415,12 +415,7 @@ fn shared_refs(tools: &[DetTool], sink: &mut Sink) {
                 "{} and {} share schema refs: {}",
                 tools[i].name,
                 tools[j].name,
-                shared
-                    .iter()
-                    .take(3)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                shared.join(", ")
             );
             sink.push(i, j, "complementary", 0.85, 1, ev);
             if sink.full() {
@@ -457,12 +452,7 @@ fn shared_refs(tools: &[DetTool], sink: &mut Sink) {
                 "{}'s response feeds into {}'s request via shared schema: {}",
                 tools[p].name,
                 tools[c].name,
-                shared
-                    .iter()
-                    .take(3)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                shared.join(", ")
             );
             sink.push(p, c, "precedes", 0.9, 1, ev);
             if sink.full() {

@@ -159,40 +159,6 @@ pub fn words(s: &str) -> Vec<String> {
     out.into_iter().map(|w| w.to_lowercase()).collect()
 }
 
-fn is_version(w: &str) -> bool {
-    let b = w.as_bytes();
-    b.len() >= 2 && b[0] == b'v' && b[1].is_ascii_digit()
-}
-
-fn resource_words(ws: &[String]) -> Vec<String> {
-    ws.iter()
-        .filter(|w| {
-            !GENERIC_PATH.contains(&w.as_str())
-                && !OP_SUFFIX.contains(&w.as_str())
-                && !JOINERS.contains(&w.as_str())
-                && !is_version(w)
-                && action_of(w).is_none()
-        })
-        .cloned()
-        .collect()
-}
-
-fn label(ws: &[String]) -> Option<String> {
-    let r = resource_words(ws);
-    if r.is_empty() {
-        None
-    } else {
-        Some(r.into_iter().take(3).collect::<Vec<_>>().join("_"))
-    }
-}
-
-fn path_segments(path: &str) -> Vec<String> {
-    path.split('/')
-        .filter(|s| !s.is_empty() && !s.starts_with('{'))
-        .map(String::from)
-        .collect()
-}
-
 pub fn annotate(tools: &mut [ToolSchema]) -> Value {
     for t in tools.iter_mut() {
         derive(t);
@@ -200,305 +166,720 @@ pub fn annotate(tools: &mut [ToolSchema]) -> Value {
     summary(tools)
 }
 
-/// Canonical label of a path segment or tag: camel boundaries and non-alphanumerics → `_`.
-fn canonical_label(s: &str) -> String {
-    words(s).join("_")
+// ---- the reference's lexical helpers (semantics.py) ----
+
+fn is_tok_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || ('가'..='힣').contains(&c)
 }
 
-fn any_sub(text: &str, list: &[&str]) -> bool {
-    list.iter().any(|k| text.contains(k))
+/// `(?<=[a-z0-9])(?=[A-Z])` replaced by `sep`.
+fn camel_sub(s: &str, sep: char) -> String {
+    let mut out = String::with_capacity(s.len() + 4);
+    let mut prev: Option<char> = None;
+    for c in s.chars() {
+        if let Some(p) = prev
+            && (p.is_ascii_lowercase() || p.is_ascii_digit())
+            && c.is_ascii_uppercase()
+        {
+            out.push(sep);
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out
 }
 
-fn derive(t: &mut ToolSchema) {
-    let method = t.meta_str("method").unwrap_or("").to_string();
-    let path = t.meta_str("path").unwrap_or("").to_string();
-    let oa = t.metadata.get("openapi");
-    let oa_str = |k: &str| oa.and_then(|o| o.get(k)).and_then(Value::as_str);
-    let op_id = oa_str("operation_id").unwrap_or(&t.name).to_string();
-    let desc_s = oa_str("description").unwrap_or("").to_string();
-    // an empty summary falls back to the description in the semantic texts
-    let summary_s = match oa_str("summary").unwrap_or("") {
-        "" => desc_s.clone(),
-        x => x.to_string(),
-    };
-    let ow = words(&op_id);
-    // the operation text the shape signals look at
-    let text = format!(
-        "{} {} {} {} {}",
-        ow.join(" "),
-        op_id.to_lowercase(),
-        summary_s.to_lowercase(),
-        desc_s.to_lowercase(),
-        path.to_lowercase()
-    );
-    let mut evidence: Vec<Value> = Vec::new();
-    // --- canonical action
-    let mut action: Option<(&str, &str, f64)> = None;
-    for w in &ow {
-        if let Some(a) = action_of(w) {
-            let mut a = a;
-            if a == "read"
-                && (ow.iter().any(|x| SEARCH.contains(&x.as_str()))
-                    || any_sub(&text, &["목록", "리스트", "검색", "list", "query"]))
-            {
-                a = "search";
+/// `_canonical_label`: camel boundaries and non-`[0-9A-Za-z가-힣]` runs → `_`, trimmed,
+/// lower-cased.
+fn py_label(value: &str) -> String {
+    let text = crate::engine::pytext::strip(value);
+    if text.is_empty() {
+        return String::new();
+    }
+    let text = camel_sub(text, '_');
+    let mut out = String::with_capacity(text.len());
+    let mut last_us = false;
+    for c in text.chars() {
+        if is_tok_char(c) {
+            out.push(c);
+            last_us = false;
+        } else if !last_us {
+            out.push('_');
+            last_us = true;
+        }
+    }
+    // collapse `_` runs produced by literal underscores too
+    let mut collapsed = String::with_capacity(out.len());
+    let mut prev_us = false;
+    for c in out.chars() {
+        if c == '_' {
+            if !prev_us {
+                collapsed.push(c);
             }
-            evidence.push(json!({"field": "operation_id", "value": w, "source": "operation_id_verb", "confidence": 0.9}));
-            action = Some((a, "operation_id_verb", 0.9));
-            break;
+            prev_us = true;
+        } else {
+            collapsed.push(c);
+            prev_us = false;
         }
     }
-    if action.is_none() {
-        let sd = format!("{op_id} {summary_s} {desc_s}");
-        let low = sd.to_lowercase();
-        let tw: Vec<String> = low
-            .split(|c: char| !(c.is_alphanumeric() || ('가'..='힣').contains(&c)))
-            .filter(|w| !w.is_empty())
-            .map(String::from)
-            .collect();
-        let has_word = |list: &[&str]| tw.iter().any(|w| list.contains(&w.as_str()));
-        // 1. whole words (create/update/delete/action first, then search, then read)
-        // 2. a search keyword anywhere; 3. any keyword anywhere
-        let order: [(&[&str], &str); 6] = [
-            (CREATE, "create"),
-            (UPDATE, "update"),
-            (DELETE, "delete"),
-            (ACTION, "action"),
-            (SEARCH, "search"),
-            (READ, "read"),
-        ];
-        let pick = order
-            .iter()
-            .find(|(list, _)| has_word(list))
-            .map(|(_, a)| *a)
-            .or_else(|| any_sub(&low, SEARCH).then_some("search"))
-            .or_else(|| {
-                order
-                    .iter()
-                    .filter(|(_, a)| *a != "search")
-                    .find(|(list, _)| any_sub(&low, list))
-                    .map(|(_, a)| *a)
-            });
-        if let Some(a) = pick {
-            let full = format!("{op_id} {summary_s} {desc_s} {path}");
-            let v: String = full.chars().take(160).collect();
-            evidence.push(json!({"field": "summary_description", "value": v, "source": "summary_verb", "confidence": 0.78}));
-            action = Some((a, "summary_verb", 0.78));
+    crate::engine::pytext::lower(collapsed.trim_matches('_'))
+}
+
+/// `_split_words`.
+fn py_words(value: &str) -> Vec<String> {
+    let expanded = camel_sub(value, ' ').replace(['_', '-'], " ");
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in expanded.chars() {
+        if is_tok_char(c) {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            let l = py_label(&cur);
+            if !l.is_empty() {
+                out.push(l);
+            }
+            cur.clear();
         }
     }
-    let action = action.unwrap_or_else(|| {
-        let a = match method.as_str() {
-            "get" => "read",
-            "post" => "action",
-            "put" | "patch" => "update",
-            "delete" => "delete",
-            _ => "unknown",
-        };
-        if a != "unknown" {
-            evidence.push(json!({"field": "method", "value": method, "source": "http_method_fallback", "confidence": 0.55}));
-        }
-        (a, "http_method_fallback", if a == "unknown" { 0.0 } else { 0.55 })
-    });
-    // --- resource and module
-    let tags: Vec<String> = t.tags.clone();
-    let mut resource: Option<(String, f64, &str)> = None;
-    for tag in &tags {
-        if let Some(r) = label(&words(tag)) {
-            evidence
-                .push(json!({"field": "tag", "value": tag, "source": "tag", "confidence": 0.9}));
-            resource = Some((r, 0.9, "tag"));
-            break;
+    if !cur.is_empty() {
+        let l = py_label(&cur);
+        if !l.is_empty() {
+            out.push(l);
         }
     }
-    let segs = path_segments(&path);
-    let module_segs: Vec<&String> = segs
+    out
+}
+
+/// `^v\d+(?:[._-]?\d+)?$` (case-insensitive).
+fn py_is_version(w: &str) -> bool {
+    let b = w.as_bytes();
+    if b.len() < 2 || !(b[0] == b'v' || b[0] == b'V') {
+        return false;
+    }
+    let mut i = 1;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == 1 {
+        return false;
+    }
+    if i == b.len() {
+        return true;
+    }
+    let mut j = i;
+    if matches!(b[j], b'.' | b'_' | b'-') {
+        j += 1;
+    }
+    let start = j;
+    while j < b.len() && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    j == b.len() && j > start
+}
+
+fn action_from_word(word: &str) -> Option<&'static str> {
+    let c = py_label(word);
+    if c.is_empty() {
+        return None;
+    }
+    action_of(&c)
+}
+
+fn has_search_signal(words: &[String], text: &str) -> bool {
+    if words.iter().any(|w| SEARCH.contains(&w.as_str())) {
+        return true;
+    }
+    let low = crate::engine::pytext::lower(text);
+    ["목록", "리스트", "검색", "list", "query"]
         .iter()
-        .filter(|s| {
-            let ws = words(s);
-            !ws.is_empty() && !resource_words(&ws).is_empty() && action_of(&ws[0]).is_none()
+        .any(|k| low.contains(k))
+}
+
+fn action_from_text(text: &str) -> Option<&'static str> {
+    let ws = py_words(text);
+    for preferred in ["create", "update", "delete", "action"] {
+        if ws.iter().any(|w| action_from_word(w) == Some(preferred)) {
+            return Some(preferred);
+        }
+    }
+    if has_search_signal(&ws, text) {
+        return Some("search");
+    }
+    if let Some(a) = ws.iter().find_map(|w| action_from_word(w)) {
+        return Some(a);
+    }
+    let low = crate::engine::pytext::lower(text);
+    for (list, a) in [
+        (SEARCH, "search"),
+        (READ, "read"),
+        (CREATE, "create"),
+        (UPDATE, "update"),
+        (DELETE, "delete"),
+        (ACTION, "action"),
+    ] {
+        if list
+            .iter()
+            .any(|k| k.chars().count() > 1 && low.contains(k))
+        {
+            return Some(a);
+        }
+    }
+    None
+}
+
+fn looks_like_operation_segment(value: &str) -> bool {
+    let ws = py_words(value);
+    let Some(first) = ws.first() else {
+        return false;
+    };
+    if action_from_word(first).is_some() {
+        return true;
+    }
+    OP_SUFFIX.contains(&py_label(value).as_str())
+}
+
+fn resource_candidate(value: &str) -> String {
+    let sel: Vec<String> = py_words(value)
+        .into_iter()
+        .filter(|w| {
+            !w.is_empty()
+                && !GENERIC_PATH.contains(&w.as_str())
+                && !OP_SUFFIX.contains(&w.as_str())
+                && !JOINERS.contains(&w.as_str())
+                && !py_is_version(w)
+                && action_from_word(w).is_none()
         })
-        .take(2)
         .collect();
-    let path_module = if module_segs.is_empty() {
-        None
+    sel.into_iter().take(3).collect::<Vec<_>>().join("_")
+}
+
+fn module_candidate(value: &str) -> String {
+    let sel: Vec<String> = py_words(value)
+        .into_iter()
+        .filter(|w| {
+            !w.is_empty()
+                && !GENERIC_PATH.contains(&w.as_str())
+                && !["api", "apis", "proc", "process", "controller", "service"]
+                    .contains(&w.as_str())
+                && !py_is_version(w)
+        })
+        .collect();
+    sel.into_iter().take(4).collect::<Vec<_>>().join("_")
+}
+
+fn semantic_path_segments(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in path.split('/') {
+        let seg = crate::engine::pytext::strip(raw);
+        if seg.is_empty() || seg.starts_with('{') || seg.ends_with('}') {
+            continue;
+        }
+        let c = py_label(seg);
+        if c.is_empty()
+            || GENERIC_PATH.contains(&c.as_str())
+            || py_is_version(&c)
+            || looks_like_operation_segment(&c)
+        {
+            continue;
+        }
+        out.push(seg.to_string());
+    }
+    out
+}
+
+fn operation_resource_noun(words: &[String]) -> String {
+    let mut sel: Vec<&str> = Vec::new();
+    for w in words {
+        let generic = GENERIC_PATH.contains(&w.as_str()) || {
+            // ^(tool|operation|endpoint)\d*$
+            ["tool", "operation", "endpoint"].iter().any(|p| {
+                w.strip_prefix(p)
+                    .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+            })
+        };
+        if w.is_empty() || action_from_word(w).is_some() || JOINERS.contains(&w.as_str()) || generic
+        {
+            continue;
+        }
+        if ["list", "info", "detail", "details", "query", "search"].contains(&w.as_str()) {
+            continue;
+        }
+        sel.push(w);
+        if sel.len() >= 3 {
+            break;
+        }
+    }
+    sel.join("_")
+}
+
+fn resource_from_contract(contract: Option<&Value>) -> String {
+    let mut rows: Vec<&Value> = Vec::new();
+    for k in ["produces", "consumes"] {
+        if let Some(Value::Array(a)) = contract.and_then(|c| c.get(k)) {
+            rows.extend(a.iter().filter(|r| r.is_object()));
+        }
+    }
+    for r in rows {
+        let sem = py_label(&text_of(r.get("semantic_tag")));
+        if !sem.is_empty()
+            && let Some(x) = sem.strip_suffix("_id")
+        {
+            return x.to_string();
+        }
+        let field = py_label(&text_of(r.get("field_name")));
+        if field.ends_with("_no") || field.ends_with("_id") {
+            return field
+                .rsplit_once('_')
+                .map(|(a, _)| a.to_string())
+                .unwrap_or_default();
+        }
+    }
+    String::new()
+}
+
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(o) if crate::engine::pytext::truthy(o) => crate::engine::pytext::py_str(o),
+        _ => String::new(),
+    }
+}
+
+fn evidence(field: &str, value: Value, source: &str, conf: f64) -> Value {
+    json!({
+        "field": field,
+        "value": value,
+        "source": source,
+        "confidence": crate::engine::pytext::round(conf, 4),
+    })
+}
+
+fn first_chars(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+fn missing_semantic(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => {
+            let t = crate::engine::pytext::strip(s);
+            t.is_empty() || {
+                let l = crate::engine::pytext::lower(t);
+                l == "unknown" || l == "unassigned"
+            }
+        }
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(m)) => m.is_empty(),
+        _ => false,
+    }
+}
+
+/// `derive_openapi_tool_semantics` + `annotate_openapi_tool_semantics` for one tool.
+fn derive(t: &mut ToolSchema) {
+    let md = &t.metadata;
+    let empty = Value::Object(Map::new());
+    let openapi = md
+        .get("openapi")
+        .filter(|v| v.is_object())
+        .unwrap_or(&empty);
+    let ai = md
+        .get("ai_metadata")
+        .filter(|v| v.is_object())
+        .unwrap_or(&empty);
+    let contract = md.get("api_contract").filter(|v| v.is_object());
+    let pick = |a: Option<&Value>, b: Option<&Value>| {
+        let x = text_of(a);
+        if x.is_empty() { text_of(b) } else { x }
+    };
+    let method = crate::engine::pytext::lower(crate::engine::pytext::strip(&pick(
+        md.get("method"),
+        openapi.get("method"),
+    )));
+    let path = crate::engine::pytext::strip(&pick(md.get("path"), openapi.get("path"))).to_string();
+    let op_id = {
+        let x = text_of(openapi.get("operation_id"));
+        crate::engine::pytext::strip(if x.is_empty() { &t.name } else { &x }).to_string()
+    };
+    let summary = {
+        let x = text_of(openapi.get("summary"));
+        crate::engine::pytext::strip(if x.is_empty() { &t.description } else { &x }).to_string()
+    };
+    let description =
+        crate::engine::pytext::strip(&text_of(openapi.get("description"))).to_string();
+    let path_segments = semantic_path_segments(&path);
+    let ow = py_words(&op_id);
+    let text_blob =
+        crate::engine::pytext::strip(&format!("{op_id} {summary} {description} {path}"))
+            .to_string();
+    // action
+    let existing_action = {
+        let key = py_label(&text_of(ai.get("canonical_action")));
+        if key.is_empty() {
+            String::new()
+        } else if ["lookup", "list", "find", "query"].contains(&key.as_str()) {
+            "search".into()
+        } else if ["get", "fetch", "detail"].contains(&key.as_str()) {
+            "read".into()
+        } else if [
+            "search", "read", "create", "update", "delete", "action", "unknown",
+        ]
+        .contains(&key.as_str())
+        {
+            key
+        } else {
+            action_of(&key).map(String::from).unwrap_or_default()
+        }
+    };
+    let (action, action_ev): (String, Value) =
+        if !existing_action.is_empty() && existing_action != "unknown" {
+            let e = evidence(
+                "ai_metadata.canonical_action",
+                json!(existing_action),
+                "existing",
+                1.0,
+            );
+            (existing_action, e)
+        } else if let Some((w, a)) = ow.iter().find_map(|w| action_from_word(w).map(|a| (w, a))) {
+            let a = if a == "read" && has_search_signal(&ow, &text_blob) {
+                "search"
+            } else {
+                a
+            };
+            (
+                a.to_string(),
+                evidence("operation_id", json!(w), "operation_id_verb", 0.9),
+            )
+        } else if let Some(a) = action_from_text(&text_blob) {
+            (
+                a.to_string(),
+                evidence(
+                    "summary_description",
+                    json!(first_chars(&text_blob, 160)),
+                    "summary_verb",
+                    0.78,
+                ),
+            )
+        } else {
+            let f = match method.as_str() {
+                "get" => "read",
+                "post" => "action",
+                "put" | "patch" => "update",
+                "delete" => "delete",
+                _ => "unknown",
+            };
+            let c = if f != "unknown" { 0.55 } else { 0.0 };
+            (
+                f.to_string(),
+                evidence("method", json!(method), "http_method_fallback", c),
+            )
+        };
+    // resource
+    let existing_res = py_label(&text_of(ai.get("primary_resource")));
+    let (resource, resource_ev): (String, Value) =
+        if !existing_res.is_empty() && existing_res != "unassigned" {
+            (
+                existing_res.clone(),
+                evidence(
+                    "ai_metadata.primary_resource",
+                    json!(existing_res),
+                    "existing",
+                    1.0,
+                ),
+            )
+        } else if let Some((tag, c)) = t.tags.iter().find_map(|tag| {
+            let c = resource_candidate(tag);
+            (!c.is_empty()).then_some((tag, c))
+        }) {
+            (c, evidence("tag", json!(tag), "tag", 0.9))
+        } else if let Some((seg, c)) = path_segments.iter().find_map(|seg| {
+            let c = resource_candidate(seg);
+            (!c.is_empty() && !looks_like_operation_segment(&c)).then_some((seg, c))
+        }) {
+            (c, evidence("path", json!(seg), "stable_path_segment", 0.84))
+        } else {
+            let noun = operation_resource_noun(&ow);
+            if !noun.is_empty() {
+                (
+                    noun.clone(),
+                    evidence("operation_id", json!(noun), "operation_id_noun", 0.72),
+                )
+            } else {
+                let cr = resource_from_contract(contract);
+                if !cr.is_empty() {
+                    (
+                        cr.clone(),
+                        evidence("api_contract", json!(cr), "schema_field", 0.62),
+                    )
+                } else {
+                    (
+                        String::new(),
+                        evidence("resource", json!(""), "unknown", 0.0),
+                    )
+                }
+            }
+        };
+    // module
+    let (path_module, module_ev): (String, Value) = if path_segments.is_empty() {
+        (
+            String::new(),
+            evidence("path_module", json!(""), "unknown", 0.0),
+        )
     } else {
-        Some(
-            module_segs
-                .iter()
-                .map(|s| canonical_label(s))
-                .collect::<Vec<_>>()
-                .join("/"),
+        let mut segs: Vec<String> = path_segments
+            .iter()
+            .take(2)
+            .filter(|s| !module_candidate(s).is_empty() && !looks_like_operation_segment(s))
+            .map(|s| module_candidate(s))
+            .collect();
+        if segs.is_empty() {
+            segs = vec![resource_candidate(&path_segments[0])];
+        }
+        let mut dedup: Vec<String> = Vec::new();
+        for s in segs {
+            if !s.is_empty() && !dedup.contains(&s) {
+                dedup.push(s);
+            }
+        }
+        let raw: Vec<&str> = path_segments.iter().take(2).map(String::as_str).collect();
+        (
+            dedup.join("/"),
+            evidence("path", json!(raw.join("/")), "path_module", 0.9),
         )
     };
-    if resource.is_none()
-        && let Some(first) = module_segs.first()
-    {
-        evidence.push(json!({"field": "path", "value": first, "source": "stable_path_segment", "confidence": 0.84}));
-        resource = Some((canonical_label(first), 0.84, "stable_path_segment"));
-    }
-    if resource.is_none()
-        && let Some(r) = label(&ow)
-    {
-        resource = Some((r, 0.7, "operation_id_noun"));
-    }
-    if let Some(_pm) = &path_module {
-        let raw: Vec<&str> = module_segs.iter().map(|s| s.as_str()).collect();
-        evidence.push(json!({"field": "path", "value": raw.join("/"), "source": "path_module", "confidence": 0.9}));
-    }
-    let operation_group = tags
+    let operation_group = t
+        .tags
         .iter()
-        .find_map(|tag| label(&words(tag)))
-        .or(path_module.clone())
-        .or(resource.as_ref().map(|r| r.0.clone()));
-    // --- result shape
-    let list_like = t
-        .metadata
-        .get("api_contract")
-        .and_then(|c| c.get("produces"))
-        .and_then(Value::as_array)
-        .is_some_and(|rows| {
-            rows.iter().any(|r| {
-                r.get("json_path")
-                    .and_then(Value::as_str)
-                    .is_some_and(|j| j.contains("[*]"))
-            })
+        .map(|tag| resource_candidate(tag))
+        .find(|c| !c.is_empty())
+        .unwrap_or_else(|| {
+            if !path_module.is_empty() {
+                path_module.clone()
+            } else {
+                resource.clone()
+            }
         });
-    let op_text: String = text.trim().chars().take(160).collect();
-    let (result_shape, shape_ev) = match action.0 {
-        "create" | "update" | "delete" => (
-            "mutation",
-            Some(
-                json!({"field": "action", "value": action.0, "source": "mutation_action", "confidence": 0.86}),
-            ),
-        ),
-        "action" if method != "get" => (
-            "mutation",
-            Some(
-                json!({"field": "method", "value": method, "source": "non_get_action", "confidence": 0.72}),
-            ),
-        ),
-        _ if any_sub(&text, &["count", "total", "cnt", "건수", "개수", "카운트"]) => (
-            "count",
-            Some(
-                json!({"field": "operation", "value": op_text, "source": "count_signal", "confidence": 0.88}),
-            ),
-        ),
-        _ if list_like || any_sub(&text, SEARCH) => (
-            "list",
-            Some(
-                json!({"field": "operation", "value": op_text, "source": "list_signal", "confidence": 0.82}),
-            ),
-        ),
-        _ if action.0 == "read"
-            || any_sub(
-                &text,
-                &[
-                    "detail", "info", "view", "single", "상세", "정보", "단건", "보기",
-                ],
-            ) =>
+    // result shape
+    let text = crate::engine::pytext::lower(&format!("{} {text_blob}", ow.join(" ")));
+    let text = if ow.is_empty() {
+        crate::engine::pytext::lower(&text_blob)
+    } else {
+        text
+    };
+    let has_any = |needles: &[&str]| needles.iter().any(|n| !n.is_empty() && text.contains(n));
+    let list_like = {
+        let rows_list = contract
+            .and_then(|c| c.get("produces"))
+            .and_then(Value::as_array)
+            .is_some_and(|rows| {
+                rows.iter().filter(|r| r.is_object()).any(|r| {
+                    let p = {
+                        let x = text_of(r.get("json_path"));
+                        if x.is_empty() {
+                            text_of(r.get("response_collection_path"))
+                        } else {
+                            x
+                        }
+                    };
+                    let ft = crate::engine::pytext::lower(&text_of(r.get("field_type")));
+                    p.contains("[*]") || ft == "array"
+                })
+            });
+        rows_list || {
+            let env = openapi
+                .get("response")
+                .filter(|v| v.is_object())
+                .and_then(|r| r.get("envelope"))
+                .filter(|v| v.is_object());
+            let cp = {
+                let x = text_of(env.and_then(|e| e.get("collection_path")));
+                if x.is_empty() {
+                    text_of(env.and_then(|e| e.get("item_path")))
+                } else {
+                    x
+                }
+            };
+            cp.contains("[*]")
+        }
+    };
+    let text160 = first_chars(&text, 160);
+    let (result_shape, shape_ev): (&str, Value) =
+        if ["create", "update", "delete"].contains(&action.as_str()) {
+            (
+                "mutation",
+                evidence("action", json!(action), "mutation_action", 0.86),
+            )
+        } else if action == "action" && !method.is_empty() && method != "get" {
+            (
+                "mutation",
+                evidence("method", json!(method), "non_get_action", 0.72),
+            )
+        } else if has_any(&["count", "total", "cnt", "건수", "개수", "카운트"]) {
+            (
+                "count",
+                evidence("operation", json!(text160), "count_signal", 0.88),
+            )
+        } else if list_like
+            || has_any(&[
+                "list",
+                "lists",
+                "search",
+                "find",
+                "query",
+                "목록",
+                "리스트",
+                "검색",
+            ])
+        {
+            (
+                "list",
+                evidence("operation", json!(text160), "list_signal", 0.82),
+            )
+        } else if action == "read"
+            || has_any(&[
+                "detail", "details", "info", "view", "single", "상세", "정보", "단건", "보기",
+            ])
         {
             (
                 "single",
-                Some(
-                    json!({"field": "operation", "value": op_text, "source": "single_signal", "confidence": 0.78}),
-                ),
+                evidence("operation", json!(text160), "single_signal", 0.78),
             )
-        }
-        "search" => (
-            "list",
-            Some(
-                json!({"field": "operation", "value": op_text, "source": "list_signal", "confidence": 0.82}),
-            ),
-        ),
-        _ => ("unknown", None),
-    };
-    if let Some(e) = shape_ev {
-        evidence.push(e);
-    }
-    let res_name = resource.as_ref().map(|r| r.0.clone());
-    let known = [
-        action.0 != "unknown",
-        res_name.is_some(),
-        path_module.is_some(),
-    ];
-    let nknown = known.iter().filter(|x| **x).count();
-    let confs = [
-        action.2,
-        resource.as_ref().map_or(0.0, |r| r.1),
-        if path_module.is_some() { 0.9 } else { 0.0 },
-    ];
-    let mean = confs.iter().sum::<f64>() / 3.0 * (nknown as f64 / 3.0);
-    let score = crate::engine::pytext::round(mean, 4);
-    let level = if nknown == 3 && score >= 0.75 {
+        } else if action == "search" {
+            (
+                "list",
+                evidence("action", json!(action), "search_action", 0.7),
+            )
+        } else {
+            (
+                "unknown",
+                evidence("result_shape", json!(""), "unknown", 0.0),
+            )
+        };
+    // confidence
+    let conf = |e: &Value| e.get("confidence").and_then(Value::as_f64).unwrap_or(0.0);
+    let scores = [conf(&action_ev), conf(&resource_ev), conf(&module_ev)];
+    let known = (action != "unknown") as usize
+        + (!resource.is_empty()) as usize
+        + (!path_module.is_empty()) as usize;
+    let score = crate::engine::pytext::round(
+        ((scores[0] + scores[1] + scores[2]) / 3.0) * (known as f64 / 3.0),
+        4,
+    );
+    let level = if known == 3 && score >= 0.75 {
         "high"
-    } else if nknown >= 2 && score >= 0.45 {
+    } else if known >= 2 && score >= 0.45 {
         "medium"
     } else {
         "low"
     };
-    let r = res_name.clone().unwrap_or_else(|| "resource".into());
-    let one_line: String = if !summary_s.is_empty() {
-        summary_s.chars().take(240).collect()
-    } else if !t.description.is_empty() {
-        t.description.chars().take(240).collect()
-    } else {
-        format!("{} {path}", method.to_uppercase())
+    // texts
+    let one_line = {
+        let cur = crate::engine::pytext::strip(&text_of(ai.get("one_line_summary"))).to_string();
+        if !cur.is_empty() {
+            cur
+        } else if !summary.is_empty() {
+            first_chars(&summary, 240)
+        } else {
+            let mut parts: Vec<&str> = Vec::new();
+            if !action.is_empty() && action != "unknown" {
+                parts.push(&action);
+            }
+            if !resource.is_empty() {
+                parts.push(&resource);
+            }
+            if !parts.is_empty() {
+                parts.join(" ")
+            } else {
+                let up = crate::engine::pytext::upper(&method);
+                let p = if path.is_empty() {
+                    op_id.clone()
+                } else {
+                    path.clone()
+                };
+                crate::engine::pytext::strip(
+                    &[up.as_str(), p.as_str()]
+                        .iter()
+                        .filter(|x| !x.is_empty())
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+                .to_string()
+            }
+        }
     };
-    let when = match action.0 {
-        "search" => format!("Use when finding or listing {r} records."),
-        "read" => format!("Use when reading one {r} record or detail view."),
-        "create" => format!("Use when creating {r} records."),
-        "update" => format!("Use when updating {r} records."),
-        "delete" => format!("Use when deleting {r} records."),
-        _ => format!("Use for: {one_line}"),
-    };
-    let mut ai = t
-        .metadata
-        .get("ai_metadata")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let set = |ai: &mut Map<String, Value>, k: &str, v: Value| {
-        let missing = match ai.get(k) {
-            None | Some(Value::Null) => true,
-            Some(Value::String(s)) => s.is_empty() || s == "unknown" || s == "unassigned",
-            _ => false,
+    let when = {
+        let cur = crate::engine::pytext::strip(&text_of(ai.get("when_to_use"))).to_string();
+        let target = if resource.is_empty() {
+            "the API resource".to_string()
+        } else {
+            resource.clone()
         };
-        if missing {
-            ai.insert(k.into(), v);
+        if !cur.is_empty() {
+            cur
+        } else {
+            match action.as_str() {
+                "search" => format!("Use when finding or listing {target} records."),
+                "read" => format!("Use when reading one {target} record or detail view."),
+                "create" => format!("Use when creating {target} records."),
+                "update" => format!("Use when updating {target} records."),
+                "delete" => format!("Use when deleting {target} records."),
+                _ if !summary.is_empty() => format!("Use for: {}", first_chars(&summary, 180)),
+                _ => {
+                    let up = crate::engine::pytext::upper(&method);
+                    crate::engine::pytext::strip(
+                        &[up.as_str(), path.as_str()]
+                            .iter()
+                            .filter(|x| !x.is_empty())
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    )
+                    .to_string()
+                }
+            }
         }
     };
-    set(&mut ai, "canonical_action", json!(action.0));
-    set(
-        &mut ai,
-        "primary_resource",
-        res_name.map(Value::String).unwrap_or(json!("unassigned")),
-    );
-    set(&mut ai, "one_line_summary", json!(one_line));
-    set(&mut ai, "when_to_use", json!(when));
-    set(&mut ai, "result_shape", json!(result_shape));
-    set(&mut ai, "semantic_confidence", json!(level));
-    set(&mut ai, "semantic_confidence_score", json!(score));
-    set(&mut ai, "semantic_evidence", Value::Array(evidence));
-    t.metadata.insert("ai_metadata".into(), Value::Object(ai));
-    if let Some(Value::Object(o)) = t.metadata.get_mut("openapi") {
-        if let Some(pm) = &path_module {
-            o.entry("path_module").or_insert(json!(pm));
+    let mut sources: Vec<String> = [&action_ev, &resource_ev, &module_ev]
+        .iter()
+        .filter_map(|e| e.get("source").and_then(Value::as_str))
+        .filter(|s| !s.is_empty() && *s != "unknown")
+        .map(String::from)
+        .collect();
+    sources.sort();
+    sources.dedup();
+    let derived_ai: Vec<(&str, Value)> = vec![
+        ("canonical_action", json!(action)),
+        ("primary_resource", json!(resource)),
+        ("one_line_summary", json!(one_line)),
+        ("when_to_use", json!(when)),
+        ("result_shape", json!(result_shape)),
+        ("semantic_confidence", json!(level)),
+        ("semantic_confidence_score", json!(score)),
+        (
+            "semantic_evidence",
+            json!([action_ev, resource_ev, module_ev, shape_ev]),
+        ),
+    ];
+    let derived_oa: Vec<(&str, Value)> = vec![
+        ("path_module", json!(path_module)),
+        ("operation_group", json!(operation_group)),
+        ("semantic_sources", json!(sources)),
+    ];
+    let mut ai_m = ai.as_object().cloned().unwrap_or_default();
+    for (k, v) in derived_ai {
+        if missing_semantic(ai_m.get(k)) {
+            ai_m.insert(k.into(), v);
         }
-        if let Some(g) = &operation_group {
-            o.entry("operation_group").or_insert(json!(g));
-        }
-        let mut src = vec![action.1.to_string()];
-        if path_module.is_some() {
-            src.push("path_module".into());
-        }
-        if let Some((_, _, rs)) = &resource {
-            src.push((*rs).to_string());
-        }
-        src.sort();
-        src.dedup();
-        o.entry("semantic_sources").or_insert(json!(src));
     }
+    let mut oa_m = openapi.as_object().cloned().unwrap_or_default();
+    for (k, v) in derived_oa {
+        if missing_semantic(oa_m.get(k)) {
+            oa_m.insert(k.into(), v);
+        }
+    }
+    t.metadata.insert("ai_metadata".into(), Value::Object(ai_m));
+    t.metadata.insert("openapi".into(), Value::Object(oa_m));
 }
 
 fn rate(n: usize, total: usize) -> f64 {
