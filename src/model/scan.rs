@@ -216,35 +216,16 @@ fn find_structural(b: &[u8], i: usize) -> usize {
 /// The value of member `key` of the JSON object `obj` (a slice of already-validated JSON),
 /// found by a structural scan; `None` when absent or when the key is written with escapes.
 pub fn object_member<'t>(obj: &'t str, key: &str) -> Option<&'t str> {
-    let s = Scan::new(obj);
-    let b = obj.as_bytes();
-    let mut i = s.skip_ws(0);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i += 1;
-    loop {
-        i = s.skip_ws(i);
-        if b.get(i) != Some(&b'"') {
-            return None;
+    let mut found = None;
+    Scan::new(obj).each_member(0, |m| {
+        if m.raw_key == key {
+            found = Some(m.value);
+            false // stop here
+        } else {
+            true
         }
-        let k_end = s.skip_str(i)?;
-        let k = &obj[i + 1..k_end - 1];
-        i = s.skip_ws(k_end);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = s.skip_ws(i + 1);
-        let v_end = s.skip_value(i)?;
-        if k == key {
-            return Some(&obj[i..v_end]);
-        }
-        i = s.skip_ws(v_end);
-        match b.get(i) {
-            Some(b',') => i += 1,
-            _ => return None,
-        }
-    }
+    });
+    found
 }
 
 #[cfg(test)]

@@ -278,14 +278,7 @@ pub fn load(
                 &Default::default(),
             )
             .map_err(|e| e.to_string())?;
-            step(
-                "building the BM25 index",
-                0.85,
-                format!("{} tools, {} edges", graph.tool_count(), graph.edge_count()),
-            );
-            let engine = Engine::new(graph);
-            step("ready", 1.0, String::new());
-            return Ok((engine, warnings));
+            return Ok((index_graph(graph, &mut step), warnings));
         }
         Source::File(path) => {
             let name = path.display().to_string();
@@ -298,14 +291,7 @@ pub fn load(
             if let Some((graph, warnings)) =
                 crate::model::load::load_graph_mapped_quiet(path).map_err(|e| e.to_string())?
             {
-                step(
-                    "building the BM25 index",
-                    0.85,
-                    format!("{} tools, {} edges", graph.tool_count(), graph.edge_count()),
-                );
-                let engine = Engine::new(graph);
-                step("ready", 1.0, String::new());
-                return Ok((engine, warnings));
+                return Ok((index_graph(graph, &mut step), warnings));
             }
             let mut f =
                 std::fs::File::open(path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
@@ -391,6 +377,11 @@ pub fn load(
     );
     let (graph, warnings) =
         crate::model::load::load_graph_bytes_quiet(&name, bytes).map_err(|e| e.to_string())?;
+    Ok((index_graph(graph, &mut step), warnings))
+}
+
+/// The last load phases: the BM25 index, then ready.
+fn index_graph(graph: crate::model::Graph, step: &mut impl FnMut(&str, f64, String)) -> Engine {
     step(
         "building the BM25 index",
         0.85,
@@ -398,7 +389,7 @@ pub fn load(
     );
     let engine = Engine::new(graph);
     step("ready", 1.0, String::new());
-    Ok((engine, warnings))
+    engine
 }
 
 fn io_message(e: &std::io::Error) -> String {
