@@ -125,25 +125,7 @@ fn is_null_schema(v: &Value) -> bool {
 }
 
 pub fn schema_nullable(schema: &Value) -> bool {
-    let Some(m) = schema.as_object() else {
-        return false;
-    };
-    if m.get("nullable").is_some_and(truthy) || m.get("x-nullable").is_some_and(truthy) {
-        return true;
-    }
-    if let Some(Value::Array(t)) = m.get("type")
-        && t.iter().any(|x| x.as_str() == Some("null"))
-    {
-        return true;
-    }
-    for k in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(c)) = m.get(k)
-            && c.iter().any(is_null_schema)
-        {
-            return true;
-        }
-    }
-    false
+    schema.as_object().is_some_and(schema_nullable_map)
 }
 
 /// `enum` values plus `const` when not already listed.
@@ -185,6 +167,13 @@ fn merge_ints(left: &mut Vec<i64>, right: &[i64]) {
 
 /// `allOf` merged into one object schema (recursively).
 fn resolve_combinators(schema: &Map<String, Value>) -> Option<Map<String, Value>> {
+    merge_all_of(schema, true)
+}
+
+/// `allOf` merged into one object schema, recursively: properties, required, nested unions,
+/// the readOnly/writeOnly/deprecated/nullable flags and, with `additional`, the first object
+/// `additionalProperties`. `None` when there is no `allOf`.
+pub fn merge_all_of(schema: &Map<String, Value>, additional: bool) -> Option<Map<String, Value>> {
     let Some(Value::Array(all)) = schema.get("allOf") else {
         return None;
     };
@@ -205,7 +194,7 @@ fn resolve_combinators(schema: &Map<String, Value>) -> Option<Map<String, Value>
     for sub in all {
         let Some(sub) = sub.as_object() else { continue };
         let owned;
-        let sub = match resolve_combinators(sub) {
+        let sub = match merge_all_of(sub, additional) {
             Some(m) => {
                 owned = m;
                 &owned
@@ -244,7 +233,8 @@ fn resolve_combinators(schema: &Map<String, Value>) -> Option<Map<String, Value>
                 out.insert(key.to_string(), v.clone());
             }
         }
-        if let Some(ap @ Value::Object(_)) = sub.get("additionalProperties")
+        if additional
+            && let Some(ap @ Value::Object(_)) = sub.get("additionalProperties")
             && !out.contains_key("additionalProperties")
         {
             out.insert("additionalProperties".into(), ap.clone());

@@ -193,6 +193,32 @@ fn example_last_segment(path: &str) -> String {
     }
 }
 
+/// Rows of each `(child, path)` in order, at most [`MAX_EXAMPLE_ROWS`] in all.
+fn walk_children<'v>(
+    children: impl Iterator<Item = (&'v Value, String)>,
+    location: &str,
+    source: &str,
+    example: &Row,
+    depth: usize,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (child, path) in children {
+        rows.extend(walk_example(
+            child,
+            &path,
+            location,
+            source,
+            example,
+            depth + 1,
+        ));
+        if rows.len() >= MAX_EXAMPLE_ROWS {
+            break;
+        }
+    }
+    rows.truncate(MAX_EXAMPLE_ROWS);
+    rows
+}
+
 fn walk_example(
     value: &Value,
     path: &str,
@@ -205,42 +231,22 @@ fn walk_example(
         return Vec::new();
     }
     match value {
-        Value::Object(m) => {
-            let mut rows = Vec::new();
-            for (k, child) in m {
-                rows.extend(walk_example(
-                    child,
-                    &format!("{path}.{k}"),
-                    location,
-                    source,
-                    example,
-                    depth + 1,
-                ));
-                if rows.len() >= MAX_EXAMPLE_ROWS {
-                    break;
-                }
-            }
-            rows.truncate(MAX_EXAMPLE_ROWS);
-            rows
-        }
-        Value::Array(a) => {
-            let mut rows = Vec::new();
-            for child in a.iter().take(MAX_ARRAY_ITEMS) {
-                rows.extend(walk_example(
-                    child,
-                    &format!("{path}[*]"),
-                    location,
-                    source,
-                    example,
-                    depth + 1,
-                ));
-                if rows.len() >= MAX_EXAMPLE_ROWS {
-                    break;
-                }
-            }
-            rows.truncate(MAX_EXAMPLE_ROWS);
-            rows
-        }
+        Value::Object(m) => walk_children(
+            m.iter().map(|(k, child)| (child, format!("{path}.{k}"))),
+            location,
+            source,
+            example,
+            depth,
+        ),
+        Value::Array(a) => walk_children(
+            a.iter()
+                .take(MAX_ARRAY_ITEMS)
+                .map(|child| (child, format!("{path}[*]"))),
+            location,
+            source,
+            example,
+            depth,
+        ),
         _ => {
             let name = example_last_segment(path);
             if name.is_empty() {
@@ -407,63 +413,7 @@ fn merge_body_field_rows(primary: Vec<Row>, content_rows: &[&Row], key: &str) ->
 
 /// `allOf` at the top level merged (properties, required, nested unions, flags).
 pub fn flatten_top_level_allof(schema: &Map<String, Value>) -> Map<String, Value> {
-    let Some(Value::Array(all)) = schema.get("allOf") else {
-        return schema.clone();
-    };
-    let mut out: Map<String, Value> = schema
-        .iter()
-        .filter(|(k, _)| *k != "allOf")
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let mut props: Map<String, Value> = obj(schema.get("properties")).cloned().unwrap_or_default();
-    let mut required: Vec<Value> = match schema.get("required") {
-        Some(Value::Array(a)) => a.clone(),
-        _ => Vec::new(),
-    };
-    for sub in all {
-        let Some(sub) = sub.as_object() else { continue };
-        let sub = flatten_top_level_allof(sub);
-        if let Some(Value::Object(p)) = sub.get("properties") {
-            for (k, v) in p {
-                props.insert(k.clone(), v.clone());
-            }
-        }
-        if let Some(Value::Array(r)) = sub.get("required") {
-            for x in r {
-                if !required.contains(x) {
-                    required.push(x.clone());
-                }
-            }
-        }
-        for key in ["oneOf", "anyOf"] {
-            if let Some(Value::Array(c)) = sub.get(key)
-                && !c.is_empty()
-            {
-                let e = out
-                    .entry(key.to_string())
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(a) = e {
-                    a.extend(c.iter().cloned());
-                }
-            }
-        }
-        for key in ["readOnly", "writeOnly", "deprecated", "nullable"] {
-            if let Some(v) = sub.get(key)
-                && truthy(v)
-                && !out.contains_key(key)
-            {
-                out.insert(key.into(), v.clone());
-            }
-        }
-    }
-    if !props.is_empty() {
-        out.insert("type".into(), json!("object"));
-        out.insert("properties".into(), Value::Object(props));
-    }
-    if !required.is_empty() {
-        out.insert("required".into(), Value::Array(required));
-    }
-    out
+    super::leaves::merge_all_of(schema, false).unwrap_or_else(|| schema.clone())
 }
 
 /// `_request_body_top_level_rows`: one row per (non-read-only) top-level property, or the

@@ -33,69 +33,55 @@ fn s(v: Option<&Value>) -> Option<&str> {
     v.and_then(Value::as_str)
 }
 
-/// `"<method>_<slug>"` for operations without an operationId.
-fn generated_op_id(method: &str, path: &str) -> String {
-    let mut slug = String::new();
-    for seg in path.trim_matches('/').split('/') {
-        if !slug.is_empty() {
-            slug.push('/');
-        }
-        if let Some(p) = seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
-            slug.push_str("by_");
-            slug.push_str(p);
-        } else {
-            slug.push_str(seg);
-        }
+/// A path segment as it appears in generated names: `{id}` -> `by_id`.
+fn segment_slug(seg: &str) -> String {
+    match seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
+        Some(p) => format!("by_{p}"),
+        None => seg.to_string(),
     }
+}
+
+/// `slug` with each character mapped by `map` and runs of `_` collapsed to one.
+fn collapse_underscores(slug: &str, map: impl Fn(char) -> char) -> String {
     let mut out = String::new();
-    let mut last_us = false;
-    for c in slug.chars() {
-        let c = if c == '/' || c == '-' { '_' } else { c };
-        if c == '_' {
-            if last_us {
-                continue;
-            }
-            last_us = true;
-        } else {
-            last_us = false;
+    for c in slug.chars().map(map) {
+        if c == '_' && out.ends_with('_') {
+            continue;
         }
         out.push(c);
     }
+    out
+}
+
+/// `"<method>_<slug>"` for operations without an operationId.
+fn generated_op_id(method: &str, path: &str) -> String {
+    let slug: Vec<String> = path
+        .trim_matches('/')
+        .split('/')
+        .map(segment_slug)
+        .collect();
+    let out = collapse_underscores(
+        &slug.join("/"),
+        |c| {
+            if c == '/' || c == '-' { '_' } else { c }
+        },
+    );
     format!("{method}_{out}")
 }
 
 fn dedupe_suffix(method: &str, path: &str) -> String {
-    let mut slug = String::new();
-    for seg in path.split('/') {
-        if seg.is_empty() {
-            continue;
-        }
-        slug.push('_');
-        if let Some(p) = seg.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
-            slug.push_str("by_");
-            slug.push_str(p);
-        } else {
-            slug.push_str(seg);
-        }
-    }
-    let mut out = String::new();
-    let mut last_us = false;
-    for c in slug.chars() {
-        let c = if c.is_alphanumeric() || c == '_' {
+    let slug: String = path
+        .split('/')
+        .filter(|seg| !seg.is_empty())
+        .map(|seg| format!("_{}", segment_slug(seg)))
+        .collect();
+    let out = collapse_underscores(&slug, |c| {
+        if c.is_alphanumeric() || c == '_' {
             c
         } else {
             '_'
-        };
-        if c == '_' {
-            if last_us {
-                continue;
-            }
-            last_us = true;
-        } else {
-            last_us = false;
         }
-        out.push(c);
-    }
+    });
     format!("{method}_{}", out.trim_matches('_'))
 }
 

@@ -790,21 +790,7 @@ fn derive(t: &mut ToolSchema) {
             if !parts.is_empty() {
                 parts.join(" ")
             } else {
-                let up = crate::engine::pytext::upper(&method);
-                let p = if path.is_empty() {
-                    op_id.clone()
-                } else {
-                    path.clone()
-                };
-                crate::engine::pytext::strip(
-                    &[up.as_str(), p.as_str()]
-                        .iter()
-                        .filter(|x| !x.is_empty())
-                        .copied()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                )
-                .to_string()
+                method_and(&method, if path.is_empty() { &op_id } else { &path })
             }
         }
     };
@@ -825,18 +811,7 @@ fn derive(t: &mut ToolSchema) {
                 "update" => format!("Use when updating {target} records."),
                 "delete" => format!("Use when deleting {target} records."),
                 _ if !summary.is_empty() => format!("Use for: {}", first_chars(&summary, 180)),
-                _ => {
-                    let up = crate::engine::pytext::upper(&method);
-                    crate::engine::pytext::strip(
-                        &[up.as_str(), path.as_str()]
-                            .iter()
-                            .filter(|x| !x.is_empty())
-                            .copied()
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    )
-                    .to_string()
-                }
+                _ => method_and(&method, &path),
             }
         }
     };
@@ -968,4 +943,14 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
         "semantic_confidence_counts": counts_json(&confs, true, usize::MAX),
         "unknown_samples": [],
     })
+}
+
+/// `"<METHOD> <text>"` without empty parts, stripped (the reference's fallback phrases).
+fn method_and(method: &str, text: &str) -> String {
+    let up = crate::engine::pytext::upper(method);
+    let parts: Vec<&str> = [up.as_str(), text]
+        .into_iter()
+        .filter(|x| !x.is_empty())
+        .collect();
+    crate::engine::pytext::strip(&parts.join(" ")).to_string()
 }
