@@ -2,6 +2,7 @@
 //! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results or function lists.
 
 use clap::Args;
+use std::io::Write;
 
 use crate::ingest::{self, BuildOptions, artifact};
 
@@ -32,13 +33,15 @@ pub fn run(args: BuildArgs) -> u8 {
         Err(e) => return super::fail(e),
     };
     let t_build = t0.elapsed().as_secs_f64();
-    let text = artifact::to_python_pretty(&built.value);
     let write = if args.output == "-" {
-        use std::io::Write;
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
+        artifact::write_python_pretty(&mut out, &built.value).and_then(|()| out.flush())
     } else {
-        std::fs::write(&args.output, text.as_bytes())
+        std::fs::File::create(&args.output).and_then(|f| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
+            artifact::write_python_pretty(&mut out, &built.value)?;
+            out.flush()
+        })
     };
     if let Err(e) = write {
         return super::fail(format!("{}: {e}", args.output));
@@ -56,5 +59,7 @@ pub fn run(args: BuildArgs) -> u8 {
             eprint!("{}", ingest::readiness::summary_text(&built.value));
         }
     }
+    // the process ends here: freeing millions of JSON nodes one by one would only cost time
+    std::mem::forget(built);
     super::EXIT_OK
 }

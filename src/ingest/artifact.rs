@@ -22,6 +22,78 @@ pub fn to_python_pretty(v: &Value) -> String {
     out
 }
 
+/// Writes `json.dumps(v, indent=2, ensure_ascii=False)` to `w` without building the whole
+/// text: the members of the top-level containers (the `tools` map, the edge list) are
+/// rendered on every core a window at a time and written in order.
+pub fn write_python_pretty(w: &mut impl std::io::Write, v: &Value) -> std::io::Result<()> {
+    let mut buf = String::with_capacity(1 << 20);
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            buf.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    buf.push(',');
+                }
+                indent(&mut buf, 1);
+                write_escaped(&mut buf, k);
+                buf.push_str(": ");
+                write_level1(w, &mut buf, x)?;
+            }
+            indent(&mut buf, 0);
+            buf.push('}');
+        }
+        other => write_pretty(&mut buf, other, 0),
+    }
+    w.write_all(buf.as_bytes())
+}
+
+/// A member at indent level 1: a big container is rendered in parallel windows.
+fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std::io::Result<()> {
+    const PARALLEL_FROM: usize = 256;
+    let members: Vec<(Option<&String>, &Value)> = match x {
+        Value::Object(m) if m.len() >= PARALLEL_FROM => {
+            m.iter().map(|(k, v)| (Some(k), v)).collect()
+        }
+        Value::Array(a) if a.len() >= PARALLEL_FROM => a.iter().map(|v| (None, v)).collect(),
+        _ => {
+            write_pretty(buf, x, 1);
+            return Ok(());
+        }
+    };
+    let (open, close) = if x.is_object() {
+        ('{', '}')
+    } else {
+        ('[', ']')
+    };
+    buf.push(open);
+    let window = crate::ingest::par::threads() * 64;
+    for (wi, part) in members.chunks(window).enumerate() {
+        let rendered = crate::ingest::par::map_chunks(part, |chunk, first| {
+            let mut out = String::with_capacity(1 << 16);
+            for (j, (k, v)) in chunk.iter().enumerate() {
+                if wi > 0 || first > 0 || j > 0 {
+                    out.push(',');
+                }
+                indent(&mut out, 2);
+                if let Some(k) = k {
+                    write_escaped(&mut out, k);
+                    out.push_str(": ");
+                }
+                write_pretty(&mut out, v, 2);
+            }
+            out
+        });
+        w.write_all(buf.as_bytes())?;
+        buf.clear();
+        for r in rendered {
+            w.write_all(r.as_bytes())?;
+        }
+    }
+    indent(buf, 1);
+    buf.push(close);
+    Ok(())
+}
+
 fn indent(out: &mut String, n: usize) {
     out.push('\n');
     for _ in 0..n {
@@ -139,6 +211,32 @@ pub fn now_iso() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_parallel_pretty_is_the_same_text() {
+        let mut tools = serde_json::Map::new();
+        for i in 0..700 {
+            tools.insert(
+                format!("t{i}"),
+                serde_json::json!({"name": i, "x": [1.5, {"k": "é"}], "e": {}}),
+            );
+        }
+        let edges: Vec<Value> = (0..300).map(|i| serde_json::json!({"s": i})).collect();
+        let v = serde_json::json!({"a": 1, "tools": tools, "graph": {"edges": edges}, "edges": edges, "z": []});
+        let mut out = Vec::new();
+        write_python_pretty(&mut out, &v).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), to_python_pretty(&v));
+        for small in [
+            serde_json::json!({}),
+            serde_json::json!([]),
+            serde_json::json!("s"),
+            serde_json::json!({"a": [1]}),
+        ] {
+            let mut out = Vec::new();
+            write_python_pretty(&mut out, &small).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), to_python_pretty(&small));
+        }
+    }
 
     #[test]
     fn pretty_matches_python() {

@@ -15,6 +15,7 @@ pub mod leaves;
 pub mod mcp;
 pub mod oasop;
 pub mod openapi;
+pub mod par;
 pub mod readiness;
 pub mod refs;
 pub mod schema;

@@ -1956,11 +1956,11 @@ pub fn operation_examples(params: &[Row], body_cts: &[Row], responses: &[Row]) -
         out
     };
     pe.truncate(MAX_EXAMPLES);
-    json!({
-        "parameters": pe,
-        "request_body": collect(body_cts),
-        "responses": collect(responses),
-    })
+    crate::ingest::schema::object([
+        ("parameters", Value::Array(pe)),
+        ("request_body", Value::Array(collect(body_cts))),
+        ("responses", Value::Array(collect(responses))),
+    ])
 }
 
 /// `input_locations` from parameter rows and body rows.

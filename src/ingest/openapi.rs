@@ -601,10 +601,11 @@ fn operation_tool(
     );
     let to_arr =
         |rows: Vec<Map<String, Value>>| Value::Array(rows.into_iter().map(Value::Object).collect());
-    rb.insert("content_types".into(), to_arr(body.content_rows.clone()));
-    rb.insert("schema".into(), body.schema.clone());
-    if let Some(r) = &body_rows.root {
-        rb.insert("root".into(), Value::Object(r.clone()));
+    rb.insert("content_types".into(), to_arr(body.content_rows));
+    let body_schema = truthy(&body.schema).then(|| body.schema.clone());
+    rb.insert("schema".into(), body.schema);
+    if let Some(r) = body_rows.root {
+        rb.insert("root".into(), Value::Object(r));
     }
     rb.insert("top_level_fields".into(), to_arr(body_rows.top));
     rb.insert("fields".into(), to_arr(body_rows.fields));
@@ -618,7 +619,6 @@ fn operation_tool(
         .collect();
     let responses: Vec<Value> = response_rows.into_iter().map(Value::Object).collect();
     let oa_resp_fields: Vec<Value> = resp_rows.into_iter().map(Value::Object).collect();
-    let body_schema = truthy(&body.schema).then(|| body.schema.clone());
     let body_ct = body.content_type.clone();
     let resp_schema = truthy(&resp_schema_v).then_some(resp_schema_v);
     let oa_params: Vec<Value> = oa_param_rows.into_iter().map(Value::Object).collect();
@@ -867,18 +867,22 @@ fn operation_tool(
     md.insert("path".into(), json!(path));
     md.insert(
         "api_contract".into(),
-        json!({"produces": ac_produces, "consumes": ac_consumes, "links": links}),
+        crate::ingest::schema::object([
+            ("produces", Value::Array(ac_produces)),
+            ("consumes", Value::Array(ac_consumes)),
+            ("links", Value::Array(links)),
+        ]),
     );
     md.insert("openapi".into(), Value::Object(oa));
     md.insert("input_locations".into(), Value::Object(locs));
-    if let Some(bs) = &body_schema {
-        md.insert("request_body_schema".into(), bs.clone());
+    if let Some(bs) = body_schema {
+        md.insert("request_body_schema".into(), bs);
         if let Some(ct) = &body_ct {
             md.insert("request_content_type".into(), json!(ct));
         }
     }
-    if let Some(rs) = &resp_schema {
-        md.insert("response_schema".into(), rs.clone());
+    if let Some(rs) = resp_schema {
+        md.insert("response_schema".into(), rs);
         if let Some(st) = &resp_status {
             md.insert("response_status".into(), json!(st));
         }

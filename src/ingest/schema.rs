@@ -38,6 +38,15 @@ impl ParamSchema {
 /// `[read_only, destructive, idempotent, open_world]`.
 pub type Hints = [Option<bool>; 4];
 
+/// A JSON object from owned members, in order (`json!` would deep-copy its operands).
+pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut m = Map::with_capacity(N);
+    for (k, v) in members {
+        m.insert(k.into(), v);
+    }
+    Value::Object(m)
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ToolSchema {
     pub name: String,
@@ -284,6 +293,36 @@ impl OutGraph {
                 )
             })
         })
+    }
+
+    /// `{"nodes": [...], "edges": [...]}` as `ToolGraph.save` writes it, consuming the
+    /// graph (attribute maps are moved, not copied).
+    pub fn into_json(self) -> Value {
+        let OutGraph { nodes, succ } = self;
+        let ids: Vec<String> = nodes.keys().cloned().collect();
+        let nodes: Vec<Value> = nodes
+            .into_iter()
+            .map(|(id, a)| {
+                let mut m = Map::with_capacity(a.len() + 1);
+                m.insert("id".into(), Value::String(id));
+                m.extend(a);
+                Value::Object(m)
+            })
+            .collect();
+        let mut edges = Vec::new();
+        for (si, targets) in succ.into_iter().enumerate() {
+            for (ti, a) in targets {
+                let mut m = Map::with_capacity(a.len() + 2);
+                m.insert("source".into(), Value::String(ids[si].clone()));
+                m.insert("target".into(), Value::String(ids[ti].clone()));
+                m.extend(a);
+                edges.push(Value::Object(m));
+            }
+        }
+        crate::ingest::schema::object([
+            ("nodes", Value::Array(nodes)),
+            ("edges", Value::Array(edges)),
+        ])
     }
 
     /// `{"nodes": [...], "edges": [...]}` as `ToolGraph.save` writes it.

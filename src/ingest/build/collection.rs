@@ -180,9 +180,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     phase(&mut t0, "promotion");
 
     // 4. register tool nodes
-    for t in list.iter_mut() {
-        normalize(t);
-    }
+    crate::ingest::par::for_each_mut(&mut list, normalize);
     let mut graph = OutGraph::default();
     for t in &list {
         graph.add_node(&t.name, t.node_attrs());
@@ -198,7 +196,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     let mut stats = EdgeStats::default();
     let mut budget_reached = false;
     if list.len() >= 2 {
-        let det: Vec<DetTool> = list.iter().map(det_with_refs).collect();
+        let det: Vec<DetTool> = crate::ingest::par::map(&list, det_with_refs);
         let found = detect(&det, 0.0, RELATION_BUDGET);
         budget_reached = found.budget_reached;
         for r in &found.relations {
@@ -372,7 +370,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     top.insert("format_version".into(), json!("1"));
     top.insert("library_version".into(), json!(REFERENCE_VERSION));
     top.insert("metadata".into(), Value::Object(meta));
-    top.insert("graph".into(), graph.to_json());
+    top.insert("graph".into(), graph.into_json());
     let mut trows = Map::new();
     for t in list {
         trows.insert(t.name.clone(), t.into_json());

@@ -2,7 +2,7 @@
 //! producer index so matching stays linear in the number of rows.
 
 use indexmap::IndexMap;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
 
 use crate::ingest::schema::{OutGraph, ToolSchema};
@@ -246,8 +246,9 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             }
         }
     }
-    let (mut promoted, mut p_added, mut c_added, mut p_skip, mut c_skip) = (0, 0, 0, 0, 0);
-    for t in tools.iter_mut() {
+    // per tool: [promoted, produces added, consumes added, produces skipped, consumes skipped]
+    let counts = crate::ingest::par::map_mut(tools, |t| {
+        let (mut promoted, mut p_added, mut c_added, mut p_skip, mut c_skip) = (0, 0, 0, 0, 0);
         let mut cons: Vec<(i64, String, Map<String, Value>)> = Vec::new();
         for r in rows(t, "consumes") {
             let name = name_of(r);
@@ -385,7 +386,15 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             t.metadata.insert("contract_signal_policy".into(), policy);
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
-    }
+        [promoted, p_added, c_added, p_skip, c_skip]
+    });
+    let [promoted, p_added, c_added, p_skip, c_skip] =
+        counts.iter().fold([0usize; 5], |mut acc, c| {
+            for (a, x) in acc.iter_mut().zip(c) {
+                *a += x;
+            }
+            acc
+        });
     json!({
         "tools_promoted": promoted,
         "produces_added": p_added,
@@ -430,6 +439,70 @@ fn keys_of(r: &Value) -> [Option<String>; 3] {
     [sem, f, l]
 }
 
+/// The producers of one consumer key triple, best first (score descending, then tool name),
+/// with the candidate tools that were skipped as echoes.
+struct Ranked {
+    /// (producer tool, index of its matching produce row)
+    producers: Vec<(usize, usize)>,
+    /// every candidate tool (a consumer among them skips itself)
+    candidates: FxHashSet<usize>,
+    /// candidates skipped because they consume the key themselves
+    echo: usize,
+    echo_of: FxHashSet<usize>,
+}
+
+fn rank_producers(
+    tools: &[ToolSchema],
+    index: &FxHashMap<(u8, String), Vec<usize>>,
+    prod_keys: &[Vec<[Option<String>; 3]>],
+    cons_keys: &[[FxHashSet<String>; 3]],
+    keys: &[Option<String>; 3],
+) -> Ranked {
+    let mut cands: IndexMap<usize, ()> = IndexMap::new();
+    for (k, v) in keys.iter().enumerate() {
+        if let Some(v) = v
+            && let Some(list) = index.get(&(k as u8, v.clone()))
+        {
+            for &p in list {
+                cands.insert(p, ());
+            }
+        }
+    }
+    let mut scored: Vec<(i64, &str, usize, usize)> = Vec::new();
+    let mut echo_of = FxHashSet::default();
+    for (&p, _) in &cands {
+        let Some(ri) = prod_keys[p]
+            .iter()
+            .position(|pk| (0..3).any(|k| pk[k].is_some() && pk[k] == keys[k]))
+        else {
+            continue;
+        };
+        let prow = &meta_rows(&tools[p], "produces")[ri];
+        // echo: the producer itself consumes the same key
+        let pk = &prod_keys[p][ri];
+        if (0..3).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v))) {
+            echo_of.insert(p);
+            continue;
+        }
+        let inferred =
+            prow.get("semantic_inferred_from").and_then(Value::as_str) != Some("field_name");
+        let score = prow
+            .get("signal_score")
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+            + action_bonus(&tools[p])
+            + 2 * inferred as i64;
+        scored.push((score, tools[p].name.as_str(), p, ri));
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    Ranked {
+        producers: scored.into_iter().map(|x| (x.2, x.3)).collect(),
+        candidates: cands.into_keys().collect(),
+        echo: echo_of.len(),
+        echo_of,
+    }
+}
+
 /// §2.4.7: consumer → producer `requires` edges from promoted contracts.
 pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
     // producer index: key kind + value → tools (ordered, unique)
@@ -468,6 +541,7 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         .collect();
     let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
     let mut self_skips = 0;
+    let mut ranking_cache: FxHashMap<[Option<String>; 3], Ranked> = FxHashMap::default();
     for (ci, c) in tools.iter().enumerate() {
         for r in meta_rows(c, "consumes") {
             if !truthy(r, "required") {
@@ -477,53 +551,32 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                 continue;
             }
             let keys = keys_of(r);
-            let mut cands: IndexMap<usize, ()> = IndexMap::new();
-            for (k, v) in keys.iter().enumerate() {
-                if let Some(v) = v
-                    && let Some(list) = index.get(&(k as u8, v.clone()))
-                {
-                    for &p in list {
-                        cands.insert(p, ());
-                    }
-                }
-            }
-            let mut scored: Vec<(i64, &str, usize, &Value)> = Vec::new();
-            for (&p, _) in &cands {
+            // the ranked producers depend only on the key triple (the consumer itself is
+            // skipped below), so equal triples share one ranking
+            let ranked = ranking_cache
+                .entry(keys.clone())
+                .or_insert_with(|| rank_producers(tools, &index, &prod_keys, &cons_keys, &keys));
+            let mut top: Vec<(usize, usize)> = Vec::with_capacity(3);
+            let mut candidates = false;
+            for &(p, ri) in &ranked.producers {
                 if p == ci {
-                    self_skips += 1;
                     continue;
                 }
-                let Some(ri) = prod_keys[p]
-                    .iter()
-                    .position(|pk| (0..3).any(|k| pk[k].is_some() && pk[k] == keys[k]))
-                else {
-                    continue;
-                };
-                let prow = &meta_rows(&tools[p], "produces")[ri];
-                // echo: the producer itself consumes the same key
-                let pk = &prod_keys[p][ri];
-                let is_echo =
-                    (0..3).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v)));
-                if is_echo {
-                    echo += 1;
-                    continue;
+                candidates = true;
+                if top.len() < 3 {
+                    top.push((p, ri));
                 }
-                let inferred = prow.get("semantic_inferred_from").and_then(Value::as_str)
-                    != Some("field_name");
-                let score = prow
-                    .get("signal_score")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(0)
-                    + action_bonus(&tools[p])
-                    + 2 * inferred as i64;
-                scored.push((score, tools[p].name.as_str(), p, prow));
             }
-            if scored.is_empty() {
+            if ranked.candidates.contains(&ci) {
+                self_skips += 1;
+            }
+            echo += ranked.echo - usize::from(ranked.echo_of.contains(&ci));
+            if !candidates {
                 no_prod += 1;
                 continue;
             }
-            scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-            for (_, _, p, prow) in scored.into_iter().take(3) {
+            for (p, ri) in top {
+                let prow = &meta_rows(&tools[p], "produces")[ri];
                 let from_path = prow
                     .get("json_path")
                     .and_then(Value::as_str)

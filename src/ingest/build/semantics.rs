@@ -160,9 +160,7 @@ pub fn words(s: &str) -> Vec<String> {
 }
 
 pub fn annotate(tools: &mut [ToolSchema]) -> Value {
-    for t in tools.iter_mut() {
-        derive(t);
-    }
+    crate::ingest::par::for_each_mut(tools, derive);
     summary(tools)
 }
 
@@ -841,20 +839,25 @@ fn derive(t: &mut ToolSchema) {
         ("operation_group", json!(operation_group)),
         ("semantic_sources", json!(sources)),
     ];
-    let mut ai_m = ai.as_object().cloned().unwrap_or_default();
-    for (k, v) in derived_ai {
-        if missing_semantic(ai_m.get(k)) {
-            ai_m.insert(k.into(), v);
+    fill_missing(&mut t.metadata, "ai_metadata", derived_ai);
+    fill_missing(&mut t.metadata, "openapi", derived_oa);
+}
+
+/// Sets every derived key that is missing in the object `md[key]`, in place (a key whose
+/// value is not an object becomes a fresh object at the same position; a missing key is
+/// appended).
+fn fill_missing(md: &mut Map<String, Value>, key: &str, derived: Vec<(&str, Value)>) {
+    let slot = md.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    if let Value::Object(m) = slot {
+        for (k, v) in derived {
+            if missing_semantic(m.get(k)) {
+                m.insert(k.into(), v);
+            }
         }
     }
-    let mut oa_m = openapi.as_object().cloned().unwrap_or_default();
-    for (k, v) in derived_oa {
-        if missing_semantic(oa_m.get(k)) {
-            oa_m.insert(k.into(), v);
-        }
-    }
-    t.metadata.insert("ai_metadata".into(), Value::Object(ai_m));
-    t.metadata.insert("openapi".into(), Value::Object(oa_m));
 }
 
 fn rate(n: usize, total: usize) -> f64 {

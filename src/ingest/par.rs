@@ -1,0 +1,97 @@
+//! Data parallelism for the build phases that treat every tool on its own: the slice is cut
+//! into contiguous chunks, one scoped thread per core, so results keep their order.
+
+/// Threads to use: the machine's cores, at most 8.
+pub fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+}
+
+/// Below this many items a phase runs on the calling thread (spawning costs more).
+const MIN_PARALLEL: usize = 64;
+
+/// Calls `f` on every item, in parallel over contiguous chunks.
+pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(&mut T) + Sync) {
+    map_mut(items, f);
+}
+
+/// `items.iter_mut().map(f).collect()`, in parallel over contiguous chunks, in order.
+pub fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync) -> Vec<R> {
+    let n = threads();
+    if n == 1 || items.len() < MIN_PARALLEL {
+        return items.iter_mut().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(n);
+    let f = &f;
+    let parts: Vec<Vec<R>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = items
+            .chunks_mut(chunk)
+            .map(|part| sc.spawn(move || part.iter_mut().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    parts.into_iter().flatten().collect()
+}
+
+/// `items.iter().map(f).collect()`, in parallel over contiguous chunks, in order.
+pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let n = threads();
+    if n == 1 || items.len() < MIN_PARALLEL {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(n);
+    let f = &f;
+    let parts: Vec<Vec<R>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| sc.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    parts.into_iter().flatten().collect()
+}
+
+/// Renders contiguous chunks of `items` in parallel: `f(chunk, index of its first item)`,
+/// results in chunk order.
+pub fn map_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T], usize) -> R + Sync) -> Vec<R> {
+    let n = threads();
+    if n == 1 || items.len() < 2 {
+        return vec![f(items, 0)];
+    }
+    let chunk = items.len().div_ceil(n);
+    let f = &f;
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .enumerate()
+            .map(|(i, part)| sc.spawn(move || f(part, i * chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn map_keeps_order_and_for_each_touches_every_item() {
+        let v: Vec<usize> = (0..1000).collect();
+        assert_eq!(
+            super::map(&v, |x| x * 2),
+            (0..1000).map(|x| x * 2).collect::<Vec<_>>()
+        );
+        let mut w = v.clone();
+        super::for_each_mut(&mut w, |x| *x += 1);
+        assert_eq!(w, (1..1001).collect::<Vec<_>>());
+    }
+}
