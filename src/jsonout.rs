@@ -186,6 +186,14 @@ impl JsonWriter {
 pub fn write_escaped(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
+    // the common case: nothing to escape
+    if !bytes.iter().fold(false, |hit, &b| {
+        hit | (b < 0x20) | (b == b'"') | (b == b'\\')
+    }) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc: Option<&str> = match b {

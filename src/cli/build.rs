@@ -27,6 +27,7 @@ pub fn run(args: BuildArgs) -> u8 {
     let opts = BuildOptions {
         server_names: args.servers.clone(),
     };
+    keep_freed_memory();
     let t0 = std::time::Instant::now();
     let built = match ingest::build_paths(&args.inputs, &opts) {
         Ok(b) => b,
@@ -62,4 +63,18 @@ pub fn run(args: BuildArgs) -> u8 {
     // the process ends here: freeing millions of JSON nodes one by one would only cost time
     std::mem::forget(built);
     super::EXIT_OK
+}
+
+/// A build allocates and frees millions of small JSON nodes, on every core, and the process
+/// ends right after. glibc's defaults hand freed heap tops back to the kernel and map big
+/// blocks separately, so the same pages are zeroed again and again (a third of the time of a
+/// 50k-operation build went to page faults). Keep freed memory in the process instead.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; called before the build allocates.
+    unsafe {
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+        libc::mallopt(libc::M_TOP_PAD, 128 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+    }
 }

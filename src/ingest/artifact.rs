@@ -4,14 +4,15 @@
 
 use serde_json::Value;
 
-use crate::engine::pytext::float_repr;
+use crate::engine::pytext::push_float_repr;
 use crate::jsonout::write_escaped;
 
 fn number(out: &mut String, n: &serde_json::Number) {
+    use std::fmt::Write;
     if n.is_i64() || n.is_u64() {
-        out.push_str(&n.to_string());
+        let _ = write!(out, "{n}");
     } else {
-        out.push_str(&float_repr(n.as_f64().unwrap_or(f64::NAN)));
+        push_float_repr(out, n.as_f64().unwrap_or(f64::NAN));
     }
 }
 
@@ -67,8 +68,8 @@ fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std
     };
     buf.push(open);
     let window = crate::ingest::par::threads() * 64;
-    for (wi, part) in members.chunks(window).enumerate() {
-        let rendered = crate::ingest::par::map_chunks(part, |chunk, first| {
+    let render = |wi: usize, part: &[(Option<&String>, &Value)]| {
+        crate::ingest::par::map_chunks(part, |chunk, first| {
             let mut out = String::with_capacity(1 << 16);
             for (j, (k, v)) in chunk.iter().enumerate() {
                 if wi > 0 || first > 0 || j > 0 {
@@ -82,12 +83,25 @@ fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std
                 write_pretty(&mut out, v, 2);
             }
             out
-        });
-        w.write_all(buf.as_bytes())?;
-        buf.clear();
-        for r in rendered {
-            w.write_all(r.as_bytes())?;
-        }
+        })
+    };
+    // window i+1 is rendered while window i is written
+    let mut pending: Vec<String> = Vec::new();
+    for (wi, part) in members.chunks(window).enumerate() {
+        pending = std::thread::scope(|sc| {
+            let next = sc.spawn(move || render(wi, part));
+            w.write_all(buf.as_bytes())?;
+            buf.clear();
+            for r in &pending {
+                w.write_all(r.as_bytes())?;
+            }
+            Ok::<_, std::io::Error>(next.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        })?;
+    }
+    w.write_all(buf.as_bytes())?;
+    buf.clear();
+    for r in &pending {
+        w.write_all(r.as_bytes())?;
     }
     indent(buf, 1);
     buf.push(close);
@@ -95,9 +109,13 @@ fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std
 }
 
 fn indent(out: &mut String, n: usize) {
+    const SPACES: &str = "                                                                ";
     out.push('\n');
-    for _ in 0..n {
-        out.push_str("  ");
+    let mut left = 2 * n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        left -= k;
     }
 }
 

@@ -82,10 +82,12 @@ fn top_level_keys(b: &[u8]) -> Option<Vec<String>> {
 
 /// Reads every input and builds one graph.
 pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, InputError> {
+    let mut t0 = std::time::Instant::now();
     let mut docs = Vec::new();
     for p in paths {
         docs.push(source::read_document(p)?);
     }
+    build::collection::phase(&mut t0, "read inputs");
     build_documents(docs, opts)
 }
 

@@ -215,10 +215,12 @@ pub fn spec_tools(
 ) -> Result<SpecTools, InputError> {
     // the reference resolves against the spec with nullable dialects normalised in
     // `paths` and the schema components
+    let mut t0 = std::time::Instant::now();
     let normalized = normalize_spec(spec, swagger);
     let spec = &normalized;
     let res = Resolver::new(file, spec);
     res.check_remote()?;
+    super::build::collection::phase(&mut t0, "normalize spec");
     let title = s(spec.pointer("/info/title")).map(String::from);
     let stem = std::path::Path::new(file)
         .file_stem()

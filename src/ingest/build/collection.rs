@@ -109,9 +109,20 @@ fn det_with_refs(t: &ToolSchema) -> DetTool {
     d
 }
 
-fn phase(t0: &mut std::time::Instant, what: &str) {
+pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
     if std::env::var_os("TOOLSCOPE_TIMING").is_some() {
-        eprintln!("timing: {what} {:.3} s", t0.elapsed().as_secs_f64());
+        let rss = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .map(|l| l[6..].trim().to_string())
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "timing: {what} {:.3} s (rss {rss})",
+            t0.elapsed().as_secs_f64()
+        );
     }
     *t0 = std::time::Instant::now();
 }
