@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::frozen;
 use crate::engine::pytext::push_float_repr;
 use crate::jsonout::write_escaped;
 
@@ -108,6 +109,11 @@ fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std
     Ok(())
 }
 
+/// A line break and the indentation of `level` (two spaces per level).
+pub fn write_pretty_indent(out: &mut String, level: usize) {
+    indent(out, level);
+}
+
 fn indent(out: &mut String, n: usize) {
     const SPACES: &str = "                                                                ";
     out.push('\n');
@@ -126,7 +132,10 @@ pub fn write_pretty(out: &mut String, v: &Value, level: usize) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => number(out, n),
-        Value::String(s) => write_escaped(out, s),
+        Value::String(s) => match frozen::thaw(s) {
+            Some((_, body)) => frozen::write_pretty_from_compact(out, body, level),
+            None => write_escaped(out, s),
+        },
         Value::Array(a) => {
             if a.is_empty() {
                 out.push_str("[]");
@@ -176,7 +185,10 @@ pub fn write_compact(out: &mut String, v: &Value) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => number(out, n),
-        Value::String(s) => write_escaped(out, s),
+        Value::String(s) => match frozen::thaw(s) {
+            Some((_, body)) => out.push_str(body),
+            None => write_escaped(out, s),
+        },
         Value::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {

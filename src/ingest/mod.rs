@@ -11,6 +11,7 @@
 
 pub mod artifact;
 pub mod build;
+pub mod frozen;
 pub mod leaves;
 pub mod mcp;
 pub mod oasop;

@@ -306,7 +306,9 @@ pub fn spec_tools(
     let built: Vec<Result<ToolSchema, InputError>> = if threads == 1 || jobs.len() < 64 {
         let out = jobs
             .iter()
-            .map(|(path, method, item, op)| operation_tool(&ctx, path, method, item, op))
+            .map(|(path, method, item, op)| {
+                operation_tool(&ctx, path, method, item, op).map(freeze_bulk)
+            })
             .collect();
         super::leaves::clear_row_cache();
         out
@@ -337,7 +339,10 @@ pub fn spec_tools(
                             for (i, (path, method, item, op)) in
                                 jobs.iter().enumerate().skip(start).take(chunk)
                             {
-                                out.push((i, operation_tool(&tctx, path, method, item, op)));
+                                out.push((
+                                    i,
+                                    operation_tool(&tctx, path, method, item, op).map(freeze_bulk),
+                                ));
                             }
                         }
                         out
@@ -1123,6 +1128,33 @@ pub const ROW_HINT_KEYS: &[&str] = &[
     "example_status",
     "description",
 ];
+
+/// Freezes the parts of an operation's metadata that no later build phase reads (see
+/// [`super::frozen`]): parameter, body and response rows, schemas and examples. Kept as
+/// trees: `openapi`'s scalars and `response.envelope` (semantics), `api_contract` (semantics,
+/// promotion, links), `response_schema` (ref preservation, readiness).
+fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
+    use super::frozen::freeze_member;
+    let refs = super::build::collection::collect_refs;
+    if let Some(Value::Object(oa)) = t.metadata.get_mut("openapi") {
+        for k in [
+            "parameters",
+            "request_body",
+            "responses",
+            "error_responses",
+            "examples",
+        ] {
+            freeze_member(oa, k, &refs);
+        }
+        if let Some(Value::Object(r)) = oa.get_mut("response") {
+            for k in ["schema", "fields", "headers"] {
+                freeze_member(r, k, &refs);
+            }
+        }
+    }
+    freeze_member(&mut t.metadata, "request_body_schema", &refs);
+    t
+}
 
 /// Python `x not in (None, "", [])`.
 fn present(v: &Value) -> bool {

@@ -59,10 +59,13 @@ fn canonical(v: &Value, out: &mut String) {
     }
 }
 
-fn collect_refs(v: &Value, out: &mut Vec<String>) {
+pub(crate) fn collect_refs(v: &Value, out: &mut Vec<String>) {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
+            Value::String(s) if s.starts_with(crate::ingest::frozen::MARK) => {
+                out.extend(crate::ingest::frozen::refs_of(s).unwrap_or_default());
+            }
             Value::Object(m) => {
                 for (k, x) in m.iter() {
                     if k == "$ref"
@@ -72,7 +75,9 @@ fn collect_refs(v: &Value, out: &mut Vec<String>) {
                     }
                 }
                 for x in m.values().rev() {
-                    if matches!(x, Value::Object(_) | Value::Array(_)) {
+                    let frozen =
+                        matches!(x, Value::String(s) if s.starts_with(crate::ingest::frozen::MARK));
+                    if frozen || matches!(x, Value::Object(_) | Value::Array(_)) {
                         stack.push(x);
                     }
                 }

@@ -386,6 +386,16 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             t.metadata.insert("contract_signal_policy".into(), policy);
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
+        // no later phase reads the raw contract rows (links keep theirs)
+        if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
+            for k in ["produces", "consumes"] {
+                crate::ingest::frozen::freeze_member(
+                    c,
+                    k,
+                    &crate::ingest::build::collection::collect_refs,
+                );
+            }
+        }
         [promoted, p_added, c_added, p_skip, c_skip]
     });
     let [promoted, p_added, c_added, p_skip, c_skip] =
