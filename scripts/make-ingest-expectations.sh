@@ -2,8 +2,8 @@
 # Regenerates the expected outputs of the ingest rule fixtures with graph-tool-call 0.47.0:
 # for every tests/fixtures/ingest/rules/*.openapi.json, the reference's collection build
 # (scripts/ref_build.py, run from that directory with the file's relative name, as
-# `toolscope build` is run by tests/ingest_build.rs) reduced to its `tools`, `graph.nodes`
-# and `graph.edges`, written compactly and gzip-compressed (deterministic bytes) next to the
+# `toolscope build` is run by tests/ingest_build.rs) reduced to its `tools`, `graph.nodes`,
+# `graph.edges` and `readiness_report`, written compactly and gzip-compressed (deterministic bytes) next to the
 # spec as <name>.expected.json.gz.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,7 +17,8 @@ for spec in *.openapi.json; do
     "$PY" - "$tmp/$name.json" "$dir/$name.expected.json.gz" <<'PYEOF'
 import gzip, json, sys
 art = json.load(open(sys.argv[1]))
-keep = {"tools": art["tools"], "nodes": art["graph"]["nodes"], "edges": art["graph"]["edges"]}
+keep = {"tools": art["tools"], "nodes": art["graph"]["nodes"], "edges": art["graph"]["edges"],
+        "readiness_report": art["readiness_report"]}
 data = json.dumps(keep, ensure_ascii=False, separators=(",", ":")).encode()
 with open(sys.argv[2], "wb") as f:
     with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as g:

@@ -257,6 +257,27 @@ fn rule_fixtures_give_the_reference_tools_and_edges() {
                 "{spec}: graph {part}"
             );
         }
+        // the readiness report's summary, issues (severity, code, tool, message, evidence,
+        // recommendation, in order) and recommendations; of graph_readiness all but the
+        // producer/consumer candidate count (not reproduced yet)
+        let (rg, rw) = (&got["readiness_report"], &want["readiness_report"]);
+        for part in ["summary", "issues", "recommendations"] {
+            assert_eq!(
+                serde_json::to_string(&rg[part]).unwrap(),
+                serde_json::to_string(&rw[part]).unwrap(),
+                "{spec}: readiness_report.{part}"
+            );
+        }
+        let mut gr_want = rw["graph_readiness"].clone();
+        gr_want
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("producer_consumer_candidate_count");
+        assert_eq!(
+            serde_json::to_string(&rg["graph_readiness"]).unwrap(),
+            serde_json::to_string(&gr_want).unwrap(),
+            "{spec}: readiness_report.graph_readiness"
+        );
     }
 }
 

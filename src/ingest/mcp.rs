@@ -248,6 +248,7 @@ pub fn mcp_tool(
         domain: None,
         metadata: md,
         annotations: o.get("annotations").and_then(hints_from_mcp),
+        ..Default::default()
     }))
 }
 
@@ -284,6 +285,7 @@ pub fn function_tool(file: &str, idx: usize, t: &Value) -> Result<Option<ToolSch
         domain: None,
         metadata: Map::new(),
         annotations: None,
+        ..Default::default()
     }))
 }
 

@@ -913,6 +913,7 @@ fn operation_tool(
         domain: domain.or_else(|| Some("general".into())),
         metadata: md,
         annotations: Some(annotations),
+        ..Default::default()
     })
 }
 
@@ -1136,6 +1137,13 @@ pub const ROW_HINT_KEYS: &[&str] = &[
 fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
     use super::frozen::freeze_member;
     let refs = super::build::collection::collect_refs;
+    if let Some(rb) = t
+        .metadata
+        .get("openapi")
+        .and_then(|o| o.get("request_body"))
+    {
+        t.readiness = super::readiness::OperationFacts::of_request_body(rb);
+    }
     if let Some(Value::Object(oa)) = t.metadata.get_mut("openapi") {
         for k in [
             "parameters",

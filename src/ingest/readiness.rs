@@ -107,6 +107,106 @@ pub fn edge_quality_summary(g: &OutGraph) -> Value {
     })
 }
 
+/// What the readiness checks read of an operation's request body, taken before the body
+/// rows are frozen (see [`super::frozen`]).
+#[derive(Clone, Debug, Default)]
+pub struct OperationFacts {
+    /// request media types outside the executor's renderers, in declaration order
+    pub unsupported_content_types: Vec<String>,
+    /// request body json paths through arrays (`[*]`), sorted and unique
+    pub request_array_paths: Vec<String>,
+    /// a body schema that is a bare object: (required, example-inferred field count)
+    pub generic_body: Option<(Value, usize)>,
+    /// a required body with media types but no schema
+    pub body_without_schema: bool,
+}
+
+/// Media types the reference's executor renders: JSON (and `+json`), form, multipart,
+/// plain text and raw bytes.
+fn supported_content_type(ct: &str) -> bool {
+    let base = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    base == "application/json"
+        || base.ends_with("+json")
+        || base == "application/x-www-form-urlencoded"
+        || base.starts_with("multipart/")
+        || base == "text/plain"
+        || base == "application/octet-stream"
+        || base == "*/*"
+}
+
+impl OperationFacts {
+    pub fn of_request_body(rb: &Value) -> OperationFacts {
+        let rows = |k: &str| {
+            rb.get(k)
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        };
+        let content_types: Vec<&str> = rows("content_types")
+            .iter()
+            .filter_map(|r| r.get("content_type").and_then(Value::as_str))
+            .collect();
+        let unsupported_content_types = content_types
+            .iter()
+            .filter(|c| !supported_content_type(c))
+            .map(|c| c.to_string())
+            .collect();
+        let mut request_array_paths: Vec<String> = rows("all_fields")
+            .iter()
+            .filter_map(|r| r.get("json_path").and_then(Value::as_str))
+            .filter(|p| p.contains("[*]"))
+            .map(String::from)
+            .collect();
+        request_array_paths.sort();
+        request_array_paths.dedup();
+        let schema = rb.get("schema").and_then(Value::as_object);
+        let generic = schema.is_some_and(|s| {
+            !s.is_empty()
+                && s.get("type").is_none_or(|t| t.as_str() == Some("object"))
+                && !s
+                    .get("properties")
+                    .is_some_and(crate::engine::pytext::truthy)
+                && !["allOf", "oneOf", "anyOf", "additionalProperties", "items"]
+                    .iter()
+                    .any(|k| s.contains_key(*k))
+                && rows("fields").is_empty()
+        });
+        let generic_body = generic.then(|| {
+            let examples = rows("all_fields")
+                .iter()
+                .filter(|r| {
+                    r.get("schema_inferred_from").and_then(Value::as_str) == Some("example")
+                })
+                .count();
+            (rb.get("required").cloned().unwrap_or(Value::Null), examples)
+        });
+        let body_without_schema = rb.get("required").and_then(Value::as_bool) == Some(true)
+            && !content_types.is_empty()
+            && schema.is_none_or(|s| s.is_empty());
+        OperationFacts {
+            unsupported_content_types,
+            request_array_paths,
+            generic_body,
+            body_without_schema,
+        }
+    }
+}
+
+/// Python truthiness of a metadata value that may be frozen (a frozen value is a non-empty
+/// container).
+fn present(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::String(s)) if s.starts_with(super::frozen::MARK) => true,
+        Some(v) => crate::engine::pytext::truthy(v),
+        None => false,
+    }
+}
+
 struct Issue {
     severity: &'static str,
     code: &'static str,
@@ -125,13 +225,7 @@ fn sev_rank(s: &str) -> u8 {
 }
 
 /// The readiness report (a subset of the reference's checks).
-pub fn report(
-    tools: &[ToolSchema],
-    g: &OutGraph,
-    deprecated: usize,
-    operations: usize,
-    edge_quality: &Value,
-) -> Value {
+pub fn report(tools: &[ToolSchema], g: &OutGraph, edge_quality: &Value) -> Value {
     let mut issues: Vec<Issue> = Vec::new();
     for t in tools {
         let oa = t.metadata.get("openapi");
@@ -149,38 +243,172 @@ pub fn report(
                 recommendation: "Add a stable operationId.",
             });
         }
-        let auth: Vec<&Value> = t
-            .metadata
-            .get("consumes")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter(|r| r.get("kind").and_then(Value::as_str) == Some("auth"))
-                    .collect()
+        let md = &t.metadata;
+        let method = t.meta_str("method");
+        let path = t.meta_str("path");
+        let issue = |severity, code, message: &str, evidence, recommendation| Issue {
+            severity,
+            code,
+            tool: Some(t.name.clone()),
+            message: message.into(),
+            evidence,
+            recommendation,
+        };
+        let f = &t.readiness;
+        if f.body_without_schema {
+            issues.push(issue(
+                "blocker",
+                "missing_request_schema",
+                "Required request body declares media types but no schema.",
+                json!({"method": method, "path": path}),
+                "Declare the request body schema so inputs can be planned and validated.",
+            ));
+        }
+        if let Some((required, examples)) = &f.generic_body {
+            issues.push(issue(
+                if *examples == 0 { "blocker" } else { "warning" },
+                "generic_request_body",
+                "Request body schema is a generic object without declared properties.",
+                json!({"method": method, "path": path, "required": required, "example_field_count": examples}),
+                "Declare body properties in schema; examples are useful but should not be the only contract.",
+            ));
+        }
+        if let Some(sec) = oa.and_then(|o| o.get("security")) {
+            let mut schemes: Vec<&str> = sec
+                .get("requirements")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object)
+                .flat_map(|r| r.keys().map(String::as_str))
+                .collect();
+            schemes.sort_unstable();
+            schemes.dedup();
+            if !schemes.is_empty() {
+                let defs = sec.get("schemes");
+                let mut credentials: Vec<&str> = schemes
+                    .iter()
+                    .map(|s| {
+                        let d = defs.and_then(|d| d.get(*s));
+                        if d.and_then(|d| d.get("type")).and_then(Value::as_str) == Some("apiKey") {
+                            d.and_then(|d| d.get("name"))
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                        } else {
+                            "Authorization"
+                        }
+                    })
+                    .collect();
+                credentials.sort_unstable();
+                credentials.dedup();
+                issues.push(issue(
+                    "warning",
+                    "auth_required",
+                    "OpenAPI security is required for execution.",
+                    json!({"schemes": schemes, "credentials": credentials}),
+                    "Provide credentials in the XGEN adapter or executor layer; do not store secrets in the graph.",
+                ));
+            }
+        }
+        for ct in &f.unsupported_content_types {
+            issues.push(issue(
+                "warning",
+                "unsupported_content_type",
+                "Request body declares a media type outside the built-in executor renderers.",
+                json!({"content_type": ct}),
+                "Add an adapter renderer for this media type or prefer JSON/form/multipart/raw body.",
+            ));
+        }
+        let resp = oa.and_then(|o| o.get("response"));
+        let status = resp.and_then(|r| r.get("status")).and_then(Value::as_str);
+        let resp_present = ["schema", "fields", "headers"]
+            .iter()
+            .any(|k| present(resp.and_then(|r| r.get(*k))));
+        if !resp_present {
+            issues.push(issue(
+                "warning",
+                "missing_response_schema",
+                "No success response schema or response fields were extracted.",
+                json!({"method": method, "path": path, "status": status}),
+                "Add a 2xx response schema or examples so producer search and plan binding can use outputs.",
+            ));
+        }
+        let contract = md.get("api_contract");
+        if !["produces", "consumes", "links"]
+            .iter()
+            .any(|k| present(contract.and_then(|c| c.get(*k))))
+        {
+            issues.push(issue(
+                "warning",
+                "no_contract_fields",
+                "No request, response, auth, or link contract fields were extracted.",
+                json!({"method": method, "path": path}),
+                "Add request/response schemas or examples so graph search has contract evidence.",
+            ));
+        }
+        if !f.request_array_paths.is_empty() {
+            issues.push(issue(
+                "info",
+                "array_leaf_alignment_required",
+                "Request body contains array leaf fields that require row-wise alignment.",
+                json!({"array_paths": f.request_array_paths}),
+                "Forward array diagnostics from HttpExecutor so missing indexes can be resumed precisely.",
+            ));
+        }
+        if let Some(env) = resp
+            .and_then(|r| r.get("envelope"))
+            .filter(|e| crate::engine::pytext::truthy(e))
+        {
+            issues.push(issue(
+                "info",
+                "response_envelope_detected",
+                "Success response appears to use a wrapper envelope.",
+                json!({"envelope": env}),
+                "Keep body_view/value-path metadata when forwarding runtime responses.",
+            ));
+        }
+    }
+    // graph-level: canonical-action coverage below the semantic graph target
+    let action_unknown = |t: &&ToolSchema| {
+        t.metadata
+            .get("ai_metadata")
+            .and_then(|a| a.get("canonical_action"))
+            .and_then(Value::as_str)
+            .is_none_or(|a| a.is_empty() || a == "unknown")
+    };
+    let unknown: Vec<&ToolSchema> = tools.iter().filter(action_unknown).collect();
+    let known_rate = rate(tools.len() - unknown.len(), tools.len());
+    if !tools.is_empty() && known_rate < 0.9 {
+        let samples: Vec<Value> = unknown
+            .iter()
+            .take(5)
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "missing": ["canonical_action"],
+                    "method": t.meta_str("method").map(str::to_uppercase),
+                    "path": t.meta_str("path"),
+                    "operation_id": t
+                        .metadata
+                        .get("openapi")
+                        .and_then(|o| o.get("operation_id"))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                })
             })
-            .unwrap_or_default();
-        if !auth.is_empty() {
-            issues.push(Issue {
-                severity: "warning",
-                code: "auth_required",
-                tool: Some(t.name.clone()),
-                message: "OpenAPI security is required for execution.".into(),
-                evidence: json!({}),
-                recommendation: "Provide credentials in the XGEN adapter or executor layer; do not store secrets in the graph.",
-            });
-        }
-        let has_resp = t.metadata.contains_key("response_schema");
-        let method = t.meta_str("method").unwrap_or("");
-        if !has_resp && method != "head" {
-            issues.push(Issue {
-                severity: "warning",
-                code: "missing_response_schema",
-                tool: Some(t.name.clone()),
-                message: "No success response schema or response fields were extracted.".into(),
-                evidence: json!({"method": method, "path": t.meta_str("path"), "status": null}),
-                recommendation: "Add a 2xx response schema or examples so producer search and plan binding can use outputs.",
-            });
-        }
+            .collect();
+        issues.push(Issue {
+            severity: "warning",
+            code: "semantic_action_unknown_rate_high",
+            tool: None,
+            message: "Canonical action coverage is below the XGEN semantic graph target.".into(),
+            evidence: json!({
+                "canonical_action_known_rate": known_rate,
+                "target": 0.9,
+                "unknown_samples": samples,
+            }),
+            recommendation: "Add operationId verbs, summaries, or adapter action_aliases so search can distinguish search/read/write/action tools.",
+        });
     }
     issues.sort_by(|a, b| {
         sev_rank(a.severity)
@@ -210,13 +438,30 @@ pub fn report(
             connected[ti] = true;
         }
     }
-    let orphans: Vec<Value> = g
+    // the summary counts built tools (deprecated operations are skipped before)
+    let unique_operations = tools
+        .iter()
+        .map(|t| (t.meta_str("method"), t.meta_str("path")))
+        .collect::<rustc_hash::FxHashSet<_>>()
+        .len();
+    let deprecated = tools
+        .iter()
+        .filter(|t| {
+            t.metadata
+                .get("openapi")
+                .and_then(|o| o.get("deprecated"))
+                .and_then(Value::as_bool)
+                == Some(true)
+        })
+        .count();
+    let mut orphans: Vec<&String> = g
         .nodes
         .keys()
         .enumerate()
         .filter(|(i, _)| !connected[*i])
-        .map(|(_, k)| json!(k))
+        .map(|(_, k)| k)
         .collect();
+    orphans.sort();
     let mut rel: IndexMap<String, usize> = IndexMap::new();
     let mut producer = 0;
     for (_, _, a) in g.edges() {
@@ -257,9 +502,9 @@ pub fn report(
     json!({
         "summary": {
             "tool_count": tools.len(),
-            "operation_count": operations,
+            "operation_count": tools.len(),
             "unique_tool_count": tools.len(),
-            "unique_operation_count": operations,
+            "unique_operation_count": unique_operations,
             "deprecated_tool_count": deprecated,
             "readiness_score": score,
             "status": status,
@@ -286,13 +531,20 @@ pub fn summary_text(artifact: &Value) -> String {
         return String::new();
     };
     let s = &r["summary"];
+    let tools = s["tool_count"].as_u64().unwrap_or(0);
+    let operations = artifact
+        .pointer("/source_snapshot_manifest/operation_count")
+        .and_then(Value::as_u64)
+        .unwrap_or(tools);
+    let skipped = if operations > tools {
+        format!(" ({} deprecated or duplicate skipped)", operations - tools)
+    } else {
+        String::new()
+    };
     let mut out = format!(
-        "readiness: {} (score {}), {} tools, {} operations, {} deprecated skipped\n",
+        "readiness: {} (score {}), {tools} tools from {operations} operations in the specs{skipped}\n",
         s["status"].as_str().unwrap_or("?"),
         s["readiness_score"],
-        s["tool_count"],
-        s["operation_count"],
-        s["deprecated_tool_count"]
     );
     if let Some(issues) = r["issues"].as_array() {
         let mut counts: IndexMap<(String, String), usize> = Default::default();

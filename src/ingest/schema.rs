@@ -56,6 +56,8 @@ pub struct ToolSchema {
     pub domain: Option<String>,
     pub metadata: Map<String, Value>,
     pub annotations: Option<Hints>,
+    /// what the readiness report needs of the metadata that is frozen early
+    pub readiness: crate::ingest::readiness::OperationFacts,
 }
 
 impl ToolSchema {

@@ -141,12 +141,10 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     let mut manifest_specs = Vec::new();
     let mut total_ops = 0usize;
     let mut total_paths = 0usize;
-    let mut deprecated = 0usize;
     for (i, d) in docs.iter().enumerate() {
         let swagger = d.kind == InputKind::Swagger2;
         let st = spec_tools(&d.name, &d.value, swagger, true)?;
         ingested_total += st.tools.len();
-        deprecated += st.deprecated_skipped;
         *source_counts
             .entry(st.label.clone())
             .or_insert(json!(0))
@@ -317,7 +315,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
         "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
         "source_snapshot_manifest": {"spec_count": 0, "specs": []},
     });
-    let report = readiness::report(&list, &graph, deprecated, total_ops, &edge_quality);
+    let report = readiness::report(&list, &graph, &edge_quality);
     let enrichment = if tool_count == 0 {
         "empty"
     } else {
