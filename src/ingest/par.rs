@@ -40,30 +40,17 @@ pub fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync
 
 /// `items.iter().map(f).collect()`, in parallel over contiguous chunks, in order.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let n = threads();
-    if n == 1 || items.len() < MIN_PARALLEL {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(n);
-    let f = &f;
-    let parts: Vec<Vec<R>> = std::thread::scope(|sc| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| sc.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    parts.into_iter().flatten().collect()
+    map_chunks(items, |chunk, _| chunk.iter().map(&f).collect::<Vec<R>>())
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Renders contiguous chunks of `items` in parallel: `f(chunk, index of its first item)`,
 /// results in chunk order.
 pub fn map_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T], usize) -> R + Sync) -> Vec<R> {
     let n = threads();
-    if n == 1 || items.len() < 2 {
+    if n == 1 || items.len() < MIN_PARALLEL {
         return vec![f(items, 0)];
     }
     let chunk = items.len().div_ceil(n);
