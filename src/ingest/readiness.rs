@@ -119,6 +119,59 @@ pub struct OperationFacts {
     pub generic_body: Option<(Value, usize)>,
     /// a required body with media types but no schema
     pub body_without_schema: bool,
+    pub has_request_content_types: bool,
+    pub has_request_schema: bool,
+    /// counts over the raw `api_contract` rows, taken before they are frozen
+    pub contract: ContractCounts,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContractCounts {
+    pub consumes: usize,
+    pub produces: usize,
+    pub auth: usize,
+    pub context: usize,
+    pub enums: usize,
+    pub example_inferred: usize,
+    /// produce rows a body view can address (value-path aliases, not response headers)
+    pub body_view: usize,
+}
+
+impl ContractCounts {
+    pub fn of(contract: Option<&Value>) -> ContractCounts {
+        let rows = |k: &str| {
+            contract
+                .and_then(|c| c.get(k))
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        };
+        let (consumes, produces) = (rows("consumes"), rows("produces"));
+        let kind = |r: &&Value, k: &str| r.get("kind").and_then(Value::as_str) == Some(k);
+        let both = || consumes.iter().chain(produces);
+        ContractCounts {
+            consumes: consumes.len(),
+            produces: produces.len(),
+            auth: consumes.iter().filter(|r| kind(r, "auth")).count(),
+            context: consumes.iter().filter(|r| kind(r, "context")).count(),
+            enums: both()
+                .filter(|r| r.get("enum").is_some_and(crate::engine::pytext::truthy))
+                .count(),
+            example_inferred: both()
+                .filter(|r| {
+                    r.get("schema_inferred_from").and_then(Value::as_str) == Some("example")
+                })
+                .count(),
+            body_view: produces
+                .iter()
+                .filter(|r| {
+                    r.get("location").and_then(Value::as_str) != Some("response_header")
+                        && r.get("value_path_aliases")
+                            .is_some_and(crate::engine::pytext::truthy)
+                })
+                .count(),
+        }
+    }
 }
 
 /// Media types the reference's executor renders: JSON (and `+json`), form, multipart,
@@ -193,6 +246,9 @@ impl OperationFacts {
             request_array_paths,
             generic_body,
             body_without_schema,
+            has_request_content_types: !content_types.is_empty(),
+            has_request_schema: schema.is_some_and(|s| !s.is_empty()),
+            contract: ContractCounts::default(),
         }
     }
 }
@@ -225,7 +281,12 @@ fn sev_rank(s: &str) -> u8 {
 }
 
 /// The readiness report (a subset of the reference's checks).
-pub fn report(tools: &[ToolSchema], g: &OutGraph, edge_quality: &Value) -> Value {
+pub fn report(
+    tools: &[ToolSchema],
+    g: &OutGraph,
+    edge_quality: &Value,
+    semantic_summary: &Value,
+) -> Value {
     let mut issues: Vec<Issue> = Vec::new();
     for t in tools {
         let oa = t.metadata.get("openapi");
@@ -509,7 +570,7 @@ pub fn report(tools: &[ToolSchema], g: &OutGraph, edge_quality: &Value) -> Value
             "readiness_score": score,
             "status": status,
         },
-        "coverage": {},
+        "coverage": coverage(tools, &issues, semantic_summary),
         "graph_readiness": {
             "edge_count": g.edge_count(),
             "relation_counts": rcm,
@@ -522,6 +583,147 @@ pub fn report(tools: &[ToolSchema], g: &OutGraph, edge_quality: &Value) -> Value
         },
         "issues": issue_rows,
         "recommendations": recs,
+    })
+}
+
+/// `readiness_report.coverage`: schema and contract coverage, field counts, envelope samples,
+/// the reasons behind missing contracts and the semantic coverage.
+fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
+    let n = tools.len();
+    let rate4 = |k: usize| {
+        if n == 0 {
+            0.0
+        } else {
+            crate::engine::pytext::round(k as f64 / n as f64, 4)
+        }
+    };
+    fn oa(t: &ToolSchema) -> Option<&Value> {
+        t.metadata.get("openapi")
+    }
+    fn response(t: &ToolSchema) -> Option<&Value> {
+        oa(t).and_then(|o| o.get("response"))
+    }
+    let request_body = tools
+        .iter()
+        .filter(|t| t.readiness.has_request_content_types)
+        .count();
+    let request_schema = tools
+        .iter()
+        .filter(|t| t.readiness.has_request_schema)
+        .count();
+    let response_schema = tools
+        .iter()
+        .filter(|t| present(response(t).and_then(|r| r.get("schema"))))
+        .count();
+    let contract_tools = tools
+        .iter()
+        .filter(|t| {
+            let c = t.metadata.get("api_contract");
+            ["produces", "consumes", "links"]
+                .iter()
+                .any(|k| present(c.and_then(|c| c.get(*k))))
+        })
+        .count();
+    let links: usize = tools
+        .iter()
+        .filter_map(|t| t.metadata.get("api_contract")?.get("links")?.as_array())
+        .map(Vec::len)
+        .sum();
+    let mut c = ContractCounts::default();
+    for t in tools {
+        let x = t.readiness.contract;
+        c.consumes += x.consumes;
+        c.produces += x.produces;
+        c.auth += x.auth;
+        c.context += x.context;
+        c.enums += x.enums;
+        c.example_inferred += x.example_inferred;
+        c.body_view += x.body_view;
+    }
+    let sources = c.consumes + c.produces + links;
+    let envelopes: Vec<&ToolSchema> = tools
+        .iter()
+        .filter(|t| {
+            response(t)
+                .and_then(|r| r.get("envelope"))
+                .is_some_and(crate::engine::pytext::truthy)
+        })
+        .collect();
+    let samples: Vec<Value> = envelopes
+        .iter()
+        .take(20)
+        .map(|t| {
+            let o = oa(t);
+            let field = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).cloned();
+            let env = response(t).and_then(|r| r.get("envelope"));
+            json!({
+                "tool": t.name,
+                "operation_id": field(o, "operation_id"),
+                "method": field(o, "method"),
+                "path": field(o, "path"),
+                "status": field(response(t), "status"),
+                "wrapper_path": field(env, "wrapper_path"),
+                "collection_path": field(env, "collection_path"),
+                "item_path": field(env, "item_path"),
+            })
+        })
+        .collect();
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for i in issues {
+        if matches!(
+            i.code,
+            "missing_response_schema"
+                | "no_contract_fields"
+                | "unsupported_content_type"
+                | "missing_request_schema"
+                | "generic_request_body"
+        ) {
+            match reasons.iter_mut().find(|(k, _)| *k == i.code) {
+                Some((_, v)) => *v += 1,
+                None => reasons.push((i.code, 1)),
+            }
+        }
+    }
+    reasons.sort();
+    let mut by_reason = Map::new();
+    for (k, v) in reasons {
+        by_reason.insert(k.into(), json!(v));
+    }
+    let mut source_counts = Map::new();
+    if sources > 0 {
+        source_counts.insert("api_contract".into(), json!(sources));
+    }
+    let s = |k: &str| sem.get(k).cloned().unwrap_or(Value::Null);
+    json!({
+        "request_body_tool_count": request_body,
+        "request_schema_tool_count": request_schema,
+        "request_schema_coverage": rate4(request_schema),
+        "response_schema_tool_count": response_schema,
+        "response_schema_coverage": rate4(response_schema),
+        "contract_tool_count": contract_tools,
+        "contract_tool_coverage": rate4(contract_tools),
+        "observed_contract_coverage": {"tool_count": contract_tools, "rate": rate4(contract_tools)},
+        "contract_source_counts": source_counts,
+        "consumes_field_count": c.consumes,
+        "produces_field_count": c.produces,
+        "auth_field_count": c.auth,
+        "context_field_count": c.context,
+        "enum_field_count": c.enums,
+        "example_inferred_field_count": c.example_inferred,
+        "response_envelope_tool_count": envelopes.len(),
+        "response_envelope_sample_count": samples.len(),
+        "response_envelope_samples": samples,
+        "missing_contract_by_reason": by_reason,
+        "body_view_candidate_count": c.body_view,
+        "openapi_link_count": links,
+        "semantic_action_known_count": s("canonical_action_known_count"),
+        "semantic_action_known_rate": s("canonical_action_known_rate"),
+        "semantic_resource_assigned_count": s("primary_resource_assigned_count"),
+        "semantic_resource_assigned_rate": s("primary_resource_assigned_rate"),
+        "semantic_module_assigned_count": s("path_module_assigned_count"),
+        "semantic_module_assigned_rate": s("path_module_assigned_rate"),
+        "semantic_confidence_counts": s("semantic_confidence_counts"),
+        "semantic_unknown_samples": s("unknown_samples"),
     })
 }
 

@@ -315,7 +315,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
         "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
         "source_snapshot_manifest": {"spec_count": 0, "specs": []},
     });
-    let report = readiness::report(&list, &graph, &edge_quality);
+    let report = readiness::report(&list, &graph, &edge_quality, &sem_summary);
     let enrichment = if tool_count == 0 {
         "empty"
     } else {

@@ -386,7 +386,10 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             t.metadata.insert("contract_signal_policy".into(), policy);
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
-        // no later phase reads the raw contract rows (links keep theirs)
+        // no later phase reads the raw contract rows (links keep theirs); the readiness
+        // coverage counts them first
+        t.readiness.contract =
+            crate::ingest::readiness::ContractCounts::of(t.metadata.get("api_contract"));
         if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
             for k in ["produces", "consumes"] {
                 crate::ingest::frozen::freeze_member(

@@ -890,6 +890,7 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
     let mut shapes = IndexMap::new();
     let mut confs = IndexMap::new();
     let (mut ak, mut rk, mut mk) = (0, 0, 0);
+    let mut unknown_samples: Vec<Value> = Vec::new();
     for t in tools {
         let ai = t.metadata.get("ai_metadata");
         let g = |k: &str| {
@@ -907,14 +908,42 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
             rk += 1;
             *resources.entry(r.to_string()).or_insert(0usize) += 1;
         }
-        if let Some(pm) = t
+        let pm = t
             .metadata
             .get("openapi")
             .and_then(|o| o.get("path_module"))
             .and_then(Value::as_str)
-        {
-            mk += 1;
-            *modules.entry(pm.replace('/', "_")).or_insert(0usize) += 1;
+            .filter(|pm| !pm.is_empty());
+        match pm {
+            Some(pm) => {
+                mk += 1;
+                *modules.entry(pm.replace('/', "_")).or_insert(0usize) += 1;
+            }
+            None => *modules.entry("unassigned".to_string()).or_insert(0usize) += 1,
+        }
+        let mut missing = Vec::new();
+        if a.is_empty() || a == "unknown" {
+            missing.push("canonical_action");
+        }
+        if r.is_empty() || r == "unassigned" {
+            missing.push("primary_resource");
+        }
+        if pm.is_none() {
+            missing.push("path_module");
+        }
+        if !missing.is_empty() && unknown_samples.len() < 20 {
+            unknown_samples.push(json!({
+                "name": t.name,
+                "missing": missing,
+                "method": t.meta_str("method").map(str::to_uppercase),
+                "path": t.meta_str("path"),
+                "operation_id": t
+                    .metadata
+                    .get("openapi")
+                    .and_then(|o| o.get("operation_id"))
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            }));
         }
         *shapes
             .entry(g("result_shape").to_string())
@@ -944,7 +973,7 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
         "result_shape_counts": counts_json(&shapes, true, usize::MAX),
         "top_modules": top,
         "semantic_confidence_counts": counts_json(&confs, true, usize::MAX),
-        "unknown_samples": [],
+        "unknown_samples": unknown_samples,
     })
 }
 
