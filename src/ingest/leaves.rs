@@ -1060,7 +1060,21 @@ pub fn field_count(schema: &Value, location: &str) -> usize {
     if schema.as_object().is_none_or(|m| m.is_empty()) {
         return 0;
     }
-    cached_rows(schema, location).len()
+    if schema.get(REF_MARKER).is_some() {
+        // a component schema: its rows are cached for the calls that want them
+        return cached_rows(schema, location).len();
+    }
+    extract_leaves(schema)
+        .iter()
+        .filter(|l| kept(l, location))
+        .count()
+}
+
+/// Whether a leaf is a field row at `location` (read-only leaves are not request fields,
+/// write-only leaves not response fields).
+fn kept(l: &Leaf, location: &str) -> bool {
+    !((location == "body" || location == "request_body") && l.read_only
+        || location == "response" && l.write_only)
 }
 
 /// `openapi.*.fields` rows of a schema: read-only leaves are dropped from request bodies,
@@ -1078,10 +1092,7 @@ pub fn schema_field_rows(schema: &Value, location: &str) -> Vec<Map<String, Valu
 fn compute_field_rows(schema: &Value, location: &str) -> Vec<Map<String, Value>> {
     extract_leaves(schema)
         .iter()
-        .filter(|l| {
-            !((location == "body" || location == "request_body") && l.read_only
-                || location == "response" && l.write_only)
-        })
+        .filter(|l| kept(l, location))
         .map(|l| leaf_row(l, location))
         .collect()
 }
