@@ -567,8 +567,14 @@ fn parse_tool_row(
     key: &str,
     row_text: &str,
 ) -> Result<Tool, InputError> {
+    let sc = Scan::new(row_text);
+    if let Some((row, metadata, end)) = quick_tool_row(&sc, 0)
+        && end == row_text.len()
+    {
+        return build_tool(file, text, key, row_text, Some(metadata), row);
+    }
     match serde_json::from_str::<ToolRow<'_>>(row_text) {
-        Ok(row) => build_tool(file, text, key, row_text, row),
+        Ok(row) => build_tool(file, text, key, row_text, None, row),
         Err(e) => {
             let mut de = serde_json::Deserializer::from_str(row_text);
             let inner = match serde_path_to_error::deserialize::<_, ToolRow<'_>>(&mut de) {
@@ -596,15 +602,184 @@ fn parse_tool_row(
     }
 }
 
+/// The row at `at` of `sc`'s text, its `metadata` text (`None` when absent or null) and the
+/// index after the row, read by a checked walk: the members the engine reads are parsed
+/// with serde, each alone; every other value (most of a row: OpenAPI operations, schemas,
+/// contracts) is only checked ([`Scan::valid_value`]), or kept as text. Gives exactly what
+/// serde gives for the whole row, or `None` when anything is unusual (escaped or duplicate
+/// keys, a value of an unexpected type, invalid JSON, deep nesting): the caller then parses
+/// the row with serde, which also names any error.
+fn quick_tool_row<'t>(sc: &Scan<'t>, at: usize) -> Option<(ToolRow<'t>, Option<&'t str>, usize)> {
+    let text = sc.text();
+    let mut row = ToolRow::default();
+    let mut metadata = None;
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "name" => 1,
+            "description" => 2,
+            "parameters" => 4,
+            "tags" => 8,
+            "domain" => 16,
+            "metadata" => 32,
+            "annotations" => 64,
+            k if k.contains('\\') => return None, // might decode to one of the above
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit == 32 {
+            if text.as_bytes()[at] == b'n' {
+                return literal_end(text, at, "null");
+            }
+            let (view, end) = quick_meta(sc, at)?;
+            row.metadata = Some(view);
+            metadata = Some(&text[at..end]);
+            return Some(end);
+        }
+        // serde checks these values in full; the scan only finds where they end
+        let end = sc.skip_value_shallow(at)?;
+        let v = &text[at..end];
+        match bit {
+            1 => row.name = serde_json::from_str(v).ok()?,
+            2 => row.description = serde_json::from_str(v).ok()?,
+            4 => row.parameters = serde_json::from_str(v).ok()?,
+            8 => row.tags = serde_json::from_str(v).ok()?,
+            16 => row.domain = serde_json::from_str(v).ok()?,
+            _ => row.annotations = serde_json::from_str(v).ok()?,
+        }
+        Some(end)
+    })?;
+    Some((row, metadata, end))
+}
+
+/// End of the literal `word` at `at`, when it is there and the value ends with it.
+fn literal_end(t: &str, at: usize, word: &str) -> Option<usize> {
+    let end = at + word.len();
+    let next = t.as_bytes().get(end).copied().unwrap_or(b' ');
+    (t[at..].starts_with(word) && matches!(next, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'))
+        .then_some(end)
+}
+
+/// [`MetaView`] of the metadata object at `at` and the index after it (see
+/// [`quick_tool_row`]).
+fn quick_meta<'t>(sc: &Scan<'t>, at: usize) -> Option<(MetaView<'t>, usize)> {
+    let m = sc.text();
+    let mut v = MetaView::default();
+    let end = sc.each_member_checked(at, |key, at| {
+        v.nonempty = true;
+        let end = match key {
+            "openapi" => {
+                let (o, end) = quick_openapi(sc, at)?;
+                v.openapi = o;
+                return Some(end);
+            }
+            "api_contract" => {
+                let (c, end) = quick_contract(sc, at)?;
+                v.api_contract = c;
+                return Some(end);
+            }
+            "produces" | "consumes" => sc.valid_value(at)?, // kept as text: checked here
+            k if k.contains('\\') => return None,           // might decode to one of the keys read
+            "method" | "path" | "source_label" | "ai_metadata" | "example_queries" => {
+                sc.skip_value_shallow(at)? // serde checks these in full
+            }
+            _ => return sc.valid_value(at),
+        };
+        let t = &m[at..end];
+        match key {
+            "method" => v.method = Some(serde_json::from_str(t).ok()?),
+            "path" => v.path = Some(serde_json::from_str(t).ok()?),
+            "source_label" => v.source_label = Some(serde_json::from_str(t).ok()?),
+            "ai_metadata" => v.ai_metadata = serde_json::from_str::<Lenient<AiView>>(t).ok()?.0,
+            "produces" => v.produces = Some(t),
+            "consumes" => v.consumes = Some(t),
+            _ => v.example_queries = serde_json::from_str::<LenientList>(t).ok()?.0,
+        }
+        Some(end)
+    })?;
+    Some((v, end))
+}
+
+/// `Lenient<OaView>` of the value at `at` (the five keys parsed, the rest checked) and the
+/// index after it.
+fn quick_openapi(sc: &Scan<'_>, at: usize) -> Option<(Option<OaView>, usize)> {
+    if sc.text().as_bytes()[at] != b'{' {
+        return Some((None, sc.valid_value(at)?)); // any other value reads as absent
+    }
+    let t = sc.text();
+    let mut o = OaView::default();
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "operation_id" => 1,
+            "summary" => 2,
+            "description" => 4,
+            "path" => 8,
+            "path_module" => 16,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        let end = sc.skip_value_shallow(at)?;
+        let v: Option<Value> = serde_json::from_str(&t[at..end]).ok()?;
+        match bit {
+            1 => o.operation_id = v,
+            2 => o.summary = v,
+            4 => o.description = v,
+            8 => o.path = v,
+            _ => o.path_module = v,
+        }
+        Some(end)
+    })?;
+    Some((Some(o), end))
+}
+
+/// `Lenient<ContractView>` of the value at `at` (the row lists kept as text) and the index
+/// after it.
+fn quick_contract<'t>(sc: &Scan<'t>, at: usize) -> Option<(Option<ContractView<'t>>, usize)> {
+    if sc.text().as_bytes()[at] != b'{' {
+        return Some((None, sc.valid_value(at)?));
+    }
+    let t = sc.text();
+    let mut c = ContractView::default();
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let (bit, slot) = match key {
+            "produces" => (1, &mut c.produces),
+            "consumes" => (2, &mut c.consumes),
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        let end = sc.valid_value(at)?;
+        let v = &t[at..end];
+        // `Option<&RawValue>`: null reads as absent
+        *slot = (v != "null").then_some(v);
+        Some(end)
+    })?;
+    Some((Some(c), end))
+}
+
 fn build_tool(
     file: &str,
     text: &Arc<SourceText>,
     key: &str,
     row_text: &str,
+    metadata: Option<Option<&str>>,
     row: ToolRow<'_>,
 ) -> Result<Tool, InputError> {
-    // the metadata's text, found by a structural scan of the already-validated row
-    let metadata = match object_member(row_text, "metadata") {
+    // the metadata's text: known from the quick walk, else found by a structural scan of the
+    // already-validated row
+    let metadata = match metadata.unwrap_or_else(|| object_member(row_text, "metadata")) {
         Some(m) if !m.starts_with('n') => RawJson::within(text, m),
         Some(_) => RawJson::owned("{}".into()),
         None => {
@@ -678,7 +853,7 @@ pub fn parse_facts(text: &Arc<SourceText>, metadata: &str) -> ToolFacts {
 
 fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
     let has_metadata = view.nonempty;
-    let raw = |r: Option<&RawValue>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r.get())));
+    let raw = |r: Option<&str>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r)));
     let (api_produces, api_consumes) = match view.api_contract {
         Some(c) => (raw(c.produces), raw(c.consumes)),
         None => (LazyRows::default(), LazyRows::default()),
@@ -861,7 +1036,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolRows<'a> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct ToolRow<'a> {
     #[serde(default)]
     name: Option<String>,
@@ -912,8 +1087,8 @@ struct MetaView<'a> {
     source_label: Option<Value>,
     ai_metadata: Option<AiView>,
     openapi: Option<OaView>,
-    produces: Option<&'a RawValue>,
-    consumes: Option<&'a RawValue>,
+    produces: Option<&'a str>,
+    consumes: Option<&'a str>,
     api_contract: Option<ContractView<'a>>,
     example_queries: Vec<Value>,
 }
@@ -936,8 +1111,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaView<'a> {
                         "source_label" => m.source_label = Some(map.next_value()?),
                         "ai_metadata" => m.ai_metadata = map.next_value::<Lenient<AiView>>()?.0,
                         "openapi" => m.openapi = map.next_value::<Lenient<OaView>>()?.0,
-                        "produces" => m.produces = Some(map.next_value::<&'de RawValue>()?),
-                        "consumes" => m.consumes = Some(map.next_value::<&'de RawValue>()?),
+                        "produces" => m.produces = Some(map.next_value::<&'de RawValue>()?.get()),
+                        "consumes" => m.consumes = Some(map.next_value::<&'de RawValue>()?.get()),
                         "api_contract" => {
                             m.api_contract = map.next_value::<Lenient<ContractView>>()?.0
                         }
@@ -993,12 +1168,27 @@ struct OaView {
     path_module: Option<Value>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Default)]
 struct ContractView<'a> {
-    #[serde(default, borrow)]
-    produces: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    consumes: Option<&'a RawValue>,
+    produces: Option<&'a str>,
+    consumes: Option<&'a str>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ContractView<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Rows<'a> {
+            #[serde(default, borrow)]
+            produces: Option<&'a RawValue>,
+            #[serde(default, borrow)]
+            consumes: Option<&'a RawValue>,
+        }
+        let r = Rows::deserialize(d)?;
+        Ok(ContractView {
+            produces: r.produces.map(RawValue::get),
+            consumes: r.consumes.map(RawValue::get),
+        })
+    }
 }
 
 /// An object deserialised as `T`, anything else as `None`.
@@ -1074,5 +1264,76 @@ fn tt(what: &str, t: std::time::Instant) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var_os("TOOLSCOPE_TIMING").is_some()) {
         eprintln!("load: {what}: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checked walk gives what serde gives for the whole row, or nothing.
+    fn same_as_serde(row: &str) -> bool {
+        let text = Arc::new(SourceText::owned(row.to_string()));
+        let slow = serde_json::from_str::<ToolRow<'_>>(&text)
+            .ok()
+            .map(|r| build_tool("f", &text, "k", &text, None, r));
+        let sc = Scan::new(&text);
+        let quick = quick_tool_row(&sc, 0)
+            .filter(|q| q.2 == text.len())
+            .map(|(r, m, _)| build_tool("f", &text, "k", &text, Some(m), r));
+        match (quick, slow) {
+            (None, _) => false,
+            (Some(q), Some(s)) => {
+                assert_eq!(format!("{q:?}"), format!("{s:?}"), "{row}");
+                true
+            }
+            (Some(_), None) => panic!("quick accepted what serde rejects: {row}"),
+        }
+    }
+
+    #[test]
+    fn quick_rows_read_as_serde_reads_them() {
+        let full = r##"{"name": "t", "description": "d\u00e9", "parameters": [{"name": "p", "type": "integer", "required": true, "enum": [1, 2]}, {"name": "q"}], "tags": ["a"], "domain": null, "extra": {"x": [1, {"y": null}]}, "metadata": {"method": "GET", "path": "/p/{id}", "source_label": 3, "ai_metadata": {"canonical_action": "read", "produces_semantics": ["a"], "pairs_well_with": 5}, "openapi": {"operation_id": "op", "summary": null, "requestBody": {"content": {"a/b": {"schema": {"type": "object"}}}}, "path_module": "p"}, "produces": [{"a": 1}], "consumes": null, "api_contract": {"produces": [], "consumes": null, "other": 1}, "example_queries": "not a list", "response_schema": {"type": "array", "items": {"$ref": "#/x"}}}, "annotations": {"readOnlyHint": true, "destructive_hint": false}}"##;
+        assert!(same_as_serde(full));
+        for row in [
+            r#"{}"#,
+            r#"{"name": "t"}"#,
+            r#"{"name": "t", "metadata": null}"#,
+            r#"{"name": "t", "metadata": {}}"#,
+            r#"{"name": "t", "metadata": {"openapi": [1, 2], "api_contract": "x", "ai_metadata": 7}}"#,
+            r#"{"name": "t", "metadata": {"method": "GET", "method": "POST", "produces": 1, "produces": [2]}}"#,
+            r#"{"name": "t", "metadata": {"openapi": {"summary": "s", "other": {"summary": 1}}}}"#,
+            r#"{"description": "no name"}"#,
+            "{\n  \"name\" : \"t\" ,\n  \"tags\" : [ ]\n }",
+        ] {
+            assert!(same_as_serde(row), "{row}");
+        }
+        // unusual or invalid: the quick walk steps aside (serde reads or rejects these)
+        for row in [
+            r#"{"name": "t", "name": "u"}"#,
+            r#"{"na\u006de": "t"}"#,
+            r#"{"name": "t", "metadata": {"meth\u006fd": "GET"}}"#,
+            r#"{"name": "t", "metadata": {"openapi": {"summary": 1, "summary": 2}}}"#,
+            r#"{"name": "t", "metadata": {"api_contract": {"produces": null, "produces": []}}}"#,
+            r#"{"name": "t", "metadata": "text"}"#,
+            r#"{"name": 5}"#,
+            r#"{"name": "t", "x": [1,]}"#,
+            r#"{"name": "t", "x": "a\u12"}"#,
+            "{\"name\": \"t\", \"x\": \"a\tb\"}",
+            r#"{"name": "t", "x": 01}"#,
+            r#"{"name": "t", "metadata": {"produces": [1 2]}}"#,
+            r#"{"name": "t", "metadata": {"openapi": {"x": tru}}}"#,
+            r#"{"name": "t",}"#,
+            r#"{"name": "t" "tags": []}"#,
+            r#"["t"]"#,
+        ] {
+            assert!(!same_as_serde(row), "{row}");
+        }
+        let deep = format!(
+            r#"{{"name": "t", "metadata": {{"method": {}1{}}}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        assert!(!same_as_serde(&deep));
     }
 }
