@@ -349,14 +349,21 @@ const PARALLEL_FROM_BYTES: usize = 256 << 10;
 /// `None` when the fast path does not apply or the rest does not parse.
 fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> {
     let s: &'t str = text.as_str();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(8);
-    if s.len() < PARALLEL_FROM_BYTES || threads <= 1 {
+    let threads = if s.len() < PARALLEL_FROM_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(8)
+    };
+    if threads <= 1 {
+        if let Some(f) = quick_load_serial(name, text) {
+            return Some(f);
+        }
         let mut rows = Vec::new();
-        let rest = split_tool_rows(s, |batch| rows.extend(batch))?;
-        let top = serde_json::from_str::<FileTop<IgnoredAny>>(&rest).ok()?;
+        let tools = split_tool_rows(s, |batch| rows.extend(batch))?;
+        let top = serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, tools)).ok()?;
         let built = rows
             .iter()
             .map(|(key, raw)| parse_tool_row(name, text, key, raw))
@@ -396,12 +403,16 @@ fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> 
             })
             .collect();
         let mut n = 0;
-        let rest = split_tool_rows(s, |batch| {
+        let tools = split_tool_rows(s, |batch| {
             let _ = tx.send((n, batch));
             n += 1;
         });
         drop(tx);
-        let top = rest.and_then(|r| serde_json::from_str::<FileTop<IgnoredAny>>(&r).ok());
+        let top = tools.and_then(|(start, end)| {
+            quick_top(s, |_, at| (at == start).then_some(end)).or_else(|| {
+                serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, (start, end))).ok()
+            })
+        });
         let mut parts: Vec<Parsed<'t>> = workers
             .into_iter()
             .flat_map(|h| h.join().expect("tool parser thread"))
@@ -425,11 +436,14 @@ const BATCH_BYTES: usize = 256 << 10;
 const BATCH_ROWS: usize = 128;
 
 /// Splits the top-level `"tools"` object of `text` into `(name, row text)` pairs with a
-/// structural scan, handing them to `emit` in batches in file order, and returns a copy of
-/// `text` in which that object is `{}`. `None` when the file is not shaped as expected (no
-/// `tools` object, escaped or duplicate keys, broken structure): the caller then parses the
-/// whole text with serde.
-fn split_tool_rows<'t>(text: &'t str, mut emit: impl FnMut(ToolRowTexts<'t>)) -> Option<String> {
+/// structural scan, handing them to `emit` in batches in file order, and returns the byte
+/// range of that object. `None` when the file is not shaped as expected (no `tools` object,
+/// escaped or duplicate keys, broken structure): the caller then parses the whole text with
+/// serde.
+fn split_tool_rows<'t>(
+    text: &'t str,
+    mut emit: impl FnMut(ToolRowTexts<'t>),
+) -> Option<(usize, usize)> {
     let sc = Scan::new(text);
     let b = text.as_bytes();
     let mut i = sc.skip_ws(0);
@@ -490,12 +504,119 @@ fn split_tool_rows<'t>(text: &'t str, mut emit: impl FnMut(ToolRowTexts<'t>)) ->
             _ => break,
         }
     }
-    let (start, end) = found?;
+    found
+}
+
+/// A copy of `text` in which the byte range `tools` (the tools object) is `{}`.
+fn without(text: &str, (start, end): (usize, usize)) -> String {
     let mut rest = String::with_capacity(text.len() - (end - start) + 2);
     rest.push_str(&text[..start]);
     rest.push_str("{}");
     rest.push_str(&text[end..]);
-    Some(rest)
+    rest
+}
+
+/// The whole load in one checked walk, on this thread: the top-level keys by [`quick_top`],
+/// each tool row by [`quick_tool_row`] (a row it steps aside from goes through
+/// [`parse_tool_row`]). `None` when the file is not shaped as expected; the caller then
+/// takes the serde paths.
+fn quick_load_serial<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> {
+    let s: &'t str = text.as_str();
+    let mut rows: ToolRowTexts<'t> = Vec::new();
+    let mut built = Vec::new();
+    let top = quick_top(s, |sc, at| {
+        let mut seen = rustc_hash::FxHashSet::default();
+        sc.each_member_checked(at, |raw_key, at| {
+            let key = if raw_key.contains('\\') {
+                serde_json::from_str::<String>(&format!("\"{raw_key}\"")).ok()?
+            } else {
+                raw_key.to_string()
+            };
+            if !seen.insert(key.clone()) {
+                return None; // a duplicate tool name: the serde path reports it
+            }
+            let (tool, end) = match quick_tool_row(sc, at) {
+                Some((row, metadata, end)) => {
+                    let row_text = &s[at..end];
+                    (
+                        build_tool(name, text, &key, row_text, Some(metadata), row),
+                        end,
+                    )
+                }
+                None => {
+                    let end = sc.skip_value(at)?;
+                    (parse_tool_row(name, text, &key, &s[at..end]), end)
+                }
+            };
+            rows.push((key, &s[at..end]));
+            built.push(tool);
+            Some(end)
+        })
+    })?;
+    Some(FastLoad { top, rows, built })
+}
+
+/// The top-level object of `text` read by a checked walk: the keys [`FileTop`] reads are
+/// parsed with serde, each alone, other values only checked; `tools(scan, at)` reads the
+/// tools object at `at` and returns the index after it. Gives exactly what serde gives for
+/// the file without its tools, or `None` when anything is unusual (escaped or duplicate
+/// keys, no tools object, invalid JSON, deep nesting).
+fn quick_top<'t>(
+    text: &'t str,
+    mut tools: impl FnMut(&Scan<'t>, usize) -> Option<usize>,
+) -> Option<FileTop<IgnoredAny>> {
+    let sc = Scan::new(text);
+    let mut top = FileTop::<IgnoredAny>::default();
+    let mut seen = 0u16;
+    let end = sc.each_member_checked(0, |key, at| {
+        let bit = match key {
+            "format_version" => 1,
+            "version" => 2,
+            "library_version" => 4,
+            "graph" => 8,
+            "tools" => 16,
+            "openapi" => 32,
+            "swagger" => 64,
+            "collection_graph_version" => 128,
+            "readiness_report" => 256,
+            k if k.contains('\\') => return None, // might decode to one of the above
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit == 16 {
+            if text.as_bytes()[at] != b'{' {
+                return None;
+            }
+            top.tools = Some(IgnoredAny);
+            return tools(&sc, at);
+        }
+        if bit >= 32 {
+            // `Option<IgnoredAny>`: present unless null
+            let end = sc.valid_value(at)?;
+            let present = (&text[at..end] != "null").then_some(IgnoredAny);
+            match bit {
+                32 => top.openapi = present,
+                64 => top.swagger = present,
+                128 => top.collection_graph_version = present,
+                _ => top.readiness_report = present,
+            }
+            return Some(end);
+        }
+        // serde checks these values in full; the scan only finds where they end
+        let end = sc.skip_value_shallow(at)?;
+        let v = &text[at..end];
+        match bit {
+            1 => top.format_version = serde_json::from_str(v).ok()?,
+            2 => top.version = serde_json::from_str(v).ok()?,
+            4 => top.library_version = serde_json::from_str(v).ok()?,
+            _ => top.graph = serde_json::from_str(v).ok()?,
+        }
+        Some(end)
+    })?;
+    (seen & 16 != 0 && sc.skip_ws(end) == text.len()).then_some(top)
 }
 
 pub fn pointer_escape(s: &str) -> String {
@@ -892,7 +1013,7 @@ fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
 // ---------------------------------------------------------------- serde rows
 
 /// The top-level keys of an artifact; `T` reads the tool rows (or skips them).
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(bound = "T: Deserialize<'de>")]
 struct FileTop<T> {
     #[serde(default)]
@@ -931,7 +1052,7 @@ impl<T> FileTop<T> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 struct GraphSec {
     #[serde(default)]
     nodes: Option<Vec<NodeRow>>,
@@ -939,7 +1060,7 @@ struct GraphSec {
     edges: Option<Vec<EdgeRow>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 struct NodeRow {
     id: String,
     #[serde(default, deserialize_with = "string_or_none")]
@@ -950,6 +1071,7 @@ struct NodeRow {
     description: Option<String>,
 }
 
+#[derive(Debug)]
 struct EdgeRow {
     source: String,
     target: String,
@@ -1288,6 +1410,46 @@ mod tests {
                 true
             }
             (Some(_), None) => panic!("quick accepted what serde rejects: {row}"),
+        }
+    }
+
+    /// The checked top-level walk gives what serde gives for the file without its tools,
+    /// or nothing.
+    fn top_same_as_serde(file: &str) -> bool {
+        let slow = split_tool_rows(file, |_| {}).and_then(|span| {
+            serde_json::from_str::<FileTop<IgnoredAny>>(&without(file, span)).ok()
+        });
+        let quick = quick_top(file, |sc, at| sc.valid_value(at));
+        match (quick, slow) {
+            (None, _) => false,
+            (Some(q), Some(s)) => {
+                assert_eq!(format!("{q:?}"), format!("{s:?}"), "{file}");
+                true
+            }
+            (Some(_), None) => panic!("quick accepted what serde rejects: {file}"),
+        }
+    }
+
+    #[test]
+    fn quick_top_reads_as_serde_reads_it() {
+        for file in [
+            r#"{"format_version": "1", "library_version": "0.47.0", "metadata": {"a": [1, {"b": null}]}, "graph": {"nodes": [{"id": "t", "node_type": "tool", "community": 3, "description": 5}, {"id": "u", "node_type": null}], "edges": [{"source": "t", "target": "u", "relation": "requires", "confidence": "INFERRED", "conf_score": 0.7, "evidence": "e", "layer": 1, "kind": null, "evidence_sources": ["x"], "data_flow": {"a": 1}}]}, "tools": {}, "readiness_report": {"x": 1}, "collection_graph_version": null}"#,
+            r#"{"version": 1, "graph": {}, "tools": {"a": {}}, "openapi": "3.0", "swagger": null}"#,
+            " \n{ \"graph\" : null , \"tools\" : { } }\n ",
+        ] {
+            assert!(top_same_as_serde(file), "{file}");
+        }
+        for file in [
+            r#"{"graph": {}, "graph": {}, "tools": {}}"#,
+            r#"{"gr\u0061ph": {}, "tools": {}}"#,
+            r#"{"graph": {}}"#,
+            r#"{"graph": {}, "tools": {}} x"#,
+            r#"{"graph": {"nodes": [1]}, "tools": {}}"#,
+            r#"{"graph": {}, "tools": {}, "readiness_report": [1,]}"#,
+            r#"{"graph": {}, "tools": {},}"#,
+            r#"{"graph": {}, "tools": null}"#,
+        ] {
+            assert!(!top_same_as_serde(file), "{file}");
         }
     }
 
