@@ -341,8 +341,12 @@ struct FastLoad<'t> {
     built: Vec<Result<Tool, InputError>>,
 }
 
-/// Below this size the fast path runs on one thread.
-const PARALLEL_FROM_BYTES: usize = 256 << 10;
+/// Below this size the fast path runs on one thread: its single checked pass beats the
+/// split-then-parse pipeline (a structural pass more, thread start-up) on files of a few MB.
+const PARALLEL_FROM_BYTES: usize = 8 << 20;
+
+/// The one-thread path lets the pages of a mapped text go in steps of this many bytes.
+const RELEASE_STEP: usize = 1 << 20;
 
 /// Splits the tool rows off with [`split_tool_rows`] and parses them (on worker threads for
 /// large texts, batch by batch as the scan finds them) while the rest is parsed with serde.
@@ -524,6 +528,7 @@ fn quick_load_serial<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLo
     let s: &'t str = text.as_str();
     let mut rows: ToolRowTexts<'t> = Vec::new();
     let mut built = Vec::new();
+    let mut released = 0;
     let top = quick_top(s, |sc, at| {
         let mut seen = rustc_hash::FxHashSet::default();
         sc.each_member_checked(at, |raw_key, at| {
@@ -550,6 +555,10 @@ fn quick_load_serial<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLo
             };
             rows.push((key, &s[at..end]));
             built.push(tool);
+            if end - released >= RELEASE_STEP {
+                text.release(released, end);
+                released = end;
+            }
             Some(end)
         })
     })?;
