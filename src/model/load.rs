@@ -331,6 +331,177 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
     Ok((g, warnings))
 }
 
+/// `Option<GraphSec>` of the value at `at` and the index after it, read by a checked walk
+/// (see [`quick_top`]); `None` when anything is unusual.
+fn quick_graph(sc: &Scan<'_>, at: usize) -> Option<(Option<GraphSec>, usize)> {
+    let text = sc.text();
+    if text.as_bytes()[at] == b'n' {
+        return Some((None, literal_end(text, at, "null")?));
+    }
+    let mut g = GraphSec {
+        nodes: None,
+        edges: None,
+    };
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "nodes" => 1,
+            "edges" => 2,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null");
+        }
+        if bit == 1 {
+            let mut nodes = Vec::new();
+            let end = sc.each_element_checked(at, |at| {
+                let (node, end) = quick_node(sc, at)?;
+                nodes.push(node);
+                Some(end)
+            })?;
+            g.nodes = Some(nodes);
+            Some(end)
+        } else {
+            let mut edges = Vec::new();
+            let end = sc.each_element_checked(at, |at| {
+                let (edge, end) = quick_edge(sc, at)?;
+                edges.push(edge);
+                Some(end)
+            })?;
+            g.edges = Some(edges);
+            Some(end)
+        }
+    })?;
+    Some((Some(g), end))
+}
+
+/// A [`NodeRow`] object at `at` and the index after it.
+fn quick_node(sc: &Scan<'_>, at: usize) -> Option<(NodeRow, usize)> {
+    let mut id = None;
+    let mut node = NodeRow {
+        id: String::new(),
+        node_type: None,
+        community: None,
+        description: None,
+    };
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "id" => 1,
+            "node_type" => 2,
+            "community" => 4,
+            "description" => 8,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit == 1 {
+            let (s, end) = quick_string(sc, at)?;
+            id = Some(s);
+            return Some(end);
+        }
+        let (v, end) = quick_value(sc, at)?;
+        match bit {
+            2 => node.node_type = py_string_or_none(v),
+            4 => node.community = (!v.is_null()).then_some(v),
+            _ => node.description = py_string_or_none(v),
+        }
+        Some(end)
+    })?;
+    node.id = id?; // serde: missing field
+    Some((node, end))
+}
+
+/// An [`EdgeRow`] object at `at` and the index after it.
+fn quick_edge(sc: &Scan<'_>, at: usize) -> Option<(EdgeRow, usize)> {
+    let mut source = None;
+    let mut target = None;
+    let mut row = EdgeRow {
+        source: String::new(),
+        target: String::new(),
+        relation: None,
+        confidence: None,
+        conf_score: None,
+        evidence: None,
+        layer: None,
+        kind: None,
+        evidence_sources: None,
+    };
+    let end = sc.each_member_checked(at, |key, at| {
+        // later keys win, as in `EdgeRow`'s visitor
+        let slot = match key {
+            "source" | "target" => {
+                let (s, end) = quick_string(sc, at)?;
+                if key == "source" {
+                    source = Some(s);
+                } else {
+                    target = Some(s);
+                }
+                return Some(end);
+            }
+            "relation" => &mut row.relation,
+            "confidence" => &mut row.confidence,
+            "conf_score" => &mut row.conf_score,
+            "evidence" => &mut row.evidence,
+            "layer" => &mut row.layer,
+            "kind" => &mut row.kind,
+            "evidence_sources" => &mut row.evidence_sources,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        let (v, end) = quick_value(sc, at)?;
+        *slot = Some(v);
+        Some(end)
+    })?;
+    row.source = source?; // missing field
+    row.target = target?;
+    Some((row, end))
+}
+
+/// The JSON string at `at` (a plain one copied as is, one with escapes decoded by serde) and
+/// the index after it.
+fn quick_string(sc: &Scan<'_>, at: usize) -> Option<(String, usize)> {
+    let text = sc.text();
+    if text.as_bytes()[at] != b'"' {
+        return None;
+    }
+    let end = sc.valid_str(at)?;
+    let inner = &text[at + 1..end - 1];
+    let s = if inner.contains('\\') {
+        serde_json::from_str(&text[at..end]).ok()?
+    } else {
+        inner.to_string()
+    };
+    Some((s, end))
+}
+
+/// The JSON value at `at` and the index after it (a plain string without serde).
+fn quick_value(sc: &Scan<'_>, at: usize) -> Option<(Value, usize)> {
+    if sc.text().as_bytes()[at] == b'"' {
+        let (s, end) = quick_string(sc, at)?;
+        return Some((Value::String(s), end));
+    }
+    let end = sc.skip_value_shallow(at)?;
+    Some((serde_json::from_str(&sc.text()[at..end]).ok()?, end))
+}
+
+/// `string_or_none` of a value already parsed.
+fn py_string_or_none(v: Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Null => None,
+        other => Some(crate::engine::pytext::py_str(&other)),
+    }
+}
+
 /// `(tool name, row text)` pairs in file order.
 type ToolRowTexts<'t> = Vec<(String, &'t str)>;
 
@@ -614,14 +785,18 @@ fn quick_top<'t>(
             }
             return Some(end);
         }
+        if bit == 8 {
+            let (graph, end) = quick_graph(&sc, at)?;
+            top.graph = graph;
+            return Some(end);
+        }
         // serde checks these values in full; the scan only finds where they end
         let end = sc.skip_value_shallow(at)?;
         let v = &text[at..end];
         match bit {
             1 => top.format_version = serde_json::from_str(v).ok()?,
             2 => top.version = serde_json::from_str(v).ok()?,
-            4 => top.library_version = serde_json::from_str(v).ok()?,
-            _ => top.graph = serde_json::from_str(v).ok()?,
+            _ => top.library_version = serde_json::from_str(v).ok()?,
         }
         Some(end)
     })?;
@@ -769,20 +944,152 @@ fn quick_tool_row<'t>(sc: &Scan<'t>, at: usize) -> Option<(ToolRow<'t>, Option<&
             metadata = Some(&text[at..end]);
             return Some(end);
         }
-        // serde checks these values in full; the scan only finds where they end
-        let end = sc.skip_value_shallow(at)?;
-        let v = &text[at..end];
+        if text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null"); // every field is an `Option`
+        }
+        let end;
         match bit {
-            1 => row.name = serde_json::from_str(v).ok()?,
-            2 => row.description = serde_json::from_str(v).ok()?,
-            4 => row.parameters = serde_json::from_str(v).ok()?,
-            8 => row.tags = serde_json::from_str(v).ok()?,
-            16 => row.domain = serde_json::from_str(v).ok()?,
-            _ => row.annotations = serde_json::from_str(v).ok()?,
+            1 | 2 | 16 => {
+                let (s, e) = quick_string(sc, at)?;
+                *match bit {
+                    1 => &mut row.name,
+                    2 => &mut row.description,
+                    _ => &mut row.domain,
+                } = Some(s);
+                end = e;
+            }
+            4 => {
+                let mut params = Vec::new();
+                end = sc.each_element_checked(at, |at| {
+                    let (p, end) = quick_param(sc, at)?;
+                    params.push(p);
+                    Some(end)
+                })?;
+                row.parameters = Some(params);
+            }
+            8 => {
+                let mut tags = Vec::new();
+                end = sc.each_element_checked(at, |at| {
+                    let (t, end) = quick_string(sc, at)?;
+                    tags.push(t);
+                    Some(end)
+                })?;
+                row.tags = Some(tags);
+            }
+            _ => {
+                let (a, e) = quick_annotations(sc, at)?;
+                row.annotations = Some(a);
+                end = e;
+            }
         }
         Some(end)
     })?;
     Some((row, metadata, end))
+}
+
+/// A [`ParamRow`] object at `at` and the index after it.
+fn quick_param<'t>(sc: &Scan<'t>, at: usize) -> Option<(ParamRow<'t>, usize)> {
+    let text = sc.text();
+    let mut name = None;
+    let mut p = ParamRow {
+        name: String::new(),
+        ty: None,
+        description: None,
+        required: None,
+        enum_values: None,
+    };
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "name" => 1,
+            "type" => 2,
+            "description" => 4,
+            "required" => 8,
+            "enum" => 16,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit != 1 && text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null"); // an `Option` field
+        }
+        match bit {
+            1 | 2 | 4 => {
+                let (s, end) = quick_string(sc, at)?;
+                *match bit {
+                    1 => &mut name,
+                    2 => &mut p.ty,
+                    _ => &mut p.description,
+                } = Some(s);
+                Some(end)
+            }
+            8 => {
+                let (b, end) = quick_bool(text, at)?;
+                p.required = Some(b);
+                Some(end)
+            }
+            _ => {
+                let end = sc.valid_value(at)?;
+                p.enum_values = Some(&text[at..end]);
+                Some(end)
+            }
+        }
+    })?;
+    p.name = name?; // serde: missing field
+    Some((p, end))
+}
+
+/// An [`AnnotationRow`] object at `at` and the index after it (both spellings of a key name
+/// one field: serde rejects a second).
+fn quick_annotations(sc: &Scan<'_>, at: usize) -> Option<(AnnotationRow, usize)> {
+    let text = sc.text();
+    let mut hints = [None; 4];
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let field = match key {
+            "read_only_hint" | "readOnlyHint" => 0,
+            "destructive_hint" | "destructiveHint" => 1,
+            "idempotent_hint" | "idempotentHint" => 2,
+            "open_world_hint" | "openWorldHint" => 3,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & (1 << field) != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= 1 << field;
+        if text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null");
+        }
+        let (b, end) = quick_bool(text, at)?;
+        hints[field] = Some(b);
+        Some(end)
+    })?;
+    let [
+        read_only_hint,
+        destructive_hint,
+        idempotent_hint,
+        open_world_hint,
+    ] = hints;
+    let a = AnnotationRow {
+        read_only_hint,
+        destructive_hint,
+        idempotent_hint,
+        open_world_hint,
+    };
+    Some((a, end))
+}
+
+/// The JSON boolean at `at` and the index after it.
+fn quick_bool(text: &str, at: usize) -> Option<(bool, usize)> {
+    match text.as_bytes()[at] {
+        b't' => Some((true, literal_end(text, at, "true")?)),
+        b'f' => Some((false, literal_end(text, at, "false")?)),
+        _ => None,
+    }
 }
 
 /// End of the literal `word` at `at`, when it is there and the value ends with it.
@@ -941,7 +1248,7 @@ fn build_tool(
             ty: p.ty.unwrap_or_else(|| "string".into()),
             description: p.description.unwrap_or_default(),
             required: p.required.unwrap_or(false),
-            enum_values: p.enum_values.map(|r| RawJson::within(text, r.get())),
+            enum_values: p.enum_values.map(|r| RawJson::within(text, r)),
         })
         .collect();
     let name = match row.name {
@@ -1194,8 +1501,13 @@ struct ParamRow<'a> {
     description: Option<String>,
     #[serde(default)]
     required: Option<bool>,
-    #[serde(default, rename = "enum", borrow)]
-    enum_values: Option<&'a RawValue>,
+    #[serde(default, rename = "enum", borrow, deserialize_with = "raw_opt")]
+    enum_values: Option<&'a str>,
+}
+
+/// `Option<&RawValue>` as text.
+fn raw_opt<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<&'a str>, D::Error> {
+    Option::<&'de RawValue>::deserialize(d).map(|r| r.map(RawValue::get))
 }
 
 #[derive(Deserialize)]
@@ -1383,11 +1695,7 @@ fn lenient_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error>
 }
 
 fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    match Value::deserialize(d)? {
-        Value::String(s) => Ok(Some(s)),
-        Value::Null => Ok(None),
-        other => Ok(Some(crate::engine::pytext::py_str(&other))),
-    }
+    Value::deserialize(d).map(py_string_or_none)
 }
 
 /// With `TOOLSCOPE_TIMING` set, prints how long a load phase took (since `t`) to stderr.
@@ -1445,6 +1753,9 @@ mod tests {
             r#"{"format_version": "1", "library_version": "0.47.0", "metadata": {"a": [1, {"b": null}]}, "graph": {"nodes": [{"id": "t", "node_type": "tool", "community": 3, "description": 5}, {"id": "u", "node_type": null}], "edges": [{"source": "t", "target": "u", "relation": "requires", "confidence": "INFERRED", "conf_score": 0.7, "evidence": "e", "layer": 1, "kind": null, "evidence_sources": ["x"], "data_flow": {"a": 1}}]}, "tools": {}, "readiness_report": {"x": 1}, "collection_graph_version": null}"#,
             r#"{"version": 1, "graph": {}, "tools": {"a": {}}, "openapi": "3.0", "swagger": null}"#,
             " \n{ \"graph\" : null , \"tools\" : { } }\n ",
+            r#"{"graph": {"nodes": null, "edges": []}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": "a\"b\u00e9", "description": {"k": [1.5e3, true]}, "community": null, "x": {"y": 1}}, {"id": "c", "node_type": 7, "community": [1, "z"], "description": null}], "edges": null}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [], "edges": [{"source": "a", "target": "b", "relation": "x", "relation": "y", "source": "c\n", "evidence": "e\u0301", "conf_score": -0.25, "layer": 2, "data_flow": [{"f": "g"}]}, {"target": "t", "source": "s", "kind": null, "evidence_sources": [], "confidence": 1}]}, "tools": {}}"#,
         ] {
             assert!(top_same_as_serde(file), "{file}");
         }
@@ -1457,6 +1768,16 @@ mod tests {
             r#"{"graph": {}, "tools": {}, "readiness_report": [1,]}"#,
             r#"{"graph": {}, "tools": {},}"#,
             r#"{"graph": {}, "tools": null}"#,
+            r#"{"graph": {"nodes": [{"node_type": "tool"}]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": 1}]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": "a", "id": "b"}]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": "a"},]}, "tools": {}}"#,
+            r#"{"graph": {"edges": [{"source": "a"}]}, "tools": {}}"#,
+            r#"{"graph": {"edges": [{"source": "a", "target": "b", "evid\u0065nce": "e"}]}, "tools": {}}"#,
+            r#"{"graph": {"edges": [["a", "b"]]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [], "nodes": []}, "tools": {}}"#,
+            r#"{"graph": [], "tools": {}}"#,
+            r#"{"graph": {"edges": [{"source": "a", "target": "b", "layer": 01}]}, "tools": {}}"#,
         ] {
             assert!(!top_same_as_serde(file), "{file}");
         }
@@ -1475,6 +1796,9 @@ mod tests {
             r#"{"name": "t", "metadata": {"method": "GET", "method": "POST", "produces": 1, "produces": [2]}}"#,
             r#"{"name": "t", "metadata": {"openapi": {"summary": "s", "other": {"summary": 1}}}}"#,
             r#"{"description": "no name"}"#,
+            r#"{"name": null, "description": null, "parameters": null, "tags": null, "domain": null, "annotations": null}"#,
+            r#"{"name": "t\u00e9\n", "parameters": [], "tags": [], "annotations": {}}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "type": null, "description": "d\"", "required": false, "enum": null, "schema": {"x": 1}}, {"required": null, "name": "b", "enum": ["x", {"y": [1]}]}], "tags": ["a\tb", "c"], "annotations": {"readOnlyHint": null, "destructive_hint": true, "openWorldHint": false, "other": 1}}"#,
             "{\n  \"name\" : \"t\" ,\n  \"tags\" : [ ]\n }",
         ] {
             assert!(same_as_serde(row), "{row}");
@@ -1488,6 +1812,18 @@ mod tests {
             r#"{"name": "t", "metadata": {"api_contract": {"produces": null, "produces": []}}}"#,
             r#"{"name": "t", "metadata": "text"}"#,
             r#"{"name": 5}"#,
+            r#"{"name": "t", "parameters": [{"type": "string"}]}"#,
+            r#"{"name": "t", "parameters": [{"name": null}]}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "required": 1}]}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "name": "b"}]}"#,
+            r#"{"name": "t", "parameters": [["a"]]}"#,
+            r#"{"name": "t", "parameters": {"name": "a"}}"#,
+            r#"{"name": "t", "tags": ["a", null]}"#,
+            r#"{"name": "t", "tags": "a"}"#,
+            r#"{"name": "t", "annotations": {"readOnlyHint": true, "read_only_hint": true}}"#,
+            r#"{"name": "t", "annotations": {"readOnlyHint": 1}}"#,
+            r#"{"name": "t", "annotations": [true]}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "enum": [1,]}]}"#,
             r#"{"name": "t", "x": [1,]}"#,
             r#"{"name": "t", "x": "a\u12"}"#,
             "{\"name\": \"t\", \"x\": \"a\tb\"}",

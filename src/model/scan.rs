@@ -370,6 +370,38 @@ fn skip_ws_run(b: &[u8], i: usize) -> usize {
     }
 }
 
+impl<'t> Scan<'t> {
+    /// Walks the elements of the array at `i` (after leading whitespace) with checks:
+    /// `f(element_start)` returns the end of the element or `None` to stop. Returns the
+    /// index after the closing bracket; `None` when the array is malformed or `f` stopped.
+    pub fn each_element_checked(
+        &self,
+        i: usize,
+        mut f: impl FnMut(usize) -> Option<usize>,
+    ) -> Option<usize> {
+        let b = self.b;
+        let mut i = self.skip_ws(i);
+        if b.get(i) != Some(&b'[') {
+            return None;
+        }
+        i = self.skip_ws(i + 1);
+        if b.get(i) == Some(&b']') {
+            return Some(i + 1);
+        }
+        loop {
+            if matches!(b.get(i), None | Some(b']')) {
+                return None;
+            }
+            i = self.skip_ws(f(i)?);
+            match b.get(i) {
+                Some(b',') => i = self.skip_ws(i + 1),
+                Some(b']') => return Some(i + 1),
+                _ => return None,
+            }
+        }
+    }
+}
+
 /// End of the literal `word` at `i`.
 fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     (b.get(i..i + word.len())? == word).then_some(i + word.len())
