@@ -1291,6 +1291,10 @@ pub fn parse_facts(text: &Arc<SourceText>, metadata: &str) -> ToolFacts {
 fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
     let has_metadata = view.nonempty;
     let raw = |r: Option<&str>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r)));
+    let owned_if_mapped = |r: Option<&str>| match r {
+        Some(r) if text.is_mapped() => LazyRows::from_raw(Some(RawJson::owned(r.to_string()))),
+        _ => raw(r),
+    };
     let (api_produces, api_consumes) = match view.api_contract {
         Some(c) => (raw(c.produces), raw(c.consumes)),
         None => (LazyRows::default(), LazyRows::default()),
@@ -1318,8 +1322,10 @@ fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
             path: o.path,
             path_module: o.path_module,
         }),
-        produces: raw(view.produces),
-        consumes: raw(view.consumes),
+        // the index reads these for every tool: a copy (a few KB a tool) keeps it from
+        // paging a mapped text back in after the load let it go
+        produces: owned_if_mapped(view.produces),
+        consumes: owned_if_mapped(view.consumes),
         api_produces,
         api_consumes,
         example_queries: view.example_queries,

@@ -52,6 +52,11 @@ impl SourceText {
         }
     }
 
+    /// The text is a memory map (its pages may have been let go).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.inner, Inner::Mapped(_))
+    }
+
     /// Byte offset of `part`, a slice of this text.
     pub fn offset_of(&self, part: &str) -> usize {
         part.as_ptr() as usize - self.as_str().as_ptr() as usize
