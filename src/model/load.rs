@@ -138,7 +138,7 @@ fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, I
     if map.starts_with(&[0x1f, 0x8b]) {
         return Ok(None);
     }
-    match SourceText::mapped(map) {
+    match SourceText::mapped(map, file) {
         Ok(text) => Ok(Some(text)),
         Err((map, valid)) => {
             let (line, col) = line_col(&map[..valid]);
