@@ -255,6 +255,7 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
 
     // tools
     {
+        g.reserve_tools(rows.len());
         for ((key, _), tool) in rows.iter().zip(built) {
             let tool = match tool {
                 Ok(t) => t,
@@ -268,6 +269,10 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
             };
             let key = key.clone();
             if !g.add_tool(key.clone(), tool) {
+                // the one-thread walk leaves duplicate names to here: serde names them
+                if fast {
+                    parse_with_pointer::<FileTop<ToolRows<'_>>>(name, &text)?;
+                }
                 return Err(InputError::new(
                     name,
                     &format!("/tools/{}", pointer_escape(&key)),
@@ -701,16 +706,13 @@ fn quick_load_serial<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLo
     let mut built = Vec::new();
     let mut released = 0;
     let top = quick_top(s, |sc, at| {
-        let mut seen = rustc_hash::FxHashSet::default();
+        // a duplicate name is found when the tools are added (`load_graph_text`)
         sc.each_member_checked(at, |raw_key, at| {
             let key = if raw_key.contains('\\') {
                 serde_json::from_str::<String>(&format!("\"{raw_key}\"")).ok()?
             } else {
                 raw_key.to_string()
             };
-            if !seen.insert(key.clone()) {
-                return None; // a duplicate tool name: the serde path reports it
-            }
             let (tool, end) = match quick_tool_row(sc, at) {
                 Some((row, metadata, end)) => {
                     let row_text = &s[at..end];
