@@ -23,8 +23,9 @@ impl SourceText {
     }
 
     /// Wraps a read-only map once its bytes are known to be UTF-8; gives the map back with
-    /// the length of its valid prefix otherwise. The check goes chunk by chunk and lets the
-    /// pages of each checked chunk go, so the whole file is never resident at once.
+    /// the length of its valid prefix otherwise. The check goes chunk by chunk and, for a
+    /// text of more than one chunk, lets the pages of each checked chunk go, so the whole
+    /// file is never resident at once.
     pub fn mapped(map: memmap2::Mmap, file: std::fs::File) -> Result<Self, (memmap2::Mmap, usize)> {
         const CHUNK: usize = 16 << 20;
         let mut off = 0;
@@ -36,7 +37,10 @@ impl SourceText {
                 Err(e) if e.error_len().is_none() && end < map.len() => off + e.valid_up_to(),
                 Err(e) => return Err((map, off + e.valid_up_to())),
             };
-            release_pages(&map, off, next);
+            if map.len() > CHUNK {
+                // a smaller text is walked in full right after: its pages stay for that
+                release_pages(&map, off, next);
+            }
             off = next;
         }
         Ok(SourceText {
