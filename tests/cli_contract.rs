@@ -377,8 +377,8 @@ fn select_runs_on_named_candidates() {
     assert_eq!(v["rank_signals"][0]["name"], "getRefund");
 }
 
-/// A tool graph of `n` tools, each with a long description, large enough (> 1 MiB) for the
-/// memory-mapped, multi-threaded load path.
+/// A tool graph of `n` tools, each with a long description, large enough (> 8 MiB for 3000
+/// tools) for the memory-mapped, multi-threaded load path.
 fn big_graph(n: usize, row: impl Fn(usize) -> String) -> Vec<u8> {
     let nodes: Vec<String> = (0..n)
         .map(|i| format!("{{\"id\": \"t{i}\", \"node_type\": \"tool\"}}"))
@@ -413,7 +413,7 @@ fn plain_row(i: usize) -> String {
     format!(
         "\"t{i}\": {{\"name\": \"t{i}\", \"description\": \"list {} {}\", \"metadata\": {{\"method\": \"get\", \"path\": \"/w/{i}\"}}}}",
         word(i),
-        "padding words ".repeat(40)
+        "padding words ".repeat(220)
     )
 }
 
@@ -422,7 +422,7 @@ fn large_files_load_on_the_parallel_path_with_the_same_errors() {
     let d = tmp();
     let n = 3000;
     let good = write(&d, "big.json", &big_graph(n, plain_row));
-    assert!(std::fs::metadata(&good).unwrap().len() > 1 << 20);
+    assert!(std::fs::metadata(&good).unwrap().len() > 8 << 20);
     let out = bin()
         .args([
             "query",
@@ -438,6 +438,26 @@ fn large_files_load_on_the_parallel_path_with_the_same_errors() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["results"][0]["name"], "t2999");
     assert_eq!(v["results"][0]["tool"]["metadata"]["path"], "/w/2999");
+
+    // a few MB: mapped, read on one thread with its pages let go in steps
+    let mid = write(&d, "mid.json", &big_graph(1000, plain_row));
+    let len = std::fs::metadata(&mid).unwrap().len();
+    assert!(len > 2 << 20 && len < 8 << 20);
+    let out = bin()
+        .args([
+            "query",
+            mid.to_str().unwrap(),
+            &word(998),
+            "--json",
+            "--top-k",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"][0]["name"], "t998");
+    assert_eq!(v["results"][0]["tool"]["metadata"]["path"], "/w/998");
 
     // line of row i is i + 3
     let bad = big_graph(n, |i| {

@@ -1,14 +1,15 @@
 //! The tool graph: tool table, node table and typed edges (spec §1.3, §2).
 //!
-//! Adjacency is a `petgraph` `DiGraphMap` keyed by node index: it keeps, per node, the
+//! Adjacency is a `petgraph` `GraphMap` (directed) keyed by node index: it keeps, per node, the
 //! order in which edges touching it were added, which is the order the reference walks
 //! (out-edges, then in-edges, each in file order). An ordered pair holds one edge; a later
 //! record replaces the attributes of an earlier one and keeps its position.
 
 use indexmap::IndexMap;
+use petgraph::Directed;
 use petgraph::Direction;
-use petgraph::graphmap::DiGraphMap;
-use rustc_hash::FxHashMap;
+use petgraph::graphmap::GraphMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 
 use super::tool::Tool;
@@ -98,9 +99,9 @@ pub struct Graph {
     pub tools: Vec<Tool>,
     tool_ids: FxHashMap<String, ToolId>,
     tool_keys: Vec<String>,
-    pub nodes: IndexMap<String, Node>,
+    pub nodes: IndexMap<String, Node, FxBuildHasher>,
     pub edges: Vec<Edge>,
-    adj: DiGraphMap<NodeId, EdgeId>,
+    adj: GraphMap<NodeId, EdgeId, Directed, FxBuildHasher>,
     node_of_tool: Vec<Option<NodeId>>,
     tool_of_node: Vec<Option<ToolId>>,
     /// Out- and in-edges per node in insertion order, flattened from `adj` by `finish`
@@ -120,6 +121,13 @@ impl Graph {
             info,
             ..Default::default()
         }
+    }
+
+    /// Makes room for `n` more tools.
+    pub fn reserve_tools(&mut self, n: usize) {
+        self.tools.reserve(n);
+        self.tool_keys.reserve(n);
+        self.tool_ids.reserve(n);
     }
 
     /// Adds a tool to the tool table. Returns `false` if the name is taken.

@@ -138,7 +138,7 @@ fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, I
     if map.starts_with(&[0x1f, 0x8b]) {
         return Ok(None);
     }
-    match SourceText::mapped(map) {
+    match SourceText::mapped(map, file) {
         Ok(text) => Ok(Some(text)),
         Err((map, valid)) => {
             let (line, col) = line_col(&map[..valid]);
@@ -255,6 +255,7 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
 
     // tools
     {
+        g.reserve_tools(rows.len());
         for ((key, _), tool) in rows.iter().zip(built) {
             let tool = match tool {
                 Ok(t) => t,
@@ -268,6 +269,10 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
             };
             let key = key.clone();
             if !g.add_tool(key.clone(), tool) {
+                // the one-thread walk leaves duplicate names to here: serde names them
+                if fast {
+                    parse_with_pointer::<FileTop<ToolRows<'_>>>(name, &text)?;
+                }
                 return Err(InputError::new(
                     name,
                     &format!("/tools/{}", pointer_escape(&key)),
@@ -331,6 +336,177 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
     Ok((g, warnings))
 }
 
+/// `Option<GraphSec>` of the value at `at` and the index after it, read by a checked walk
+/// (see [`quick_top`]); `None` when anything is unusual.
+fn quick_graph(sc: &Scan<'_>, at: usize) -> Option<(Option<GraphSec>, usize)> {
+    let text = sc.text();
+    if text.as_bytes()[at] == b'n' {
+        return Some((None, literal_end(text, at, "null")?));
+    }
+    let mut g = GraphSec {
+        nodes: None,
+        edges: None,
+    };
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "nodes" => 1,
+            "edges" => 2,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null");
+        }
+        if bit == 1 {
+            let mut nodes = Vec::new();
+            let end = sc.each_element_checked(at, |at| {
+                let (node, end) = quick_node(sc, at)?;
+                nodes.push(node);
+                Some(end)
+            })?;
+            g.nodes = Some(nodes);
+            Some(end)
+        } else {
+            let mut edges = Vec::new();
+            let end = sc.each_element_checked(at, |at| {
+                let (edge, end) = quick_edge(sc, at)?;
+                edges.push(edge);
+                Some(end)
+            })?;
+            g.edges = Some(edges);
+            Some(end)
+        }
+    })?;
+    Some((Some(g), end))
+}
+
+/// A [`NodeRow`] object at `at` and the index after it.
+fn quick_node(sc: &Scan<'_>, at: usize) -> Option<(NodeRow, usize)> {
+    let mut id = None;
+    let mut node = NodeRow {
+        id: String::new(),
+        node_type: None,
+        community: None,
+        description: None,
+    };
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "id" => 1,
+            "node_type" => 2,
+            "community" => 4,
+            "description" => 8,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit == 1 {
+            let (s, end) = quick_string(sc, at)?;
+            id = Some(s);
+            return Some(end);
+        }
+        let (v, end) = quick_value(sc, at)?;
+        match bit {
+            2 => node.node_type = py_string_or_none(v),
+            4 => node.community = (!v.is_null()).then_some(v),
+            _ => node.description = py_string_or_none(v),
+        }
+        Some(end)
+    })?;
+    node.id = id?; // serde: missing field
+    Some((node, end))
+}
+
+/// An [`EdgeRow`] object at `at` and the index after it.
+fn quick_edge(sc: &Scan<'_>, at: usize) -> Option<(EdgeRow, usize)> {
+    let mut source = None;
+    let mut target = None;
+    let mut row = EdgeRow {
+        source: String::new(),
+        target: String::new(),
+        relation: None,
+        confidence: None,
+        conf_score: None,
+        evidence: None,
+        layer: None,
+        kind: None,
+        evidence_sources: None,
+    };
+    let end = sc.each_member_checked(at, |key, at| {
+        // later keys win, as in `EdgeRow`'s visitor
+        let slot = match key {
+            "source" | "target" => {
+                let (s, end) = quick_string(sc, at)?;
+                if key == "source" {
+                    source = Some(s);
+                } else {
+                    target = Some(s);
+                }
+                return Some(end);
+            }
+            "relation" => &mut row.relation,
+            "confidence" => &mut row.confidence,
+            "conf_score" => &mut row.conf_score,
+            "evidence" => &mut row.evidence,
+            "layer" => &mut row.layer,
+            "kind" => &mut row.kind,
+            "evidence_sources" => &mut row.evidence_sources,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        let (v, end) = quick_value(sc, at)?;
+        *slot = Some(v);
+        Some(end)
+    })?;
+    row.source = source?; // missing field
+    row.target = target?;
+    Some((row, end))
+}
+
+/// The JSON string at `at` (a plain one copied as is, one with escapes decoded by serde) and
+/// the index after it.
+fn quick_string(sc: &Scan<'_>, at: usize) -> Option<(String, usize)> {
+    let text = sc.text();
+    if text.as_bytes()[at] != b'"' {
+        return None;
+    }
+    let end = sc.valid_str(at)?;
+    let inner = &text[at + 1..end - 1];
+    let s = if inner.contains('\\') {
+        serde_json::from_str(&text[at..end]).ok()?
+    } else {
+        inner.to_string()
+    };
+    Some((s, end))
+}
+
+/// The JSON value at `at` and the index after it (a plain string without serde).
+fn quick_value(sc: &Scan<'_>, at: usize) -> Option<(Value, usize)> {
+    if sc.text().as_bytes()[at] == b'"' {
+        let (s, end) = quick_string(sc, at)?;
+        return Some((Value::String(s), end));
+    }
+    let end = sc.skip_value_shallow(at)?;
+    Some((serde_json::from_str(&sc.text()[at..end]).ok()?, end))
+}
+
+/// `string_or_none` of a value already parsed.
+fn py_string_or_none(v: Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Null => None,
+        other => Some(crate::engine::pytext::py_str(&other)),
+    }
+}
+
 /// `(tool name, row text)` pairs in file order.
 type ToolRowTexts<'t> = Vec<(String, &'t str)>;
 
@@ -341,22 +517,33 @@ struct FastLoad<'t> {
     built: Vec<Result<Tool, InputError>>,
 }
 
-/// Below this size the fast path runs on one thread.
-const PARALLEL_FROM_BYTES: usize = 256 << 10;
+/// Below this size the fast path runs on one thread: its single checked pass beats the
+/// split-then-parse pipeline (a structural pass more, thread start-up) on files of a few MB.
+const PARALLEL_FROM_BYTES: usize = 8 << 20;
+
+/// The one-thread path lets the pages of a mapped text go in steps of this many bytes.
+const RELEASE_STEP: usize = 1 << 20;
 
 /// Splits the tool rows off with [`split_tool_rows`] and parses them (on worker threads for
 /// large texts, batch by batch as the scan finds them) while the rest is parsed with serde.
 /// `None` when the fast path does not apply or the rest does not parse.
 fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> {
     let s: &'t str = text.as_str();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(8);
-    if s.len() < PARALLEL_FROM_BYTES || threads <= 1 {
+    let threads = if s.len() < PARALLEL_FROM_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(8)
+    };
+    if threads <= 1 {
+        if let Some(f) = quick_load_serial(name, text) {
+            return Some(f);
+        }
         let mut rows = Vec::new();
-        let rest = split_tool_rows(s, |batch| rows.extend(batch))?;
-        let top = serde_json::from_str::<FileTop<IgnoredAny>>(&rest).ok()?;
+        let tools = split_tool_rows(s, |batch| rows.extend(batch))?;
+        let top = serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, tools)).ok()?;
         let built = rows
             .iter()
             .map(|(key, raw)| parse_tool_row(name, text, key, raw))
@@ -396,12 +583,16 @@ fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> 
             })
             .collect();
         let mut n = 0;
-        let rest = split_tool_rows(s, |batch| {
+        let tools = split_tool_rows(s, |batch| {
             let _ = tx.send((n, batch));
             n += 1;
         });
         drop(tx);
-        let top = rest.and_then(|r| serde_json::from_str::<FileTop<IgnoredAny>>(&r).ok());
+        let top = tools.and_then(|(start, end)| {
+            quick_top(s, |_, at| (at == start).then_some(end)).or_else(|| {
+                serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, (start, end))).ok()
+            })
+        });
         let mut parts: Vec<Parsed<'t>> = workers
             .into_iter()
             .flat_map(|h| h.join().expect("tool parser thread"))
@@ -425,11 +616,14 @@ const BATCH_BYTES: usize = 256 << 10;
 const BATCH_ROWS: usize = 128;
 
 /// Splits the top-level `"tools"` object of `text` into `(name, row text)` pairs with a
-/// structural scan, handing them to `emit` in batches in file order, and returns a copy of
-/// `text` in which that object is `{}`. `None` when the file is not shaped as expected (no
-/// `tools` object, escaped or duplicate keys, broken structure): the caller then parses the
-/// whole text with serde.
-fn split_tool_rows<'t>(text: &'t str, mut emit: impl FnMut(ToolRowTexts<'t>)) -> Option<String> {
+/// structural scan, handing them to `emit` in batches in file order, and returns the byte
+/// range of that object. `None` when the file is not shaped as expected (no `tools` object,
+/// escaped or duplicate keys, broken structure): the caller then parses the whole text with
+/// serde.
+fn split_tool_rows<'t>(
+    text: &'t str,
+    mut emit: impl FnMut(ToolRowTexts<'t>),
+) -> Option<(usize, usize)> {
     let sc = Scan::new(text);
     let b = text.as_bytes();
     let mut i = sc.skip_ws(0);
@@ -490,12 +684,125 @@ fn split_tool_rows<'t>(text: &'t str, mut emit: impl FnMut(ToolRowTexts<'t>)) ->
             _ => break,
         }
     }
-    let (start, end) = found?;
+    found
+}
+
+/// A copy of `text` in which the byte range `tools` (the tools object) is `{}`.
+fn without(text: &str, (start, end): (usize, usize)) -> String {
     let mut rest = String::with_capacity(text.len() - (end - start) + 2);
     rest.push_str(&text[..start]);
     rest.push_str("{}");
     rest.push_str(&text[end..]);
-    Some(rest)
+    rest
+}
+
+/// The whole load in one checked walk, on this thread: the top-level keys by [`quick_top`],
+/// each tool row by [`quick_tool_row`] (a row it steps aside from goes through
+/// [`parse_tool_row`]). `None` when the file is not shaped as expected; the caller then
+/// takes the serde paths.
+fn quick_load_serial<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> {
+    let s: &'t str = text.as_str();
+    let mut rows: ToolRowTexts<'t> = Vec::new();
+    let mut built = Vec::new();
+    let mut released = 0;
+    let top = quick_top(s, |sc, at| {
+        // a duplicate name is found when the tools are added (`load_graph_text`)
+        sc.each_member_checked(at, |raw_key, at| {
+            let key = if raw_key.contains('\\') {
+                serde_json::from_str::<String>(&format!("\"{raw_key}\"")).ok()?
+            } else {
+                raw_key.to_string()
+            };
+            let (tool, end) = match quick_tool_row(sc, at) {
+                Some((row, metadata, end)) => {
+                    let row_text = &s[at..end];
+                    (
+                        build_tool(name, text, &key, row_text, Some(metadata), row),
+                        end,
+                    )
+                }
+                None => {
+                    let end = sc.skip_value(at)?;
+                    (parse_tool_row(name, text, &key, &s[at..end]), end)
+                }
+            };
+            rows.push((key, &s[at..end]));
+            built.push(tool);
+            if end - released >= RELEASE_STEP {
+                text.release(released, end);
+                released = end;
+            }
+            Some(end)
+        })
+    })?;
+    Some(FastLoad { top, rows, built })
+}
+
+/// The top-level object of `text` read by a checked walk: the keys [`FileTop`] reads are
+/// parsed with serde, each alone, other values only checked; `tools(scan, at)` reads the
+/// tools object at `at` and returns the index after it. Gives exactly what serde gives for
+/// the file without its tools, or `None` when anything is unusual (escaped or duplicate
+/// keys, no tools object, invalid JSON, deep nesting).
+fn quick_top<'t>(
+    text: &'t str,
+    mut tools: impl FnMut(&Scan<'t>, usize) -> Option<usize>,
+) -> Option<FileTop<IgnoredAny>> {
+    let sc = Scan::new(text);
+    let mut top = FileTop::<IgnoredAny>::default();
+    let mut seen = 0u16;
+    let end = sc.each_member_checked(0, |key, at| {
+        let bit = match key {
+            "format_version" => 1,
+            "version" => 2,
+            "library_version" => 4,
+            "graph" => 8,
+            "tools" => 16,
+            "openapi" => 32,
+            "swagger" => 64,
+            "collection_graph_version" => 128,
+            "readiness_report" => 256,
+            k if k.contains('\\') => return None, // might decode to one of the above
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit == 16 {
+            if text.as_bytes()[at] != b'{' {
+                return None;
+            }
+            top.tools = Some(IgnoredAny);
+            return tools(&sc, at);
+        }
+        if bit >= 32 {
+            // `Option<IgnoredAny>`: present unless null
+            let end = sc.valid_value(at)?;
+            let present = (&text[at..end] != "null").then_some(IgnoredAny);
+            match bit {
+                32 => top.openapi = present,
+                64 => top.swagger = present,
+                128 => top.collection_graph_version = present,
+                _ => top.readiness_report = present,
+            }
+            return Some(end);
+        }
+        if bit == 8 {
+            let (graph, end) = quick_graph(&sc, at)?;
+            top.graph = graph;
+            return Some(end);
+        }
+        // serde checks these values in full; the scan only finds where they end
+        let end = sc.skip_value_shallow(at)?;
+        let v = &text[at..end];
+        match bit {
+            1 => top.format_version = serde_json::from_str(v).ok()?,
+            2 => top.version = serde_json::from_str(v).ok()?,
+            _ => top.library_version = serde_json::from_str(v).ok()?,
+        }
+        Some(end)
+    })?;
+    (seen & 16 != 0 && sc.skip_ws(end) == text.len()).then_some(top)
 }
 
 pub fn pointer_escape(s: &str) -> String {
@@ -567,8 +874,14 @@ fn parse_tool_row(
     key: &str,
     row_text: &str,
 ) -> Result<Tool, InputError> {
+    let sc = Scan::new(row_text);
+    if let Some((row, metadata, end)) = quick_tool_row(&sc, 0)
+        && end == row_text.len()
+    {
+        return build_tool(file, text, key, row_text, Some(metadata), row);
+    }
     match serde_json::from_str::<ToolRow<'_>>(row_text) {
-        Ok(row) => build_tool(file, text, key, row_text, row),
+        Ok(row) => build_tool(file, text, key, row_text, None, row),
         Err(e) => {
             let mut de = serde_json::Deserializer::from_str(row_text);
             let inner = match serde_path_to_error::deserialize::<_, ToolRow<'_>>(&mut de) {
@@ -596,15 +909,316 @@ fn parse_tool_row(
     }
 }
 
+/// The row at `at` of `sc`'s text, its `metadata` text (`None` when absent or null) and the
+/// index after the row, read by a checked walk: the members the engine reads are parsed
+/// with serde, each alone; every other value (most of a row: OpenAPI operations, schemas,
+/// contracts) is only checked ([`Scan::valid_value`]), or kept as text. Gives exactly what
+/// serde gives for the whole row, or `None` when anything is unusual (escaped or duplicate
+/// keys, a value of an unexpected type, invalid JSON, deep nesting): the caller then parses
+/// the row with serde, which also names any error.
+fn quick_tool_row<'t>(sc: &Scan<'t>, at: usize) -> Option<(ToolRow<'t>, Option<&'t str>, usize)> {
+    let text = sc.text();
+    let mut row = ToolRow::default();
+    let mut metadata = None;
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "name" => 1,
+            "description" => 2,
+            "parameters" => 4,
+            "tags" => 8,
+            "domain" => 16,
+            "metadata" => 32,
+            "annotations" => 64,
+            k if k.contains('\\') => return None, // might decode to one of the above
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit == 32 {
+            if text.as_bytes()[at] == b'n' {
+                return literal_end(text, at, "null");
+            }
+            let (view, end) = quick_meta(sc, at)?;
+            row.metadata = Some(view);
+            metadata = Some(&text[at..end]);
+            return Some(end);
+        }
+        if text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null"); // every field is an `Option`
+        }
+        let end;
+        match bit {
+            1 | 2 | 16 => {
+                let (s, e) = quick_string(sc, at)?;
+                *match bit {
+                    1 => &mut row.name,
+                    2 => &mut row.description,
+                    _ => &mut row.domain,
+                } = Some(s);
+                end = e;
+            }
+            4 => {
+                let mut params = Vec::new();
+                end = sc.each_element_checked(at, |at| {
+                    let (p, end) = quick_param(sc, at)?;
+                    params.push(p);
+                    Some(end)
+                })?;
+                row.parameters = Some(params);
+            }
+            8 => {
+                let mut tags = Vec::new();
+                end = sc.each_element_checked(at, |at| {
+                    let (t, end) = quick_string(sc, at)?;
+                    tags.push(t);
+                    Some(end)
+                })?;
+                row.tags = Some(tags);
+            }
+            _ => {
+                let (a, e) = quick_annotations(sc, at)?;
+                row.annotations = Some(a);
+                end = e;
+            }
+        }
+        Some(end)
+    })?;
+    Some((row, metadata, end))
+}
+
+/// A [`ParamRow`] object at `at` and the index after it.
+fn quick_param<'t>(sc: &Scan<'t>, at: usize) -> Option<(ParamRow<'t>, usize)> {
+    let text = sc.text();
+    let mut name = None;
+    let mut p = ParamRow {
+        name: String::new(),
+        ty: None,
+        description: None,
+        required: None,
+        enum_values: None,
+    };
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "name" => 1,
+            "type" => 2,
+            "description" => 4,
+            "required" => 8,
+            "enum" => 16,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        if bit != 1 && text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null"); // an `Option` field
+        }
+        match bit {
+            1 | 2 | 4 => {
+                let (s, end) = quick_string(sc, at)?;
+                *match bit {
+                    1 => &mut name,
+                    2 => &mut p.ty,
+                    _ => &mut p.description,
+                } = Some(s);
+                Some(end)
+            }
+            8 => {
+                let (b, end) = quick_bool(text, at)?;
+                p.required = Some(b);
+                Some(end)
+            }
+            _ => {
+                let end = sc.valid_value(at)?;
+                p.enum_values = Some(&text[at..end]);
+                Some(end)
+            }
+        }
+    })?;
+    p.name = name?; // serde: missing field
+    Some((p, end))
+}
+
+/// An [`AnnotationRow`] object at `at` and the index after it (both spellings of a key name
+/// one field: serde rejects a second).
+fn quick_annotations(sc: &Scan<'_>, at: usize) -> Option<(AnnotationRow, usize)> {
+    let text = sc.text();
+    let mut hints = [None; 4];
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let field = match key {
+            "read_only_hint" | "readOnlyHint" => 0,
+            "destructive_hint" | "destructiveHint" => 1,
+            "idempotent_hint" | "idempotentHint" => 2,
+            "open_world_hint" | "openWorldHint" => 3,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & (1 << field) != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= 1 << field;
+        if text.as_bytes()[at] == b'n' {
+            return literal_end(text, at, "null");
+        }
+        let (b, end) = quick_bool(text, at)?;
+        hints[field] = Some(b);
+        Some(end)
+    })?;
+    let [
+        read_only_hint,
+        destructive_hint,
+        idempotent_hint,
+        open_world_hint,
+    ] = hints;
+    let a = AnnotationRow {
+        read_only_hint,
+        destructive_hint,
+        idempotent_hint,
+        open_world_hint,
+    };
+    Some((a, end))
+}
+
+/// The JSON boolean at `at` and the index after it.
+fn quick_bool(text: &str, at: usize) -> Option<(bool, usize)> {
+    match text.as_bytes()[at] {
+        b't' => Some((true, literal_end(text, at, "true")?)),
+        b'f' => Some((false, literal_end(text, at, "false")?)),
+        _ => None,
+    }
+}
+
+/// End of the literal `word` at `at`, when it is there and the value ends with it.
+fn literal_end(t: &str, at: usize, word: &str) -> Option<usize> {
+    let end = at + word.len();
+    let next = t.as_bytes().get(end).copied().unwrap_or(b' ');
+    (t[at..].starts_with(word) && matches!(next, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'))
+        .then_some(end)
+}
+
+/// [`MetaView`] of the metadata object at `at` and the index after it (see
+/// [`quick_tool_row`]).
+fn quick_meta<'t>(sc: &Scan<'t>, at: usize) -> Option<(MetaView<'t>, usize)> {
+    let m = sc.text();
+    let mut v = MetaView::default();
+    let end = sc.each_member_checked(at, |key, at| {
+        v.nonempty = true;
+        let end = match key {
+            "openapi" => {
+                let (o, end) = quick_openapi(sc, at)?;
+                v.openapi = o;
+                return Some(end);
+            }
+            "api_contract" => {
+                let (c, end) = quick_contract(sc, at)?;
+                v.api_contract = c;
+                return Some(end);
+            }
+            "produces" | "consumes" => sc.valid_value(at)?, // kept as text: checked here
+            k if k.contains('\\') => return None,           // might decode to one of the keys read
+            "method" | "path" | "source_label" | "ai_metadata" | "example_queries" => {
+                sc.skip_value_shallow(at)? // serde checks these in full
+            }
+            _ => return sc.valid_value(at),
+        };
+        let t = &m[at..end];
+        match key {
+            "method" => v.method = Some(serde_json::from_str(t).ok()?),
+            "path" => v.path = Some(serde_json::from_str(t).ok()?),
+            "source_label" => v.source_label = Some(serde_json::from_str(t).ok()?),
+            "ai_metadata" => v.ai_metadata = serde_json::from_str::<Lenient<AiView>>(t).ok()?.0,
+            "produces" => v.produces = Some(t),
+            "consumes" => v.consumes = Some(t),
+            _ => v.example_queries = serde_json::from_str::<LenientList>(t).ok()?.0,
+        }
+        Some(end)
+    })?;
+    Some((v, end))
+}
+
+/// `Lenient<OaView>` of the value at `at` (the five keys parsed, the rest checked) and the
+/// index after it.
+fn quick_openapi(sc: &Scan<'_>, at: usize) -> Option<(Option<OaView>, usize)> {
+    if sc.text().as_bytes()[at] != b'{' {
+        return Some((None, sc.valid_value(at)?)); // any other value reads as absent
+    }
+    let t = sc.text();
+    let mut o = OaView::default();
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let bit = match key {
+            "operation_id" => 1,
+            "summary" => 2,
+            "description" => 4,
+            "path" => 8,
+            "path_module" => 16,
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        let end = sc.skip_value_shallow(at)?;
+        let v: Option<Value> = serde_json::from_str(&t[at..end]).ok()?;
+        match bit {
+            1 => o.operation_id = v,
+            2 => o.summary = v,
+            4 => o.description = v,
+            8 => o.path = v,
+            _ => o.path_module = v,
+        }
+        Some(end)
+    })?;
+    Some((Some(o), end))
+}
+
+/// `Lenient<ContractView>` of the value at `at` (the row lists kept as text) and the index
+/// after it.
+fn quick_contract<'t>(sc: &Scan<'t>, at: usize) -> Option<(Option<ContractView<'t>>, usize)> {
+    if sc.text().as_bytes()[at] != b'{' {
+        return Some((None, sc.valid_value(at)?));
+    }
+    let t = sc.text();
+    let mut c = ContractView::default();
+    let mut seen = 0u8;
+    let end = sc.each_member_checked(at, |key, at| {
+        let (bit, slot) = match key {
+            "produces" => (1, &mut c.produces),
+            "consumes" => (2, &mut c.consumes),
+            k if k.contains('\\') => return None,
+            _ => return sc.valid_value(at),
+        };
+        if seen & bit != 0 {
+            return None; // serde: duplicate field
+        }
+        seen |= bit;
+        let end = sc.valid_value(at)?;
+        let v = &t[at..end];
+        // `Option<&RawValue>`: null reads as absent
+        *slot = (v != "null").then_some(v);
+        Some(end)
+    })?;
+    Some((Some(c), end))
+}
+
 fn build_tool(
     file: &str,
     text: &Arc<SourceText>,
     key: &str,
     row_text: &str,
+    metadata: Option<Option<&str>>,
     row: ToolRow<'_>,
 ) -> Result<Tool, InputError> {
-    // the metadata's text, found by a structural scan of the already-validated row
-    let metadata = match object_member(row_text, "metadata") {
+    // the metadata's text: known from the quick walk, else found by a structural scan of the
+    // already-validated row
+    let metadata = match metadata.unwrap_or_else(|| object_member(row_text, "metadata")) {
         Some(m) if !m.starts_with('n') => RawJson::within(text, m),
         Some(_) => RawJson::owned("{}".into()),
         None => {
@@ -636,7 +1250,7 @@ fn build_tool(
             ty: p.ty.unwrap_or_else(|| "string".into()),
             description: p.description.unwrap_or_default(),
             required: p.required.unwrap_or(false),
-            enum_values: p.enum_values.map(|r| RawJson::within(text, r.get())),
+            enum_values: p.enum_values.map(|r| RawJson::within(text, r)),
         })
         .collect();
     let name = match row.name {
@@ -678,7 +1292,11 @@ pub fn parse_facts(text: &Arc<SourceText>, metadata: &str) -> ToolFacts {
 
 fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
     let has_metadata = view.nonempty;
-    let raw = |r: Option<&RawValue>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r.get())));
+    let raw = |r: Option<&str>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r)));
+    let owned_if_mapped = |r: Option<&str>| match r {
+        Some(r) if text.is_mapped() => LazyRows::from_raw(Some(RawJson::owned(r.to_string()))),
+        _ => raw(r),
+    };
     let (api_produces, api_consumes) = match view.api_contract {
         Some(c) => (raw(c.produces), raw(c.consumes)),
         None => (LazyRows::default(), LazyRows::default()),
@@ -706,8 +1324,10 @@ fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
             path: o.path,
             path_module: o.path_module,
         }),
-        produces: raw(view.produces),
-        consumes: raw(view.consumes),
+        // the index reads these for every tool: a copy (a few KB a tool) keeps it from
+        // paging a mapped text back in after the load let it go
+        produces: owned_if_mapped(view.produces),
+        consumes: owned_if_mapped(view.consumes),
         api_produces,
         api_consumes,
         example_queries: view.example_queries,
@@ -717,7 +1337,7 @@ fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
 // ---------------------------------------------------------------- serde rows
 
 /// The top-level keys of an artifact; `T` reads the tool rows (or skips them).
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(bound = "T: Deserialize<'de>")]
 struct FileTop<T> {
     #[serde(default)]
@@ -756,7 +1376,7 @@ impl<T> FileTop<T> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 struct GraphSec {
     #[serde(default)]
     nodes: Option<Vec<NodeRow>>,
@@ -764,7 +1384,7 @@ struct GraphSec {
     edges: Option<Vec<EdgeRow>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 struct NodeRow {
     id: String,
     #[serde(default, deserialize_with = "string_or_none")]
@@ -775,6 +1395,7 @@ struct NodeRow {
     description: Option<String>,
 }
 
+#[derive(Debug)]
 struct EdgeRow {
     source: String,
     target: String,
@@ -861,7 +1482,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolRows<'a> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct ToolRow<'a> {
     #[serde(default)]
     name: Option<String>,
@@ -888,8 +1509,13 @@ struct ParamRow<'a> {
     description: Option<String>,
     #[serde(default)]
     required: Option<bool>,
-    #[serde(default, rename = "enum", borrow)]
-    enum_values: Option<&'a RawValue>,
+    #[serde(default, rename = "enum", borrow, deserialize_with = "raw_opt")]
+    enum_values: Option<&'a str>,
+}
+
+/// `Option<&RawValue>` as text.
+fn raw_opt<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<&'a str>, D::Error> {
+    Option::<&'de RawValue>::deserialize(d).map(|r| r.map(RawValue::get))
 }
 
 #[derive(Deserialize)]
@@ -912,8 +1538,8 @@ struct MetaView<'a> {
     source_label: Option<Value>,
     ai_metadata: Option<AiView>,
     openapi: Option<OaView>,
-    produces: Option<&'a RawValue>,
-    consumes: Option<&'a RawValue>,
+    produces: Option<&'a str>,
+    consumes: Option<&'a str>,
     api_contract: Option<ContractView<'a>>,
     example_queries: Vec<Value>,
 }
@@ -936,8 +1562,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaView<'a> {
                         "source_label" => m.source_label = Some(map.next_value()?),
                         "ai_metadata" => m.ai_metadata = map.next_value::<Lenient<AiView>>()?.0,
                         "openapi" => m.openapi = map.next_value::<Lenient<OaView>>()?.0,
-                        "produces" => m.produces = Some(map.next_value::<&'de RawValue>()?),
-                        "consumes" => m.consumes = Some(map.next_value::<&'de RawValue>()?),
+                        "produces" => m.produces = Some(map.next_value::<&'de RawValue>()?.get()),
+                        "consumes" => m.consumes = Some(map.next_value::<&'de RawValue>()?.get()),
                         "api_contract" => {
                             m.api_contract = map.next_value::<Lenient<ContractView>>()?.0
                         }
@@ -993,12 +1619,27 @@ struct OaView {
     path_module: Option<Value>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Default)]
 struct ContractView<'a> {
-    #[serde(default, borrow)]
-    produces: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    consumes: Option<&'a RawValue>,
+    produces: Option<&'a str>,
+    consumes: Option<&'a str>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ContractView<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Rows<'a> {
+            #[serde(default, borrow)]
+            produces: Option<&'a RawValue>,
+            #[serde(default, borrow)]
+            consumes: Option<&'a RawValue>,
+        }
+        let r = Rows::deserialize(d)?;
+        Ok(ContractView {
+            produces: r.produces.map(RawValue::get),
+            consumes: r.consumes.map(RawValue::get),
+        })
+    }
 }
 
 /// An object deserialised as `T`, anything else as `None`.
@@ -1062,11 +1703,7 @@ fn lenient_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error>
 }
 
 fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    match Value::deserialize(d)? {
-        Value::String(s) => Ok(Some(s)),
-        Value::Null => Ok(None),
-        other => Ok(Some(crate::engine::pytext::py_str(&other))),
-    }
+    Value::deserialize(d).map(py_string_or_none)
 }
 
 /// With `TOOLSCOPE_TIMING` set, prints how long a load phase took (since `t`) to stderr.
@@ -1074,5 +1711,144 @@ fn tt(what: &str, t: std::time::Instant) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var_os("TOOLSCOPE_TIMING").is_some()) {
         eprintln!("load: {what}: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checked walk gives what serde gives for the whole row, or nothing.
+    fn same_as_serde(row: &str) -> bool {
+        let text = Arc::new(SourceText::owned(row.to_string()));
+        let slow = serde_json::from_str::<ToolRow<'_>>(&text)
+            .ok()
+            .map(|r| build_tool("f", &text, "k", &text, None, r));
+        let sc = Scan::new(&text);
+        let quick = quick_tool_row(&sc, 0)
+            .filter(|q| q.2 == text.len())
+            .map(|(r, m, _)| build_tool("f", &text, "k", &text, Some(m), r));
+        match (quick, slow) {
+            (None, _) => false,
+            (Some(q), Some(s)) => {
+                assert_eq!(format!("{q:?}"), format!("{s:?}"), "{row}");
+                true
+            }
+            (Some(_), None) => panic!("quick accepted what serde rejects: {row}"),
+        }
+    }
+
+    /// The checked top-level walk gives what serde gives for the file without its tools,
+    /// or nothing.
+    fn top_same_as_serde(file: &str) -> bool {
+        let slow = split_tool_rows(file, |_| {}).and_then(|span| {
+            serde_json::from_str::<FileTop<IgnoredAny>>(&without(file, span)).ok()
+        });
+        let quick = quick_top(file, |sc, at| sc.valid_value(at));
+        match (quick, slow) {
+            (None, _) => false,
+            (Some(q), Some(s)) => {
+                assert_eq!(format!("{q:?}"), format!("{s:?}"), "{file}");
+                true
+            }
+            (Some(_), None) => panic!("quick accepted what serde rejects: {file}"),
+        }
+    }
+
+    #[test]
+    fn quick_top_reads_as_serde_reads_it() {
+        for file in [
+            r#"{"format_version": "1", "library_version": "0.47.0", "metadata": {"a": [1, {"b": null}]}, "graph": {"nodes": [{"id": "t", "node_type": "tool", "community": 3, "description": 5}, {"id": "u", "node_type": null}], "edges": [{"source": "t", "target": "u", "relation": "requires", "confidence": "INFERRED", "conf_score": 0.7, "evidence": "e", "layer": 1, "kind": null, "evidence_sources": ["x"], "data_flow": {"a": 1}}]}, "tools": {}, "readiness_report": {"x": 1}, "collection_graph_version": null}"#,
+            r#"{"version": 1, "graph": {}, "tools": {"a": {}}, "openapi": "3.0", "swagger": null}"#,
+            " \n{ \"graph\" : null , \"tools\" : { } }\n ",
+            r#"{"graph": {"nodes": null, "edges": []}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": "a\"b\u00e9", "description": {"k": [1.5e3, true]}, "community": null, "x": {"y": 1}}, {"id": "c", "node_type": 7, "community": [1, "z"], "description": null}], "edges": null}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [], "edges": [{"source": "a", "target": "b", "relation": "x", "relation": "y", "source": "c\n", "evidence": "e\u0301", "conf_score": -0.25, "layer": 2, "data_flow": [{"f": "g"}]}, {"target": "t", "source": "s", "kind": null, "evidence_sources": [], "confidence": 1}]}, "tools": {}}"#,
+        ] {
+            assert!(top_same_as_serde(file), "{file}");
+        }
+        for file in [
+            r#"{"graph": {}, "graph": {}, "tools": {}}"#,
+            r#"{"gr\u0061ph": {}, "tools": {}}"#,
+            r#"{"graph": {}}"#,
+            r#"{"graph": {}, "tools": {}} x"#,
+            r#"{"graph": {"nodes": [1]}, "tools": {}}"#,
+            r#"{"graph": {}, "tools": {}, "readiness_report": [1,]}"#,
+            r#"{"graph": {}, "tools": {},}"#,
+            r#"{"graph": {}, "tools": null}"#,
+            r#"{"graph": {"nodes": [{"node_type": "tool"}]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": 1}]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": "a", "id": "b"}]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [{"id": "a"},]}, "tools": {}}"#,
+            r#"{"graph": {"edges": [{"source": "a"}]}, "tools": {}}"#,
+            r#"{"graph": {"edges": [{"source": "a", "target": "b", "evid\u0065nce": "e"}]}, "tools": {}}"#,
+            r#"{"graph": {"edges": [["a", "b"]]}, "tools": {}}"#,
+            r#"{"graph": {"nodes": [], "nodes": []}, "tools": {}}"#,
+            r#"{"graph": [], "tools": {}}"#,
+            r#"{"graph": {"edges": [{"source": "a", "target": "b", "layer": 01}]}, "tools": {}}"#,
+        ] {
+            assert!(!top_same_as_serde(file), "{file}");
+        }
+    }
+
+    #[test]
+    fn quick_rows_read_as_serde_reads_them() {
+        let full = r##"{"name": "t", "description": "d\u00e9", "parameters": [{"name": "p", "type": "integer", "required": true, "enum": [1, 2]}, {"name": "q"}], "tags": ["a"], "domain": null, "extra": {"x": [1, {"y": null}]}, "metadata": {"method": "GET", "path": "/p/{id}", "source_label": 3, "ai_metadata": {"canonical_action": "read", "produces_semantics": ["a"], "pairs_well_with": 5}, "openapi": {"operation_id": "op", "summary": null, "requestBody": {"content": {"a/b": {"schema": {"type": "object"}}}}, "path_module": "p"}, "produces": [{"a": 1}], "consumes": null, "api_contract": {"produces": [], "consumes": null, "other": 1}, "example_queries": "not a list", "response_schema": {"type": "array", "items": {"$ref": "#/x"}}}, "annotations": {"readOnlyHint": true, "destructive_hint": false}}"##;
+        assert!(same_as_serde(full));
+        for row in [
+            r#"{}"#,
+            r#"{"name": "t"}"#,
+            r#"{"name": "t", "metadata": null}"#,
+            r#"{"name": "t", "metadata": {}}"#,
+            r#"{"name": "t", "metadata": {"openapi": [1, 2], "api_contract": "x", "ai_metadata": 7}}"#,
+            r#"{"name": "t", "metadata": {"method": "GET", "method": "POST", "produces": 1, "produces": [2]}}"#,
+            r#"{"name": "t", "metadata": {"openapi": {"summary": "s", "other": {"summary": 1}}}}"#,
+            r#"{"description": "no name"}"#,
+            r#"{"name": null, "description": null, "parameters": null, "tags": null, "domain": null, "annotations": null}"#,
+            r#"{"name": "t\u00e9\n", "parameters": [], "tags": [], "annotations": {}}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "type": null, "description": "d\"", "required": false, "enum": null, "schema": {"x": 1}}, {"required": null, "name": "b", "enum": ["x", {"y": [1]}]}], "tags": ["a\tb", "c"], "annotations": {"readOnlyHint": null, "destructive_hint": true, "openWorldHint": false, "other": 1}}"#,
+            "{\n  \"name\" : \"t\" ,\n  \"tags\" : [ ]\n }",
+        ] {
+            assert!(same_as_serde(row), "{row}");
+        }
+        // unusual or invalid: the quick walk steps aside (serde reads or rejects these)
+        for row in [
+            r#"{"name": "t", "name": "u"}"#,
+            r#"{"na\u006de": "t"}"#,
+            r#"{"name": "t", "metadata": {"meth\u006fd": "GET"}}"#,
+            r#"{"name": "t", "metadata": {"openapi": {"summary": 1, "summary": 2}}}"#,
+            r#"{"name": "t", "metadata": {"api_contract": {"produces": null, "produces": []}}}"#,
+            r#"{"name": "t", "metadata": "text"}"#,
+            r#"{"name": 5}"#,
+            r#"{"name": "t", "parameters": [{"type": "string"}]}"#,
+            r#"{"name": "t", "parameters": [{"name": null}]}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "required": 1}]}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "name": "b"}]}"#,
+            r#"{"name": "t", "parameters": [["a"]]}"#,
+            r#"{"name": "t", "parameters": {"name": "a"}}"#,
+            r#"{"name": "t", "tags": ["a", null]}"#,
+            r#"{"name": "t", "tags": "a"}"#,
+            r#"{"name": "t", "annotations": {"readOnlyHint": true, "read_only_hint": true}}"#,
+            r#"{"name": "t", "annotations": {"readOnlyHint": 1}}"#,
+            r#"{"name": "t", "annotations": [true]}"#,
+            r#"{"name": "t", "parameters": [{"name": "a", "enum": [1,]}]}"#,
+            r#"{"name": "t", "x": [1,]}"#,
+            r#"{"name": "t", "x": "a\u12"}"#,
+            "{\"name\": \"t\", \"x\": \"a\tb\"}",
+            r#"{"name": "t", "x": 01}"#,
+            r#"{"name": "t", "metadata": {"produces": [1 2]}}"#,
+            r#"{"name": "t", "metadata": {"openapi": {"x": tru}}}"#,
+            r#"{"name": "t",}"#,
+            r#"{"name": "t" "tags": []}"#,
+            r#"["t"]"#,
+        ] {
+            assert!(!same_as_serde(row), "{row}");
+        }
+        let deep = format!(
+            r#"{{"name": "t", "metadata": {{"method": {}1{}}}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        assert!(!same_as_serde(&deep));
     }
 }

@@ -10,8 +10,9 @@ pub struct SourceText {
 
 enum Inner {
     Owned(String),
-    /// Checked to be UTF-8 when created; never written.
-    Mapped(memmap2::Mmap),
+    /// Checked to be UTF-8 when created; never written. The file is kept for positioned
+    /// reads ([`SourceText::read_range`]).
+    Mapped(memmap2::Mmap, std::fs::File),
 }
 
 impl SourceText {
@@ -22,9 +23,10 @@ impl SourceText {
     }
 
     /// Wraps a read-only map once its bytes are known to be UTF-8; gives the map back with
-    /// the length of its valid prefix otherwise. The check goes chunk by chunk and lets the
-    /// pages of each checked chunk go, so the whole file is never resident at once.
-    pub fn mapped(map: memmap2::Mmap) -> Result<Self, (memmap2::Mmap, usize)> {
+    /// the length of its valid prefix otherwise. The check goes chunk by chunk and, for a
+    /// text of more than one chunk, lets the pages of each checked chunk go, so the whole
+    /// file is never resident at once.
+    pub fn mapped(map: memmap2::Mmap, file: std::fs::File) -> Result<Self, (memmap2::Mmap, usize)> {
         const CHUNK: usize = 16 << 20;
         let mut off = 0;
         while off < map.len() {
@@ -35,11 +37,14 @@ impl SourceText {
                 Err(e) if e.error_len().is_none() && end < map.len() => off + e.valid_up_to(),
                 Err(e) => return Err((map, off + e.valid_up_to())),
             };
-            release_pages(&map, off, next);
+            if map.len() > CHUNK {
+                // a smaller text is walked in full right after: its pages stay for that
+                release_pages(&map, off, next);
+            }
             off = next;
         }
         Ok(SourceText {
-            inner: Inner::Mapped(map),
+            inner: Inner::Mapped(map, file),
         })
     }
 
@@ -47,9 +52,31 @@ impl SourceText {
     /// inside the range); touching them again reads them back from the page cache. A no-op
     /// for owned text. Keeps a large artifact's RSS near the part being worked on.
     pub fn release(&self, start: usize, end: usize) {
-        if let Inner::Mapped(m) = &self.inner {
+        if let Inner::Mapped(m, _) = &self.inner {
             release_pages(m, start, end);
         }
+    }
+
+    /// The text is a memory map (its pages may have been let go).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.inner, Inner::Mapped(..))
+    }
+
+    /// Bytes `start..end` (a slice of this text) of a mapped text, read from its file with a
+    /// positioned read instead of through the map; `None` for owned text or when the read
+    /// fails. Touching a map whose pages were let go brings back 64 KiB around each access
+    /// (the kernel's fault-around): reading a tool's metadata this way keeps the process from
+    /// holding most of an artifact again once its tools are emitted.
+    pub fn read_range(&self, start: usize, end: usize) -> Option<String> {
+        #[cfg(unix)]
+        if let Inner::Mapped(_, file) = &self.inner {
+            use std::os::unix::fs::FileExt;
+            let mut buf = vec![0u8; end.checked_sub(start)?];
+            file.read_exact_at(&mut buf, start as u64).ok()?;
+            return String::from_utf8(buf).ok();
+        }
+        let _ = (start, end);
+        None
     }
 
     /// Byte offset of `part`, a slice of this text.
@@ -61,7 +88,7 @@ impl SourceText {
         match &self.inner {
             Inner::Owned(s) => s,
             // SAFETY: checked with `from_utf8` in `mapped`; the map is read-only
-            Inner::Mapped(m) => unsafe { std::str::from_utf8_unchecked(m) },
+            Inner::Mapped(m, _) => unsafe { std::str::from_utf8_unchecked(m) },
         }
     }
 }
@@ -95,5 +122,39 @@ impl Deref for SourceText {
 impl std::fmt::Debug for SourceText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "SourceText({} bytes)", self.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positioned_reads_give_the_mapped_bytes() {
+        let path = std::env::temp_dir().join(format!("toolscope-text-{}.json", std::process::id()));
+        let body = "{\"k\": \"héllo wörld\", \"n\": [1, 2, 3]}\n".repeat(2000);
+        std::fs::write(&path, &body).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: a private test file nobody writes while it is mapped
+        let map = unsafe { memmap2::MmapOptions::new().map(&file) }.unwrap();
+        let text = SourceText::mapped(map, file).map_err(|_| ()).unwrap();
+        assert!(text.is_mapped());
+        text.release(0, text.len());
+        for (s, e) in [(0, 10), (7, 20), (1000, 9000), (0, body.len())] {
+            let (s, e) = (text.ceil(s), text.ceil(e));
+            assert_eq!(text.read_range(s, e).as_deref(), Some(&body[s..e]));
+        }
+        assert!(SourceText::owned(body.clone()).read_range(0, 4).is_none());
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    impl SourceText {
+        /// The first char boundary at or after `i`.
+        fn ceil(&self, mut i: usize) -> usize {
+            while !self.is_char_boundary(i) {
+                i += 1;
+            }
+            i
+        }
     }
 }

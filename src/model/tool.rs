@@ -46,8 +46,18 @@ impl RawJson {
         &self.buf[self.start..self.end]
     }
 
+    /// Calls `f` with the text; a slice of a mapped file is read with a positioned read
+    /// rather than through the map (see [`SourceText::read_range`]: even a small slice
+    /// touched through the map brings back 64 KiB around it).
+    pub fn with_str<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        match self.buf.read_range(self.start, self.end) {
+            Some(s) => f(&s),
+            None => f(self.get()),
+        }
+    }
+
     pub fn parse(&self) -> Value {
-        serde_json::from_str(self.get()).unwrap_or(Value::Null)
+        self.with_str(|s| serde_json::from_str(s).unwrap_or(Value::Null))
     }
 }
 
@@ -232,7 +242,7 @@ impl Tool {
             w.key("required").bool(p.required);
             w.key("enum");
             match &p.enum_values {
-                Some(raw) => w.raw(raw.get()),
+                Some(raw) => raw.with_str(|t| w.raw(t)),
                 None => w.null(),
             };
             w.end_obj();
@@ -240,7 +250,8 @@ impl Tool {
         w.end_arr();
         w.key("tags").str_list(&self.tags);
         w.key("domain").opt_str(self.domain.as_deref());
-        w.key("metadata").raw(self.metadata.get());
+        w.key("metadata");
+        self.metadata.with_str(|m| w.raw(m));
         w.key("annotations");
         match &self.annotations {
             None => {
