@@ -443,20 +443,7 @@ pub fn report(
         let samples: Vec<Value> = unknown
             .iter()
             .take(5)
-            .map(|t| {
-                json!({
-                    "name": t.name,
-                    "missing": ["canonical_action"],
-                    "method": t.meta_str("method").map(str::to_uppercase),
-                    "path": t.meta_str("path"),
-                    "operation_id": t
-                        .metadata
-                        .get("openapi")
-                        .and_then(|o| o.get("operation_id"))
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                })
-            })
+            .map(|t| super::build::semantics::unknown_sample(t, &["canonical_action"]))
             .collect();
         issues.push(Issue {
             severity: "warning",

@@ -860,6 +860,22 @@ fn fill_missing(md: &mut Map<String, Value>, key: &str, derived: Vec<(&str, Valu
     }
 }
 
+/// One `unknown_samples` row: a tool and the semantic fields it lacks.
+pub fn unknown_sample(t: &ToolSchema, missing: &[&str]) -> Value {
+    json!({
+        "name": t.name,
+        "missing": missing,
+        "method": t.meta_str("method").map(str::to_uppercase),
+        "path": t.meta_str("path"),
+        "operation_id": t
+            .metadata
+            .get("openapi")
+            .and_then(|o| o.get("operation_id"))
+            .cloned()
+            .unwrap_or(Value::Null),
+    })
+}
+
 fn rate(n: usize, total: usize) -> f64 {
     if total == 0 {
         0.0
@@ -932,18 +948,7 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
             missing.push("path_module");
         }
         if !missing.is_empty() && unknown_samples.len() < 20 {
-            unknown_samples.push(json!({
-                "name": t.name,
-                "missing": missing,
-                "method": t.meta_str("method").map(str::to_uppercase),
-                "path": t.meta_str("path"),
-                "operation_id": t
-                    .metadata
-                    .get("openapi")
-                    .and_then(|o| o.get("operation_id"))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-            }));
+            unknown_samples.push(unknown_sample(t, &missing));
         }
         *shapes
             .entry(g("result_shape").to_string())
