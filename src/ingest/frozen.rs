@@ -42,6 +42,11 @@ pub fn freeze(v: Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
     Value::String(out)
 }
 
+/// Whether a value is a frozen subtree.
+pub fn is_frozen(v: &Value) -> bool {
+    matches!(v, Value::String(s) if s.starts_with(MARK))
+}
+
 /// The `$ref` array text and the compact JSON of a frozen subtree.
 pub fn thaw(s: &str) -> Option<(&str, &str)> {
     let rest = s.strip_prefix(MARK)?;
@@ -130,20 +135,7 @@ mod tests {
     use crate::ingest::artifact::{to_compact, to_python_pretty};
     use serde_json::json;
 
-    fn collect(v: &Value, out: &mut Vec<String>) {
-        if let Value::String(s) = v
-            && let Some(r) = refs_of(s)
-        {
-            out.extend(r);
-        } else if let Value::Object(m) = v {
-            if let Some(Value::String(r)) = m.get("$ref") {
-                out.push(r.clone());
-            }
-            m.values().for_each(|x| collect(x, out));
-        } else if let Value::Array(a) = v {
-            a.iter().for_each(|x| collect(x, out));
-        }
-    }
+    use crate::ingest::build::collection::collect_refs as collect;
 
     #[test]
     fn frozen_subtrees_serialise_like_the_tree() {

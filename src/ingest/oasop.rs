@@ -12,7 +12,7 @@ use super::leaves::{
     schema_field_rows,
 };
 use super::openapi::{
-    add_schema_hints, copy_row_hints, first_n, merge_description, py_schema_description,
+    add_schema_hints, copy_row_hints, first_n, merge_description, present, py_schema_description,
     py_schema_type,
 };
 use super::refs::REF_MARKER;
@@ -45,16 +45,6 @@ fn key_str(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         o => py_str(o),
-    }
-}
-
-/// Python `x not in (None, "", [])`.
-fn present(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        _ => true,
     }
 }
 

@@ -299,10 +299,7 @@ pub fn spec_tools(
         }
     }
     // build the tools on every core (each thread with its own resolver cache)
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
+    let threads = super::par::threads();
     let built: Vec<Result<ToolSchema, InputError>> = if threads == 1 || jobs.len() < 64 {
         let out = jobs
             .iter()
@@ -1165,7 +1162,7 @@ fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
 }
 
 /// Python `x not in (None, "", [])`.
-fn present(v: &Value) -> bool {
+pub fn present(v: &Value) -> bool {
     match v {
         Value::Null => false,
         Value::String(s) => !s.is_empty(),

@@ -255,12 +255,8 @@ impl OperationFacts {
 
 /// Python truthiness of a metadata value that may be frozen (a frozen value is a non-empty
 /// container).
-fn present(v: Option<&Value>) -> bool {
-    match v {
-        Some(Value::String(s)) if s.starts_with(super::frozen::MARK) => true,
-        Some(v) => crate::engine::pytext::truthy(v),
-        None => false,
-    }
+fn truthy_or_frozen(v: Option<&Value>) -> bool {
+    v.is_some_and(|v| super::frozen::is_frozen(v) || crate::engine::pytext::truthy(v))
 }
 
 struct Issue {
@@ -384,7 +380,7 @@ pub fn report(
         let status = resp.and_then(|r| r.get("status")).and_then(Value::as_str);
         let resp_present = ["schema", "fields", "headers"]
             .iter()
-            .any(|k| present(resp.and_then(|r| r.get(*k))));
+            .any(|k| truthy_or_frozen(resp.and_then(|r| r.get(*k))));
         if !resp_present {
             issues.push(issue(
                 "warning",
@@ -397,7 +393,7 @@ pub fn report(
         let contract = md.get("api_contract");
         if !["produces", "consumes", "links"]
             .iter()
-            .any(|k| present(contract.and_then(|c| c.get(*k))))
+            .any(|k| truthy_or_frozen(contract.and_then(|c| c.get(*k))))
         {
             issues.push(issue(
                 "warning",
@@ -600,7 +596,7 @@ fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
         .count();
     let response_schema = tools
         .iter()
-        .filter(|t| present(response(t).and_then(|r| r.get("schema"))))
+        .filter(|t| truthy_or_frozen(response(t).and_then(|r| r.get("schema"))))
         .count();
     let contract_tools = tools
         .iter()
@@ -608,7 +604,7 @@ fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
             let c = t.metadata.get("api_contract");
             ["produces", "consumes", "links"]
                 .iter()
-                .any(|k| present(c.and_then(|c| c.get(*k))))
+                .any(|k| truthy_or_frozen(c.and_then(|c| c.get(*k))))
         })
         .count();
     let links: usize = tools

@@ -63,9 +63,8 @@ pub(crate) fn collect_refs(v: &Value, out: &mut Vec<String>) {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
-            Value::String(s) if s.starts_with(crate::ingest::frozen::MARK) => {
-                out.extend(crate::ingest::frozen::refs_of(s).unwrap_or_default());
-            }
+            // a frozen subtree carries its `$ref`s
+            Value::String(s) => out.extend(crate::ingest::frozen::refs_of(s).unwrap_or_default()),
             Value::Object(m) => {
                 for (k, x) in m.iter() {
                     if k == "$ref"
@@ -75,9 +74,9 @@ pub(crate) fn collect_refs(v: &Value, out: &mut Vec<String>) {
                     }
                 }
                 for x in m.values().rev() {
-                    let frozen =
-                        matches!(x, Value::String(s) if s.starts_with(crate::ingest::frozen::MARK));
-                    if frozen || matches!(x, Value::Object(_) | Value::Array(_)) {
+                    if crate::ingest::frozen::is_frozen(x)
+                        || matches!(x, Value::Object(_) | Value::Array(_))
+                    {
                         stack.push(x);
                     }
                 }
