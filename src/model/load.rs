@@ -347,18 +347,12 @@ fn quick_graph(sc: &Scan<'_>, at: usize) -> Option<(Option<GraphSec>, usize)> {
         nodes: None,
         edges: None,
     };
-    let mut seen = 0u8;
-    let end = sc.each_member_checked(at, |key, at| {
-        let bit = match key {
-            "nodes" => 1,
-            "edges" => 2,
-            k if k.contains('\\') => return None,
-            _ => return sc.valid_value(at),
-        };
-        if seen & bit != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= bit;
+    let field_of = |key: &str| match key {
+        "nodes" => Some(1),
+        "edges" => Some(2),
+        _ => None,
+    };
+    let end = sc.each_field_checked(at, field_of, |bit, at| {
         if text.as_bytes()[at] == b'n' {
             return literal_end(text, at, "null");
         }
@@ -394,20 +388,14 @@ fn quick_node(sc: &Scan<'_>, at: usize) -> Option<(NodeRow, usize)> {
         community: None,
         description: None,
     };
-    let mut seen = 0u8;
-    let end = sc.each_member_checked(at, |key, at| {
-        let bit = match key {
-            "id" => 1,
-            "node_type" => 2,
-            "community" => 4,
-            "description" => 8,
-            k if k.contains('\\') => return None,
-            _ => return sc.valid_value(at),
-        };
-        if seen & bit != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= bit;
+    let field_of = |key: &str| match key {
+        "id" => Some(1),
+        "node_type" => Some(2),
+        "community" => Some(4),
+        "description" => Some(8),
+        _ => None,
+    };
+    let end = sc.each_field_checked(at, field_of, |bit, at| {
         if bit == 1 {
             let (s, end) = quick_string(sc, at)?;
             id = Some(s);
@@ -749,25 +737,19 @@ fn quick_top<'t>(
 ) -> Option<FileTop<IgnoredAny>> {
     let sc = Scan::new(text);
     let mut top = FileTop::<IgnoredAny>::default();
-    let mut seen = 0u16;
-    let end = sc.each_member_checked(0, |key, at| {
-        let bit = match key {
-            "format_version" => 1,
-            "version" => 2,
-            "library_version" => 4,
-            "graph" => 8,
-            "tools" => 16,
-            "openapi" => 32,
-            "swagger" => 64,
-            "collection_graph_version" => 128,
-            "readiness_report" => 256,
-            k if k.contains('\\') => return None, // might decode to one of the above
-            _ => return sc.valid_value(at),
-        };
-        if seen & bit != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= bit;
+    let field_of = |key: &str| match key {
+        "format_version" => Some(1),
+        "version" => Some(2),
+        "library_version" => Some(4),
+        "graph" => Some(8),
+        "tools" => Some(16),
+        "openapi" => Some(32),
+        "swagger" => Some(64),
+        "collection_graph_version" => Some(128),
+        "readiness_report" => Some(256),
+        _ => None,
+    };
+    let end = sc.each_field_checked(0, field_of, |bit, at| {
         if bit == 16 {
             if text.as_bytes()[at] != b'{' {
                 return None;
@@ -802,7 +784,7 @@ fn quick_top<'t>(
         }
         Some(end)
     })?;
-    (seen & 16 != 0 && sc.skip_ws(end) == text.len()).then_some(top)
+    (top.tools.is_some() && sc.skip_ws(end) == text.len()).then_some(top)
 }
 
 pub fn pointer_escape(s: &str) -> String {
@@ -920,23 +902,17 @@ fn quick_tool_row<'t>(sc: &Scan<'t>, at: usize) -> Option<(ToolRow<'t>, Option<&
     let text = sc.text();
     let mut row = ToolRow::default();
     let mut metadata = None;
-    let mut seen = 0u8;
-    let end = sc.each_member_checked(at, |key, at| {
-        let bit = match key {
-            "name" => 1,
-            "description" => 2,
-            "parameters" => 4,
-            "tags" => 8,
-            "domain" => 16,
-            "metadata" => 32,
-            "annotations" => 64,
-            k if k.contains('\\') => return None, // might decode to one of the above
-            _ => return sc.valid_value(at),
-        };
-        if seen & bit != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= bit;
+    let field_of = |key: &str| match key {
+        "name" => Some(1),
+        "description" => Some(2),
+        "parameters" => Some(4),
+        "tags" => Some(8),
+        "domain" => Some(16),
+        "metadata" => Some(32),
+        "annotations" => Some(64),
+        _ => None,
+    };
+    let end = sc.each_field_checked(at, field_of, |bit, at| {
         if bit == 32 {
             if text.as_bytes()[at] == b'n' {
                 return literal_end(text, at, "null");
@@ -1000,21 +976,15 @@ fn quick_param<'t>(sc: &Scan<'t>, at: usize) -> Option<(ParamRow<'t>, usize)> {
         required: None,
         enum_values: None,
     };
-    let mut seen = 0u8;
-    let end = sc.each_member_checked(at, |key, at| {
-        let bit = match key {
-            "name" => 1,
-            "type" => 2,
-            "description" => 4,
-            "required" => 8,
-            "enum" => 16,
-            k if k.contains('\\') => return None,
-            _ => return sc.valid_value(at),
-        };
-        if seen & bit != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= bit;
+    let field_of = |key: &str| match key {
+        "name" => Some(1),
+        "type" => Some(2),
+        "description" => Some(4),
+        "required" => Some(8),
+        "enum" => Some(16),
+        _ => None,
+    };
+    let end = sc.each_field_checked(at, field_of, |bit, at| {
         if bit != 1 && text.as_bytes()[at] == b'n' {
             return literal_end(text, at, "null"); // an `Option` field
         }
@@ -1049,20 +1019,16 @@ fn quick_param<'t>(sc: &Scan<'t>, at: usize) -> Option<(ParamRow<'t>, usize)> {
 fn quick_annotations(sc: &Scan<'_>, at: usize) -> Option<(AnnotationRow, usize)> {
     let text = sc.text();
     let mut hints = [None; 4];
-    let mut seen = 0u8;
-    let end = sc.each_member_checked(at, |key, at| {
-        let field = match key {
-            "read_only_hint" | "readOnlyHint" => 0,
-            "destructive_hint" | "destructiveHint" => 1,
-            "idempotent_hint" | "idempotentHint" => 2,
-            "open_world_hint" | "openWorldHint" => 3,
-            k if k.contains('\\') => return None,
-            _ => return sc.valid_value(at),
-        };
-        if seen & (1 << field) != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= 1 << field;
+    // an alias and its field name are one field (both present: a duplicate)
+    let field_of = |key: &str| match key {
+        "read_only_hint" | "readOnlyHint" => Some(1),
+        "destructive_hint" | "destructiveHint" => Some(2),
+        "idempotent_hint" | "idempotentHint" => Some(4),
+        "open_world_hint" | "openWorldHint" => Some(8),
+        _ => None,
+    };
+    let end = sc.each_field_checked(at, field_of, |bit, at| {
+        let field = bit.trailing_zeros() as usize;
         if text.as_bytes()[at] == b'n' {
             return literal_end(text, at, "null");
         }
@@ -1150,21 +1116,15 @@ fn quick_openapi(sc: &Scan<'_>, at: usize) -> Option<(Option<OaView>, usize)> {
     }
     let t = sc.text();
     let mut o = OaView::default();
-    let mut seen = 0u8;
-    let end = sc.each_member_checked(at, |key, at| {
-        let bit = match key {
-            "operation_id" => 1,
-            "summary" => 2,
-            "description" => 4,
-            "path" => 8,
-            "path_module" => 16,
-            k if k.contains('\\') => return None,
-            _ => return sc.valid_value(at),
-        };
-        if seen & bit != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= bit;
+    let field_of = |key: &str| match key {
+        "operation_id" => Some(1),
+        "summary" => Some(2),
+        "description" => Some(4),
+        "path" => Some(8),
+        "path_module" => Some(16),
+        _ => None,
+    };
+    let end = sc.each_field_checked(at, field_of, |bit, at| {
         let end = sc.skip_value_shallow(at)?;
         let v: Option<Value> = serde_json::from_str(&t[at..end]).ok()?;
         match bit {
@@ -1187,18 +1147,17 @@ fn quick_contract<'t>(sc: &Scan<'t>, at: usize) -> Option<(Option<ContractView<'
     }
     let t = sc.text();
     let mut c = ContractView::default();
-    let mut seen = 0u8;
-    let end = sc.each_member_checked(at, |key, at| {
-        let (bit, slot) = match key {
-            "produces" => (1, &mut c.produces),
-            "consumes" => (2, &mut c.consumes),
-            k if k.contains('\\') => return None,
-            _ => return sc.valid_value(at),
+    let field_of = |key: &str| match key {
+        "produces" => Some(1),
+        "consumes" => Some(2),
+        _ => None,
+    };
+    let end = sc.each_field_checked(at, field_of, |bit, at| {
+        let slot = if bit == 1 {
+            &mut c.produces
+        } else {
+            &mut c.consumes
         };
-        if seen & bit != 0 {
-            return None; // serde: duplicate field
-        }
-        seen |= bit;
         let end = sc.valid_value(at)?;
         let v = &t[at..end];
         // `Option<&RawValue>`: null reads as absent

@@ -291,6 +291,34 @@ impl<'t> Scan<'t> {
         }
     }
 
+    /// Walks a struct-like object as serde's derived visitor reads it: `field_of(key)` gives
+    /// the bit of a member the caller reads (aliases share one), `f(bit, value_start)` reads
+    /// it and returns the end of its value; any other member is checked and skipped. A key
+    /// with an escape (it might decode to a field name) or a field seen twice (serde:
+    /// duplicate field) returns `None`, so the caller falls back to serde.
+    pub fn each_field_checked(
+        &self,
+        i: usize,
+        field_of: impl Fn(&str) -> Option<u32>,
+        mut f: impl FnMut(u32, usize) -> Option<usize>,
+    ) -> Option<usize> {
+        let mut seen = 0u32;
+        self.each_member_checked(i, |key, at| {
+            let Some(bit) = field_of(key) else {
+                return if key.contains('\\') {
+                    None
+                } else {
+                    self.valid_value(at)
+                };
+            };
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            f(bit, at)
+        })
+    }
+
     /// Walks the members of the object at `i` (after leading whitespace) with checks:
     /// `f(raw_key, value_start)` (`value_start` is within the text) returns the end of the member's value (found however the
     /// caller likes, e.g. [`Scan::valid_value`]) or `None` to stop. Returns the index after
