@@ -417,17 +417,7 @@ fn quick_node(sc: &Scan<'_>, at: usize) -> Option<(NodeRow, usize)> {
 fn quick_edge(sc: &Scan<'_>, at: usize) -> Option<(EdgeRow, usize)> {
     let mut source = None;
     let mut target = None;
-    let mut row = EdgeRow {
-        source: String::new(),
-        target: String::new(),
-        relation: None,
-        confidence: None,
-        conf_score: None,
-        evidence: None,
-        layer: None,
-        kind: None,
-        evidence_sources: None,
-    };
+    let mut row = EdgeRow::default();
     let end = sc.each_member_checked(at, |key, at| {
         // later keys win, as in `EdgeRow`'s visitor
         let slot = match key {
@@ -1354,7 +1344,7 @@ struct NodeRow {
     description: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct EdgeRow {
     source: String,
     target: String,
@@ -1378,17 +1368,7 @@ impl<'de> Deserialize<'de> for EdgeRow {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut source = None;
                 let mut target = None;
-                let mut row = EdgeRow {
-                    source: String::new(),
-                    target: String::new(),
-                    relation: None,
-                    confidence: None,
-                    conf_score: None,
-                    evidence: None,
-                    layer: None,
-                    kind: None,
-                    evidence_sources: None,
-                };
+                let mut row = EdgeRow::default();
                 while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     match k.as_ref() {
                         "source" => source = Some(map.next_value::<String>()?),
