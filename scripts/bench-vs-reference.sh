@@ -8,7 +8,8 @@
 # file, the same queries, top_k 10, retrieval with evidence + JSON serialisation + the target
 # selector (--select). Prints a table (toolscope value, reference value, reference/toolscope
 # ratio per metric) and the targets, and appends the raw JSON lines to
-# bench/results-<date>.jsonl.
+# bench/results-<date>.jsonl. For golden and demo each engine is launched 3 times per graph
+# (--quick: once) and every metric is the median over the launches.
 #
 #   --quick      fewer repeats, skips synthetic-50k
 #   --only LIST  comma-separated workload names (golden,demo,github,synthetic-10k,synthetic-50k)
@@ -78,25 +79,49 @@ COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || COMMIT="$COMMIT+dirty"
 : > "$RUN_LINES"
 
-if [ "$QUICK" = 1 ]; then TS_REPEAT=5; REF_REPEAT_SMALL=1; else TS_REPEAT=20; REF_REPEAT_SMALL=3; fi
+if [ "$QUICK" = 1 ]; then TS_REPEAT=5; REF_REPEAT_SMALL=1; LAUNCHES_SMALL=1; else TS_REPEAT=20; REF_REPEAT_SMALL=3; LAUNCHES_SMALL=3; fi
 
-# run_pair WORKLOAD LABEL TS_GRAPH REF_GRAPH QUERIES REF_REPEAT
+# run_pair WORKLOAD LABEL TS_GRAPH REF_GRAPH QUERIES REF_REPEAT [LAUNCHES]
+# Each engine runs LAUNCHES times (default 1) as a fresh process, alternating, and each metric
+# is the median over the launches: a small graph loads in under a millisecond, where one
+# scheduling hiccup on a shared machine would otherwise decide the ratio. The graph file is
+# read once before, so neither engine pays for a cold page cache.
 run_pair() {
-    local workload="$1" label="$2" ts_graph="$3" ref_graph="$4" queries="$5" ref_repeat="$6" line
+    local workload="$1" label="$2" ts_graph="$3" ref_graph="$4" queries="$5" ref_repeat="$6"
+    local launches="${7:-1}" line i
     [ "$PREPARE_ONLY" = 1 ] && return 0
+    cat "$ts_graph" "$ref_graph" > /dev/null
+    : > "$TMP/ts-launches.jsonl"; : > "$TMP/ref-launches.jsonl"
     load1="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)"
-    if line="$("$TS" bench "$ts_graph" --queries "$queries" --top-k 10 --select --repeat "$TS_REPEAT")"; then
-        tag "$workload" "$label" "$line" >> "$RUN_LINES"
-    else
-        log "toolscope failed on $label"
-    fi
-    load1="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)"
-    if line="$(timeout "$REF_TIMEOUT" "$PY" "$ROOT/scripts/bench_reference.py" "$ref_graph" --queries "$queries" \
-            --top-k 10 --select --repeat "$ref_repeat" --max-seconds "$REF_BUDGET" --label "$label")"; then
-        tag "$workload" "$label" "$line" >> "$RUN_LINES"
-    else
-        log "reference failed or timed out on $label"
-    fi
+    for ((i = 0; i < launches; i++)); do
+        if line="$("$TS" bench "$ts_graph" --queries "$queries" --top-k 10 --select --repeat "$TS_REPEAT")"; then
+            echo "$line" >> "$TMP/ts-launches.jsonl"
+        else
+            log "toolscope failed on $label"
+        fi
+        if line="$(timeout "$REF_TIMEOUT" "$PY" "$ROOT/scripts/bench_reference.py" "$ref_graph" --queries "$queries" \
+                --top-k 10 --select --repeat "$ref_repeat" --max-seconds "$REF_BUDGET" --label "$label")"; then
+            echo "$line" >> "$TMP/ref-launches.jsonl"
+        else
+            log "reference failed or timed out on $label"
+        fi
+    done
+    [ -s "$TMP/ts-launches.jsonl" ] && tag "$workload" "$label" "$(median_line "$TMP/ts-launches.jsonl")" >> "$RUN_LINES"
+    [ -s "$TMP/ref-launches.jsonl" ] && tag "$workload" "$label" "$(median_line "$TMP/ref-launches.jsonl")" >> "$RUN_LINES"
+    return 0
+}
+
+# median_line FILE -> the first JSON line of FILE with every timing and memory metric replaced
+# by its median over all lines, and "launches": the number of lines
+median_line() {
+    python3 -c 'import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+out = dict(rows[0])
+for k, v in rows[0].items():
+    if (k.endswith("_ms") or k.endswith("_mib")) and all(isinstance(r.get(k), (int, float)) for r in rows):
+        out[k] = statistics.median(r[k] for r in rows)
+out["launches"] = len(rows)
+print(json.dumps(out, ensure_ascii=False))' "$1"
 }
 
 # tag WORKLOAD LABEL JSON -> the JSON line with run id, toolscope commit, workload and the
@@ -177,7 +202,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
         seen.add(qq); out.append(qq)
 open(sys.argv[2], "w", encoding="utf-8").write("\n".join(out[:100]) + "\n")
 PY
-            run_pair golden "golden/$name" "$g" "$g" "$q" "$REF_REPEAT_SMALL"
+            run_pair golden "golden/$name" "$g" "$g" "$q" "$REF_REPEAT_SMALL" "$LAUNCHES_SMALL"
         done
     else
         log "golden: $GOLDEN_DIR not found, skipped"
@@ -189,7 +214,7 @@ if wanted demo; then
     plain_copy "$ROOT/assets/demo/commerce-backoffice.collection.json.gz" "$TMP/demo.json"
     # both engines read the same plain file (toolscope's `demo` argument would load its
     # embedded gzip copy, which adds a decompression the reference does not do)
-    run_pair demo demo "$TMP/demo.json" "$TMP/demo.json" "$ROOT/assets/demo/queries.txt" "$REF_REPEAT_SMALL"
+    run_pair demo demo "$TMP/demo.json" "$TMP/demo.json" "$ROOT/assets/demo/queries.txt" "$REF_REPEAT_SMALL" "$LAUNCHES_SMALL"
     rm -f "$TMP/demo.json"
 fi
 
