@@ -302,3 +302,39 @@ fn files_open_their_screens_and_quit_cleanly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn build_on_a_terminal_shows_progress_then_clears_it_before_warnings_and_the_summary() {
+    let dir = std::env::temp_dir().join(format!("toolscope-pty-build-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("dup.json");
+    std::fs::write(
+        &spec,
+        r#"{"openapi": "3.0.0", "info": {"title": "Dup", "version": "1"}, "paths": {"/a": {"get": {"operationId": "getThing", "responses": {"200": {"description": "ok"}}}}, "/c": {"get": {"operationId": "getThing", "responses": {"200": {"description": "ok"}}}}}}"#,
+    )
+    .unwrap();
+    let out = dir.join("out.json");
+    let mut p = Pty::spawn(
+        &["build", spec.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        100,
+        30,
+    );
+    let status = wait_exit(&mut p);
+    assert!(status.success());
+    let text = p.screen();
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    // the progress line was drawn and cleared: the warning and the summary start their rows
+    assert!(
+        lines.iter().any(|l| l.starts_with("warning: ")
+            && l.contains("duplicate operationId \"getThing\"")),
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("built 2 tools")),
+        "{text}"
+    );
+    assert!(!text.contains("building tools from operations"), "{text}");
+    assert!(!text.contains('%'), "no progress left on screen:\n{text}");
+    assert!(out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

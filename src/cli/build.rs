@@ -24,16 +24,39 @@ pub struct BuildArgs {
 }
 
 pub fn run(args: BuildArgs) -> u8 {
+    use std::io::IsTerminal;
+    // on a terminal, a progress line (a 50k-operation build takes half a minute); the
+    // build's warnings are then held back and printed once the line is cleared
+    let live = !args.quiet && std::io::stderr().is_terminal();
     let opts = BuildOptions {
         server_names: args.servers.clone(),
+        progress: if live {
+            ingest::progress::Progress::new(progress_line)
+        } else {
+            Default::default()
+        },
     };
     keep_freed_memory();
     let t0 = std::time::Instant::now();
-    let built = match ingest::build_paths(&args.inputs, &opts) {
+    let built = if live {
+        let (built, warnings) =
+            ingest::capture_warnings(|| ingest::build_paths(&args.inputs, &opts));
+        eprint!("\r\x1b[2K");
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        built
+    } else {
+        ingest::build_paths(&args.inputs, &opts)
+    };
+    let built = match built {
         Ok(b) => b,
         Err(e) => return super::fail(e),
     };
     let t_build = t0.elapsed().as_secs_f64();
+    if live && args.output != "-" {
+        progress_line("writing", 1.0, &args.output);
+    }
     let write = if args.output == "-" {
         let mut out = std::io::stdout().lock();
         artifact::write_python_pretty(&mut out, &built.value).and_then(|()| out.flush())
@@ -44,6 +67,9 @@ pub fn run(args: BuildArgs) -> u8 {
             out.flush()
         })
     };
+    if live && args.output != "-" {
+        eprint!("\r\x1b[2K");
+    }
     if let Err(e) = write {
         return super::fail(format!("{}: {e}", args.output));
     }
@@ -63,6 +89,19 @@ pub fn run(args: BuildArgs) -> u8 {
     // the process ends here: freeing millions of JSON nodes one by one would only cost time
     std::mem::forget(built);
     super::EXIT_OK
+}
+
+/// Redraws the one-line build progress on stderr (a terminal).
+fn progress_line(phase: &str, fraction: f64, detail: &str) {
+    let detail = crate::sanitize::line(detail);
+    let sep = if detail.is_empty() { "" } else { ": " };
+    let mut line = format!("{:>3.0}% {phase}{sep}{detail}", (fraction * 100.0).floor());
+    // one terminal row at most: a wrapped line could not be redrawn in place
+    let cols = ratatui::crossterm::terminal::size().map_or(80, |(c, _)| c as usize);
+    if let Some((i, _)) = line.char_indices().nth(cols.saturating_sub(1)) {
+        line.truncate(i);
+    }
+    eprint!("\r\x1b[2K{line}");
 }
 
 /// A build allocates and frees millions of small JSON nodes, on every core, and the process

@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod oasop;
 pub mod openapi;
 pub mod par;
+pub mod progress;
 pub mod readiness;
 pub mod refs;
 pub mod schema;
@@ -36,6 +37,8 @@ pub const REFERENCE_VERSION: &str = "0.47.0";
 pub struct BuildOptions {
     /// MCP server names, one per MCP input in order (else taken from the document).
     pub server_names: Vec<String>,
+    /// Where the build reports its phases (the explorer's loading screen); off by default.
+    pub progress: progress::Progress,
 }
 
 #[derive(Debug)]
@@ -85,7 +88,9 @@ fn top_level_keys(b: &[u8]) -> Option<Vec<String>> {
 pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, InputError> {
     let mut t0 = std::time::Instant::now();
     let mut docs = Vec::new();
-    for p in paths {
+    for (i, p) in paths.iter().enumerate() {
+        let done = progress::at::READ * i as f64 / paths.len() as f64;
+        opts.progress.report("reading the spec", done, p);
         docs.push(source::read_document(p)?);
     }
     build::collection::phase(&mut t0, "read inputs");
@@ -119,7 +124,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     }
     let built_at = artifact::now_iso();
     if first_kind.is_openapi() {
-        let value = build::collection::build_collection(&docs, &built_at)?;
+        let value = build::collection::build_collection(&docs, &built_at, &opts.progress)?;
         let tool_count = value
             .get("tools")
             .and_then(Value::as_object)
@@ -135,6 +140,8 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             edge_count,
         });
     }
+    opts.progress
+        .report("building the tool graph", progress::at::READ, &first.name);
     let mut g = mcp::LegacyGraph::default();
     let mut mcp_i = 0;
     for d in &docs {
@@ -211,7 +218,13 @@ pub fn build_and_load_quiet(
     opts: &BuildOptions,
 ) -> Result<(Graph, Vec<String>), InputError> {
     let (built, mut warnings) = capture_warnings(|| build_paths(paths, opts));
-    let text = artifact::to_compact(&built?.value);
+    let built = built?;
+    opts.progress.report(
+        "loading the built graph",
+        1.0,
+        &format!("{} tools, {} edges", built.tool_count, built.edge_count),
+    );
+    let text = artifact::to_compact(&built.value);
     let name = paths.join(",");
     let (mut g, more) = crate::model::load::load_graph_bytes_quiet(&name, text.into_bytes())?;
     warnings.extend(more);

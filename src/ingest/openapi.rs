@@ -212,10 +212,13 @@ pub fn spec_tools(
     spec: &Value,
     swagger: bool,
     skip_deprecated: bool,
+    progress: &super::progress::Progress,
+    (lo, hi): (f64, f64),
 ) -> Result<SpecTools, InputError> {
     // the reference resolves against the spec with nullable dialects normalised in
     // `paths` and the schema components
     let mut t0 = std::time::Instant::now();
+    progress.report("normalizing the spec", lo, file);
     let normalized = normalize_spec(spec, swagger);
     let spec = &normalized;
     let res = Resolver::new(file, spec);
@@ -299,14 +302,21 @@ pub fn spec_tools(
         }
     }
     // build the tools on every core (each thread with its own resolver cache)
+    let counter = progress.counter(
+        "building tools from operations",
+        (lo + (hi - lo) * 0.1, hi),
+        jobs.len(),
+        "operations",
+    );
+    let tool_of =
+        |ctx: &Ctx, (path, method, item, op): &(&String, &'static str, &Value, &Value)| {
+            let t = operation_tool(ctx, path, method, item, op).map(freeze_bulk);
+            counter.tick();
+            t
+        };
     let threads = super::par::threads();
     let built: Vec<Result<ToolSchema, InputError>> = if threads == 1 || jobs.len() < 64 {
-        let out = jobs
-            .iter()
-            .map(|(path, method, item, op)| {
-                operation_tool(&ctx, path, method, item, op).map(freeze_bulk)
-            })
-            .collect();
+        let out = jobs.iter().map(|job| tool_of(&ctx, job)).collect();
         super::leaves::clear_row_cache();
         out
     } else {
@@ -315,7 +325,7 @@ pub fn spec_tools(
         let parts: Vec<Vec<(usize, Result<ToolSchema, InputError>)>> = std::thread::scope(|sc| {
             let handles: Vec<_> = (0..threads)
                 .map(|_| {
-                    let (jobs, next, servers) = (&jobs, &next, &ctx.servers);
+                    let (jobs, next, servers, tool_of) = (&jobs, &next, &ctx.servers, &tool_of);
                     let label = ctx.label;
                     sc.spawn(move || {
                         let res = Resolver::new(file, spec);
@@ -333,13 +343,8 @@ pub fn spec_tools(
                             if start >= jobs.len() {
                                 break;
                             }
-                            for (i, (path, method, item, op)) in
-                                jobs.iter().enumerate().skip(start).take(chunk)
-                            {
-                                out.push((
-                                    i,
-                                    operation_tool(&tctx, path, method, item, op).map(freeze_bulk),
-                                ));
+                            for (i, job) in jobs.iter().enumerate().skip(start).take(chunk) {
+                                out.push((i, tool_of(&tctx, job)));
                             }
                         }
                         out

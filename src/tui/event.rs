@@ -268,16 +268,7 @@ pub fn load(
         ),
         Source::Spec(path) => {
             let name = path.display().to_string();
-            step(
-                "building the graph from the spec",
-                0.2,
-                format!("{name} (detectors, contracts, semantics)"),
-            );
-            let (graph, warnings) = crate::ingest::build_and_load_quiet(
-                std::slice::from_ref(&name),
-                &Default::default(),
-            )
-            .map_err(|e| e.to_string())?;
+            let (graph, warnings) = build_spec(&name, &mut step)?;
             return Ok((index_graph(graph, &mut step), warnings));
         }
         Source::File(path) => {
@@ -380,6 +371,38 @@ pub fn load(
     Ok((index_graph(graph, &mut step), warnings))
 }
 
+/// Builds a spec's graph on a helper thread, passing the build's phases on as the first
+/// 80% of the gauge (the load and the index take the rest).
+fn build_spec(
+    name: &str,
+    step: &mut impl FnMut(&str, f64, String),
+) -> Result<(crate::model::Graph, Vec<String>), String> {
+    step(
+        "reading the spec",
+        0.0,
+        format!("{name} (a spec is built into a tool graph first)"),
+    );
+    let (ptx, prx) = channel::<(String, f64, String)>();
+    let opts = crate::ingest::BuildOptions {
+        progress: crate::ingest::progress::Progress::new(move |phase, f, detail| {
+            let _ = ptx.send((phase.to_string(), f, detail.to_string()));
+        }),
+        ..Default::default()
+    };
+    let names = [name.to_string()];
+    thread::scope(|sc| {
+        let build = sc.spawn(move || crate::ingest::build_and_load_quiet(&names, &opts));
+        // the channel closes when the build ends and drops its options
+        for (phase, f, detail) in prx {
+            step(&phase, 0.8 * f, detail);
+        }
+        match build.join() {
+            Ok(r) => r.map_err(|e| e.to_string()),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    })
+}
+
 /// The last load phases: the BM25 index, then ready.
 fn index_graph(graph: crate::model::Graph, step: &mut impl FnMut(&str, f64, String)) -> Engine {
     step(
@@ -408,11 +431,29 @@ mod spec_tests {
     fn a_spec_is_built_on_load_with_progress_and_no_printing() {
         let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/ingest/users.openapi.json");
-        let mut phases = Vec::new();
-        let (engine, _warnings) =
-            load(&Source::Spec(spec), &mut |p| phases.push(p.phase)).expect("spec builds");
+        let mut steps = Vec::new();
+        let (engine, _warnings) = load(&Source::Spec(spec), &mut |p| {
+            steps.push((p.phase, p.fraction, p.detail))
+        })
+        .expect("spec builds");
         assert!(engine.graph.tool_count() > 0);
-        assert!(phases.iter().any(|p| p.contains("spec")), "{phases:?}");
-        assert_eq!(phases.last().map(String::as_str), Some("ready"));
+        let phases: Vec<&str> = steps.iter().map(|s| s.0.as_str()).collect();
+        for want in [
+            "reading the spec",
+            "normalizing the spec",
+            "building tools from operations",
+            "semantic metadata",
+            "relation detectors",
+            "loading the built graph",
+            "building the BM25 index",
+        ] {
+            assert!(phases.contains(&want), "{want} missing from {phases:?}");
+        }
+        assert_eq!(phases.last(), Some(&"ready"));
+        // the gauge only moves forward, and the last operation is counted
+        assert!(steps.windows(2).all(|w| w[0].1 <= w[1].1), "{steps:?}");
+        let n = engine.graph.tool_count();
+        let last_op = format!("{n} of {n} operations");
+        assert!(steps.iter().any(|s| s.2 == last_op), "{steps:?}");
     }
 }

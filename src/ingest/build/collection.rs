@@ -10,6 +10,7 @@ use super::{contracts, links, semantics};
 use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
 use crate::ingest::openapi::{raw_operation_refs, spec_tools};
+use crate::ingest::progress::{Progress, at};
 use crate::ingest::schema::{OutGraph, ToolSchema, normalize};
 use crate::ingest::source::{Document, InputKind};
 use crate::ingest::{REFERENCE_VERSION, readiness};
@@ -131,7 +132,11 @@ pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
     *t0 = std::time::Instant::now();
 }
 
-pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, InputError> {
+pub fn build_collection(
+    docs: &[Document],
+    built_at: &str,
+    progress: &Progress,
+) -> Result<Value, InputError> {
     let mut t0 = std::time::Instant::now();
     let mut tools: IndexMap<String, ToolSchema> = IndexMap::new();
     let mut ingested_total = 0usize;
@@ -142,7 +147,16 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     let mut total_paths = 0usize;
     for (i, d) in docs.iter().enumerate() {
         let swagger = d.kind == InputKind::Swagger2;
-        let st = spec_tools(&d.name, &d.value, swagger, true)?;
+        let share =
+            |k: usize| at::READ + (at::OPERATIONS - at::READ) * k as f64 / docs.len() as f64;
+        let st = spec_tools(
+            &d.name,
+            &d.value,
+            swagger,
+            true,
+            progress,
+            (share(i), share(i + 1)),
+        )?;
         ingested_total += st.tools.len();
         *source_counts
             .entry(st.label.clone())
@@ -183,14 +197,29 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     }
     let mut list: Vec<ToolSchema> = tools.into_values().collect();
     phase(&mut t0, "operations");
+    progress.report(
+        "semantic metadata",
+        at::OPERATIONS,
+        "action, resource and shape of each tool",
+    );
 
     // 1. semantic metadata, 2. contract promotion
     let sem_summary = semantics::annotate(&mut list);
     phase(&mut t0, "semantics");
+    progress.report(
+        "contract promotion",
+        at::SEMANTICS,
+        "produces and consumes rows",
+    );
     let contract_stats = contracts::promote(&mut list);
     // 3. OpenAPI-link output promotion
     let link_signals = links::promote_outputs(&mut list);
     phase(&mut t0, "promotion");
+    progress.report(
+        "relation detectors",
+        at::PROMOTION,
+        "structural, name, CRUD and pair edges",
+    );
 
     // 4. register tool nodes
     crate::ingest::par::for_each_mut(&mut list, normalize);
@@ -235,6 +264,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
         }
     }
     phase(&mut t0, "detectors");
+    progress.report("contract data-flow edges", at::DETECTORS, "");
     // 9. OpenAPI-link edges
     let link_edges = links::link_edges(&list, &mut graph);
     // 10. contract data-flow edges
@@ -256,6 +286,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
         }
     }
     phase(&mut t0, "contract edges");
+    progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
 
     // artifact
     let tool_count = list.len();
@@ -379,6 +410,7 @@ pub fn build_collection(docs: &[Document], built_at: &str) -> Result<Value, Inpu
     meta.insert("enrichment_status".into(), json!(enrichment));
 
     phase(&mut t0, "summaries");
+    progress.report("assembling the artifact", at::SUMMARIES, "");
     let mut top = Map::new();
     top.insert("format_version".into(), json!("1"));
     top.insert("library_version".into(), json!(REFERENCE_VERSION));
