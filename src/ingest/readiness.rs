@@ -123,6 +123,75 @@ pub struct OperationFacts {
     pub has_request_schema: bool,
     /// counts over the raw `api_contract` rows, taken before they are frozen
     pub contract: ContractCounts,
+    /// the rows' loose field keys, for the producer/consumer candidate count
+    pub contract_keys: ContractKeys,
+}
+
+/// Loose field keys of one tool's raw `api_contract` rows.
+#[derive(Clone, Debug, Default)]
+pub struct ContractKeys {
+    /// every produced key, sorted and unique
+    pub produces: Vec<String>,
+    /// the key of each required consume row, in row order (a key can repeat)
+    pub required_consumes: Vec<String>,
+}
+
+impl ContractKeys {
+    pub fn of(contract: Option<&Value>) -> ContractKeys {
+        let rows = |k: &str| {
+            contract
+                .and_then(|c| c.get(k))
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        };
+        let key = |r: &Value| {
+            super::build::contracts::loose(
+                r.get("field_name").and_then(Value::as_str).unwrap_or(""),
+            )
+        };
+        let mut produces: Vec<String> = rows("produces")
+            .iter()
+            .map(key)
+            .filter(|k| !k.is_empty())
+            .collect();
+        produces.sort_unstable();
+        produces.dedup();
+        let required_consumes = rows("consumes")
+            .iter()
+            .filter(|r| r.get("required").is_some_and(crate::engine::pytext::truthy))
+            .map(key)
+            .filter(|k| !k.is_empty())
+            .collect();
+        ContractKeys {
+            produces,
+            required_consumes,
+        }
+    }
+}
+
+/// Required consume rows whose field some other tool produces (loose keys): the pairs a
+/// data-flow edge could connect.
+fn producer_consumer_candidates(tools: &[ToolSchema]) -> usize {
+    let mut producers: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    for t in tools {
+        for k in &t.readiness.contract_keys.produces {
+            *producers.entry(k.as_str()).or_default() += 1;
+        }
+    }
+    tools
+        .iter()
+        .map(|t| {
+            let keys = &t.readiness.contract_keys;
+            keys.required_consumes
+                .iter()
+                .filter(|k| {
+                    let own = keys.produces.binary_search(k).is_ok() as usize;
+                    producers.get(k.as_str()).copied().unwrap_or(0) > own
+                })
+                .count()
+        })
+        .sum()
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -249,6 +318,7 @@ impl OperationFacts {
             has_request_content_types: !content_types.is_empty(),
             has_request_schema: schema.is_some_and(|s| !s.is_empty()),
             contract: ContractCounts::default(),
+            contract_keys: ContractKeys::default(),
         }
     }
 }
@@ -454,6 +524,73 @@ pub fn report(
             recommendation: "Add operationId verbs, summaries, or adapter action_aliases so search can distinguish search/read/write/action tools.",
         });
     }
+    let mut connected = vec![false; g.nodes.len()];
+    for (si, m) in g.succ.iter().enumerate() {
+        for &ti in m.keys() {
+            connected[si] = true;
+            connected[ti] = true;
+        }
+    }
+    let mut orphans: Vec<&String> = g
+        .nodes
+        .keys()
+        .enumerate()
+        .filter(|(i, _)| !connected[*i])
+        .map(|(_, k)| k)
+        .collect();
+    orphans.sort();
+    let mut rel: IndexMap<String, usize> = IndexMap::new();
+    let mut producer = 0;
+    for (_, _, a) in g.edges() {
+        let r = a.get("relation").and_then(Value::as_str).unwrap_or("");
+        *rel.entry(r.to_string()).or_default() += 1;
+        if matches!(r, "requires" | "precedes" | "produces_for")
+            || a.get("data_flow").is_some_and(|d| !d.is_null())
+        {
+            producer += 1;
+        }
+    }
+    let candidates = producer_consumer_candidates(tools);
+    if candidates > 0 && producer == 0 {
+        issues.push(Issue {
+            severity: "warning",
+            code: "low_graph_connectivity",
+            tool: None,
+            message: "Contract fields suggest producer/consumer pairs, but no data-flow edges exist."
+                .into(),
+            evidence: json!({
+                "producer_consumer_candidate_count": candidates,
+                "edge_count": g.edge_count(),
+            }),
+            recommendation: "Enable graphify contract promotion or relink the collection before Planflow rollout.",
+        });
+    } else if tools.len() > 1 && orphans.len() == tools.len() {
+        issues.push(Issue {
+            severity: "warning",
+            code: "low_graph_connectivity",
+            tool: None,
+            message: "All tools are isolated in the graph.".into(),
+            evidence: json!({"orphan_tool_count": orphans.len()}),
+            recommendation: "Run dependency detection or graphify ingestion so retrieval can use graph expansion.",
+        });
+    }
+    let strong = edge_quality
+        .get("strong_deterministic_evidence")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if g.edge_count() > 0 && strong == 0 {
+        issues.push(Issue {
+            severity: "warning",
+            code: "weak_edge_evidence",
+            tool: None,
+            message: "Graph has edges, but none carry strong deterministic evidence.".into(),
+            evidence: json!({
+                "edge_count": g.edge_count(),
+                "edge_quality_summary": edge_quality,
+            }),
+            recommendation: "Prefer api_contract/openapi_link/manual/run evidence for Planflow graph edges and keep name-based edges as low-trust expansion hints.",
+        });
+    }
     issues.sort_by(|a, b| {
         sev_rank(a.severity)
             .cmp(&sev_rank(b.severity))
@@ -475,13 +612,6 @@ pub fn report(
     } else {
         "ready"
     };
-    let mut connected = vec![false; g.nodes.len()];
-    for (si, m) in g.succ.iter().enumerate() {
-        for &ti in m.keys() {
-            connected[si] = true;
-            connected[ti] = true;
-        }
-    }
     // the summary counts built tools (deprecated operations are skipped before)
     let unique_operations = tools
         .iter()
@@ -498,25 +628,6 @@ pub fn report(
                 == Some(true)
         })
         .count();
-    let mut orphans: Vec<&String> = g
-        .nodes
-        .keys()
-        .enumerate()
-        .filter(|(i, _)| !connected[*i])
-        .map(|(_, k)| k)
-        .collect();
-    orphans.sort();
-    let mut rel: IndexMap<String, usize> = IndexMap::new();
-    let mut producer = 0;
-    for (_, _, a) in g.edges() {
-        let r = a.get("relation").and_then(Value::as_str).unwrap_or("");
-        *rel.entry(r.to_string()).or_default() += 1;
-        if matches!(r, "requires" | "precedes" | "produces_for")
-            || a.get("data_flow").is_some_and(|d| !d.is_null())
-        {
-            producer += 1;
-        }
-    }
     let mut rc: Vec<(String, usize)> = rel.into_iter().collect();
     rc.sort();
     let mut rcm = Map::new();
@@ -543,6 +654,11 @@ pub fn report(
             recs.push(r);
         }
     }
+    if recs.is_empty() {
+        recs.push(json!(
+            "Collection is ready for graph search and Planflow smoke testing."
+        ));
+    }
     json!({
         "summary": {
             "tool_count": tools.len(),
@@ -561,7 +677,9 @@ pub fn report(
             "orphan_tool_count": orphans.len(),
             "isolated_tool_count": orphans.len(),
             "orphan_tools": orphans,
-            "graph_available": g.edge_count() > 0,
+            "producer_consumer_candidate_count": candidates,
+            // the graph object exists, edges or not
+            "graph_available": true,
             "edge_quality_summary": edge_quality,
         },
         "issues": issue_rows,

@@ -226,8 +226,19 @@ fn truthy(r: &Value, k: &str) -> bool {
     r.get(k).and_then(Value::as_bool).unwrap_or(false)
 }
 
-/// (score, json_path depth, field name, json_path, row)
-type ProdRow = (i64, usize, String, String, Map<String, Value>);
+/// (score, json_path depth, field name, json_path, row, has a semantic tag)
+type ProdRow<'a> = (i64, usize, &'a str, String, &'a Value, bool);
+
+/// A consume row that passed the filter, before its promoted copy is made.
+struct ConsRow<'a> {
+    score: i64,
+    name: &'a str,
+    row: &'a Value,
+    loc: String,
+    required: bool,
+    kind: String,
+    semantic: bool,
+}
 
 /// Promotes filtered `api_contract` rows into `metadata.consumes` / `.produces`.
 pub fn promote(tools: &mut [ToolSchema]) -> Value {
@@ -249,7 +260,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
     // per tool: [promoted, produces added, consumes added, produces skipped, consumes skipped]
     let counts = crate::ingest::par::map_mut(tools, |t| {
         let (mut promoted, mut p_added, mut c_added, mut p_skip, mut c_skip) = (0, 0, 0, 0, 0);
-        let mut cons: Vec<(i64, String, Map<String, Value>)> = Vec::new();
+        let mut cons: Vec<ConsRow> = Vec::new();
         for r in rows(t, "consumes") {
             let name = name_of(r);
             if name.is_empty() || truthy(r, "read_only") {
@@ -295,21 +306,36 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 + 2 * has_enum as i64
                 + 2 * ident as i64
                 + (kind != "data") as i64;
-            let mut m = copy_contract_field(r);
-            m.insert("location".into(), json!(loc));
-            m.insert("required".into(), json!(required));
-            m.insert("kind".into(), json!(kind));
-            m.insert("contract_source".into(), json!("api_contract"));
-            m.insert("search_signal".into(), json!(false));
-            m.insert("signal_score".into(), json!(score));
-            if kind == "data" && !semantic {
-                m.insert("semantic_tag".into(), json!(snake(name)));
-                m.insert("semantic_inferred_from".into(), json!("field_name"));
-            }
-            cons.push((score, name.to_string(), m));
+            cons.push(ConsRow {
+                score,
+                name,
+                row: r,
+                loc: loc_s.clone(),
+                required,
+                kind,
+                semantic,
+            });
         }
-        cons.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        // only the 32 kept rows are copied (sort_by is stable, as the reference's sort)
+        cons.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(b.name)));
         cons.truncate(32);
+        let cons: Vec<Value> = cons
+            .into_iter()
+            .map(|c| {
+                let mut m = copy_contract_field(c.row);
+                m.insert("location".into(), json!(c.loc));
+                m.insert("required".into(), json!(c.required));
+                m.insert("kind".into(), json!(c.kind));
+                m.insert("contract_source".into(), json!("api_contract"));
+                m.insert("search_signal".into(), json!(false));
+                m.insert("signal_score".into(), json!(c.score));
+                if c.kind == "data" && !c.semantic {
+                    m.insert("semantic_tag".into(), json!(snake(c.name)));
+                    m.insert("semantic_inferred_from".into(), json!("field_name"));
+                }
+                Value::Object(m)
+            })
+            .collect();
         let mut prods: Vec<ProdRow> = Vec::new();
         for r in rows(t, "produces") {
             let name = name_of(r);
@@ -337,23 +363,29 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 .unwrap_or("")
                 .to_string();
             let depth = jp.matches('.').count() + jp.matches("[*]").count();
-            let mut m = copy_contract_field(r);
-            m.insert("contract_source".into(), json!("api_contract"));
-            m.insert("search_signal".into(), json!(false));
-            m.insert("signal_score".into(), json!(score));
-            if !semantic {
-                m.insert("semantic_tag".into(), json!(snake(name)));
-                m.insert("semantic_inferred_from".into(), json!("field_name"));
-            }
-            prods.push((score, depth, name.to_string(), jp, m));
+            prods.push((score, depth, name, jp, r, semantic));
         }
         prods.sort_by(|a, b| {
             b.0.cmp(&a.0)
                 .then(a.1.cmp(&b.1))
-                .then_with(|| a.2.cmp(&b.2))
+                .then_with(|| a.2.cmp(b.2))
                 .then_with(|| a.3.cmp(&b.3))
         });
         prods.truncate(32);
+        let prods: Vec<Value> = prods
+            .into_iter()
+            .map(|(score, _, name, _, r, semantic)| {
+                let mut m = copy_contract_field(r);
+                m.insert("contract_source".into(), json!("api_contract"));
+                m.insert("search_signal".into(), json!(false));
+                m.insert("signal_score".into(), json!(score));
+                if !semantic {
+                    m.insert("semantic_tag".into(), json!(snake(name)));
+                    m.insert("semantic_inferred_from".into(), json!("field_name"));
+                }
+                Value::Object(m)
+            })
+            .collect();
         if !cons.is_empty() || !prods.is_empty() {
             promoted += 1;
         }
@@ -373,8 +405,6 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             "index_promoted_contract_fields": false,
         });
         let has_rows = !cons.is_empty() || !prods.is_empty();
-        let prods: Vec<Value> = prods.into_iter().map(|x| Value::Object(x.4)).collect();
-        let cons: Vec<Value> = cons.into_iter().map(|x| Value::Object(x.2)).collect();
         if has_rows {
             // promoted produces come first when there are any
             if !prods.is_empty() {
@@ -390,6 +420,8 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         // coverage counts them first
         t.readiness.contract =
             crate::ingest::readiness::ContractCounts::of(t.metadata.get("api_contract"));
+        t.readiness.contract_keys =
+            crate::ingest::readiness::ContractKeys::of(t.metadata.get("api_contract"));
         if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
             for k in ["produces", "consumes"] {
                 crate::ingest::frozen::freeze_member(
