@@ -208,9 +208,10 @@ fn openapi3_fixture_gives_the_reference_edges() {
 /// 8, untyped `allOf` wrappers, oneOf/anyOf unions with discriminators, map leaves),
 /// request-body union parameters, example-inferred fields and parameters, query-object
 /// expansion, nullable dialects, response envelopes and aliases, the contract promotion
-/// frequency floor and shared-ref evidence; and the whole readiness report, with the
-/// graph-level issues (`graph-*`: candidates without data flow, isolated tools, weak edge
-/// evidence, a ready collection).
+/// frequency floor and shared-ref evidence; the semantic summary; and the whole readiness
+/// report with its graph-level issues (`graph-*`: candidates without data flow, isolated
+/// tools, weak edge evidence, a ready collection, bare paths with a schema-less body and
+/// unassigned resources, one oversized module).
 #[test]
 fn rule_fixtures_give_the_reference_tools_and_edges() {
     use std::io::Read;
@@ -272,6 +273,11 @@ fn rule_fixtures_give_the_reference_tools_and_edges() {
                 "{spec}: readiness_report.{part}"
             );
         }
+        assert_eq!(
+            serde_json::to_string(&got["semantic_summary"]).unwrap(),
+            serde_json::to_string(&want["semantic_summary"]).unwrap(),
+            "{spec}: semantic_summary"
+        );
     }
 }
 

@@ -463,9 +463,12 @@ fn operation_tool(
         }
         d
     };
+    // the first path segment that is not a parameter, of the path without its outer
+    // slashes: "/" gives "" (kept), "/{id}" none ("general")
     let domain = tags.first().cloned().or_else(|| {
-        path.split('/')
-            .find(|x| !x.is_empty() && !x.starts_with('{'))
+        path.trim_matches('/')
+            .split('/')
+            .find(|x| !x.starts_with('{'))
             .map(String::from)
     });
     let annotations = match method {
@@ -886,9 +889,11 @@ fn operation_tool(
     md.insert("input_locations".into(), Value::Object(locs));
     if let Some(bs) = body_schema {
         md.insert("request_body_schema".into(), bs);
-        if let Some(ct) = &body_ct {
-            md.insert("request_content_type".into(), json!(ct));
-        }
+    }
+    // the body's media type, schema or not (the reference records it for a body that only
+    // declares content)
+    if let Some(ct) = &body_ct {
+        md.insert("request_content_type".into(), json!(ct));
     }
     if let Some(rs) = resp_schema {
         md.insert("response_schema".into(), rs);

@@ -117,8 +117,8 @@ pub struct OperationFacts {
     pub request_array_paths: Vec<String>,
     /// a body schema that is a bare object: (required, example-inferred field count)
     pub generic_body: Option<(Value, usize)>,
-    /// a required body with media types but no schema
-    pub body_without_schema: bool,
+    /// a required body with media types but no schema: its media types
+    pub body_without_schema: Option<Vec<String>>,
     pub has_request_content_types: bool,
     pub has_request_schema: bool,
     /// counts over the raw `api_contract` rows, taken before they are frozen
@@ -307,16 +307,18 @@ impl OperationFacts {
                 .count();
             (rb.get("required").cloned().unwrap_or(Value::Null), examples)
         });
-        let body_without_schema = rb.get("required").and_then(Value::as_bool) == Some(true)
+        let body_without_schema = (rb.get("required").and_then(Value::as_bool) == Some(true)
             && !content_types.is_empty()
-            && schema.is_none_or(|s| s.is_empty());
+            && schema.is_none_or(|s| s.is_empty()))
+        .then(|| content_types.iter().map(|c| c.to_string()).collect());
         OperationFacts {
             unsupported_content_types,
             request_array_paths,
             generic_body,
             body_without_schema,
             has_request_content_types: !content_types.is_empty(),
-            has_request_schema: schema.is_some_and(|s| !s.is_empty()),
+            // a schema, or field rows inferred from examples
+            has_request_schema: schema.is_some_and(|s| !s.is_empty()) || !rows("fields").is_empty(),
             contract: ContractCounts::default(),
             contract_keys: ContractKeys::default(),
         }
@@ -382,13 +384,13 @@ pub fn report(
             recommendation,
         };
         let f = &t.readiness;
-        if f.body_without_schema {
+        if let Some(content_types) = &f.body_without_schema {
             issues.push(issue(
                 "blocker",
                 "missing_request_schema",
-                "Required request body declares media types but no schema.",
-                json!({"method": method, "path": path}),
-                "Declare the request body schema so inputs can be planned and validated.",
+                "Required request body declares content but no schema.",
+                json!({"method": method, "path": path, "content_types": content_types}),
+                "Add a requestBody schema or concrete request examples for executable fields.",
             ));
         }
         if let Some((required, examples)) = &f.generic_body {
@@ -522,6 +524,76 @@ pub fn report(
                 "unknown_samples": samples,
             }),
             recommendation: "Add operationId verbs, summaries, or adapter action_aliases so search can distinguish search/read/write/action tools.",
+        });
+    }
+    // graph-level: primary-resource coverage below the semantic graph target; the samples
+    // are the first ten tools without a resource or a path module, naming which of the two
+    let resource_missing = |t: &ToolSchema| {
+        t.metadata
+            .get("ai_metadata")
+            .and_then(|a| a.get("primary_resource"))
+            .and_then(Value::as_str)
+            .is_none_or(|r| r.is_empty() || r == "unassigned")
+    };
+    let module_missing = |t: &ToolSchema| {
+        t.metadata
+            .get("openapi")
+            .and_then(|o| o.get("path_module"))
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+    };
+    let assigned = tools.iter().filter(|t| !resource_missing(t)).count();
+    let assigned_rate = rate(assigned, tools.len());
+    if !tools.is_empty() && assigned_rate < 0.75 {
+        let samples: Vec<Value> = tools
+            .iter()
+            .filter_map(|t| {
+                let mut missing = Vec::new();
+                if resource_missing(t) {
+                    missing.push("primary_resource");
+                }
+                if module_missing(t) {
+                    missing.push("path_module");
+                }
+                (!missing.is_empty()).then(|| super::build::semantics::unknown_sample(t, &missing))
+            })
+            .take(10)
+            .collect();
+        issues.push(Issue {
+            severity: "warning",
+            code: "semantic_resource_unassigned_rate_high",
+            tool: None,
+            message: "Primary resource coverage is below the XGEN semantic graph target.".into(),
+            evidence: json!({
+                "primary_resource_assigned_rate": assigned_rate,
+                "target": 0.75,
+                "unknown_samples": samples,
+            }),
+            recommendation: "Use tags, stable path modules, or adapter resource_aliases so the graph can cluster tools by business resource.",
+        });
+    }
+    // graph-level: a module cluster too large to browse (from 100 tools on)
+    let largest = semantic_summary
+        .get("top_modules")
+        .and_then(|m| m.get(0))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let largest_rate = largest.get("rate").and_then(Value::as_f64).unwrap_or(0.0);
+    let module_rate = semantic_summary
+        .get("path_module_assigned_rate")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    if tools.len() >= 100 && (largest_rate >= 0.5 || module_rate < 0.95) {
+        issues.push(Issue {
+            severity: "info",
+            code: "module_cluster_too_large",
+            tool: None,
+            message: "One module cluster is large enough to reduce graph browsing value.".into(),
+            evidence: json!({
+                "largest_module": largest,
+                "path_module_assigned_rate": module_rate,
+            }),
+            recommendation: "Pass module_aliases or improve path grouping so XGEN can show smaller collection map clusters before rendering node-level graphs.",
         });
     }
     let mut connected = vec![false; g.nodes.len()];

@@ -273,12 +273,11 @@ fn crud(tools: &[DetTool], api: &[usize], sink: &mut Sink) {
     let mut groups: IndexMap<String, Vec<usize>> = IndexMap::new();
     for (k, &i) in api.iter().enumerate() {
         let s = &segs[k];
+        // a path without static segments ("/", "/{id}") falls in the group of the empty key
         let key = if s.len() > skip {
             s[skip]
-        } else if let Some(l) = s.last() {
-            l
         } else {
-            continue;
+            s.last().copied().unwrap_or("")
         };
         groups.entry(key.to_string()).or_default().push(i);
     }

@@ -923,6 +923,8 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
         if !r.is_empty() && r != "unassigned" {
             rk += 1;
             *resources.entry(r.to_string()).or_insert(0usize) += 1;
+        } else {
+            *resources.entry("unassigned".to_string()).or_insert(0usize) += 1;
         }
         let pm = t
             .metadata
