@@ -138,52 +138,6 @@ pub struct FieldRow {
     pub depth: usize,
 }
 
-fn order_row(mut m: Map<String, Value>, order: &[&str]) -> Map<String, Value> {
-    let mut out = Map::with_capacity(m.len());
-    for k in order {
-        if let Some(v) = m.shift_remove(*k) {
-            out.insert((*k).into(), v);
-        }
-    }
-    for (k, v) in m {
-        out.insert(k, v);
-    }
-    out
-}
-
-const AC_CONSUMES_ORDER: &[&str] = &[
-    "field_name",
-    "field_type",
-    "required",
-    "location",
-    "kind",
-    "json_path",
-    "format",
-    "enum",
-    "example",
-    "security_required",
-    "security_schemes",
-    "security_scheme",
-    "auth_type",
-    "credential_name",
-    "requirement_indices",
-    "scopes",
-    "default",
-    "nullable",
-    "request_body_root",
-    "minimum",
-    "maximum",
-    "read_only",
-    "write_only",
-    "deprecated",
-    "required_in_branch",
-    "schema_ref",
-    "additional_properties",
-    "map_value",
-    "map_key_placeholder",
-    "description",
-];
-
 pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
     super::leaves::schema_field_rows(schema, location)
         .into_iter()
@@ -255,13 +209,18 @@ pub fn spec_tools(
         label: &label,
         servers: servers_of(spec, swagger),
     };
-    // how often each declared operationId occurs (duplicate bookkeeping)
+    // how often each declared operationId occurs among the operations built (a skipped
+    // deprecated one does not count; duplicate bookkeeping)
     let mut id_count: rustc_hash::FxHashMap<String, usize> = Default::default();
     for item in paths.values() {
         let item = res.deref(item);
         for &method in METHODS {
             if let Some(id) = item
                 .get(method)
+                .filter(|op| {
+                    !(skip_deprecated
+                        && op.get("deprecated").and_then(Value::as_bool) == Some(true))
+                })
                 .and_then(|op| op.get("operationId"))
                 .and_then(Value::as_str)
                 .filter(|x| !x.is_empty())
@@ -392,12 +351,21 @@ pub fn spec_tools(
                 let idx = id_seen.entry(base.clone()).or_default();
                 let name = t.name.clone();
                 if let Some(Value::Object(o)) = t.metadata.get_mut("openapi") {
-                    o.insert("operation_id_duplicate".into(), json!(true));
-                    o.insert("operation_id_duplicate_count".into(), json!(n));
-                    o.insert("operation_id_duplicate_index".into(), json!(*idx));
-                    o.insert("operation_id_original".into(), json!(base));
+                    // right after `examples`, before `security` and `server`
+                    let mut at = o
+                        .keys()
+                        .position(|k| k == "examples")
+                        .map_or(o.len(), |i| i + 1);
+                    let mut put = |k: &str, v: Value| {
+                        o.shift_insert(at, k.into(), v);
+                        at += 1;
+                    };
+                    put("operation_id_duplicate", json!(true));
+                    put("operation_id_duplicate_count", json!(n));
+                    put("operation_id_duplicate_index", json!(*idx));
+                    put("operation_id_original", json!(base));
                     if *idx > 0 {
-                        o.insert("operation_id_deduped_name".into(), json!(name));
+                        put("operation_id_deduped_name", json!(name));
                     }
                 }
                 *idx += 1;
@@ -724,6 +692,72 @@ fn operation_tool(
                     {
                         a.push(json!(i));
                     }
+                    // a later requirement's scopes join the row (after its other keys)
+                    if let Some(new) = scopes.as_array().filter(|a| !a.is_empty()) {
+                        match row.get_mut("scopes") {
+                            Some(Value::Array(have)) => {
+                                for sc in new {
+                                    if !have.contains(sc) {
+                                        have.push(sc.clone());
+                                    }
+                                }
+                            }
+                            _ => {
+                                row.insert("scopes".into(), Value::Array(new.clone()));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                // a declared parameter that is this credential becomes its auth row, in place
+                if let Some(Value::Object(row)) = ac_consumes.iter_mut().find(|r| {
+                    r.get("field_name").and_then(Value::as_str) == Some(cred.as_str())
+                        && r.get("location").and_then(Value::as_str) == Some(loc.as_str())
+                }) {
+                    if row.get("kind").and_then(Value::as_str) == Some("auth") {
+                        if let Some(Value::Array(a)) = row.get_mut("security_schemes")
+                            && !a.contains(&json!(name))
+                        {
+                            a.push(json!(name));
+                        }
+                        if let Some(Value::Array(a)) = row.get_mut("requirement_indices")
+                            && !a.contains(&json!(i))
+                        {
+                            a.push(json!(i));
+                        }
+                        if let (Some(Value::Array(have)), Some(new)) =
+                            (row.get_mut("scopes"), scopes.as_array())
+                        {
+                            for sc in new {
+                                if !have.contains(sc) {
+                                    have.push(sc.clone());
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                    let declared = row.get("required").cloned().unwrap_or(json!(false));
+                    row.insert("required".into(), json!(false));
+                    row.insert("kind".into(), json!("auth"));
+                    if declared == json!(true) {
+                        row.insert("parameter_required".into(), declared);
+                    }
+                    row.insert("security_scheme".into(), json!(name));
+                    row.insert("auth_type".into(), json!(ty));
+                    row.insert("credential_name".into(), json!(cred));
+                    if let Some(sc) = s(def.get("scheme")) {
+                        row.insert("scheme".into(), json!(sc));
+                    }
+                    if let Some(bf) = s(def.get("bearerFormat")) {
+                        row.insert("bearer_format".into(), json!(bf));
+                    }
+                    row.insert("security_required".into(), json!(!optional));
+                    row.insert("security_schemes".into(), json!([name]));
+                    row.insert("requirement_indices".into(), json!([i]));
+                    row.insert(
+                        "scopes".into(),
+                        scopes.as_array().cloned().map_or(json!([]), Value::Array),
+                    );
                     continue;
                 }
                 let mut m = Map::new();
@@ -738,6 +772,12 @@ fn operation_tool(
                 m.insert("auth_type".into(), json!(ty));
                 m.insert("credential_name".into(), json!(cred));
                 m.insert("requirement_indices".into(), json!([i]));
+                if let Some(sc) = s(def.get("scheme")) {
+                    m.insert("scheme".into(), json!(sc));
+                }
+                if let Some(bf) = s(def.get("bearerFormat")) {
+                    m.insert("bearer_format".into(), json!(bf));
+                }
                 if let Some(a) = scopes.as_array().filter(|a| !a.is_empty()) {
                     m.insert("scopes".into(), Value::Array(a.clone()));
                 }
@@ -747,9 +787,8 @@ fn operation_tool(
                 rows.push(m);
             }
         }
-        for r in rows {
-            ac_consumes.push(Value::Object(order_row(r, AC_CONSUMES_ORDER)));
-        }
+        // built in the reference's key order (merged scopes come last)
+        ac_consumes.extend(rows.into_iter().map(Value::Object));
         security = Some(json!({"requirements": reqs, "schemes": sch}));
     }
 

@@ -367,9 +367,31 @@ pub fn report(
                 severity: "warning",
                 code: "missing_operation_id",
                 tool: Some(t.name.clone()),
-                message: "Operation has no operationId; a name was generated.".into(),
-                evidence: json!({}),
-                recommendation: "Add a stable operationId.",
+                message: "OperationId was generated from method and path.".into(),
+                evidence: json!({
+                    "method": t.meta_str("method"),
+                    "path": t.meta_str("path"),
+                    "operation_id": t.name,
+                }),
+                recommendation: "Add a stable operationId so tool names and saved plans stay stable.",
+            });
+        }
+        if let Some(o) = oa.filter(|o| {
+            o.get("operation_id_duplicate")
+                .is_some_and(crate::engine::pytext::truthy)
+        }) {
+            issues.push(Issue {
+                severity: "warning",
+                code: "duplicate_operation_id",
+                tool: Some(t.name.clone()),
+                message: "OperationId is duplicated and the tool name was deduped.".into(),
+                evidence: json!({
+                    "operation_id": o.get("operation_id_original").cloned().unwrap_or(Value::Null),
+                    "duplicate_count": o.get("operation_id_duplicate_count").cloned().unwrap_or(Value::Null),
+                    "duplicate_index": o.get("operation_id_duplicate_index").cloned().unwrap_or(Value::Null),
+                    "deduped_name": o.get("operation_id_deduped_name").cloned().unwrap_or(Value::Null),
+                }),
+                recommendation: "Make operationId values unique, or use operationRef for ambiguous OpenAPI links.",
             });
         }
         let md = &t.metadata;
@@ -685,9 +707,16 @@ pub fn report(
         "ready"
     };
     // the summary counts built tools (deprecated operations are skipped before)
+    // operations count by operationId: duplicate ids (renamed tools) count once
     let unique_operations = tools
         .iter()
-        .map(|t| (t.meta_str("method"), t.meta_str("path")))
+        .map(|t| {
+            t.metadata
+                .get("openapi")
+                .and_then(|o| o.get("operation_id"))
+                .and_then(Value::as_str)
+                .unwrap_or(&t.name)
+        })
         .collect::<rustc_hash::FxHashSet<_>>()
         .len();
     let deprecated = tools

@@ -789,15 +789,20 @@ pub fn merge_edges(
             la
         }),
     );
-    let mut notes: Vec<String> = Vec::new();
-    for e in [&a["evidence"], &b["evidence"]] {
-        for part in e.as_str().unwrap_or("").split(" | ") {
-            if !part.is_empty() && !notes.iter().any(|n| n == part) {
-                notes.push(part.to_string());
-            }
-        }
-    }
-    out.insert("evidence".into(), json!(notes.join(" | ")));
+    // the incoming evidence is appended unless it equals the whole existing text (so a
+    // third merge of an already listed note lists it again, as the reference does)
+    let (ea, eb) = (
+        a["evidence"].as_str().unwrap_or(""),
+        b["evidence"].as_str().unwrap_or(""),
+    );
+    let evidence = if eb.is_empty() || ea == eb {
+        ea.to_string()
+    } else if ea.is_empty() {
+        eb.to_string()
+    } else {
+        format!("{ea} | {eb}")
+    };
+    out.insert("evidence".into(), json!(evidence));
     // data_flow: incoming non-empty values overwrite
     let mut df = a["data_flow"].as_object().cloned().unwrap_or_default();
     // a link's own source path survives a merge with a link-less data flow
