@@ -211,7 +211,9 @@ fn openapi3_fixture_gives_the_reference_edges() {
 /// frequency floor and shared-ref evidence; the semantic summary; and the whole readiness
 /// report with its graph-level issues (`graph-*`: candidates without data flow, isolated
 /// tools, weak edge evidence, a ready collection, bare paths with a schema-less body and
-/// unassigned resources, one oversized module).
+/// unassigned resources, one oversized module). `fuzz-<seed>` are specs of
+/// `scripts/fuzz_specs.py` on which the differential fuzzing found a difference (auth rows
+/// and merged parameters, promoted-consume merging, duplicate operationIds, evidence merges).
 #[test]
 fn rule_fixtures_give_the_reference_tools_and_edges() {
     use std::io::Read;

@@ -316,22 +316,53 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 semantic,
             });
         }
-        // only the 32 kept rows are copied (sort_by is stable, as the reference's sort)
+        // one row per location and semantic tag: the best ranked (sort_by is stable, as the
+        // reference's sort) takes the contract hints it lacks, or holds a falsy value for,
+        // from the rows it stands for; 32 rows at most, and only those are copied
         cons.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(b.name)));
-        cons.truncate(32);
-        let cons: Vec<Value> = cons
-            .into_iter()
-            .map(|c| {
-                let mut m = copy_contract_field(c.row);
-                m.insert("location".into(), json!(c.loc));
-                m.insert("required".into(), json!(c.required));
-                m.insert("kind".into(), json!(c.kind));
-                m.insert("contract_source".into(), json!("api_contract"));
-                m.insert("search_signal".into(), json!(false));
-                m.insert("signal_score".into(), json!(c.score));
-                if c.kind == "data" && !c.semantic {
-                    m.insert("semantic_tag".into(), json!(snake(c.name)));
-                    m.insert("semantic_inferred_from".into(), json!("field_name"));
+        let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut keys: Vec<(&str, String)> = Vec::new();
+        for (i, c) in cons.iter().enumerate() {
+            let tag = c
+                .row
+                .get("semantic_tag")
+                .and_then(Value::as_str)
+                .map_or_else(|| snake(c.name), String::from);
+            match keys.iter().position(|k| k.0 == c.loc && k.1 == tag) {
+                Some(at) => kept[at].1.push(i),
+                None => {
+                    keys.push((c.loc.as_str(), tag));
+                    kept.push((i, Vec::new()));
+                }
+            }
+        }
+        kept.truncate(32);
+        let promoted_row = |c: &ConsRow| {
+            let mut m = copy_contract_field(c.row);
+            m.insert("location".into(), json!(c.loc));
+            m.insert("required".into(), json!(c.required));
+            m.insert("kind".into(), json!(c.kind));
+            m.insert("contract_source".into(), json!("api_contract"));
+            m.insert("search_signal".into(), json!(false));
+            m.insert("signal_score".into(), json!(c.score));
+            if c.kind == "data" && !c.semantic {
+                m.insert("semantic_tag".into(), json!(snake(c.name)));
+                m.insert("semantic_inferred_from".into(), json!("field_name"));
+            }
+            m
+        };
+        let cons: Vec<Value> = kept
+            .iter()
+            .map(|(i, dups)| {
+                let mut m = promoted_row(&cons[*i]);
+                for &d in dups {
+                    for (k, v) in promoted_row(&cons[d]) {
+                        if CONTRACT_HINT_KEYS.contains(&k.as_str())
+                            && !m.get(&k).is_some_and(crate::engine::pytext::truthy)
+                        {
+                            m.insert(k, v);
+                        }
+                    }
                 }
                 Value::Object(m)
             })
