@@ -5,7 +5,8 @@ and XML bodies with and without schemas; several response codes, envelopes and h
 missing and duplicate operationIds, tags, deprecated operations, bearer security, servers.
 The same seed always gives the same spec.
 
-usage: fuzz_specs.py OUT_DIR FIRST_SEED END_SEED   (writes OUT_DIR/fz-<seed>.json)
+usage: fuzz_specs.py OUT_DIR FIRST_SEED END_SEED [--mixed]   (writes OUT_DIR/fz-<seed>.json;
+       --mixed: every third spec as Swagger 2.0, every fifth as YAML)
 """
 import json, random, sys
 
@@ -142,6 +143,13 @@ def gen(seed):
             op["responses"][c] = resp
         if r.random() < 0.15:
             op["security"] = [{"bearerAuth": []}]
+        if r.random() < 0.15 and used_ids:
+            ok = next((c for c in ("200", "201") if c in op["responses"]), None)
+            if ok:
+                target = r.choice(sorted(used_ids))
+                op["responses"][ok]["links"] = {
+                    "Next" + cap(target): {"operationId": target,
+                                           "parameters": {r.choice(WORDS) + "Id": "$response.body#/id"}}}
         item[method] = op
     spec = {"openapi": "3.0.3", "info": {"title": "Fuzz " + str(seed), "version": "1.0.0"}, "paths": paths}
     if r.random() < 0.3:
@@ -158,7 +166,101 @@ def gen(seed):
     return spec
 
 
+def ref2(v):
+    """#/components/schemas/X -> #/definitions/X, everywhere."""
+    if isinstance(v, dict):
+        return {k: (x.replace("#/components/schemas/", "#/definitions/") if k == "$ref" and isinstance(x, str) else ref2(x))
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [ref2(x) for x in v]
+    return v
+
+
+def to_swagger2(spec, seed):
+    """The same API as a Swagger 2.0 document: definitions, body/formData parameters,
+    response schemas, produces/consumes, securityDefinitions, host and basePath."""
+    r = random.Random(seed * 7 + 1)
+    out = {"swagger": "2.0", "info": spec["info"], "paths": {}}
+    if r.random() < 0.5:
+        out["host"] = "api.example.com"
+        out["basePath"] = "/v2"
+        out["schemes"] = ["https"]
+    if r.random() < 0.5:
+        out["produces"] = ["application/json"]
+    comps = spec.get("components", {})
+    if comps.get("schemas"):
+        out["definitions"] = ref2(comps["schemas"])
+    sec = {"bearerAuth": {"type": "apiKey", "in": "header", "name": "Authorization"}}
+    if r.random() < 0.3:
+        sec["basicAuth"] = {"type": "basic"}
+    if r.random() < 0.3:
+        sec["oauth"] = {"type": "oauth2", "flow": "application", "tokenUrl": "https://x/token",
+                        "scopes": {"read": "read", "write": "write"}}
+    if "securitySchemes" in comps:
+        out["securityDefinitions"] = sec
+    if "security" in spec:
+        out["security"] = spec["security"]
+    for path, item in spec["paths"].items():
+        o2 = {}
+        for m, op in item.items():
+            op = ref2(op)
+            n = {k: v for k, v in op.items() if k not in ("requestBody", "responses", "parameters")}
+            params = []
+            for p in op.get("parameters", []):
+                q = {k: v for k, v in p.items() if k != "schema"}
+                sch = p.get("schema", {"type": "string"})
+                if sch.get("type") in ("object", "array") or "$ref" in sch or "allOf" in sch or "oneOf" in sch:
+                    q["type"] = "string"
+                else:
+                    q.update({k: v for k, v in sch.items() if k in ("type", "format", "enum", "description")})
+                params.append(q)
+            rb = op.get("requestBody")
+            if rb:
+                ct, media = next(iter(rb["content"].items()))
+                sch = media.get("schema")
+                if ct in ("application/x-www-form-urlencoded", "multipart/form-data") and sch and sch.get("properties"):
+                    n["consumes"] = [ct]
+                    for k, v in sch["properties"].items():
+                        f = {"name": k, "in": "formData", "type": v.get("type", "string") if v.get("type") in ("string", "integer", "number", "boolean") else "string"}
+                        if k in sch.get("required", []):
+                            f["required"] = True
+                        params.append(f)
+                else:
+                    if ct != "application/json":
+                        n["consumes"] = [ct]
+                    b = {"name": "body", "in": "body", "schema": sch or {"type": "object"}}
+                    if rb.get("required"):
+                        b["required"] = True
+                    params.append(b)
+            if params:
+                n["parameters"] = params
+            resps = {}
+            for c, resp in op.get("responses", {}).items():
+                x = {"description": resp.get("description", "")}
+                content = resp.get("content") or {}
+                if content:
+                    x["schema"] = next(iter(content.values())).get("schema", {"type": "object"})
+                if resp.get("headers"):
+                    x["headers"] = {h: {"type": "integer"} for h in resp["headers"]}
+                resps[c] = x
+            n["responses"] = resps
+            o2[m] = n
+        out["paths"][path] = o2
+    return out
+
+
 if __name__ == "__main__":
+    # OUT_DIR FIRST END [--mixed]: --mixed writes every third spec as Swagger 2.0 and every
+    # fifth as YAML (needs PyYAML)
     out = sys.argv[1]
+    mixed = "--mixed" in sys.argv[4:]
     for seed in range(int(sys.argv[2]), int(sys.argv[3])):
-        json.dump(gen(seed), open(f"{out}/fz-{seed:04d}.json", "w"), indent=1)
+        spec = gen(seed)
+        if mixed and seed % 3 == 1:
+            spec = to_swagger2(spec, seed)
+        if mixed and seed % 5 == 2:
+            import yaml
+            with open(f"{out}/fz-{seed:04d}.yaml", "w") as f:
+                yaml.safe_dump(spec, f, sort_keys=False, allow_unicode=True)
+        else:
+            json.dump(spec, open(f"{out}/fz-{seed:04d}.json", "w"), indent=1)

@@ -86,25 +86,28 @@ fn dedupe_suffix(method: &str, path: &str) -> String {
 }
 
 /// Server URL of a spec (OpenAPI 3 `servers[0].url`, Swagger `schemes`/`host`/`basePath`).
+/// Scheme (the first listed, else https), host and base path of a Swagger 2.0 spec with a host.
+fn swagger_server(spec: &Value) -> Option<(&str, &str, &str)> {
+    let host = s(spec.get("host")).filter(|h| !h.is_empty())?;
+    let scheme = spec
+        .get("schemes")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str)
+        .unwrap_or("https");
+    Some((scheme, host, s(spec.get("basePath")).unwrap_or("")))
+}
+
 fn servers_of(spec: &Value, swagger: bool) -> Vec<(String, Option<String>)> {
     if swagger {
-        let host = s(spec.get("host")).unwrap_or("");
-        let base = s(spec.get("basePath")).unwrap_or("");
-        if host.is_empty() && base.is_empty() {
+        // a Swagger 2.0 server needs a host; the base path loses its trailing slash
+        let Some((scheme, host, base)) = swagger_server(spec) else {
             return Vec::new();
-        }
-        let scheme = spec
-            .get("schemes")
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-            .and_then(Value::as_str)
-            .unwrap_or("https");
-        let url = if host.is_empty() {
-            base.to_string()
-        } else {
-            format!("{scheme}://{host}{base}")
         };
-        return vec![(url, None)];
+        return vec![(
+            format!("{scheme}://{host}{}", base.trim_end_matches('/')),
+            None,
+        )];
     }
     spec.get("servers")
         .and_then(Value::as_array)
@@ -649,11 +652,8 @@ fn operation_tool(
                     "oauth_flows".into(),
                     Value::Array(f.keys().map(|x| json!(x)).collect()),
                 );
-            } else if ctx.swagger
-                && let Some(f) = get("flow")
-            {
-                m.insert("oauth_flows".into(), json!([f]));
             }
+            // a Swagger 2.0 `flow` is not listed (the reference keeps only OpenAPI 3 flows)
             if let Some(d) = get("description") {
                 m.insert("description".into(), d.clone());
             }
@@ -887,19 +887,27 @@ fn operation_tool(
         oa.insert("server".into(), Value::Object(sv));
     } else if !ctx.servers.is_empty() {
         let (u, d) = &ctx.servers[0];
+        let source = if ctx.swagger { "swagger2" } else { "spec" };
         let mut sv = Map::new();
-        sv.insert("source".into(), json!("spec"));
+        sv.insert("source".into(), json!(source));
         sv.insert("url".into(), json!(u));
         sv.insert("raw_url".into(), json!(u));
         if let Some(d) = d {
             sv.insert("description".into(), json!(d));
+        }
+        if ctx.swagger
+            && let Some((scheme, host, base)) = swagger_server(ctx.spec)
+        {
+            sv.insert("scheme".into(), json!(scheme));
+            sv.insert("host".into(), json!(host));
+            sv.insert("base_path".into(), json!(base));
         }
         let all: Vec<Value> = ctx
             .servers
             .iter()
             .map(|(u, d)| {
                 let mut m = Map::new();
-                m.insert("source".into(), json!("spec"));
+                m.insert("source".into(), json!(source));
                 m.insert("url".into(), json!(u));
                 m.insert("raw_url".into(), json!(u));
                 if let Some(d) = d {

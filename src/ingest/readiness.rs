@@ -805,9 +805,10 @@ fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
     fn response(t: &ToolSchema) -> Option<&Value> {
         oa(t).and_then(|o| o.get("response"))
     }
+    // a body with media types, or a schema (a Swagger 2.0 body parameter without `consumes`)
     let request_body = tools
         .iter()
-        .filter(|t| t.readiness.has_request_content_types)
+        .filter(|t| t.readiness.has_request_content_types || t.readiness.has_request_schema)
         .count();
     let request_schema = tools
         .iter()

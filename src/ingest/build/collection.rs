@@ -230,7 +230,7 @@ pub fn build_collection(
 
     // 6. $ref preservation (one raw spec)
     let mut refs_preserved = 0usize;
-    if docs.len() == 1 && docs[0].kind == InputKind::OpenApi3 && list.len() >= 2 {
+    if docs.len() == 1 && docs[0].kind.is_openapi() && list.len() >= 2 {
         refs_preserved = preserve_refs(&mut list, &docs[0].value);
     }
 
@@ -458,8 +458,8 @@ fn label_of(t: &ToolSchema) -> String {
 
 /// §2.4.1: re-inject "domain DTO" `$ref`s of the raw spec into tool metadata.
 fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
-    // operations using at least one ref; a ref counts once per operation (request and
-    // response refs together)
+    // operations using at least one ref (they alone set the frequency cap); a ref counts
+    // once per operation (request and response refs together)
     let ops: Vec<_> = raw_operation_refs(raw)
         .into_iter()
         .filter(|(_, req, resp)| !req.is_empty() || !resp.is_empty())

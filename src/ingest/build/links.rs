@@ -90,7 +90,7 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
                     "openapi_link_source".into(),
                     p.get("source").cloned().unwrap_or(Value::Null),
                 );
-                row.insert("source_field_name".into(), json!(field));
+                row.insert("source_field_name".into(), json!(source_field(p, &jp)));
                 if p.get("source").and_then(Value::as_str) == Some("response_body") {
                     row.insert(
                         "value_path_aliases".into(),
@@ -103,6 +103,18 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
         }
     }
     json!({"links_seen": seen, "produces_added": added, "skipped_no_response_source": skipped})
+}
+
+/// The field a link parameter's value is read from: the header's name, or the last step of
+/// its JSON path (`$.data.id` -> `id`).
+fn source_field(p: &Value, json_path: &str) -> String {
+    if p.get("json_path").is_none()
+        && let Some(h) = p.get("header").and_then(Value::as_str)
+    {
+        return h.to_string();
+    }
+    let last = json_path.rsplit('.').next().unwrap_or("");
+    last.split('[').next().unwrap_or("").to_string()
 }
 
 fn unescape_ptr(s: &str) -> String {
@@ -209,8 +221,9 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                             .map(|h| json!(format!("$.headers.{h}")))
                     })
                     .unwrap_or(Value::Null);
+                let field = source_field(p, jp.as_str().unwrap_or(""));
                 df.insert("from_path".into(), jp);
-                df.insert("from_field".into(), p["field_name"].clone());
+                df.insert("from_field".into(), json!(field));
                 df.insert("to_field".into(), p["parameter"].clone());
             }
             df.insert(
