@@ -391,6 +391,58 @@ fn function_lists_openai_and_anthropic() {
     assert_eq!(f["tags"], serde_json::json!(["flight"]));
 }
 
+/// A function list is added as one batch (`add_tools`): every tool node first, then the
+/// category nodes; a domain named like a tool links to that tool (as graph-tool-call 0.47.0
+/// builds `tests/fixtures/ingest/functions-batch.json`).
+#[test]
+fn a_function_list_registers_tools_before_categories() {
+    let g = build_in(&fixture(""), &["functions-batch.json"]);
+    let nodes: Vec<(String, String)> = g["graph"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["id"].as_str().unwrap().to_string(),
+                n["node_type"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        ("create-commit", "tool"),
+        ("searchnetwork", "tool"),
+        ("get-page", "tool"),
+        ("commit", "category"),
+        ("page", "category"),
+    ];
+    assert_eq!(
+        nodes,
+        want.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect::<Vec<_>>()
+    );
+    let edges: Vec<(&str, &str, &str)> = g["graph"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["source"].as_str().unwrap(),
+                e["target"].as_str().unwrap(),
+                e["relation"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        [
+            ("create-commit", "commit", "belongs_to"),
+            ("searchnetwork", "searchnetwork", "belongs_to"),
+            ("get-page", "page", "belongs_to"),
+        ]
+    );
+}
+
 #[test]
 fn query_accepts_a_spec_directly() {
     let o = bin()

@@ -122,7 +122,7 @@ fn mcp_rows(schema: &Value, location: Option<&str>, out: &mut Vec<Value>) {
             if let Some(l) = location {
                 row.insert("location".into(), json!(l));
             }
-            if let Some(d) = p.get("default") {
+            if let Some(d) = p.get("default").filter(|d| !d.is_null()) {
                 row.insert("default".into(), d.clone());
             }
             for k in [
@@ -297,21 +297,45 @@ pub struct LegacyGraph {
 }
 
 impl LegacyGraph {
+    /// Registers one tool and then its category (`ingest_mcp_tools`, tool by tool).
     pub fn add_tool(&mut self, mut t: ToolSchema) {
         normalize(&mut t);
         self.graph.add_node(&t.name, t.node_attrs());
-        if let Some(d) = t.domain.clone() {
-            if !self.graph.has_node(&d) {
-                let mut a = Map::new();
-                a.insert("node_type".into(), json!("category"));
-                a.insert("description".into(), json!(""));
-                self.graph.add_node(&d, a);
-            }
-            let mut a = Map::new();
-            a.insert("relation".into(), json!("belongs_to"));
-            self.graph.add_edge(&t.name, &d, a);
-        }
+        self.link_category(&t);
         self.tools.insert(t.name.clone(), t);
+    }
+
+    /// Registers every tool node first, then the categories (`add_tools` with a list: a
+    /// domain named like a later tool links to that tool's node).
+    pub fn add_tools(&mut self, tools: Vec<ToolSchema>) {
+        let mut added = Vec::with_capacity(tools.len());
+        for mut t in tools {
+            normalize(&mut t);
+            self.graph.add_node(&t.name, t.node_attrs());
+            added.push(t.name.clone());
+            self.tools.insert(t.name.clone(), t);
+        }
+        for name in added {
+            if let Some(t) = self.tools.get(&name).cloned() {
+                self.link_category(&t);
+            }
+        }
+    }
+
+    /// The tool's category node (unless a node of that name exists) and its `belongs_to` edge.
+    fn link_category(&mut self, t: &ToolSchema) {
+        let Some(d) = t.domain.as_deref() else {
+            return;
+        };
+        if !self.graph.has_node(d) {
+            let mut a = Map::new();
+            a.insert("node_type".into(), json!("category"));
+            a.insert("description".into(), json!(""));
+            self.graph.add_node(d, a);
+        }
+        let mut a = Map::new();
+        a.insert("relation".into(), json!("belongs_to"));
+        self.graph.add_edge(&t.name, d, a);
     }
 
     /// Legacy dependency detection over all registered tools (min confidence 0.7).
@@ -383,13 +407,14 @@ pub fn ingest_functions(
     file: &str,
     items: &[Value],
 ) -> Result<usize, InputError> {
-    let mut n = 0;
+    let mut tools = Vec::new();
     for (i, t) in items.iter().enumerate() {
         if let Some(tool) = function_tool(file, i, t)? {
-            g.add_tool(tool);
-            n += 1;
+            tools.push(tool);
         }
     }
+    let n = tools.len();
+    g.add_tools(tools);
     g.detect();
     Ok(n)
 }
