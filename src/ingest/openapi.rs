@@ -86,6 +86,35 @@ fn dedupe_suffix(method: &str, path: &str) -> String {
 }
 
 /// Server URL of a spec (OpenAPI 3 `servers[0].url`, Swagger `schemes`/`host`/`basePath`).
+/// Another security requirement met by an existing auth row: its scheme and requirement
+/// index join the row, and its scopes join the row's (added after the row's other keys).
+fn join_auth_row(row: &mut Map<String, Value>, scheme: &str, index: usize, scopes: &Value) {
+    if let Some(Value::Array(a)) = row.get_mut("security_schemes")
+        && !a.contains(&json!(scheme))
+    {
+        a.push(json!(scheme));
+    }
+    if let Some(Value::Array(a)) = row.get_mut("requirement_indices")
+        && !a.contains(&json!(index))
+    {
+        a.push(json!(index));
+    }
+    if let Some(new) = scopes.as_array().filter(|a| !a.is_empty()) {
+        match row.get_mut("scopes") {
+            Some(Value::Array(have)) => {
+                for sc in new {
+                    if !have.contains(sc) {
+                        have.push(sc.clone());
+                    }
+                }
+            }
+            _ => {
+                row.insert("scopes".into(), Value::Array(new.clone()));
+            }
+        }
+    }
+}
+
 /// Scheme (the first listed, else https), host and base path of a Swagger 2.0 spec with a host.
 fn swagger_server(spec: &Value) -> Option<(&str, &str, &str)> {
     let host = s(spec.get("host")).filter(|h| !h.is_empty())?;
@@ -682,31 +711,7 @@ fn operation_tool(
                     r.get("credential_name").and_then(Value::as_str) == Some(cred.as_str())
                         && r.get("location").and_then(Value::as_str) == Some(loc.as_str())
                 }) {
-                    if let Some(Value::Array(a)) = row.get_mut("security_schemes")
-                        && !a.contains(&json!(name))
-                    {
-                        a.push(json!(name));
-                    }
-                    if let Some(Value::Array(a)) = row.get_mut("requirement_indices")
-                        && !a.contains(&json!(i))
-                    {
-                        a.push(json!(i));
-                    }
-                    // a later requirement's scopes join the row (after its other keys)
-                    if let Some(new) = scopes.as_array().filter(|a| !a.is_empty()) {
-                        match row.get_mut("scopes") {
-                            Some(Value::Array(have)) => {
-                                for sc in new {
-                                    if !have.contains(sc) {
-                                        have.push(sc.clone());
-                                    }
-                                }
-                            }
-                            _ => {
-                                row.insert("scopes".into(), Value::Array(new.clone()));
-                            }
-                        }
-                    }
+                    join_auth_row(row, name, i, scopes);
                     continue;
                 }
                 // a declared parameter that is this credential becomes its auth row, in place
@@ -715,25 +720,7 @@ fn operation_tool(
                         && r.get("location").and_then(Value::as_str) == Some(loc.as_str())
                 }) {
                     if row.get("kind").and_then(Value::as_str) == Some("auth") {
-                        if let Some(Value::Array(a)) = row.get_mut("security_schemes")
-                            && !a.contains(&json!(name))
-                        {
-                            a.push(json!(name));
-                        }
-                        if let Some(Value::Array(a)) = row.get_mut("requirement_indices")
-                            && !a.contains(&json!(i))
-                        {
-                            a.push(json!(i));
-                        }
-                        if let (Some(Value::Array(have)), Some(new)) =
-                            (row.get_mut("scopes"), scopes.as_array())
-                        {
-                            for sc in new {
-                                if !have.contains(sc) {
-                                    have.push(sc.clone());
-                                }
-                            }
-                        }
+                        join_auth_row(row, name, i, scopes);
                         continue;
                     }
                     let declared = row.get("required").cloned().unwrap_or(json!(false));

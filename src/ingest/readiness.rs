@@ -136,15 +136,18 @@ pub struct ContractKeys {
     pub required_consumes: Vec<String>,
 }
 
+/// The `api_contract` rows of one kind (`consumes`, `produces`).
+fn contract_rows<'a>(contract: Option<&'a Value>, kind: &str) -> &'a [Value] {
+    contract
+        .and_then(|c| c.get(kind))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
 impl ContractKeys {
     pub fn of(contract: Option<&Value>) -> ContractKeys {
-        let rows = |k: &str| {
-            contract
-                .and_then(|c| c.get(k))
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-        };
+        let rows = |k: &str| contract_rows(contract, k);
         let key = |r: &Value| {
             super::build::contracts::loose(
                 r.get("field_name").and_then(Value::as_str).unwrap_or(""),
@@ -208,13 +211,7 @@ pub struct ContractCounts {
 
 impl ContractCounts {
     pub fn of(contract: Option<&Value>) -> ContractCounts {
-        let rows = |k: &str| {
-            contract
-                .and_then(|c| c.get(k))
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-        };
+        let rows = |k: &str| contract_rows(contract, k);
         let (consumes, produces) = (rows("consumes"), rows("produces"));
         let kind = |r: &&Value, k: &str| r.get("kind").and_then(Value::as_str) == Some(k);
         let both = || consumes.iter().chain(produces);
