@@ -115,6 +115,16 @@ fn join_auth_row(row: &mut Map<String, Value>, scheme: &str, index: usize, scope
     }
 }
 
+/// An HTTP security scheme's `scheme` and `bearerFormat` on its auth row.
+fn put_http_scheme(row: &mut Map<String, Value>, def: &Value) {
+    if let Some(sc) = s(def.get("scheme")) {
+        row.insert("scheme".into(), json!(sc));
+    }
+    if let Some(bf) = s(def.get("bearerFormat")) {
+        row.insert("bearer_format".into(), json!(bf));
+    }
+}
+
 /// Scheme (the first listed, else https), host and base path of a Swagger 2.0 spec with a host.
 fn swagger_server(spec: &Value) -> Option<(&str, &str, &str)> {
     let host = s(spec.get("host")).filter(|h| !h.is_empty())?;
@@ -732,12 +742,7 @@ fn operation_tool(
                     row.insert("security_scheme".into(), json!(name));
                     row.insert("auth_type".into(), json!(ty));
                     row.insert("credential_name".into(), json!(cred));
-                    if let Some(sc) = s(def.get("scheme")) {
-                        row.insert("scheme".into(), json!(sc));
-                    }
-                    if let Some(bf) = s(def.get("bearerFormat")) {
-                        row.insert("bearer_format".into(), json!(bf));
-                    }
+                    put_http_scheme(row, def);
                     row.insert("security_required".into(), json!(!optional));
                     row.insert("security_schemes".into(), json!([name]));
                     row.insert("requirement_indices".into(), json!([i]));
@@ -759,12 +764,7 @@ fn operation_tool(
                 m.insert("auth_type".into(), json!(ty));
                 m.insert("credential_name".into(), json!(cred));
                 m.insert("requirement_indices".into(), json!([i]));
-                if let Some(sc) = s(def.get("scheme")) {
-                    m.insert("scheme".into(), json!(sc));
-                }
-                if let Some(bf) = s(def.get("bearerFormat")) {
-                    m.insert("bearer_format".into(), json!(bf));
-                }
+                put_http_scheme(&mut m, def);
                 if let Some(a) = scopes.as_array().filter(|a| !a.is_empty()) {
                     m.insert("scopes".into(), Value::Array(a.clone()));
                 }

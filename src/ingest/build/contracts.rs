@@ -321,17 +321,17 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         // from the rows it stands for; 32 rows at most, and only those are copied
         cons.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(b.name)));
         let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
-        let mut keys: Vec<(&str, String)> = Vec::new();
+        let mut slot: FxHashMap<(&str, String), usize> = FxHashMap::default();
         for (i, c) in cons.iter().enumerate() {
             let tag = c
                 .row
                 .get("semantic_tag")
                 .and_then(Value::as_str)
                 .map_or_else(|| snake(c.name), String::from);
-            match keys.iter().position(|k| k.0 == c.loc && k.1 == tag) {
-                Some(at) => kept[at].1.push(i),
-                None => {
-                    keys.push((c.loc.as_str(), tag));
+            match slot.entry((c.loc.as_str(), tag)) {
+                std::collections::hash_map::Entry::Occupied(e) => kept[*e.get()].1.push(i),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(kept.len());
                     kept.push((i, Vec::new()));
                 }
             }
