@@ -380,3 +380,9 @@ print()
 print(f"toolscope {', '.join(commits)}; raw lines appended to {results}; "
       f"whole run took {elapsed // 60} min {elapsed % 60} s")
 PY
+# the release binary's code layout (build.rs): how much of the recorded hot-function list the
+# linker found; a stale list (toolchain or Cargo.lock changed) raises RSS and cold-load time
+if [ "$PREPARE_ONLY" = 0 ] && [ -s "$ROOT/link/symbol-order.txt" ] && command -v nm >/dev/null; then
+    present=$(comm -12 <(nm --defined-only "$TS" | awk '{print $3}' | sort -u) <(sort -u "$ROOT/link/symbol-order.txt") | wc -l)
+    echo "code layout: $present of $(wc -l < "$ROOT/link/symbol-order.txt") functions of link/symbol-order.txt found in the binary (renew with scripts/make-symbol-order.sh when this drops)"
+fi

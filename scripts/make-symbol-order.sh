@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Regenerates link/symbol-order.txt: the functions the release binary runs when it loads a
+# graph, ranks, selects and writes JSON, so the linker (build.rs) lays them out next to each
+# other. A query then faults in ~1.5 MiB of code instead of ~4 MiB scattered over the binary:
+# lower peak RSS and a faster cold load. The list is recorded with valgrind's callgrind over
+# the embedded demo and, when ../shared/corpus/golden is present, every golden graph with its
+# queries. Names carry hashes that change with the toolchain or Cargo.lock; a stale list only
+# costs speed (`toolscope` still links and runs). Re-run after a toolchain or dependency
+# update:   scripts/make-symbol-order.sh
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+command -v valgrind >/dev/null || { echo "make-symbol-order: valgrind is required" >&2; exit 2; }
+(cd "$root" && cargo build --release --quiet)
+bin="${CARGO_TARGET_DIR:-$root/target}/release/toolscope"
+golden="${GOLDEN_DIR:-$root/../shared/corpus/golden}"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+
+# the distinct queries of a golden case file, first 100
+queries() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+seen, out = set(), []
+for line in open(sys.argv[1], encoding="utf-8"):
+    q = " ".join((json.loads(line).get("query") or "").split())
+    if q and q not in seen:
+        seen.add(q); out.append(q)
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(out[:100]) + "\n")
+PY
+}
+cg() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$tmp/$1.cg" "${@:2}" >/dev/null 2>&1 || true; }
+
+gunzip -c "$root/assets/demo/commerce-backoffice.collection.json.gz" > "$tmp/demo.json"
+cg demo "$bin" bench "$tmp/demo.json" --queries "$root/assets/demo/queries.txt" --select &
+cg demo-query "$bin" query demo "refund an order" --select --json &
+wait
+if [ -d "$golden/graphs" ]; then
+    for g in "$golden"/graphs/*.json; do
+        n="$(basename "$g" .json)"
+        [ -f "$golden/cases/$n.jsonl" ] || continue
+        queries "$golden/cases/$n.jsonl" "$tmp/$n.q"
+        cg "golden-$n" "$bin" bench "$g" --queries "$tmp/$n.q" --select &
+        cg "batch-$n" "$bin" query "$g" --batch "$golden/cases/$n.jsonl" &
+        wait
+    done
+else
+    echo "make-symbol-order: $golden not found; recording the demo only" >&2
+fi
+
+python3 - "$bin" "$root/link/symbol-order.txt" "$tmp"/*.cg <<'PY'
+import re, subprocess, sys
+binary, out, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
+ran = set()
+for f in profiles:
+    for line in open(f, encoding="utf-8", errors="replace"):
+        m = re.match(r"^c?fn=\(\d+\) (.+)$", line)
+        if m:
+            ran.add(m.group(1).strip())
+syms = {}
+nm = subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True, text=True, check=True)
+for line in nm.stdout.splitlines():
+    p = line.split()
+    if len(p) == 4 and p[2] in "tTwW":
+        syms[p[3]] = (int(p[0], 16), int(p[1], 16))
+hot = sorted((n for n in ran if n in syms), key=lambda n: syms[n][0])
+with open(out, "w", encoding="utf-8") as f:
+    f.write("".join(n + "\n" for n in hot))
+kib = sum(syms[n][1] for n in hot) // 1024
+print(f"make-symbol-order: {len(hot)} functions ({kib} KiB of code) -> {out}", file=sys.stderr)
+PY
