@@ -330,8 +330,12 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
     tt("+ nodes and edges", t_split);
     g.finish();
     tt("+ adjacency", t_split);
-    // what the engine needs is parsed; the text is read again only for emitted tools
-    text.release(0, text.len());
+    // what the engine needs is parsed; the text is read again only for emitted tools, so a
+    // large map lets its pages go (a small one keeps them: dropping and faulting them back
+    // costs more time than the few hundred KiB are worth)
+    if text.len() >= RELEASE_FROM_BYTES {
+        text.release(0, text.len());
+    }
     g.set_source_text(text.clone());
     Ok((g, warnings))
 }
@@ -501,6 +505,8 @@ const PARALLEL_FROM_BYTES: usize = 8 << 20;
 
 /// The one-thread path lets the pages of a mapped text go in steps of this many bytes.
 const RELEASE_STEP: usize = 1 << 20;
+/// Mapped texts from this size on let their parsed pages go.
+const RELEASE_FROM_BYTES: usize = 8 << 20;
 
 /// Splits the tool rows off with [`split_tool_rows`] and parses them (on worker threads for
 /// large texts, batch by batch as the scan finds them) while the rest is parsed with serde.
