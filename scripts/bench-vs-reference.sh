@@ -191,17 +191,7 @@ if wanted golden; then
             cases="$GOLDEN_DIR/cases/$name.jsonl"
             [ -f "$cases" ] || continue
             q="$TMP/golden-$name.txt"
-            # the distinct non-empty queries of that graph's cases, first 100, in file order
-            python3 - "$cases" "$q" <<'PY'
-import json, sys
-seen, out = set(), []
-for line in open(sys.argv[1], encoding="utf-8"):
-    qq = json.loads(line).get("query") or ""
-    qq = " ".join(qq.split())
-    if qq and not qq.startswith("#") and qq not in seen:
-        seen.add(qq); out.append(qq)
-open(sys.argv[2], "w", encoding="utf-8").write("\n".join(out[:100]) + "\n")
-PY
+            python3 "$ROOT/scripts/golden_queries.py" "$cases" "$q"
             run_pair golden "golden/$name" "$g" "$g" "$q" "$REF_REPEAT_SMALL" "$LAUNCHES_SMALL"
         done
     else

@@ -15,19 +15,11 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release/toolscope"
 golden="${GOLDEN_DIR:-$root/../shared/corpus/golden}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 
-# the distinct queries of a golden case file, first 100
-queries() {
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-seen, out = set(), []
-for line in open(sys.argv[1], encoding="utf-8"):
-    q = " ".join((json.loads(line).get("query") or "").split())
-    if q and q not in seen:
-        seen.add(q); out.append(q)
-open(sys.argv[2], "w", encoding="utf-8").write("\n".join(out[:100]) + "\n")
-PY
+# cg NAME CMD... -> $tmp/NAME.cg; a failed run is noted and stops the script after the wait
+cg() {
+    valgrind --tool=callgrind --demangle=no --callgrind-out-file="$tmp/$1.cg" "${@:2}" \
+        >/dev/null 2>"$tmp/$1.log" || echo "$1" >> "$tmp/failed"
 }
-cg() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$tmp/$1.cg" "${@:2}" >/dev/null 2>&1 || true; }
 
 gunzip -c "$root/assets/demo/commerce-backoffice.collection.json.gz" > "$tmp/demo.json"
 cg demo "$bin" bench "$tmp/demo.json" --queries "$root/assets/demo/queries.txt" --select &
@@ -37,13 +29,18 @@ if [ -d "$golden/graphs" ]; then
     for g in "$golden"/graphs/*.json; do
         n="$(basename "$g" .json)"
         [ -f "$golden/cases/$n.jsonl" ] || continue
-        queries "$golden/cases/$n.jsonl" "$tmp/$n.q"
+        python3 "$root/scripts/golden_queries.py" "$golden/cases/$n.jsonl" "$tmp/$n.q"
         cg "golden-$n" "$bin" bench "$g" --queries "$tmp/$n.q" --select &
         cg "batch-$n" "$bin" query "$g" --batch "$golden/cases/$n.jsonl" &
         wait
     done
 else
     echo "make-symbol-order: $golden not found; recording the demo only" >&2
+fi
+
+if [ -s "$tmp/failed" ]; then
+    echo "make-symbol-order: failed runs: $(tr '\n' ' ' < "$tmp/failed")(nothing written)" >&2
+    exit 1
 fi
 
 python3 - "$bin" "$root/link/symbol-order.txt" "$tmp"/*.cg <<'PY'

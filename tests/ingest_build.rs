@@ -66,6 +66,16 @@ fn edges(g: &Value) -> Vec<(String, String, String, Value, Value, String)> {
         .collect()
 }
 
+/// `(id, node_type)` of every graph node, in order.
+fn nodes(g: &Value) -> Vec<(&str, &str)> {
+    g["graph"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["id"].as_str().unwrap(), n["node_type"].as_str().unwrap()))
+        .collect()
+}
+
 type Row<'a> = (&'a str, &'a str, &'a str, &'a str, f64, &'a str);
 
 fn assert_edges(g: &Value, want: &[Row]) {
@@ -329,14 +339,8 @@ fn swagger2_yaml_with_a_cyclic_schema_gives_the_reference_edges() {
 #[test]
 fn mcp_jsonrpc_result_builds_a_legacy_graph_with_a_category() {
     let g = build_in(&fixture(""), &["tools.mcp.json"]);
-    let nodes: Vec<(&str, &str)> = g["graph"]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| (n["id"].as_str().unwrap(), n["node_type"].as_str().unwrap()))
-        .collect();
     assert_eq!(
-        nodes,
+        nodes(&g),
         [
             ("list_notes", "tool"),
             ("notes", "category"),
@@ -397,42 +401,18 @@ fn function_lists_openai_and_anthropic() {
 #[test]
 fn a_function_list_registers_tools_before_categories() {
     let g = build_in(&fixture(""), &["functions-batch.json"]);
-    let nodes: Vec<(String, String)> = g["graph"]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            (
-                n["id"].as_str().unwrap().to_string(),
-                n["node_type"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    let want = [
-        ("create-commit", "tool"),
-        ("searchnetwork", "tool"),
-        ("get-page", "tool"),
-        ("commit", "category"),
-        ("page", "category"),
-    ];
     assert_eq!(
-        nodes,
-        want.iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect::<Vec<_>>()
+        nodes(&g),
+        [
+            ("create-commit", "tool"),
+            ("searchnetwork", "tool"),
+            ("get-page", "tool"),
+            ("commit", "category"),
+            ("page", "category"),
+        ]
     );
-    let edges: Vec<(&str, &str, &str)> = g["graph"]["edges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["source"].as_str().unwrap(),
-                e["target"].as_str().unwrap(),
-                e["relation"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let edges: Vec<(String, String, String)> =
+        edges(&g).into_iter().map(|e| (e.0, e.1, e.2)).collect();
     assert_eq!(
         edges,
         [
@@ -440,6 +420,7 @@ fn a_function_list_registers_tools_before_categories() {
             ("searchnetwork", "searchnetwork", "belongs_to"),
             ("get-page", "page", "belongs_to"),
         ]
+        .map(|(s, t, r)| (s.to_string(), t.to_string(), r.to_string()))
     );
 }
 

@@ -301,30 +301,29 @@ impl LegacyGraph {
     pub fn add_tool(&mut self, mut t: ToolSchema) {
         normalize(&mut t);
         self.graph.add_node(&t.name, t.node_attrs());
-        self.link_category(&t);
+        self.link_category(&t.name, t.domain.as_deref());
         self.tools.insert(t.name.clone(), t);
     }
 
     /// Registers every tool node first, then the categories (`add_tools` with a list: a
     /// domain named like a later tool links to that tool's node).
     pub fn add_tools(&mut self, tools: Vec<ToolSchema>) {
-        let mut added = Vec::with_capacity(tools.len());
+        let mut domains = Vec::with_capacity(tools.len());
         for mut t in tools {
             normalize(&mut t);
             self.graph.add_node(&t.name, t.node_attrs());
-            added.push(t.name.clone());
+            domains.push((t.name.clone(), t.domain.clone()));
             self.tools.insert(t.name.clone(), t);
         }
-        for name in added {
-            if let Some(t) = self.tools.get(&name).cloned() {
-                self.link_category(&t);
-            }
+        for (name, domain) in domains {
+            self.link_category(&name, domain.as_deref());
         }
     }
 
-    /// The tool's category node (unless a node of that name exists) and its `belongs_to` edge.
-    fn link_category(&mut self, t: &ToolSchema) {
-        let Some(d) = t.domain.as_deref() else {
+    /// The category node `domain` (unless a node of that name exists) and the tool's
+    /// `belongs_to` edge to it.
+    fn link_category(&mut self, tool: &str, domain: Option<&str>) {
+        let Some(d) = domain else {
             return;
         };
         if !self.graph.has_node(d) {
@@ -335,7 +334,7 @@ impl LegacyGraph {
         }
         let mut a = Map::new();
         a.insert("relation".into(), json!("belongs_to"));
-        self.graph.add_edge(&t.name, d, a);
+        self.graph.add_edge(tool, d, a);
     }
 
     /// Legacy dependency detection over all registered tools (min confidence 0.7).

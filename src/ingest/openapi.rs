@@ -85,7 +85,6 @@ fn dedupe_suffix(method: &str, path: &str) -> String {
     format!("{method}_{}", out.trim_matches('_'))
 }
 
-/// Server URL of a spec (OpenAPI 3 `servers[0].url`, Swagger `schemes`/`host`/`basePath`).
 /// Another security requirement met by an existing auth row: its scheme and requirement
 /// index join the row, and its scopes join the row's (added after the row's other keys).
 fn join_auth_row(row: &mut Map<String, Value>, scheme: &str, index: usize, scopes: &Value) {
@@ -137,6 +136,8 @@ fn swagger_server(spec: &Value) -> Option<(&str, &str, &str)> {
     Some((scheme, host, s(spec.get("basePath")).unwrap_or("")))
 }
 
+/// Server URLs (variables set to their defaults) and descriptions of a spec: OpenAPI 3
+/// `servers[].url`, Swagger 2.0 `schemes`/`host`/`basePath`.
 fn servers_of(spec: &Value, swagger: bool) -> Vec<(String, Option<String>)> {
     if swagger {
         // a Swagger 2.0 server needs a host; the base path loses its trailing slash
