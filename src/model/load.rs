@@ -1239,7 +1239,7 @@ fn build_tool(
             idempotent: a.idempotent_hint,
             open_world: a.open_world_hint,
         }),
-        facts,
+        facts: Box::new(facts),
         compact: Default::default(),
     })
 }
@@ -1663,7 +1663,7 @@ fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::
 fn tt(what: &str, t: std::time::Instant) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var_os("TOOLSCOPE_TIMING").is_some()) {
-        eprintln!("load: {what}: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+        eprintln!("load: {what}: {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
     }
 }
 
