@@ -82,7 +82,17 @@ struct Inherit {
 }
 
 fn get<'a>(schema: &'a Map<String, Value>, k: &str) -> Option<&'a Value> {
-    schema.get(k).filter(|v| !v.is_null())
+    look(schema, k).filter(|v| !v.is_null())
+}
+
+/// `m.get(k)`: a property schema has a handful of keys, and comparing them in order is
+/// cheaper than hashing the key (the map's hasher is SipHash).
+pub fn look<'a>(m: &'a Map<String, Value>, k: &str) -> Option<&'a Value> {
+    if m.len() <= 8 {
+        m.iter().find(|(x, _)| x.as_str() == k).map(|(_, v)| v)
+    } else {
+        m.get(k)
+    }
 }
 
 /// Python `str(x or "")`.
@@ -137,11 +147,11 @@ pub fn schema_enum(schema: &Value) -> Vec<Value> {
 }
 
 fn schema_enum_map(m: &Map<String, Value>) -> Vec<Value> {
-    let mut values: Vec<Value> = match m.get("enum") {
+    let mut values: Vec<Value> = match look(m, "enum") {
         Some(Value::Array(a)) => a.clone(),
         _ => Vec::new(),
     };
-    if let Some(c) = m.get("const")
+    if let Some(c) = look(m, "const")
         && !values.contains(c)
     {
         values.push(c.clone());
@@ -300,16 +310,16 @@ fn needs_null_flatten(m: &Map<String, Value>) -> bool {
 }
 
 fn schema_nullable_map(m: &Map<String, Value>) -> bool {
-    if m.get("nullable").is_some_and(truthy) || m.get("x-nullable").is_some_and(truthy) {
+    if look(m, "nullable").is_some_and(truthy) || look(m, "x-nullable").is_some_and(truthy) {
         return true;
     }
-    if let Some(Value::Array(t)) = m.get("type")
+    if let Some(Value::Array(t)) = look(m, "type")
         && t.iter().any(|x| x.as_str() == Some("null"))
     {
         return true;
     }
     for k in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(c)) = m.get(k)
+        if let Some(Value::Array(c)) = look(m, k)
             && c.iter().any(is_null_schema)
         {
             return true;
@@ -342,13 +352,13 @@ fn leaf_from(
         field_name,
         field_type,
         required: required && !inh.alternative,
-        description: first_chars(&py_str_or_empty(schema.get("description")), 200),
+        description: first_chars(&py_str_or_empty(look(schema, "description")), 200),
         enum_values: schema_enum_map(schema),
-        format: py_str_or_empty(schema.get("format")),
+        format: py_str_or_empty(look(schema, "format")),
         default: g("default"),
         example: g("example"),
         nullable: schema_nullable_map(schema),
-        pattern: py_str_or_empty(schema.get("pattern")),
+        pattern: py_str_or_empty(look(schema, "pattern")),
         minimum: g("minimum"),
         maximum: g("maximum"),
         const_value: g("const"),
@@ -1053,6 +1063,53 @@ fn cached_rows(schema: &Value, location: &str) -> std::rc::Rc<Vec<Map<String, Va
             .push((schema.clone(), rows.clone()))
     });
     rows
+}
+
+/// The field rows of one operation's schemas, by identity: a response schema is counted for
+/// its media type, counted again for its status and read whole for the selected response;
+/// the memo walks it once. Entries borrow the schemas (`'a`, the operation's resolved tree),
+/// so an address cannot be reused by another value while the memo lives.
+#[derive(Default)]
+pub struct FieldMemo<'a> {
+    seen: std::cell::RefCell<Vec<FieldMemoEntry<'a>>>,
+}
+
+type FieldMemoEntry<'a> = (&'a Value, String, std::rc::Rc<Vec<Map<String, Value>>>);
+
+impl<'a> FieldMemo<'a> {
+    fn rows(&self, schema: &'a Value, location: &str) -> std::rc::Rc<Vec<Map<String, Value>>> {
+        if let Some((_, _, r)) = self
+            .seen
+            .borrow()
+            .iter()
+            .find(|(v, l, _)| std::ptr::eq(*v, schema) && l == location)
+        {
+            return r.clone();
+        }
+        let r = if schema.as_object().is_none_or(|m| m.is_empty()) {
+            std::rc::Rc::new(Vec::new())
+        } else {
+            cached_rows(schema, location)
+        };
+        self.seen
+            .borrow_mut()
+            .push((schema, location.to_string(), r.clone()));
+        r
+    }
+
+    /// [`field_count`], walking each schema once.
+    pub fn count(&self, schema: &'a Value, location: &str) -> usize {
+        self.rows(schema, location).len()
+    }
+
+    /// [`schema_field_rows`], walking each schema once; the memo lets go of these rows.
+    pub fn take_rows(&self, schema: &'a Value, location: &str) -> Vec<Map<String, Value>> {
+        let rc = self.rows(schema, location);
+        self.seen
+            .borrow_mut()
+            .retain(|(v, l, _)| !(std::ptr::eq(*v, schema) && l == location));
+        std::rc::Rc::try_unwrap(rc).unwrap_or_else(|rc| (*rc).clone())
+    }
 }
 
 /// The number of `schema_field_rows` of a schema.

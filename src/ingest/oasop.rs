@@ -22,6 +22,9 @@ use crate::engine::pytext::{py_str, strip, truthy};
 pub type Row = Map<String, Value>;
 
 const MAX_EXAMPLES: usize = 5;
+/// `{}`, for lookups that fall back to an empty schema or media object.
+static EMPTY_OBJECT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::Object(Map::new()));
 const MAX_EXAMPLE_ROWS: usize = 128;
 const MAX_ARRAY_ITEMS: usize = 3;
 const MAX_EXAMPLE_DEPTH: usize = 8;
@@ -918,23 +921,24 @@ fn rows_value(rows: Vec<Row>) -> Value {
 }
 
 /// `_content_type_rows`: every declared media type of a body/response.
-pub fn content_type_rows(
-    content: &Value,
+pub fn content_type_rows<'a>(
+    content: &'a Value,
     location: &str,
     status: Option<&str>,
     request_required: bool,
+    memo: Option<&leaves::FieldMemo<'a>>,
 ) -> Vec<Row> {
     let Some(c) = content.as_object().filter(|c| !c.is_empty()) else {
         return Vec::new();
     };
-    let empty = json!({});
+    let empty: &'a Value = &EMPTY_OBJECT;
     let mut rows = Vec::new();
     for (ct, media) in c {
-        let media = if media.is_object() { media } else { &empty };
+        let media = if media.is_object() { media } else { empty };
         let schema = media
             .get("schema")
             .filter(|s| s.is_object())
-            .unwrap_or(&empty);
+            .unwrap_or(empty);
         let has_schema = truthy(schema);
         let enc = encoding_rows(media.get("encoding"));
         let mut row = Row::new();
@@ -949,7 +953,12 @@ pub fn content_type_rows(
             location
         };
         let ex_src = format!("{location}_example");
-        let inferred_top = example_top_level_rows(&raw_examples, ex_loc, &ex_src);
+        // top-level rows only describe request bodies
+        let inferred_top = if location == "request_body" {
+            example_top_level_rows(&raw_examples, ex_loc, &ex_src)
+        } else {
+            Vec::new()
+        };
         let mut inferred_fields = example_leaf_rows(&raw_examples, ex_loc, &ex_src);
         if has_schema {
             row.insert("schema_type".into(), json!(py_schema_type(schema)));
@@ -976,7 +985,10 @@ pub fn content_type_rows(
                 }
                 row.insert("field_count".into(), json!(n));
             } else {
-                let n = leaves::field_count(schema, location);
+                let n = match memo {
+                    Some(m) => m.count(schema, location),
+                    None => leaves::field_count(schema, location),
+                };
                 row.insert("field_count".into(), json!(n));
             }
         } else if location == "request_body" {
@@ -1565,7 +1577,7 @@ pub fn body_info(op: &Value, item: &Value, spec: &Value, swagger: bool) -> BodyI
         schemas.push((Some(c.clone()), s.clone()));
         seen.push(c.clone());
     }
-    let content_rows = content_type_rows(content, "request_body", None, required);
+    let content_rows = content_type_rows(content, "request_body", None, required, None);
     BodyInfo {
         schema: sel.cloned().unwrap_or(json!({})),
         content_type: ct,
@@ -1686,16 +1698,16 @@ fn preferred_success_codes(responses: &Map<String, Value>) -> Vec<String> {
 }
 
 /// (schema, status, content type) of the preferred success response.
-pub fn pick_response(
-    op: &Value,
+pub fn pick_response<'a>(
+    op: &'a Value,
     item: &Value,
     spec: &Value,
     swagger: bool,
-) -> (Value, Option<String>, Option<String>) {
+) -> (&'a Value, Option<String>, Option<String>) {
     let produces = consumes_list(op, item, spec, "produces");
     let swagger_ct = produces.first().map(key_str);
     let Some(responses) = obj(op.get("responses")) else {
-        return (json!({}), None, None);
+        return (&EMPTY_OBJECT, None, None);
     };
     let mut codes = preferred_success_codes(responses);
     codes.push("default".into());
@@ -1705,15 +1717,14 @@ pub fn pick_response(
         };
         if let Some(s) = resp.get("schema").filter(|s| s.is_object()) {
             let _ = swagger;
-            return (s.clone(), Some(code), swagger_ct);
+            return (s, Some(code), swagger_ct);
         }
-        let empty = json!({});
-        let (picked, ct) = pick_content_schema(resp.get("content").unwrap_or(&empty));
+        let (picked, ct) = pick_content_schema(resp.get("content").unwrap_or(&EMPTY_OBJECT));
         if let Some(p) = picked {
-            return (p.clone(), Some(code), ct);
+            return (p, Some(code), ct);
         }
     }
-    (json!({}), None, None)
+    (&EMPTY_OBJECT, None, None)
 }
 
 fn swagger_response_examples(resp: &Value, status: &str, compact: bool) -> Vec<Row> {
@@ -1796,25 +1807,26 @@ fn response_header_rows(resp: &Value, status: &str, swagger: bool) -> Vec<Row> {
 }
 
 /// `openapi.responses` rows; `link_rows(resp, status)` gives a response's link rows.
-pub fn response_rows(
-    op: &Value,
+pub fn response_rows<'a>(
+    op: &'a Value,
     item: &Value,
     spec: &Value,
     swagger: bool,
     link_rows: &dyn Fn(&Value, &str) -> Vec<Row>,
+    memo: &leaves::FieldMemo<'a>,
 ) -> Vec<Row> {
     let produces = consumes_list(op, item, spec, "produces");
     let swagger_ct = produces.first().map(key_str);
     let Some(responses) = obj(op.get("responses")) else {
         return Vec::new();
     };
-    let empty = json!({});
+    let empty: &'a Value = &EMPTY_OBJECT;
     let mut rows = Vec::new();
     for status in sorted_statuses(responses) {
         let resp = responses
             .get(status)
             .filter(|r| r.is_object())
-            .unwrap_or(&empty);
+            .unwrap_or(empty);
         let mut row = Row::new();
         row.insert("status".into(), json!(status));
         row.insert("success".into(), json!(is_success_status(status)));
@@ -1847,8 +1859,8 @@ pub fn response_rows(
             example_fields = example_leaf_rows(&raw, "response", "response_example");
             examples = swagger_response_examples(resp, status, true);
         } else {
-            let content = resp.get("content").unwrap_or(&empty);
-            let cts = content_type_rows(content, "response", Some(status), false);
+            let content = resp.get("content").unwrap_or(empty);
+            let cts = content_type_rows(content, "response", Some(status), false, Some(memo));
             let (s, ct) = pick_content_schema(content);
             schema = s;
             content_type = ct;
@@ -1874,10 +1886,7 @@ pub fn response_rows(
                 content_type.map(Value::String).unwrap_or(Value::Null),
             );
             row.insert("schema_type".into(), json!(py_schema_type(s)));
-            row.insert(
-                "field_count".into(),
-                json!(leaves::field_count(s, "response")),
-            );
+            row.insert("field_count".into(), json!(memo.count(s, "response")));
         }
         if !example_fields.is_empty() {
             let n = example_fields.len();

@@ -516,7 +516,9 @@ fn operation_tool(
             .map(|(n, l)| link_row(n, status, l))
             .collect()
     };
-    let mut response_rows = oasop::response_rows(op, item, ctx.spec, ctx.swagger, &link_rows);
+    let field_memo = super::leaves::FieldMemo::default();
+    let mut response_rows =
+        oasop::response_rows(op, item, ctx.spec, ctx.swagger, &link_rows, &field_memo);
     for row in response_rows.iter_mut() {
         if resp_status.is_some()
             && row.get("status").and_then(Value::as_str) == resp_status.as_deref()
@@ -558,15 +560,15 @@ fn operation_tool(
         &oasop::example_leaf_rows(&sel_examples, "response", "response_example"),
     );
     let mut resp_rows = oasop::merge_field_rows(
-        super::leaves::schema_field_rows(&resp_schema_v, "response"),
+        field_memo.take_rows(resp_schema_v, "response"),
         &response_example_rows,
     );
     if resp_rows.is_empty()
-        && let Some(root) = response_body_root_row(&resp_schema_v)
+        && let Some(root) = response_body_root_row(resp_schema_v)
     {
         resp_rows.push(root);
     }
-    let envelope = super::shape::annotate(Some(&resp_schema_v), &mut resp_rows);
+    let envelope = super::shape::annotate(Some(resp_schema_v), &mut resp_rows);
     let resp_headers: Vec<Map<String, Value>> = selected_resp
         .and_then(|r| r.get("headers"))
         .and_then(Value::as_array)
@@ -643,7 +645,8 @@ fn operation_tool(
     let responses: Vec<Value> = response_rows.into_iter().map(Value::Object).collect();
     let oa_resp_fields: Vec<Value> = resp_rows.into_iter().map(Value::Object).collect();
     let body_ct = body.content_type.clone();
-    let resp_schema = truthy(&resp_schema_v).then_some(resp_schema_v);
+    drop(field_memo);
+    let resp_schema = truthy(resp_schema_v).then(|| resp_schema_v.clone());
     let oa_params: Vec<Value> = oa_param_rows.into_iter().map(Value::Object).collect();
 
     // security: requirements (operation, else spec) and the declared schemes

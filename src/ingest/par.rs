@@ -1,5 +1,5 @@
-//! Data parallelism for the build phases that treat every tool on its own: the slice is cut
-//! into contiguous chunks, one scoped thread per core, so results keep their order.
+//! Data parallelism for the build phases that treat every tool on its own: scoped threads,
+//! one per core, take chunks of the slice and results keep their order.
 
 /// Threads to use: the machine's cores, at most 8.
 pub fn threads() -> usize {
@@ -17,33 +17,76 @@ pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(&mut T) + Sync) {
     map_mut(items, f);
 }
 
-/// `items.iter_mut().map(f).collect()`, in parallel over contiguous chunks, in order.
+/// `items.iter_mut().map(f).collect()`, in parallel, in order. Items cost very unevenly
+/// (one operation's rows can be a hundred times another's), so the threads take small
+/// chunks from a shared queue instead of one contiguous half each.
 pub fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync) -> Vec<R> {
     let n = threads();
     if n == 1 || items.len() < MIN_PARALLEL {
         return items.iter_mut().map(f).collect();
     }
-    let chunk = items.len().div_ceil(n);
-    let f = &f;
-    let parts: Vec<Vec<R>> = std::thread::scope(|sc| {
-        let handles: Vec<_> = items
-            .chunks_mut(chunk)
-            .map(|part| sc.spawn(move || part.iter_mut().map(f).collect::<Vec<R>>()))
+    let chunk = items.len().div_ceil(n * CHUNKS_PER_THREAD);
+    let queue = std::sync::Mutex::new(items.chunks_mut(chunk).enumerate());
+    let (f, queue) = (&f, &queue);
+    let mut parts: Vec<(usize, Vec<R>)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..n)
+            .map(|_| {
+                sc.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                        let Some((i, part)) = next else { break };
+                        done.push((i, part.iter_mut().map(f).collect::<Vec<R>>()));
+                    }
+                    done
+                })
+            })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     });
-    parts.into_iter().flatten().collect()
+    parts.sort_unstable_by_key(|p| p.0);
+    parts.into_iter().flat_map(|p| p.1).collect()
 }
 
-/// `items.iter().map(f).collect()`, in parallel over contiguous chunks, in order.
+/// Chunks per thread in the shared queue of [`map_mut`] and [`map`].
+const CHUNKS_PER_THREAD: usize = 16;
+
+/// `items.iter().map(f).collect()`, in parallel, in order (chunks from a shared queue).
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    map_chunks(items, |chunk, _| chunk.iter().map(&f).collect::<Vec<R>>())
-        .into_iter()
-        .flatten()
-        .collect()
+    let n = threads();
+    if n == 1 || items.len() < MIN_PARALLEL {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(n * CHUNKS_PER_THREAD);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (f, next) = (&f, &next);
+    let mut parts: Vec<(usize, Vec<R>)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..n)
+            .map(|_| {
+                sc.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let start = next.fetch_add(chunk, std::sync::atomic::Ordering::Relaxed);
+                        if start >= items.len() {
+                            break;
+                        }
+                        let part = &items[start..(start + chunk).min(items.len())];
+                        done.push((start, part.iter().map(f).collect::<Vec<R>>()));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    parts.sort_unstable_by_key(|p| p.0);
+    parts.into_iter().flat_map(|p| p.1).collect()
 }
 
 /// Renders contiguous chunks of `items` in parallel: `f(chunk, index of its first item)`,

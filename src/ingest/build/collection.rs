@@ -124,8 +124,18 @@ pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
                     .map(|l| l[6..].trim().to_string())
             })
             .unwrap_or_default();
+        // cumulative user and system CPU of the process (clock ticks of 10 ms)
+        let cpu = std::fs::read_to_string("/proc/self/stat")
+            .ok()
+            .and_then(|s| {
+                let after = s.rsplit_once(") ")?.1;
+                let f: Vec<&str> = after.split(' ').collect();
+                let tick = |i: usize| f.get(i)?.parse::<f64>().ok().map(|t| t / 100.0);
+                Some(format!(", cpu user {:.2} sys {:.2}", tick(11)?, tick(12)?))
+            })
+            .unwrap_or_default();
         eprintln!(
-            "timing: {what} {:.3} s (rss {rss})",
+            "timing: {what} {:.3} s (rss {rss}{cpu})",
             t0.elapsed().as_secs_f64()
         );
     }

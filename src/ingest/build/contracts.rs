@@ -219,7 +219,16 @@ fn rows<'a>(t: &'a ToolSchema, which: &str) -> &'a [Value] {
 }
 
 fn name_of(r: &Value) -> &str {
-    r.get("field_name").and_then(Value::as_str).unwrap_or("")
+    // `field_name` leads every contract row: no need to hash it
+    let first = r
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .filter(|(k, _)| *k == "field_name")
+        .map(|(_, v)| v);
+    first
+        .or_else(|| r.get("field_name"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 fn truthy(r: &Value, k: &str) -> bool {
