@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Differential test of `toolscope build` against graph-tool-call 0.47.0 on random small
-# specs (scripts/fuzz_specs.py --mixed: OpenAPI 3.0, every third one Swagger 2.0, every fifth
-# written as YAML): every spec is built by both and the tools, graph, semantic summary and
-# readiness report are compared in JSON order.
+# specs (scripts/fuzz_specs.py --mixed --extras: OpenAPI 3.0, every third one Swagger 2.0,
+# every fifth written as YAML; the OpenAPI 3 ones also carry operationRef links, callbacks,
+# component responses/parameters/examples, path-item parameters and webhooks): every spec is
+# built by both and the tools, graph, semantic summary and readiness report are compared in
+# JSON order.
 #
 #   scripts/fuzz-vs-reference.sh [COUNT] [FIRST_SEED]     (default 200 specs from seed 0)
 #
@@ -16,5 +18,5 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release/toolscope"
 [ -x "$bin" ] || (cd "$root" && cargo build --release --quiet)
 PY="$("$root/scripts/reference-env.sh")"
 dir="$(mktemp -d)"; trap 'rm -rf "$dir"' EXIT
-"$PY" "$root/scripts/fuzz_specs.py" "$dir" "$first" "$((first + count))" --mixed
+"$PY" "$root/scripts/fuzz_specs.py" "$dir" "$first" "$((first + count))" --mixed --extras
 "$PY" "$root/scripts/fuzz_compare.py" "$bin" "$dir/fz-*"

@@ -5,8 +5,10 @@ and XML bodies with and without schemas; several response codes, envelopes and h
 missing and duplicate operationIds, tags, deprecated operations, bearer security, servers.
 The same seed always gives the same spec.
 
-usage: fuzz_specs.py OUT_DIR FIRST_SEED END_SEED [--mixed]   (writes OUT_DIR/fz-<seed>.json;
-       --mixed: every third spec as Swagger 2.0, every fifth as YAML)
+usage: fuzz_specs.py OUT_DIR FIRST_SEED END_SEED [--mixed] [--extras]
+       (writes OUT_DIR/fz-<seed>.json; --mixed: every third spec as Swagger 2.0, every fifth as
+       YAML; --extras: operationRef links, callbacks, component responses/parameters/examples,
+       path-item parameters and webhooks, see add_extras)
 """
 import json, random, sys
 
@@ -249,13 +251,99 @@ def to_swagger2(spec, seed):
     return out
 
 
+def add_extras(spec, seed):
+    """The rarer OpenAPI 3 features, from a random stream of their own (the base spec of a
+    seed does not change): links by operationRef (local, with a document prefix, escaped,
+    unresolvable), link parameters from headers, the request and constants, link request
+    bodies; callbacks; components/responses, components/parameters and components/examples
+    by $ref; path-item parameters; response examples; webhooks (3.1)."""
+    r = random.Random(seed * 13 + 5)
+    ops = [(p, m, op) for p, it in spec["paths"].items() for m, op in it.items()]
+    comps = spec.setdefault("components", {})
+
+    def esc(p):
+        return p.replace("~", "~0").replace("/", "~1")
+
+    for path, method, op in ops:
+        ok = next((c for c in ("200", "201") if c in op["responses"]), None)
+        if ok and r.random() < 0.3:
+            tp, tm, top = r.choice(ops)
+            ref = "#/paths/" + esc(tp) + "/" + tm
+            form = r.random()
+            if form < 0.2:
+                ref = "https://api.example.com/openapi.json" + ref
+            elif form < 0.3:
+                ref = "#/paths/" + esc("/nowhere/{x}") + "/get"
+            params = {}
+            for _ in range(r.randint(0, 3)):
+                params[r.choice(WORDS) + "Id"] = r.choice([
+                    "$response.body#/id", "$response.body#/data/0/id", "$response.header.X-Rate-Limit",
+                    "$request.path.id", "$request.query.page", "$request.body#/name", "$url", "$method",
+                    "$statusCode", "literal", 42, {"nested": True}, "$response.body", "$response.body#",
+                    "$response.body#/", "$response.body#/data/0", "$response.body#/a~1b/c~0d",
+                    "$request.body", "$request.body#/items/1/sku", "$request.header.X-Id",
+                    "$request.cookie.sid", "{$response.body#/id}", "$response.header.", None, True])
+            link = {"operationRef": ref}
+            if params or r.random() < 0.2:
+                link["parameters"] = params
+            if r.random() < 0.3:
+                link["requestBody"] = r.choice(["$response.body", "$response.body#/id", {"a": 1}])
+            if r.random() < 0.3:
+                link["description"] = "Follow to " + tm.upper() + " " + tp
+            if r.random() < 0.2 and "operationId" in top:
+                link["operationId"] = top["operationId"]
+            op["responses"][ok].setdefault("links", {})["By" + cap(tm) + str(r.randint(1, 99))] = link
+        if r.random() < 0.15:
+            op["callbacks"] = {"on" + cap(r.choice(WORDS)): {"{$request.body#/callbackUrl}": {
+                "post": {"operationId": "cb" + cap(r.choice(WORDS)) + str(r.randint(1, 9)),
+                         "requestBody": {"content": {"application/json": {"schema": {
+                             "type": "object", "properties": {"eventId": {"type": "string"}}}}}},
+                         "responses": {"200": {"description": "ok"}}}}}}
+        if ok and r.random() < 0.2:
+            ex = {"value": {"id": r.randint(1, 999), "name": r.choice(WORDS),
+                            "items": [{"sku": "a-1", "qty": 2}], "meta": None}}
+            if r.random() < 0.5:
+                comps.setdefault("examples", {})["Ex" + str(len(comps.get("examples", {})))] = ex
+                ex = {"$ref": "#/components/examples/Ex" + str(len(comps["examples"]) - 1)}
+            for media in (op["responses"][ok].get("content") or {}).values():
+                media.setdefault("examples", {})["sample"] = ex
+        if r.random() < 0.15:
+            name = "Err" + str(len(comps.get("responses", {})))
+            comps.setdefault("responses", {})[name] = {
+                "description": "Problem", "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}}}}
+            op["responses"]["4" + r.choice(["00", "04", "09", "22"])] = {"$ref": "#/components/responses/" + name}
+        if r.random() < 0.15:
+            name = "P" + str(len(comps.get("parameters", {})))
+            comps.setdefault("parameters", {})[name] = {
+                "name": r.choice(["page", "per_page", "traceId", "since"]), "in": "query",
+                "schema": {"type": "integer" if r.random() < 0.5 else "string"}}
+            op.setdefault("parameters", []).append({"$ref": "#/components/parameters/" + name})
+    for path, item in spec["paths"].items():
+        if r.random() < 0.15:
+            item["parameters"] = [{"name": "X-Tenant", "in": "header", "required": r.random() < 0.5,
+                                   "schema": {"type": "string"}}]
+    if r.random() < 0.2:
+        spec["openapi"] = "3.1.0"
+        spec["webhooks"] = {"newThing": {"post": {"operationId": "hookNewThing", "requestBody": {
+            "content": {"application/json": {"schema": {"type": "object"}}}},
+            "responses": {"200": {"description": "ok"}}}}}
+    if not comps:
+        del spec["components"]
+    return spec
+
+
 if __name__ == "__main__":
     # OUT_DIR FIRST END [--mixed]: --mixed writes every third spec as Swagger 2.0 and every
     # fifth as YAML (needs PyYAML)
     out = sys.argv[1]
     mixed = "--mixed" in sys.argv[4:]
+    extras = "--extras" in sys.argv[4:]
     for seed in range(int(sys.argv[2]), int(sys.argv[3])):
         spec = gen(seed)
+        # the extras are OpenAPI 3 features: not for the specs written as Swagger 2.0
+        if extras and not (mixed and seed % 3 == 1):
+            spec = add_extras(spec, seed)
         if mixed and seed % 3 == 1:
             spec = to_swagger2(spec, seed)
         if mixed and seed % 5 == 2:

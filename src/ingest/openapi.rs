@@ -982,28 +982,18 @@ fn link_row(name: &str, status: &str, l: &Value) -> Map<String, Value> {
             let mut p = Map::new();
             p.insert("field_name".into(), json!(pname));
             p.insert("parameter".into(), json!(pname));
-            match expr {
-                Value::String(e) => {
-                    p.insert("expression".into(), json!(e));
-                    let (source, extra) = expression_source(e);
-                    p.insert("source".into(), json!(source));
-                    if let Some((k, v)) = extra {
-                        p.insert(k.into(), json!(v));
-                    }
-                }
-                other => {
-                    p.insert("value".into(), other.clone());
-                    p.insert("source".into(), json!("value"));
-                }
-            }
+            p.extend(link_value(expr));
             params.push(Value::Object(p));
         }
     }
-    let n = params.len();
-    m.insert("parameters".into(), Value::Array(params));
-    m.insert("parameter_count".into(), json!(n));
+    // a link without parameters has neither list nor count
+    if !params.is_empty() {
+        let n = params.len();
+        m.insert("parameters".into(), Value::Array(params));
+        m.insert("parameter_count".into(), json!(n));
+    }
     if let Some(b) = l.get("requestBody") {
-        m.insert("request_body".into(), b.clone());
+        m.insert("request_body".into(), Value::Object(link_value(b)));
     }
     if let Some(sv) = l.get("server") {
         m.insert("server".into(), sv.clone());
@@ -1011,34 +1001,51 @@ fn link_row(name: &str, status: &str, l: &Value) -> Map<String, Value> {
     m
 }
 
-/// Source of a runtime expression (`$response.body#/a/b` → response_body, `$.a.b`).
-fn expression_source(e: &str) -> (&'static str, Option<(&'static str, String)>) {
-    if let Some(ptr) = e.strip_prefix("$response.body") {
-        let ptr = ptr.strip_prefix('#').unwrap_or(ptr);
-        let parts: Vec<String> = ptr
-            .split('/')
-            .filter(|x| !x.is_empty())
-            .map(|x| x.replace("~1", "/").replace("~0", "~"))
-            .collect();
-        let jp = if parts.is_empty() {
-            "$".to_string()
+/// The JSONPath of a JSON pointer (`/a/0/b` → `$.a[0].b`).
+fn pointer_json_path(ptr: &str) -> String {
+    let mut jp = String::from("$");
+    for part in ptr.split('/').filter(|x| !x.is_empty()) {
+        let part = part.replace("~1", "/").replace("~0", "~");
+        if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+            jp.push_str(&format!("[{part}]"));
         } else {
-            format!("$.{}", parts.join("."))
-        };
-        return ("response_body", Some(("json_path", jp)));
+            jp.push('.');
+            jp.push_str(&part);
+        }
+    }
+    jp
+}
+
+/// A link parameter or request body: a runtime expression is kept with its source (and the
+/// path, header or request field it names); any other value as `{value}`.
+fn link_value(v: &Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    match v {
+        Value::String(e) => {
+            m.insert("expression".into(), json!(e));
+            let (source, extra) = expression_source(e);
+            m.insert("source".into(), json!(source));
+            if let Some((k, x)) = extra {
+                m.insert(k.into(), json!(x));
+            }
+        }
+        other => {
+            m.insert("value".into(), other.clone());
+        }
+    }
+    m
+}
+
+/// Source of a runtime expression (`$response.body#/a/0/b` → response_body, `$.a[0].b`).
+fn expression_source(e: &str) -> (&'static str, Option<(&'static str, String)>) {
+    if let Some(ptr) = e.strip_prefix("$response.body#") {
+        return ("response_body", Some(("json_path", pointer_json_path(ptr))));
     }
     if let Some(h) = e.strip_prefix("$response.header.") {
         return ("response_header", Some(("header", h.to_string())));
     }
-    if let Some(ptr) = e.strip_prefix("$request.body") {
-        let ptr = ptr.strip_prefix('#').unwrap_or(ptr);
-        let parts: Vec<&str> = ptr.split('/').filter(|x| !x.is_empty()).collect();
-        let jp = if parts.is_empty() {
-            "$".to_string()
-        } else {
-            format!("$.{}", parts.join("."))
-        };
-        return ("request_body", Some(("json_path", jp)));
+    if let Some(ptr) = e.strip_prefix("$request.body#") {
+        return ("request_body", Some(("json_path", pointer_json_path(ptr))));
     }
     for (pre, src) in [
         ("$request.path.", "request_path"),

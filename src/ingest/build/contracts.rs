@@ -365,7 +365,14 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             .map(|(i, dups)| {
                 let mut m = promoted_row(&cons[*i]);
                 for &d in dups {
-                    for (k, v) in promoted_row(&cons[d]) {
+                    let dup = promoted_row(&cons[d]);
+                    // the enum first, then the hints in their order
+                    if let Some(e) = dup.get("enum").filter(|e| crate::engine::pytext::truthy(e))
+                        && !m.get("enum").is_some_and(crate::engine::pytext::truthy)
+                    {
+                        m.insert("enum".into(), e.clone());
+                    }
+                    for (k, v) in dup {
                         if CONTRACT_HINT_KEYS.contains(&k.as_str())
                             && !m.get(&k).is_some_and(crate::engine::pytext::truthy)
                         {
@@ -514,17 +521,78 @@ fn action_bonus(t: &ToolSchema) -> i64 {
     }
 }
 
-fn keys_of(r: &Value) -> [Option<String>; 3] {
+fn keys_of(r: &Value) -> [Option<String>; 4] {
     let sem = r
         .get("semantic_tag")
         .and_then(Value::as_str)
         .map(String::from);
     let f = Some(name_of(r).to_string()).filter(|x| !x.is_empty());
     let l = f.as_deref().map(loose).filter(|x| !x.is_empty());
-    [sem, f, l]
+    let d = description_key(r);
+    [sem, f, l, d]
 }
 
-/// The producers of one consumer key triple, best first (score descending, then tool name),
+/// Descriptions that name no particular field (after [`description_key`] folding).
+const GENERIC_DESCRIPTIONS: &[&str] = &[
+    "id",
+    "identifier",
+    "no",
+    "number",
+    "code",
+    "key",
+    "seq",
+    "sequence",
+    "uuid",
+    "name",
+    "title",
+    "status",
+    "state",
+    "type",
+    "value",
+    "flag",
+    "description",
+    "content",
+    "아이디",
+    "식별자",
+    "번호",
+    "코드",
+    "키",
+    "순번",
+    "일련번호",
+    "명",
+    "이름",
+    "제목",
+    "상태",
+    "유형",
+    "타입",
+    "값",
+    "여부",
+    "구분",
+    "내용",
+    "설명",
+    "목록",
+    "리스트",
+    "일자",
+    "날짜",
+];
+
+/// The description alias key of an identifier-like field: its description lower-cased with
+/// everything but `[a-z0-9가-힣]` removed (two fields described alike carry the same value);
+/// none when that is shorter than three characters or generic.
+fn description_key(r: &Value) -> Option<String> {
+    if !identifier_like(name_of(r)) {
+        return None;
+    }
+    let d = r.get("description").and_then(Value::as_str)?;
+    let key: String = d
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || ('가'..='힣').contains(c))
+        .collect();
+    (key.chars().count() >= 3 && !GENERIC_DESCRIPTIONS.contains(&key.as_str())).then_some(key)
+}
+
+/// The producers of one consumer's keys, best first (score descending, then tool name),
 /// with the candidate tools that were skipped as echoes.
 struct Ranked {
     /// (producer tool, index of its matching produce row)
@@ -539,9 +607,9 @@ struct Ranked {
 fn rank_producers(
     tools: &[ToolSchema],
     index: &FxHashMap<(u8, String), Vec<usize>>,
-    prod_keys: &[Vec<[Option<String>; 3]>],
-    cons_keys: &[[FxHashSet<String>; 3]],
-    keys: &[Option<String>; 3],
+    prod_keys: &[Vec<[Option<String>; 4]>],
+    cons_keys: &[[FxHashSet<String>; 4]],
+    keys: &[Option<String>; 4],
 ) -> Ranked {
     let mut cands: IndexMap<usize, ()> = IndexMap::new();
     for (k, v) in keys.iter().enumerate() {
@@ -558,14 +626,14 @@ fn rank_producers(
     for (&p, _) in &cands {
         let Some(ri) = prod_keys[p]
             .iter()
-            .position(|pk| (0..3).any(|k| pk[k].is_some() && pk[k] == keys[k]))
+            .position(|pk| (0..4).any(|k| pk[k].is_some() && pk[k] == keys[k]))
         else {
             continue;
         };
         let prow = &meta_rows(&tools[p], "produces")[ri];
         // echo: the producer itself consumes the same key
         let pk = &prod_keys[p][ri];
-        if (0..3).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v))) {
+        if (0..4).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v))) {
             echo_of.insert(p);
             continue;
         }
@@ -606,14 +674,14 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         }
     }
     // keys of every produce row, and the set of keys each tool consumes (echo check)
-    let prod_keys: Vec<Vec<[Option<String>; 3]>> = tools
+    let prod_keys: Vec<Vec<[Option<String>; 4]>> = tools
         .iter()
         .map(|t| meta_rows(t, "produces").iter().map(keys_of).collect())
         .collect();
-    let cons_keys: Vec<[rustc_hash::FxHashSet<String>; 3]> = tools
+    let cons_keys: Vec<[rustc_hash::FxHashSet<String>; 4]> = tools
         .iter()
         .map(|t| {
-            let mut sets: [rustc_hash::FxHashSet<String>; 3] = Default::default();
+            let mut sets: [rustc_hash::FxHashSet<String>; 4] = Default::default();
             for r in meta_rows(t, "consumes") {
                 for (k, v) in keys_of(r).into_iter().enumerate() {
                     if let Some(v) = v {
@@ -626,7 +694,7 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         .collect();
     let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
     let mut self_skips = 0;
-    let mut ranking_cache: FxHashMap<[Option<String>; 3], Ranked> = FxHashMap::default();
+    let mut ranking_cache: FxHashMap<[Option<String>; 4], Ranked> = FxHashMap::default();
     for (ci, c) in tools.iter().enumerate() {
         for r in meta_rows(c, "consumes") {
             if !truthy(r, "required") {
@@ -636,8 +704,8 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                 continue;
             }
             let keys = keys_of(r);
-            // the ranked producers depend only on the key triple (the consumer itself is
-            // skipped below), so equal triples share one ranking
+            // the ranked producers depend only on the four keys (the consumer itself is
+            // skipped below), so equal keys share one ranking
             let ranked = ranking_cache
                 .entry(keys.clone())
                 .or_insert_with(|| rank_producers(tools, &index, &prod_keys, &cons_keys, &keys));
@@ -843,19 +911,34 @@ pub fn merge_edges(
         format!("{ea} | {eb}")
     };
     out.insert("evidence".into(), json!(evidence));
-    // data_flow: incoming non-empty values overwrite
+    // data_flow: incoming values overwrite unless empty
     let mut df = a["data_flow"].as_object().cloned().unwrap_or_default();
-    // a link's own source path survives a merge with a link-less data flow
+    // a link's own source path (when it has one) survives a merge with a link-less data flow
     let keep_link_source = df.get("link_name").is_some_and(|v| !v.is_null())
         && b["data_flow"].get("link_name").is_none_or(|v| v.is_null());
     if let Some(inc) = b["data_flow"].as_object() {
         for (k, v) in inc {
-            if keep_link_source && (k == "from_path" || k == "from_field") {
+            if keep_link_source
+                && (k == "from_path" || k == "from_field")
+                && df.get(k).is_some_and(crate::engine::pytext::truthy)
+            {
                 continue;
             }
             let empty =
                 v.is_null() || v.as_str() == Some("") || v.as_array().is_some_and(Vec::is_empty);
-            if !empty {
+            // parameter lists are unioned (existing ones first)
+            if k == "parameters"
+                && let (Some(Value::Array(old)), Value::Array(new)) = (df.get_mut(k), v)
+            {
+                for p in new {
+                    if !old.contains(p) {
+                        old.push(p.clone());
+                    }
+                }
+                continue;
+            }
+            // an empty value never overwrites, but a missing key is still added
+            if !(empty && df.contains_key(k)) {
                 df.insert(k.clone(), v.clone());
             }
         }

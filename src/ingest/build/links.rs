@@ -54,8 +54,8 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
                 let jp = match p.get("json_path").and_then(Value::as_str) {
                     Some(j) => j.to_string(),
                     None => match p.get("header").and_then(Value::as_str) {
-                        Some(h) => format!("$.headers.{h}"),
-                        None => continue,
+                        Some(h) if !h.is_empty() => format!("$.headers.{h}"),
+                        _ => continue,
                     },
                 };
                 let produces = t.metadata.entry("produces").or_insert_with(|| json!([]));
@@ -91,7 +91,8 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
                     p.get("source").cloned().unwrap_or(Value::Null),
                 );
                 row.insert("source_field_name".into(), json!(source_field(p, &jp)));
-                if p.get("source").and_then(Value::as_str) == Some("response_body") {
+                // the body root itself has no alias
+                if p.get("source").and_then(Value::as_str) == Some("response_body") && jp != "$" {
                     row.insert(
                         "value_path_aliases".into(),
                         json!([format!("$.body{}", &jp[1..])]),
@@ -113,7 +114,9 @@ fn source_field(p: &Value, json_path: &str) -> String {
     {
         return h.to_string();
     }
-    let last = json_path.rsplit('.').next().unwrap_or("");
+    // the root (`$`) names no field
+    let rest = json_path.strip_prefix('$').unwrap_or(json_path);
+    let last = rest.rsplit('.').next().unwrap_or("");
     last.split('[').next().unwrap_or("").to_string()
 }
 
@@ -202,7 +205,8 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                 ev.push_str(": ");
                 ev.push_str(&parts.join(", "));
             }
-            let first = rp.first();
+            // the first response parameter, else the first parameter, names the flow
+            let first = rp.first().or(params.first());
             let mut df = Map::new();
             df.insert("from_operation".into(), json!(prod.name));
             df.insert("to_operation".into(), json!(cons.name));
@@ -218,13 +222,18 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                     .or_else(|| {
                         p.get("header")
                             .and_then(Value::as_str)
+                            .filter(|h| !h.is_empty())
                             .map(|h| json!(format!("$.headers.{h}")))
                     })
-                    .unwrap_or(Value::Null);
+                    .unwrap_or_else(|| json!(""));
                 let field = source_field(p, jp.as_str().unwrap_or(""));
                 df.insert("from_path".into(), jp);
                 df.insert("from_field".into(), json!(field));
                 df.insert("to_field".into(), p["parameter"].clone());
+            } else {
+                for k in ["from_path", "from_field", "to_field"] {
+                    df.insert(k.into(), json!(""));
+                }
             }
             df.insert(
                 "parameters".into(),
