@@ -379,6 +379,42 @@ fn mcp_jsonrpc_result_builds_a_legacy_graph_with_a_category() {
 }
 
 #[test]
+fn a_bare_mcp_list_has_no_server_and_categories_from_the_tool_names() {
+    // the tools of tools.mcp.json as a bare list: no server name anywhere, so (as
+    // ToolGraph().ingest_mcp_tools(tools) without server_name) the category is the noun
+    // the names share and no tool records a server
+    let g = build_in(&fixture(""), &["tools-bare.mcp.json"]);
+    assert_eq!(
+        nodes(&g),
+        [
+            ("list_notes", "tool"),
+            ("note", "category"),
+            ("create_note", "tool"),
+            ("delete_note", "tool"),
+            ("get_note", "tool")
+        ]
+    );
+    let t = &g["tools"]["list_notes"];
+    assert_eq!(t["tags"], serde_json::json!(["note"]));
+    assert!(t["metadata"].get("mcp_server").is_none());
+    assert!(t["metadata"]["execution"].get("server_name").is_none());
+    let rels: Vec<(String, String, String)> =
+        edges(&g).into_iter().map(|e| (e.0, e.1, e.2)).collect();
+    let want: Vec<(String, String, String)> = [
+        ("list_notes", "note", "belongs_to"),
+        ("create_note", "note", "belongs_to"),
+        ("delete_note", "note", "belongs_to"),
+        ("delete_note", "get_note", "requires"),
+        ("get_note", "note", "belongs_to"),
+        ("get_note", "create_note", "requires"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(rels, want);
+}
+
+#[test]
 fn function_lists_openai_and_anthropic() {
     let g = build_in(&fixture(""), &["functions.json"]);
     let w = &g["tools"]["get_weather"];
