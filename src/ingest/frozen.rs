@@ -24,8 +24,26 @@ pub fn freeze(v: Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
     if !non_empty {
         return v;
     }
+    frozen_text(&v, refs)
+}
+
+/// The frozen form of a borrowed value: what `freeze(v.clone(), refs)` gives, without
+/// copying the tree first.
+pub fn freeze_ref(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
+    let non_empty = match v {
+        Value::Object(m) => !m.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        _ => false,
+    };
+    if !non_empty {
+        return v.clone();
+    }
+    frozen_text(v, refs)
+}
+
+fn frozen_text(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
     let mut found = Vec::new();
-    refs(&v, &mut found);
+    refs(v, &mut found);
     let refs_json = if found.is_empty() {
         String::new()
     } else {
@@ -38,7 +56,7 @@ pub fn freeze(v: Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
     out.push_str(&refs_json.len().to_string());
     out.push('\u{1}');
     out.push_str(&refs_json);
-    write_compact(&mut out, &v);
+    write_compact(&mut out, v);
     Value::String(out)
 }
 

@@ -627,7 +627,8 @@ fn operation_tool(
     let to_arr =
         |rows: Vec<Map<String, Value>>| Value::Array(rows.into_iter().map(Value::Object).collect());
     rb.insert("content_types".into(), to_arr(body.content_rows));
-    let body_schema = truthy(&body.schema).then(|| body.schema.clone());
+    let body_schema = truthy(&body.schema)
+        .then(|| super::frozen::freeze_ref(&body.schema, super::build::collection::collect_refs));
     rb.insert("schema".into(), body.schema);
     if let Some(r) = body_rows.root {
         rb.insert("root".into(), Value::Object(r));
@@ -832,9 +833,10 @@ fn operation_tool(
         resp_ct.clone().map(Value::String).unwrap_or(Value::Null),
     );
     resp.insert("description".into(), resp_desc);
+    // frozen straight from the operation's tree (freeze_bulk would freeze a copy)
     resp.insert(
         "schema".into(),
-        resp_schema.clone().unwrap_or_else(|| json!({})),
+        super::frozen::freeze_ref(resp_schema_v, super::build::collection::collect_refs),
     );
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
     if !resp_headers.is_empty() {
