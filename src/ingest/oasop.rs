@@ -355,38 +355,70 @@ pub fn example_top_level_rows(examples: &[Row], location: &str, source: &str) ->
 
 /// Rows merged by (field_name, json_path): later rows add hints, enums and `required`.
 pub fn merge_field_rows(primary: Vec<Row>, inferred: &[Row]) -> Vec<Row> {
-    let mut merged: Vec<Row> = Vec::with_capacity(primary.len() + inferred.len());
-    let mut by_key: rustc_hash::FxHashMap<(String, String), usize> = Default::default();
-    let mut add = |row: Row, merged: &mut Vec<Row>| {
-        let name = text(row.get("field_name"));
-        if name.is_empty() {
-            return;
+    use std::borrow::Cow;
+    // `text()` without copying the common string case
+    fn key_text(v: Option<&Value>) -> Cow<'_, str> {
+        match v {
+            Some(Value::String(s)) => Cow::Borrowed(s.as_str()),
+            other => Cow::Owned(text(other)),
         }
-        let key = (name, text(row.get("json_path")));
-        match by_key.get(&key) {
-            None => {
-                by_key.insert(key, merged.len());
-                merged.push(row);
-            }
-            Some(&i) => {
-                let e = &mut merged[i];
-                copy_row_hints(&row, e);
-                if let Some(en) = row.get("enum").filter(|v| truthy(v))
-                    && !e.get("enum").is_some_and(truthy)
-                {
-                    e.insert("enum".into(), en.clone());
-                }
-                if row.get("required").is_some_and(truthy) {
-                    e.insert("required".into(), json!(true));
-                }
-            }
+    }
+    let n_primary = primary.len();
+    let row_at = |i: usize| -> &Row {
+        if i < n_primary {
+            &primary[i]
+        } else {
+            &inferred[i - n_primary]
         }
     };
+    // where each row goes: dropped (no name), a new row, or merged into an earlier one
+    let mut dest: Vec<Option<usize>> = Vec::with_capacity(n_primary + inferred.len());
+    let mut new_rows = 0usize;
+    {
+        let mut by_key: rustc_hash::FxHashMap<(Cow<'_, str>, Cow<'_, str>), usize> =
+            Default::default();
+        for i in 0..n_primary + inferred.len() {
+            let row = row_at(i);
+            let name = key_text(row.get("field_name"));
+            if name.is_empty() {
+                dest.push(None);
+                continue;
+            }
+            let key = (name, key_text(row.get("json_path")));
+            let at = *by_key.entry(key).or_insert_with(|| {
+                new_rows += 1;
+                new_rows - 1
+            });
+            dest.push(Some(at));
+        }
+    }
+    let mut merged: Vec<Row> = Vec::with_capacity(new_rows);
+    let absorb = |row: Cow<'_, Row>, at: usize, merged: &mut Vec<Row>| {
+        if at == merged.len() {
+            merged.push(row.into_owned());
+            return;
+        }
+        let e = &mut merged[at];
+        copy_row_hints(&row, e);
+        if let Some(en) = row.get("enum").filter(|v| truthy(v))
+            && !e.get("enum").is_some_and(truthy)
+        {
+            e.insert("enum".into(), en.clone());
+        }
+        if row.get("required").is_some_and(truthy) {
+            e.insert("required".into(), json!(true));
+        }
+    };
+    let mut dest_iter = dest.into_iter();
     for r in primary {
-        add(r, &mut merged);
+        if let Some(Some(at)) = dest_iter.next() {
+            absorb(Cow::Owned(r), at, &mut merged);
+        }
     }
     for r in inferred {
-        add(r.clone(), &mut merged);
+        if let Some(Some(at)) = dest_iter.next() {
+            absorb(Cow::Borrowed(r), at, &mut merged);
+        }
     }
     merged
 }
