@@ -44,20 +44,27 @@ pub fn freeze_ref(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
 fn frozen_text(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
     let mut found = Vec::new();
     refs(v, &mut found);
+    let mut out = header(&found, 256);
+    write_compact(&mut out, v);
+    Value::String(out)
+}
+
+/// The start of a frozen subtree's text: [`MARK`], the length of the `$ref` array's JSON,
+/// `\u{1}` and that JSON (room for `body` more bytes).
+fn header(found: &[String], body: usize) -> String {
     let refs_json = if found.is_empty() {
         String::new()
     } else {
         let mut s = String::new();
-        write_compact(&mut s, &Value::from(found));
+        write_compact(&mut s, &Value::from(found.to_vec()));
         s
     };
-    let mut out = String::with_capacity(MARK.len() + refs_json.len() + 256);
+    let mut out = String::with_capacity(MARK.len() + refs_json.len() + 8 + body);
     out.push_str(MARK);
     out.push_str(&refs_json.len().to_string());
     out.push('\u{1}');
     out.push_str(&refs_json);
-    write_compact(&mut out, v);
-    Value::String(out)
+    out
 }
 
 /// Whether a value is a frozen subtree.
@@ -80,6 +87,50 @@ pub fn refs_of(s: &str) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     serde_json::from_str(refs).ok()
+}
+
+/// `m.insert(key, value)` on the object a frozen subtree holds: the member is appended to
+/// its text (or, when the object already has `key`, replaced in a thawed copy), and the
+/// value's `$ref`s join the subtree's. `None` when `s` is not a frozen object.
+pub fn insert_member(
+    s: &str,
+    key: &str,
+    value: &Value,
+    refs: impl Fn(&Value, &mut Vec<String>),
+) -> Option<Value> {
+    let (_, body) = thaw(s)?;
+    if !body.starts_with('{') {
+        return None;
+    }
+    let mut quoted = String::new();
+    crate::jsonout::write_escaped(&mut quoted, key);
+    if body.contains(quoted.as_str()) {
+        // the key may be there already: insert into a thawed copy
+        let Value::Object(mut m) = serde_json::from_str::<Value>(body).ok()? else {
+            return None;
+        };
+        m.insert(key.to_string(), value.clone());
+        return Some(freeze(Value::Object(m), refs));
+    }
+    let mut found = refs_of(s)?;
+    refs(value, &mut found);
+    let mut text = String::with_capacity(body.len() + quoted.len() + 64);
+    text.push_str(&body[..body.len() - 1]);
+    if body != "{}" {
+        text.push(',');
+    }
+    text.push_str(&quoted);
+    text.push(':');
+    write_compact(&mut text, value);
+    text.push('}');
+    Some(with_refs(&found, &text))
+}
+
+/// A frozen subtree from its `$ref`s and compact text.
+fn with_refs(found: &[String], body: &str) -> Value {
+    let mut out = header(found, body.len());
+    out.push_str(body);
+    Value::String(out)
 }
 
 /// Freezes `m[key]` in place when it is a non-empty container.
@@ -154,6 +205,39 @@ mod tests {
     use serde_json::json;
 
     use crate::ingest::build::collection::collect_refs as collect;
+
+    #[test]
+    fn a_member_inserted_into_a_frozen_object_is_as_if_inserted_before_freezing() {
+        let add = json!([{"$ref": "#/b"}, {"$ref": "#/c"}]);
+        for tree in [
+            json!({"type": "object", "properties": {"a": {"$ref": "#/a"}}}),
+            json!({}),
+            // the key exists: replaced in place
+            json!({"__refs__": [1], "x": {"$ref": "#/a"}}),
+        ] {
+            let frozen = freeze_ref(&tree, collect);
+            let frozen = if tree == json!({}) {
+                // an empty object is not frozen; freeze its text by hand
+                frozen_text(&tree, collect)
+            } else {
+                frozen
+            };
+            let got = insert_member(frozen.as_str().unwrap(), "__refs__", &add, collect).unwrap();
+            let mut want = tree.clone();
+            want.as_object_mut()
+                .unwrap()
+                .insert("__refs__".into(), add.clone());
+            assert_eq!(to_compact(&got), to_compact(&want));
+            assert_eq!(to_python_pretty(&got), to_python_pretty(&want));
+            let mut refs = Vec::new();
+            collect(&want, &mut refs);
+            assert_eq!(refs_of(got.as_str().unwrap()).unwrap(), refs);
+        }
+        // not a frozen object
+        assert!(insert_member("plain", "k", &add, collect).is_none());
+        let arr = freeze(json!([1, 2]), collect);
+        assert!(insert_member(arr.as_str().unwrap(), "k", &add, collect).is_none());
+    }
 
     #[test]
     fn frozen_subtrees_serialise_like_the_tree() {

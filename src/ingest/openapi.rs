@@ -647,7 +647,10 @@ fn operation_tool(
     let oa_resp_fields: Vec<Value> = resp_rows.into_iter().map(Value::Object).collect();
     let body_ct = body.content_type.clone();
     drop(field_memo);
-    let resp_schema = truthy(resp_schema_v).then(|| resp_schema_v.clone());
+    // frozen once from the operation's tree: `metadata.response_schema` and
+    // `openapi.response.schema` are the same text (later phases read only its `$ref`s)
+    let resp_schema = truthy(resp_schema_v)
+        .then(|| super::frozen::freeze_ref(resp_schema_v, super::build::collection::collect_refs));
     let oa_params: Vec<Value> = oa_param_rows.into_iter().map(Value::Object).collect();
 
     // security: requirements (operation, else spec) and the declared schemes
@@ -833,10 +836,9 @@ fn operation_tool(
         resp_ct.clone().map(Value::String).unwrap_or(Value::Null),
     );
     resp.insert("description".into(), resp_desc);
-    // frozen straight from the operation's tree (freeze_bulk would freeze a copy)
     resp.insert(
         "schema".into(),
-        super::frozen::freeze_ref(resp_schema_v, super::build::collection::collect_refs),
+        resp_schema.clone().unwrap_or_else(|| json!({})),
     );
     resp.insert("fields".into(), Value::Array(oa_resp_fields));
     if !resp_headers.is_empty() {

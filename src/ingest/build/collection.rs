@@ -512,11 +512,19 @@ fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
                 .metadata
                 .entry("response_schema")
                 .or_insert_with(|| json!({}));
-            if let Value::Object(o) = entry {
-                o.insert(
-                    "__refs__".into(),
-                    Value::Array(rs.iter().map(|r| json!({"$ref": r})).collect()),
-                );
+            let list = Value::Array(rs.iter().map(|r| json!({"$ref": r})).collect());
+            match entry {
+                Value::Object(o) => {
+                    o.insert("__refs__".into(), list);
+                }
+                Value::String(s) => {
+                    if let Some(v) =
+                        crate::ingest::frozen::insert_member(s, "__refs__", &list, collect_refs)
+                    {
+                        *entry = v;
+                    }
+                }
+                _ => {}
             }
         }
         if !rq.is_empty() {
