@@ -9,7 +9,8 @@
 # operations, generated into bench/ on first use). Each side writes the artifact the way its
 # CLI does (reference: json.dumps(indent=2, ensure_ascii=False, default=str)). Reported:
 # build seconds (graph built in memory, before writing), total wall seconds (process start to
-# exit, incl. reading and writing) and peak RSS (/usr/bin/time -v). The reference gets
+# exit, incl. reading and writing) and peak RSS (/usr/bin/time -v); toolscope's figures are the
+# medians of TS_RUNS (default 3) runs, the reference runs once. The reference gets
 # --ref-timeout seconds (default 900) per workload; a timeout is reported as such.
 # Results are appended as JSON lines to bench/build-bench-<yyyymmdd>.jsonl.
 set -uo pipefail
@@ -17,6 +18,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 only="github,synthetic-10k,synthetic-50k"
 ref_timeout=900
 ref=1
+ts_runs="${TS_RUNS:-3}"
 while [ $# -gt 0 ]; do
     case "$1" in
         --only) only="$2"; shift 2 ;;
@@ -58,11 +60,17 @@ printf '%-14s %10s %10s %10s | %10s %10s %10s | %8s %8s\n' workload ts_build_s t
 for w in github synthetic-10k synthetic-50k; do
     want "$w" || continue
     spec="$(spec_for "$w")" || { echo "$w: SKIP (no spec)"; continue; }
-    /usr/bin/time -v "$bin" build "$spec" -o "$tmp/ts.json" 2>"$tmp/ts.log" >/dev/null
-    ts_build=$(sed -n 's/^built .* in \([0-9.]*\) s (.*/\1/p' "$tmp/ts.log")
-    ts_total=$(wall "$tmp/ts.log"); ts_rss=$(( $(rss "$tmp/ts.log") / 1024 ))
+    # toolscope: the median of $ts_runs runs (one run varies by 10-15% on this VM)
+    builds=(); totals=(); rsss=()
+    for _ in $(seq "$ts_runs"); do
+        /usr/bin/time -v "$bin" build "$spec" -o "$tmp/ts.json" 2>"$tmp/ts.log" >/dev/null
+        builds+=("$(sed -n 's/^built .* in \([0-9.]*\) s (.*/\1/p' "$tmp/ts.log")")
+        totals+=("$(wall "$tmp/ts.log")"); rsss+=("$(( $(rss "$tmp/ts.log") / 1024 ))")
+        rm -f "$tmp/ts.json"
+    done
+    median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+    ts_build=$(median "${builds[@]}"); ts_total=$(median "${totals[@]}"); ts_rss=$(median "${rsss[@]}")
     edges=$(sed -n 's/^built [0-9]* tools, \([0-9]*\) edges.*/\1/p' "$tmp/ts.log")
-    rm -f "$tmp/ts.json"
     ref_build=null ref_total=null ref_rss=null status=skipped
     if [ "$ref" = 1 ]; then
         if timeout "$ref_timeout" /usr/bin/time -v "$PY" "$root/scripts/ref_build.py" openapi "$tmp/ref.json" "$spec" >"$tmp/ref.out" 2>"$tmp/ref.log"; then
