@@ -78,6 +78,17 @@ fn nodes(g: &Value) -> Vec<(&str, &str)> {
 
 type Row<'a> = (&'a str, &'a str, &'a str, &'a str, f64, &'a str);
 
+/// The graph's (source, target, relation) triples, in order, are `want`.
+fn assert_relations(g: &Value, want: &[(&str, &str, &str)]) {
+    let got: Vec<(String, String, String)> =
+        edges(g).into_iter().map(|e| (e.0, e.1, e.2)).collect();
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(got, want);
+}
+
 fn assert_edges(g: &Value, want: &[Row]) {
     let got = edges(g);
     let want: Vec<_> = want
@@ -362,20 +373,17 @@ fn mcp_jsonrpc_result_builds_a_legacy_graph_with_a_category() {
         false
     );
     // the reference's graph (ToolGraph().ingest_mcp_tools(tools, server_name="notes"))
-    let rels: Vec<(String, String, String)> =
-        edges(&g).into_iter().map(|e| (e.0, e.1, e.2)).collect();
-    let want: Vec<(String, String, String)> = [
-        ("list_notes", "notes", "belongs_to"),
-        ("create_note", "notes", "belongs_to"),
-        ("delete_note", "notes", "belongs_to"),
-        ("delete_note", "get_note", "requires"),
-        ("get_note", "notes", "belongs_to"),
-        ("get_note", "create_note", "requires"),
-    ]
-    .iter()
-    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-    .collect();
-    assert_eq!(rels, want);
+    assert_relations(
+        &g,
+        &[
+            ("list_notes", "notes", "belongs_to"),
+            ("create_note", "notes", "belongs_to"),
+            ("delete_note", "notes", "belongs_to"),
+            ("delete_note", "get_note", "requires"),
+            ("get_note", "notes", "belongs_to"),
+            ("get_note", "create_note", "requires"),
+        ],
+    );
 }
 
 #[test]
@@ -398,20 +406,17 @@ fn a_bare_mcp_list_has_no_server_and_categories_from_the_tool_names() {
     assert_eq!(t["tags"], serde_json::json!(["note"]));
     assert!(t["metadata"].get("mcp_server").is_none());
     assert!(t["metadata"]["execution"].get("server_name").is_none());
-    let rels: Vec<(String, String, String)> =
-        edges(&g).into_iter().map(|e| (e.0, e.1, e.2)).collect();
-    let want: Vec<(String, String, String)> = [
-        ("list_notes", "note", "belongs_to"),
-        ("create_note", "note", "belongs_to"),
-        ("delete_note", "note", "belongs_to"),
-        ("delete_note", "get_note", "requires"),
-        ("get_note", "note", "belongs_to"),
-        ("get_note", "create_note", "requires"),
-    ]
-    .iter()
-    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-    .collect();
-    assert_eq!(rels, want);
+    assert_relations(
+        &g,
+        &[
+            ("list_notes", "note", "belongs_to"),
+            ("create_note", "note", "belongs_to"),
+            ("delete_note", "note", "belongs_to"),
+            ("delete_note", "get_note", "requires"),
+            ("get_note", "note", "belongs_to"),
+            ("get_note", "create_note", "requires"),
+        ],
+    );
 }
 
 #[test]

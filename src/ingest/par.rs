@@ -26,29 +26,10 @@ pub fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync
         return items.iter_mut().map(f).collect();
     }
     let chunk = items.len().div_ceil(n * CHUNKS_PER_THREAD);
-    let queue = std::sync::Mutex::new(items.chunks_mut(chunk).enumerate());
-    let (f, queue) = (&f, &queue);
-    let mut parts: Vec<(usize, Vec<R>)> = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..n)
-            .map(|_| {
-                sc.spawn(move || {
-                    let mut done = Vec::new();
-                    loop {
-                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-                        let Some((i, part)) = next else { break };
-                        done.push((i, part.iter_mut().map(f).collect::<Vec<R>>()));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    parts.sort_unstable_by_key(|p| p.0);
-    parts.into_iter().flat_map(|p| p.1).collect()
+    let queue = items.chunks_mut(chunk).enumerate();
+    in_order(drain(n, queue, |(i, part)| {
+        (i, part.iter_mut().map(&f).collect())
+    }))
 }
 
 /// Chunks per thread in the shared queue of [`map_mut`] and [`map`].
@@ -61,20 +42,29 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
         return items.iter().map(f).collect();
     }
     let chunk = items.len().div_ceil(n * CHUNKS_PER_THREAD);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let (f, next) = (&f, &next);
-    let mut parts: Vec<(usize, Vec<R>)> = std::thread::scope(|sc| {
+    let queue = items.chunks(chunk).enumerate();
+    in_order(drain(n, queue, |(i, part)| {
+        (i, part.iter().map(&f).collect())
+    }))
+}
+
+/// `n` scoped threads take items from `queue` until it is empty; every result, in no order.
+fn drain<I, R>(n: usize, queue: I, work: impl Fn(I::Item) -> R + Sync) -> Vec<R>
+where
+    I: Iterator + Send,
+    R: Send,
+{
+    let queue = std::sync::Mutex::new(queue);
+    let (queue, work) = (&queue, &work);
+    std::thread::scope(|sc| {
         let handles: Vec<_> = (0..n)
             .map(|_| {
                 sc.spawn(move || {
                     let mut done = Vec::new();
                     loop {
-                        let start = next.fetch_add(chunk, std::sync::atomic::Ordering::Relaxed);
-                        if start >= items.len() {
-                            break;
-                        }
-                        let part = &items[start..(start + chunk).min(items.len())];
-                        done.push((start, part.iter().map(f).collect::<Vec<R>>()));
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                        let Some(item) = next else { break };
+                        done.push(work(item));
                     }
                     done
                 })
@@ -84,7 +74,11 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
             .into_iter()
             .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
-    });
+    })
+}
+
+/// Numbered chunk results, flattened in chunk order.
+fn in_order<R>(mut parts: Vec<(usize, Vec<R>)>) -> Vec<R> {
     parts.sort_unstable_by_key(|p| p.0);
     parts.into_iter().flat_map(|p| p.1).collect()
 }
