@@ -1217,6 +1217,9 @@ fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
         }
     }
     freeze_member(&mut t.metadata, "request_body_schema", &refs);
+    // promotion's view of the contract rows, then the rows frozen in this thread
+    t.promotion = Some(Box::new(super::build::contracts::prepare(&t)));
+    super::build::contracts::freeze_contract_rows(&mut t);
     t
 }
 

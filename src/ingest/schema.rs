@@ -58,6 +58,8 @@ pub struct ToolSchema {
     pub annotations: Option<Hints>,
     /// what the readiness report needs of the metadata that is frozen early
     pub readiness: crate::ingest::readiness::OperationFacts,
+    /// contract promotion's view of the `api_contract` rows, taken before they are frozen
+    pub promotion: Option<Box<crate::ingest::build::contracts::Prepared>>,
 }
 
 impl ToolSchema {

@@ -235,9 +235,6 @@ fn truthy(r: &Value, k: &str) -> bool {
     r.get(k).and_then(Value::as_bool).unwrap_or(false)
 }
 
-/// (score, json_path depth, field name, json_path, row, has a semantic tag)
-type ProdRow<'a> = (i64, usize, &'a str, String, &'a Value, bool);
-
 /// A consume row that passed the filter, before its promoted copy is made.
 struct ConsRow<'a> {
     score: i64,
@@ -249,195 +246,260 @@ struct ConsRow<'a> {
     semantic: bool,
 }
 
+/// What contract promotion needs of a tool, taken from its `api_contract` rows in the thread
+/// that built them (so the rows can be frozen there): the promoted consume rows (they depend
+/// on the tool alone), the produce candidates (their rank also needs how many tools produce
+/// the field), the tool's distinct produced keys for that count, and the skip counts.
+#[derive(Clone, Debug, Default)]
+pub struct Prepared {
+    consumes: Vec<Value>,
+    produces: Vec<ProdCandidate>,
+    produced_keys: Vec<String>,
+    produces_skipped: usize,
+    consumes_skipped: usize,
+    /// the semantics' view of the rows (`semantics::contract_facts`)
+    pub resource: String,
+    pub list_like: bool,
+}
+
+/// A produce row that passed the filter, with its promoted copy (`signal_score` is set once
+/// the rarity of its loose key is known).
+#[derive(Clone, Debug)]
+struct ProdCandidate {
+    /// 5·semantic + 4·identifier + 1·enum (2·rare is added at promotion)
+    score: i64,
+    depth: usize,
+    name: String,
+    json_path: String,
+    loose: String,
+    row: Map<String, Value>,
+}
+
+/// [`Prepared`] from a tool's (unfrozen) `api_contract` rows.
+pub fn prepare(t: &ToolSchema) -> Prepared {
+    let (mut p_skip, mut c_skip) = (0, 0);
+    let mut produced_keys: Vec<String> = Vec::new();
+    for r in rows(t, "produces") {
+        let k = loose(name_of(r));
+        if !k.is_empty() && !produced_keys.contains(&k) {
+            produced_keys.push(k);
+        }
+    }
+    let mut cons: Vec<ConsRow> = Vec::new();
+    for r in rows(t, "consumes") {
+        let name = name_of(r);
+        if name.is_empty() || truthy(r, "read_only") {
+            c_skip += 1;
+            continue;
+        }
+        let loc_s = crate::engine::pytext::lower(crate::engine::pytext::strip(
+            r.get("location")
+                .and_then(Value::as_str)
+                .filter(|x| !x.is_empty())
+                .or_else(|| r.get("in").and_then(Value::as_str))
+                .unwrap_or(""),
+        ));
+        let loc = loc_s.as_str();
+        let mut kind = r
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("data")
+            .to_string();
+        if matches!(loc, "header" | "cookie") || in_list(name, AUTH) {
+            kind = "auth".into();
+        } else if in_list(name, PAGING) {
+            kind = "context".into();
+        }
+        let mut required = truthy(r, "required") || loc == "path";
+        if kind != "data" {
+            required = false;
+        }
+        let has_enum = r
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty());
+        let ident = identifier_like(name);
+        let search = in_list(name, SEARCH);
+        if !(required || has_enum || ident || search || kind != "data") {
+            c_skip += 1;
+            continue;
+        }
+        let semantic = r.get("semantic_tag").is_some();
+        let score = 5 * semantic as i64
+            + 4 * required as i64
+            + 3 * (loc == "path") as i64
+            + 2 * has_enum as i64
+            + 2 * ident as i64
+            + (kind != "data") as i64;
+        cons.push(ConsRow {
+            score,
+            name,
+            row: r,
+            loc: loc_s.clone(),
+            required,
+            kind,
+            semantic,
+        });
+    }
+    // one row per location and semantic tag: the best ranked (sort_by is stable, as the
+    // reference's sort) takes the contract hints it lacks, or holds a falsy value for,
+    // from the rows it stands for; 32 rows at most, and only those are copied
+    cons.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(b.name)));
+    let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut slot: FxHashMap<(&str, String), usize> = FxHashMap::default();
+    for (i, c) in cons.iter().enumerate() {
+        let tag = c
+            .row
+            .get("semantic_tag")
+            .and_then(Value::as_str)
+            .map_or_else(|| snake(c.name), String::from);
+        match slot.entry((c.loc.as_str(), tag)) {
+            std::collections::hash_map::Entry::Occupied(e) => kept[*e.get()].1.push(i),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(kept.len());
+                kept.push((i, Vec::new()));
+            }
+        }
+    }
+    kept.truncate(32);
+    let promoted_row = |c: &ConsRow| {
+        let mut m = copy_contract_field(c.row);
+        m.insert("location".into(), json!(c.loc));
+        m.insert("required".into(), json!(c.required));
+        m.insert("kind".into(), json!(c.kind));
+        m.insert("contract_source".into(), json!("api_contract"));
+        m.insert("search_signal".into(), json!(false));
+        m.insert("signal_score".into(), json!(c.score));
+        if c.kind == "data" && !c.semantic {
+            m.insert("semantic_tag".into(), json!(snake(c.name)));
+            m.insert("semantic_inferred_from".into(), json!("field_name"));
+        }
+        m
+    };
+    let cons: Vec<Value> = kept
+        .iter()
+        .map(|(i, dups)| {
+            let mut m = promoted_row(&cons[*i]);
+            for &d in dups {
+                let dup = promoted_row(&cons[d]);
+                // the enum first, then the hints in their order
+                if let Some(e) = dup.get("enum").filter(|e| crate::engine::pytext::truthy(e))
+                    && !m.get("enum").is_some_and(crate::engine::pytext::truthy)
+                {
+                    m.insert("enum".into(), e.clone());
+                }
+                for (k, v) in dup {
+                    if CONTRACT_HINT_KEYS.contains(&k.as_str())
+                        && !m.get(&k).is_some_and(crate::engine::pytext::truthy)
+                    {
+                        m.insert(k, v);
+                    }
+                }
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let mut produces: Vec<ProdCandidate> = Vec::new();
+    for r in rows(t, "produces") {
+        let name = name_of(r);
+        let l = loose(name);
+        if name.is_empty() || truthy(r, "write_only") || GENERIC_PRODUCES.contains(&l.as_str()) {
+            p_skip += 1;
+            continue;
+        }
+        let semantic = r.get("semantic_tag").is_some();
+        let ident = identifier_like(name);
+        if !(semantic || ident) {
+            p_skip += 1;
+            continue;
+        }
+        let has_enum = r
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty());
+        let jp = r
+            .get("json_path")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let depth = jp.matches('.').count() + jp.matches("[*]").count();
+        let mut m = copy_contract_field(r);
+        m.insert("contract_source".into(), json!("api_contract"));
+        m.insert("search_signal".into(), json!(false));
+        m.insert("signal_score".into(), json!(0));
+        if !semantic {
+            m.insert("semantic_tag".into(), json!(snake(name)));
+            m.insert("semantic_inferred_from".into(), json!("field_name"));
+        }
+        produces.push(ProdCandidate {
+            score: 5 * semantic as i64 + 4 * ident as i64 + has_enum as i64,
+            depth,
+            name: name.to_string(),
+            json_path: jp,
+            loose: l,
+            row: m,
+        });
+    }
+    let (resource, list_like) =
+        super::semantics::contract_facts(t.metadata.get("api_contract").filter(|v| v.is_object()));
+    Prepared {
+        resource,
+        list_like,
+        consumes: cons,
+        produces,
+        produced_keys,
+        produces_skipped: p_skip,
+        consumes_skipped: c_skip,
+    }
+}
+
 /// Promotes filtered `api_contract` rows into `metadata.consumes` / `.produces`.
 pub fn promote(tools: &mut [ToolSchema]) -> Value {
     let n = tools.len();
     // max(2, int(max(1, n) * 0.12))
     let max_freq = 2usize.max(((n.max(1) as f64) * 0.12).floor() as usize);
+    // tools prepared while they were built; the others now
+    crate::ingest::par::for_each_mut(tools, |t| {
+        if t.promotion.is_none() {
+            t.promotion = Some(Box::new(prepare(t)));
+            freeze_contract_rows(t);
+        }
+    });
     // field frequency among producers (loose key, once per tool)
-    let mut freq: FxHashMap<String, usize> = FxHashMap::default();
+    let mut freq: FxHashMap<&str, usize> = FxHashMap::default();
     for t in tools.iter() {
-        let mut seen = Vec::new();
-        for r in rows(t, "produces") {
-            let k = loose(name_of(r));
-            if !k.is_empty() && !seen.contains(&k) {
-                seen.push(k.clone());
-                *freq.entry(k).or_default() += 1;
-            }
+        for k in t.promotion.iter().flat_map(|p| &p.produced_keys) {
+            *freq.entry(k.as_str()).or_default() += 1;
         }
     }
+    let freq: FxHashMap<String, usize> =
+        freq.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     // per tool: [promoted, produces added, consumes added, produces skipped, consumes skipped]
     let counts = crate::ingest::par::map_mut(tools, |t| {
-        let (mut promoted, mut p_added, mut c_added, mut p_skip, mut c_skip) = (0, 0, 0, 0, 0);
-        let mut cons: Vec<ConsRow> = Vec::new();
-        for r in rows(t, "consumes") {
-            let name = name_of(r);
-            if name.is_empty() || truthy(r, "read_only") {
-                c_skip += 1;
-                continue;
-            }
-            let loc_s = crate::engine::pytext::lower(crate::engine::pytext::strip(
-                r.get("location")
-                    .and_then(Value::as_str)
-                    .filter(|x| !x.is_empty())
-                    .or_else(|| r.get("in").and_then(Value::as_str))
-                    .unwrap_or(""),
-            ));
-            let loc = loc_s.as_str();
-            let mut kind = r
-                .get("kind")
-                .and_then(Value::as_str)
-                .unwrap_or("data")
-                .to_string();
-            if matches!(loc, "header" | "cookie") || in_list(name, AUTH) {
-                kind = "auth".into();
-            } else if in_list(name, PAGING) {
-                kind = "context".into();
-            }
-            let mut required = truthy(r, "required") || loc == "path";
-            if kind != "data" {
-                required = false;
-            }
-            let has_enum = r
-                .get("enum")
-                .and_then(Value::as_array)
-                .is_some_and(|a| !a.is_empty());
-            let ident = identifier_like(name);
-            let search = in_list(name, SEARCH);
-            if !(required || has_enum || ident || search || kind != "data") {
-                c_skip += 1;
-                continue;
-            }
-            let semantic = r.get("semantic_tag").is_some();
-            let score = 5 * semantic as i64
-                + 4 * required as i64
-                + 3 * (loc == "path") as i64
-                + 2 * has_enum as i64
-                + 2 * ident as i64
-                + (kind != "data") as i64;
-            cons.push(ConsRow {
-                score,
-                name,
-                row: r,
-                loc: loc_s.clone(),
-                required,
-                kind,
-                semantic,
-            });
-        }
-        // one row per location and semantic tag: the best ranked (sort_by is stable, as the
-        // reference's sort) takes the contract hints it lacks, or holds a falsy value for,
-        // from the rows it stands for; 32 rows at most, and only those are copied
-        cons.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(b.name)));
-        let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
-        let mut slot: FxHashMap<(&str, String), usize> = FxHashMap::default();
-        for (i, c) in cons.iter().enumerate() {
-            let tag = c
-                .row
-                .get("semantic_tag")
-                .and_then(Value::as_str)
-                .map_or_else(|| snake(c.name), String::from);
-            match slot.entry((c.loc.as_str(), tag)) {
-                std::collections::hash_map::Entry::Occupied(e) => kept[*e.get()].1.push(i),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(kept.len());
-                    kept.push((i, Vec::new()));
-                }
-            }
-        }
-        kept.truncate(32);
-        let promoted_row = |c: &ConsRow| {
-            let mut m = copy_contract_field(c.row);
-            m.insert("location".into(), json!(c.loc));
-            m.insert("required".into(), json!(c.required));
-            m.insert("kind".into(), json!(c.kind));
-            m.insert("contract_source".into(), json!("api_contract"));
-            m.insert("search_signal".into(), json!(false));
-            m.insert("signal_score".into(), json!(c.score));
-            if c.kind == "data" && !c.semantic {
-                m.insert("semantic_tag".into(), json!(snake(c.name)));
-                m.insert("semantic_inferred_from".into(), json!("field_name"));
-            }
-            m
-        };
-        let cons: Vec<Value> = kept
-            .iter()
-            .map(|(i, dups)| {
-                let mut m = promoted_row(&cons[*i]);
-                for &d in dups {
-                    let dup = promoted_row(&cons[d]);
-                    // the enum first, then the hints in their order
-                    if let Some(e) = dup.get("enum").filter(|e| crate::engine::pytext::truthy(e))
-                        && !m.get("enum").is_some_and(crate::engine::pytext::truthy)
-                    {
-                        m.insert("enum".into(), e.clone());
-                    }
-                    for (k, v) in dup {
-                        if CONTRACT_HINT_KEYS.contains(&k.as_str())
-                            && !m.get(&k).is_some_and(crate::engine::pytext::truthy)
-                        {
-                            m.insert(k, v);
-                        }
-                    }
-                }
-                Value::Object(m)
-            })
-            .collect();
-        let mut prods: Vec<ProdRow> = Vec::new();
-        for r in rows(t, "produces") {
-            let name = name_of(r);
-            let l = loose(name);
-            if name.is_empty() || truthy(r, "write_only") || GENERIC_PRODUCES.contains(&l.as_str())
-            {
-                p_skip += 1;
-                continue;
-            }
-            let semantic = r.get("semantic_tag").is_some();
-            let ident = identifier_like(name);
-            let rare = freq.get(&l).copied().unwrap_or(0) <= max_freq;
-            if !(semantic || ident) {
-                p_skip += 1;
-                continue;
-            }
-            let has_enum = r
-                .get("enum")
-                .and_then(Value::as_array)
-                .is_some_and(|a| !a.is_empty());
-            let score = 5 * semantic as i64 + 4 * ident as i64 + 2 * rare as i64 + has_enum as i64;
-            let jp = r
-                .get("json_path")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let depth = jp.matches('.').count() + jp.matches("[*]").count();
-            prods.push((score, depth, name, jp, r, semantic));
+        let prep = t.promotion.take().map(|p| *p).unwrap_or_default();
+        let cons = prep.consumes;
+        let mut prods = prep.produces;
+        for p in prods.iter_mut() {
+            let rare = freq.get(&p.loose).copied().unwrap_or(0) <= max_freq;
+            p.score += 2 * rare as i64;
         }
         prods.sort_by(|a, b| {
-            b.0.cmp(&a.0)
-                .then(a.1.cmp(&b.1))
-                .then_with(|| a.2.cmp(b.2))
-                .then_with(|| a.3.cmp(&b.3))
+            b.score
+                .cmp(&a.score)
+                .then(a.depth.cmp(&b.depth))
+                .then_with(|| a.name.cmp(&b.name))
+                .then_with(|| a.json_path.cmp(&b.json_path))
         });
         prods.truncate(32);
         let prods: Vec<Value> = prods
             .into_iter()
-            .map(|(score, _, name, _, r, semantic)| {
-                let mut m = copy_contract_field(r);
-                m.insert("contract_source".into(), json!("api_contract"));
-                m.insert("search_signal".into(), json!(false));
-                m.insert("signal_score".into(), json!(score));
-                if !semantic {
-                    m.insert("semantic_tag".into(), json!(snake(name)));
-                    m.insert("semantic_inferred_from".into(), json!("field_name"));
-                }
-                Value::Object(m)
+            .map(|mut p| {
+                p.row.insert("signal_score".into(), json!(p.score));
+                Value::Object(p.row)
             })
             .collect();
-        if !cons.is_empty() || !prods.is_empty() {
-            promoted += 1;
-        }
-        c_added += cons.len();
-        p_added += prods.len();
+        let promoted = usize::from(!cons.is_empty() || !prods.is_empty());
+        let (c_added, p_added) = (cons.len(), prods.len());
         let policy = json!({
             "source": "api_contract",
             "max_produces_per_tool": 32,
@@ -463,22 +525,13 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             t.metadata.insert("contract_signal_policy".into(), policy);
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
-        // no later phase reads the raw contract rows (links keep theirs); the readiness
-        // coverage counts them first
-        t.readiness.contract =
-            crate::ingest::readiness::ContractCounts::of(t.metadata.get("api_contract"));
-        t.readiness.contract_keys =
-            crate::ingest::readiness::ContractKeys::of(t.metadata.get("api_contract"));
-        if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
-            for k in ["produces", "consumes"] {
-                crate::ingest::frozen::freeze_member(
-                    c,
-                    k,
-                    &crate::ingest::build::collection::collect_refs,
-                );
-            }
-        }
-        [promoted, p_added, c_added, p_skip, c_skip]
+        [
+            promoted,
+            p_added,
+            c_added,
+            prep.produces_skipped,
+            prep.consumes_skipped,
+        ]
     });
     let [promoted, p_added, c_added, p_skip, c_skip] =
         counts.iter().fold([0usize; 5], |mut acc, c| {
@@ -497,6 +550,24 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         "consumes_skipped": c_skip,
         "required_consumer_demand_keys": 0,
     })
+}
+
+/// The readiness counts of a tool's `api_contract` rows, then the rows frozen: no later phase
+/// reads them (links keep theirs).
+pub fn freeze_contract_rows(t: &mut ToolSchema) {
+    t.readiness.contract =
+        crate::ingest::readiness::ContractCounts::of(t.metadata.get("api_contract"));
+    t.readiness.contract_keys =
+        crate::ingest::readiness::ContractKeys::of(t.metadata.get("api_contract"));
+    if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
+        for k in ["produces", "consumes"] {
+            crate::ingest::frozen::freeze_member(
+                c,
+                k,
+                &crate::ingest::build::collection::collect_refs,
+            );
+        }
+    }
 }
 
 fn meta_rows<'a>(t: &'a ToolSchema, k: &str) -> &'a [Value] {

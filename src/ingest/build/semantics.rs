@@ -410,6 +410,35 @@ fn operation_resource_noun(words: &[String]) -> String {
     sel.join("_")
 }
 
+/// What the semantics read of a tool's contract rows: the resource a `*_id` / `*_no` field
+/// names, and whether a produced row is a list.
+pub(crate) fn contract_facts(contract: Option<&Value>) -> (String, bool) {
+    (
+        resource_from_contract(contract),
+        produces_list_like(contract),
+    )
+}
+
+fn produces_list_like(contract: Option<&Value>) -> bool {
+    contract
+        .and_then(|c| c.get("produces"))
+        .and_then(Value::as_array)
+        .is_some_and(|rows| {
+            rows.iter().filter(|r| r.is_object()).any(|r| {
+                let p = {
+                    let x = text_of(r.get("json_path"));
+                    if x.is_empty() {
+                        text_of(r.get("response_collection_path"))
+                    } else {
+                        x
+                    }
+                };
+                let ft = crate::engine::pytext::lower(&text_of(r.get("field_type")));
+                p.contains("[*]") || ft == "array"
+            })
+        })
+}
+
 fn resource_from_contract(contract: Option<&Value>) -> String {
     let mut rows: Vec<&Value> = Vec::new();
     for k in ["produces", "consumes"] {
@@ -485,7 +514,11 @@ fn derive(t: &mut ToolSchema) {
         .get("ai_metadata")
         .filter(|v| v.is_object())
         .unwrap_or(&empty);
-    let contract = md.get("api_contract").filter(|v| v.is_object());
+    // the contract rows may be frozen already; their facts were taken first
+    let (contract_resource, contract_list_like) = match &t.promotion {
+        Some(p) => (p.resource.clone(), p.list_like),
+        None => contract_facts(md.get("api_contract").filter(|v| v.is_object())),
+    };
     let pick = |a: Option<&Value>, b: Option<&Value>| {
         let x = text_of(a);
         if x.is_empty() { text_of(b) } else { x }
@@ -603,7 +636,7 @@ fn derive(t: &mut ToolSchema) {
                     evidence("operation_id", json!(noun), "operation_id_noun", 0.72),
                 )
             } else {
-                let cr = resource_from_contract(contract);
+                let cr = contract_resource.clone();
                 if !cr.is_empty() {
                     (
                         cr.clone(),
@@ -666,23 +699,7 @@ fn derive(t: &mut ToolSchema) {
     };
     let has_any = |needles: &[&str]| needles.iter().any(|n| !n.is_empty() && text.contains(n));
     let list_like = {
-        let rows_list = contract
-            .and_then(|c| c.get("produces"))
-            .and_then(Value::as_array)
-            .is_some_and(|rows| {
-                rows.iter().filter(|r| r.is_object()).any(|r| {
-                    let p = {
-                        let x = text_of(r.get("json_path"));
-                        if x.is_empty() {
-                            text_of(r.get("response_collection_path"))
-                        } else {
-                            x
-                        }
-                    };
-                    let ft = crate::engine::pytext::lower(&text_of(r.get("field_type")));
-                    p.contains("[*]") || ft == "array"
-                })
-            });
+        let rows_list = contract_list_like;
         rows_list || {
             let env = openapi
                 .get("response")
