@@ -141,14 +141,23 @@ pub fn example_rows(
     rows
 }
 
-fn example_value(example: &Row) -> Option<Value> {
+fn example_value(example: &Row) -> Option<std::borrow::Cow<'_, Value>> {
+    use std::borrow::Cow;
     let v = example.get("value")?;
     if let Value::String(s) = v
         && (s.starts_with('{') || s.starts_with('['))
     {
-        return Some(serde_json::from_str(s).unwrap_or_else(|_| v.clone()));
+        return Some(
+            serde_json::from_str(s)
+                .map(Cow::Owned)
+                .unwrap_or(Cow::Borrowed(v)),
+        );
     }
-    if v.is_null() { None } else { Some(v.clone()) }
+    if v.is_null() {
+        None
+    } else {
+        Some(Cow::Borrowed(v))
+    }
 }
 
 fn example_hints(example: &Row, source: &str, row: &mut Row) {
@@ -319,10 +328,13 @@ pub fn example_top_level_rows(examples: &[Row], location: &str, source: &str) ->
     let mut rows = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for ex in examples {
-        let Some(Value::Object(v)) = example_value(ex) else {
+        let Some(v) = example_value(ex) else {
             continue;
         };
-        for (name, child) in &v {
+        let Value::Object(v) = v.as_ref() else {
+            continue;
+        };
+        for (name, child) in v {
             if name.is_empty() || seen.contains(name) {
                 continue;
             }
