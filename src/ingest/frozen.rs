@@ -16,26 +16,25 @@ pub const MARK: &str = "\u{0}\u{1}toolscope-frozen-json\u{1}";
 
 /// Replaces a non-empty container by its frozen form (`refs` collects `$ref` strings).
 pub fn freeze(v: Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
-    let non_empty = match &v {
-        Value::Object(m) => !m.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        _ => false,
-    };
-    if !non_empty {
+    if !has_items(&v) {
         return v;
     }
     frozen_text(&v, refs)
 }
 
-/// The frozen form of a borrowed value: what `freeze(v.clone(), refs)` gives, without
-/// copying the tree first.
-pub fn freeze_ref(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
-    let non_empty = match v {
+/// A non-empty object or array (what is worth freezing).
+fn has_items(v: &Value) -> bool {
+    match v {
         Value::Object(m) => !m.is_empty(),
         Value::Array(a) => !a.is_empty(),
         _ => false,
-    };
-    if !non_empty {
+    }
+}
+
+/// The frozen form of a borrowed value: what `freeze(v.clone(), refs)` gives, without
+/// copying the tree first.
+pub fn freeze_ref(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
+    if !has_items(v) {
         return v.clone();
     }
     frozen_text(v, refs)
@@ -52,13 +51,17 @@ fn frozen_text(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
 /// The start of a frozen subtree's text: [`MARK`], the length of the `$ref` array's JSON,
 /// `\u{1}` and that JSON (room for `body` more bytes).
 fn header(found: &[String], body: usize) -> String {
-    let refs_json = if found.is_empty() {
-        String::new()
-    } else {
-        let mut s = String::new();
-        write_compact(&mut s, &Value::from(found.to_vec()));
-        s
-    };
+    let mut refs_json = String::new();
+    if !found.is_empty() {
+        refs_json.push('[');
+        for (i, r) in found.iter().enumerate() {
+            if i > 0 {
+                refs_json.push(',');
+            }
+            crate::jsonout::write_escaped(&mut refs_json, r);
+        }
+        refs_json.push(']');
+    }
     let mut out = String::with_capacity(MARK.len() + refs_json.len() + 8 + body);
     out.push_str(MARK);
     out.push_str(&refs_json.len().to_string());

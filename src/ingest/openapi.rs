@@ -646,7 +646,6 @@ fn operation_tool(
     let responses: Vec<Value> = response_rows.into_iter().map(Value::Object).collect();
     let oa_resp_fields: Vec<Value> = resp_rows.into_iter().map(Value::Object).collect();
     let body_ct = body.content_type.clone();
-    drop(field_memo);
     // frozen once from the operation's tree: `metadata.response_schema` and
     // `openapi.response.schema` are the same text (later phases read only its `$ref`s)
     let resp_schema = truthy(resp_schema_v)
@@ -1210,13 +1209,13 @@ fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
         ] {
             freeze_member(oa, k, &refs);
         }
+        // (`response.schema` and `request_body_schema` were frozen when they were built)
         if let Some(Value::Object(r)) = oa.get_mut("response") {
-            for k in ["schema", "fields", "headers"] {
+            for k in ["fields", "headers"] {
                 freeze_member(r, k, &refs);
             }
         }
     }
-    freeze_member(&mut t.metadata, "request_body_schema", &refs);
     // promotion's view of the contract rows, then the rows frozen in this thread
     t.promotion = Some(Box::new(super::build::contracts::prepare(&t)));
     super::build::contracts::freeze_contract_rows(&mut t);

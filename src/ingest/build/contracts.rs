@@ -277,7 +277,6 @@ struct ProdCandidate {
 
 /// [`Prepared`] from a tool's (unfrozen) `api_contract` rows.
 pub fn prepare(t: &ToolSchema) -> Prepared {
-    let (mut p_skip, mut c_skip) = (0, 0);
     let mut produced_keys: Vec<String> = Vec::new();
     for r in rows(t, "produces") {
         let k = loose(name_of(r));
@@ -285,6 +284,25 @@ pub fn prepare(t: &ToolSchema) -> Prepared {
             produced_keys.push(k);
         }
     }
+    let (consumes, consumes_skipped) = promoted_consumes(t);
+    let (produces, produces_skipped) = produce_candidates(t);
+    let (resource, list_like) =
+        super::semantics::contract_facts(t.metadata.get("api_contract").filter(|v| v.is_object()));
+    Prepared {
+        resource,
+        list_like,
+        consumes,
+        produces,
+        produced_keys,
+        produces_skipped,
+        consumes_skipped,
+    }
+}
+
+/// The promoted consume rows (at most 32, one per location and semantic tag) and how many
+/// consume rows were skipped.
+fn promoted_consumes(t: &ToolSchema) -> (Vec<Value>, usize) {
+    let mut c_skip = 0;
     let mut cons: Vec<ConsRow> = Vec::new();
     for r in rows(t, "consumes") {
         let name = name_of(r);
@@ -399,6 +417,13 @@ pub fn prepare(t: &ToolSchema) -> Prepared {
             Value::Object(m)
         })
         .collect();
+    (cons, c_skip)
+}
+
+/// The produce rows that may be promoted, with their promoted copies, and how many produce
+/// rows were skipped.
+fn produce_candidates(t: &ToolSchema) -> (Vec<ProdCandidate>, usize) {
+    let mut p_skip = 0;
     let mut produces: Vec<ProdCandidate> = Vec::new();
     for r in rows(t, "produces") {
         let name = name_of(r);
@@ -440,17 +465,7 @@ pub fn prepare(t: &ToolSchema) -> Prepared {
             row: m,
         });
     }
-    let (resource, list_like) =
-        super::semantics::contract_facts(t.metadata.get("api_contract").filter(|v| v.is_object()));
-    Prepared {
-        resource,
-        list_like,
-        consumes: cons,
-        produces,
-        produced_keys,
-        produces_skipped: p_skip,
-        consumes_skipped: c_skip,
-    }
+    (produces, p_skip)
 }
 
 /// Promotes filtered `api_contract` rows into `metadata.consumes` / `.produces`.
@@ -466,14 +481,12 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         }
     });
     // field frequency among producers (loose key, once per tool)
-    let mut freq: FxHashMap<&str, usize> = FxHashMap::default();
-    for t in tools.iter() {
-        for k in t.promotion.iter().flat_map(|p| &p.produced_keys) {
-            *freq.entry(k.as_str()).or_default() += 1;
+    let mut freq: FxHashMap<String, usize> = FxHashMap::default();
+    for p in tools.iter_mut().filter_map(|t| t.promotion.as_mut()) {
+        for k in std::mem::take(&mut p.produced_keys) {
+            *freq.entry(k).or_default() += 1;
         }
     }
-    let freq: FxHashMap<String, usize> =
-        freq.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     // per tool: [promoted, produces added, consumes added, produces skipped, consumes skipped]
     let counts = crate::ingest::par::map_mut(tools, |t| {
         let prep = t.promotion.take().map(|p| *p).unwrap_or_default();
@@ -592,7 +605,12 @@ fn action_bonus(t: &ToolSchema) -> i64 {
     }
 }
 
-fn keys_of(r: &Value) -> [Option<String>; 4] {
+/// The keys a producer row is found by (spec 2.4.7): semantic tag, field name, loose key and
+/// description alias key.
+const KEY_KINDS: usize = 4;
+type Keys = [Option<String>; KEY_KINDS];
+
+fn keys_of(r: &Value) -> Keys {
     let sem = r
         .get("semantic_tag")
         .and_then(Value::as_str)
@@ -678,9 +696,9 @@ struct Ranked {
 fn rank_producers(
     tools: &[ToolSchema],
     index: &FxHashMap<(u8, String), Vec<usize>>,
-    prod_keys: &[Vec<[Option<String>; 4]>],
-    cons_keys: &[[FxHashSet<String>; 4]],
-    keys: &[Option<String>; 4],
+    prod_keys: &[Vec<Keys>],
+    cons_keys: &[[FxHashSet<String>; KEY_KINDS]],
+    keys: &Keys,
 ) -> Ranked {
     let mut cands: IndexMap<usize, ()> = IndexMap::new();
     for (k, v) in keys.iter().enumerate() {
@@ -697,14 +715,14 @@ fn rank_producers(
     for (&p, _) in &cands {
         let Some(ri) = prod_keys[p]
             .iter()
-            .position(|pk| (0..4).any(|k| pk[k].is_some() && pk[k] == keys[k]))
+            .position(|pk| (0..KEY_KINDS).any(|k| pk[k].is_some() && pk[k] == keys[k]))
         else {
             continue;
         };
         let prow = &meta_rows(&tools[p], "produces")[ri];
         // echo: the producer itself consumes the same key
         let pk = &prod_keys[p][ri];
-        if (0..4).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v))) {
+        if (0..KEY_KINDS).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v))) {
             echo_of.insert(p);
             continue;
         }
@@ -745,14 +763,14 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         }
     }
     // keys of every produce row, and the set of keys each tool consumes (echo check)
-    let prod_keys: Vec<Vec<[Option<String>; 4]>> = tools
+    let prod_keys: Vec<Vec<Keys>> = tools
         .iter()
         .map(|t| meta_rows(t, "produces").iter().map(keys_of).collect())
         .collect();
-    let cons_keys: Vec<[rustc_hash::FxHashSet<String>; 4]> = tools
+    let cons_keys: Vec<[FxHashSet<String>; KEY_KINDS]> = tools
         .iter()
         .map(|t| {
-            let mut sets: [rustc_hash::FxHashSet<String>; 4] = Default::default();
+            let mut sets: [FxHashSet<String>; KEY_KINDS] = Default::default();
             for r in meta_rows(t, "consumes") {
                 for (k, v) in keys_of(r).into_iter().enumerate() {
                     if let Some(v) = v {
@@ -765,7 +783,7 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         .collect();
     let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
     let mut self_skips = 0;
-    let mut ranking_cache: FxHashMap<[Option<String>; 4], Ranked> = FxHashMap::default();
+    let mut ranking_cache: FxHashMap<Keys, Ranked> = FxHashMap::default();
     for (ci, c) in tools.iter().enumerate() {
         for r in meta_rows(c, "consumes") {
             if !truthy(r, "required") {
