@@ -22,12 +22,12 @@ use crate::engine::pytext::{py_str, strip, truthy};
 pub type Row = Map<String, Value>;
 
 const MAX_EXAMPLES: usize = 5;
-/// `{}`, for lookups that fall back to an empty schema or media object.
-static EMPTY_OBJECT: std::sync::LazyLock<Value> =
-    std::sync::LazyLock::new(|| Value::Object(Map::new()));
 const MAX_EXAMPLE_ROWS: usize = 128;
 const MAX_ARRAY_ITEMS: usize = 3;
 const MAX_EXAMPLE_DEPTH: usize = 8;
+/// `{}`, for lookups that fall back to an empty schema or media object.
+static EMPTY_OBJECT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::Object(Map::new()));
 
 fn obj(v: Option<&Value>) -> Option<&Map<String, Value>> {
     v.and_then(Value::as_object)
@@ -421,15 +421,13 @@ pub fn merge_field_rows(primary: Vec<Row>, inferred: &[Row]) -> Vec<Row> {
             e.insert("required".into(), json!(true));
         }
     };
-    let mut dest_iter = dest.into_iter();
-    for r in primary {
-        if let Some(Some(at)) = dest_iter.next() {
-            absorb(Cow::Owned(r), at, &mut merged);
-        }
-    }
-    for r in inferred {
-        if let Some(Some(at)) = dest_iter.next() {
-            absorb(Cow::Borrowed(r), at, &mut merged);
+    let all = primary
+        .into_iter()
+        .map(Cow::Owned)
+        .chain(inferred.iter().map(Cow::Borrowed));
+    for (row, at) in all.zip(dest) {
+        if let Some(at) = at {
+            absorb(row, at, &mut merged);
         }
     }
     merged

@@ -669,10 +669,14 @@ const GENERIC_DESCRIPTIONS: &[&str] = &[
 /// everything but `[a-z0-9가-힣]` removed (two fields described alike carry the same value);
 /// none when that is shorter than three characters or generic.
 fn description_key(r: &Value) -> Option<String> {
+    // the description first: most rows have none, and the name check splits words
+    let d = r
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())?;
     if !identifier_like(name_of(r)) {
         return None;
     }
-    let d = r.get("description").and_then(Value::as_str)?;
     let key: String = d
         .chars()
         .flat_map(char::to_lowercase)
