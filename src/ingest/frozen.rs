@@ -126,11 +126,11 @@ pub fn insert_member(
     text.push(':');
     write_compact(&mut text, value);
     text.push('}');
-    Some(with_refs(&found, &text))
+    Some(from_parts(&found, &text))
 }
 
 /// A frozen subtree from its `$ref`s and compact text.
-fn with_refs(found: &[String], body: &str) -> Value {
+pub fn from_parts(found: &[String], body: &str) -> Value {
     let mut out = header(found, body.len());
     out.push_str(body);
     Value::String(out)

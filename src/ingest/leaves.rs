@@ -16,6 +16,7 @@
 //!   discriminators add their property (values from `const`, single `enum` or `mapping`);
 //! * `additionalProperties` objects become map leaves under `<path>.*`.
 
+use super::row::Row;
 use serde_json::{Map, Value};
 
 use super::refs::REF_MARKER;
@@ -936,8 +937,8 @@ pub fn compact_value(v: &Value) -> Value {
 }
 
 /// The metadata row of a leaf (`openapi.*.fields[]`), keys in the reference's order.
-pub fn leaf_row(leaf: &Leaf, location: &str) -> Map<String, Value> {
-    let mut row = Map::new();
+pub fn leaf_row(leaf: &Leaf, location: &str) -> Row {
+    let mut row = Row::with_capacity(16);
     row.insert("field_name".into(), Value::String(leaf.field_name.clone()));
     row.insert("json_path".into(), Value::String(leaf.json_path.clone()));
     row.insert("field_type".into(), Value::String(leaf.field_type.clone()));
@@ -952,12 +953,12 @@ pub fn leaf_row(leaf: &Leaf, location: &str) -> Map<String, Value> {
     if !leaf.enum_values.is_empty() {
         row.insert("enum".into(), Value::Array(leaf.enum_values.clone()));
     }
-    let put_s = |row: &mut Map<String, Value>, k: &str, v: &str| {
+    let put_s = |row: &mut Row, k: &'static str, v: &str| {
         if !v.is_empty() {
             row.insert(k.into(), compact_value(&Value::String(v.into())));
         }
     };
-    let put_o = |row: &mut Map<String, Value>, k: &str, v: &Option<Value>| {
+    let put_o = |row: &mut Row, k: &'static str, v: &Option<Value>| {
         if opt_present(v) {
             row.insert(k.into(), compact_value(v.as_ref().unwrap()));
         }
@@ -1026,8 +1027,7 @@ pub fn leaf_row(leaf: &Leaf, location: &str) -> Map<String, Value> {
     row
 }
 
-type RowCache =
-    rustc_hash::FxHashMap<(String, String), Vec<(Value, std::rc::Rc<Vec<Map<String, Value>>>)>>;
+type RowCache = rustc_hash::FxHashMap<(String, String), Vec<(Value, std::rc::Rc<Vec<Row>>)>>;
 
 thread_local! {
     /// Field rows of resolved component schemas (keyed by their `$ref` marker and
@@ -1040,7 +1040,7 @@ pub fn clear_row_cache() {
     ROW_CACHE.with(|c| c.borrow_mut().clear());
 }
 
-fn cached_rows(schema: &Value, location: &str) -> std::rc::Rc<Vec<Map<String, Value>>> {
+fn cached_rows(schema: &Value, location: &str) -> std::rc::Rc<Vec<Row>> {
     let Some(marker) = schema.get(REF_MARKER).and_then(Value::as_str) else {
         return std::rc::Rc::new(compute_field_rows(schema, location));
     };
@@ -1074,10 +1074,10 @@ pub struct FieldMemo<'a> {
     seen: std::cell::RefCell<Vec<FieldMemoEntry<'a>>>,
 }
 
-type FieldMemoEntry<'a> = (&'a Value, String, std::rc::Rc<Vec<Map<String, Value>>>);
+type FieldMemoEntry<'a> = (&'a Value, String, std::rc::Rc<Vec<Row>>);
 
 impl<'a> FieldMemo<'a> {
-    fn rows(&self, schema: &'a Value, location: &str) -> std::rc::Rc<Vec<Map<String, Value>>> {
+    fn rows(&self, schema: &'a Value, location: &str) -> std::rc::Rc<Vec<Row>> {
         if let Some((_, _, r)) = self
             .seen
             .borrow()
@@ -1103,7 +1103,7 @@ impl<'a> FieldMemo<'a> {
     }
 
     /// [`schema_field_rows`], walking each schema once; the memo lets go of these rows.
-    pub fn take_rows(&self, schema: &'a Value, location: &str) -> Vec<Map<String, Value>> {
+    pub fn take_rows(&self, schema: &'a Value, location: &str) -> Vec<Row> {
         let rc = self.rows(schema, location);
         self.seen
             .borrow_mut()
@@ -1136,7 +1136,7 @@ fn kept(l: &Leaf, location: &str) -> bool {
 
 /// `openapi.*.fields` rows of a schema: read-only leaves are dropped from request bodies,
 /// write-only leaves from responses.
-pub fn schema_field_rows(schema: &Value, location: &str) -> Vec<Map<String, Value>> {
+pub fn schema_field_rows(schema: &Value, location: &str) -> Vec<Row> {
     if schema.as_object().is_none_or(|m| m.is_empty()) {
         return Vec::new();
     }
@@ -1146,7 +1146,7 @@ pub fn schema_field_rows(schema: &Value, location: &str) -> Vec<Map<String, Valu
     }
 }
 
-fn compute_field_rows(schema: &Value, location: &str) -> Vec<Map<String, Value>> {
+fn compute_field_rows(schema: &Value, location: &str) -> Vec<Row> {
     extract_leaves(schema)
         .iter()
         .filter(|l| kept(l, location))

@@ -20,6 +20,7 @@ pub mod par;
 pub mod progress;
 pub mod readiness;
 pub mod refs;
+pub mod row;
 pub mod schema;
 pub mod shape;
 pub mod source;

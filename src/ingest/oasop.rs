@@ -19,7 +19,8 @@ use super::refs::REF_MARKER;
 use super::schema::ParamSchema;
 use crate::engine::pytext::{py_str, strip, truthy};
 
-pub type Row = Map<String, Value>;
+pub use super::row::Row;
+use super::row::rows_value;
 
 const MAX_EXAMPLES: usize = 5;
 const MAX_EXAMPLE_ROWS: usize = 128;
@@ -437,7 +438,7 @@ fn merge_body_field_rows(primary: Vec<Row>, content_rows: &[&Row], key: &str) ->
     let mut rows: Vec<Row> = Vec::new();
     for c in content_rows {
         if let Some(Value::Array(a)) = c.get(key) {
-            rows.extend(a.iter().filter_map(|r| r.as_object().cloned()));
+            rows.extend(a.iter().filter_map(Row::from_value));
         }
     }
     merge_field_rows(primary, &rows)
@@ -703,8 +704,8 @@ fn merge_top_level_rows(rows: Vec<Row>) -> Vec<Row> {
             e.shift_remove("discriminator_value");
         }
         for k in TOP_MERGE_KEYS {
-            if let Some(v) = row.get(*k)
-                && emptyish(e.get(*k))
+            if let Some(v) = row.get(k)
+                && emptyish(e.get(k))
                 && present(v)
             {
                 e.insert((*k).into(), v.clone());
@@ -765,7 +766,7 @@ pub fn request_body_root_row(schema: &Value, required: bool) -> Option<Row> {
                 let n = f.len();
                 row.insert(
                     "item_top_level_fields".into(),
-                    Value::Array(f.into_iter().map(Value::Object).collect()),
+                    Value::Array(f.into_iter().map(Value::from).collect()),
                 );
                 row.insert("item_field_count".into(), json!(n));
             }
@@ -850,7 +851,7 @@ fn encoding_rows(encoding: Option<&Value>) -> Vec<Row> {
         if !headers.is_empty() {
             row.insert(
                 "headers".into(),
-                Value::Array(headers.into_iter().map(Value::Object).collect()),
+                Value::Array(headers.into_iter().map(Value::from).collect()),
             );
         }
         if row.len() > 1 {
@@ -908,7 +909,7 @@ fn header_rows_for_encoding(headers: Option<&Value>) -> Vec<Row> {
             let n = ex.len();
             row.insert(
                 "examples".into(),
-                Value::Array(ex.into_iter().map(Value::Object).collect()),
+                Value::Array(ex.into_iter().map(Value::from).collect()),
             );
             row.insert("example_count".into(), json!(n));
         }
@@ -956,10 +957,6 @@ fn apply_encoding(rows: &mut [Row], enc: &[Row]) {
             break;
         }
     }
-}
-
-fn rows_value(rows: Vec<Row>) -> Value {
-    Value::Array(rows.into_iter().map(Value::Object).collect())
 }
 
 /// `_content_type_rows`: every declared media type of a body/response.
@@ -1464,14 +1461,14 @@ pub fn tool_parameters(
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter_map(Value::as_object)
+            .filter_map(Row::from_value)
         {
             let name = text(row.get("field_name"));
             if name.is_empty() || seen.contains(&name) {
                 continue;
             }
             seen.push(name);
-            params.push(from_row(row));
+            params.push(from_row(&row));
         }
     }
     params
@@ -1910,10 +1907,10 @@ pub fn response_rows<'a>(
             let mut ef = Vec::new();
             for cr in &cts {
                 if let Some(Value::Array(a)) = cr.get("examples") {
-                    ex.extend(a.iter().filter_map(|x| x.as_object().cloned()));
+                    ex.extend(a.iter().filter_map(Row::from_value));
                 }
                 if let Some(Value::Array(a)) = cr.get("example_fields") {
-                    ef.extend(a.iter().filter_map(|x| x.as_object().cloned()));
+                    ef.extend(a.iter().filter_map(Row::from_value));
                 }
             }
             if !cts.is_empty() {
@@ -2053,7 +2050,7 @@ pub fn api_contract_rows(
             p.insert("enum".into(), e.clone());
         }
         copy_row_hints(row, &mut p);
-        produces.push(Value::Object(p));
+        produces.push(Value::from(p));
     }
     for row in response_headers {
         let name = {
@@ -2089,7 +2086,7 @@ pub fn api_contract_rows(
             p.insert("enum".into(), e.clone());
         }
         copy_row_hints(row, &mut p);
-        produces.push(Value::Object(p));
+        produces.push(Value::from(p));
     }
     let mut consumes = Vec::new();
     let mut seen: rustc_hash::FxHashSet<(String, String)> = Default::default();
@@ -2119,7 +2116,7 @@ pub fn api_contract_rows(
             c.insert("enum".into(), e.clone());
         }
         copy_row_hints(row, &mut c);
-        consumes.push(Value::Object(c));
+        consumes.push(Value::from(c));
     };
     for r in params {
         add(r, "name", "in", &mut consumes);

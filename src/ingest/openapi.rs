@@ -9,6 +9,7 @@
 use serde_json::{Map, Value, json};
 
 use super::refs::Resolver;
+use super::row::Row;
 use super::schema::ToolSchema;
 use crate::engine::pytext::truthy;
 use crate::error::InputError;
@@ -173,25 +174,6 @@ fn servers_of(spec: &Value, swagger: bool) -> Vec<(String, Option<String>)> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// Leaf rows of a (resolved) schema, in the layout of `openapi.*.fields`.
-pub struct FieldRow {
-    pub map: Map<String, Value>,
-    pub depth: usize,
-}
-
-pub fn flatten(schema: &Value, location: &str) -> Vec<FieldRow> {
-    super::leaves::schema_field_rows(schema, location)
-        .into_iter()
-        .map(|map| {
-            let depth = map
-                .get("json_path")
-                .and_then(Value::as_str)
-                .map_or(0, |p| p.matches('.').count());
-            FieldRow { map, depth }
-        })
-        .collect()
 }
 
 struct Ctx<'a> {
@@ -507,13 +489,13 @@ fn operation_tool(
     let body_rows = oasop::body_rows(&mut body);
     let (resp_schema_v, resp_status, resp_ct) =
         oasop::pick_response(op, item, ctx.spec, ctx.swagger);
-    let link_rows = |r: &Value, status: &str| -> Vec<Map<String, Value>> {
+    let link_rows = |r: &Value, status: &str| -> Vec<Row> {
         r.get("links")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
             .filter(|(_, l)| l.is_object())
-            .map(|(n, l)| link_row(n, status, l))
+            .map(|(n, l)| Row::from(link_row(n, status, l)))
             .collect()
     };
     let field_memo = super::leaves::FieldMemo::default();
@@ -537,23 +519,23 @@ fn operation_tool(
         }
     }
     let oa_param_rows = oasop::parameter_rows(op, item, ctx.swagger);
-    let selected_resp: Option<&Map<String, Value>> = response_rows.iter().find(|r| {
+    let selected_resp: Option<&Row> = response_rows.iter().find(|r| {
         resp_status.is_some() && r.get("status").and_then(Value::as_str) == resp_status.as_deref()
     });
     let empty_rows: Vec<Value> = Vec::new();
-    let sel_examples: Vec<Map<String, Value>> = selected_resp
+    let sel_examples: Vec<Row> = selected_resp
         .and_then(|r| r.get("examples"))
         .and_then(Value::as_array)
         .unwrap_or(&empty_rows)
         .iter()
-        .filter_map(|x| x.as_object().cloned())
+        .filter_map(Row::from_value)
         .collect();
-    let sel_example_fields: Vec<Map<String, Value>> = selected_resp
+    let sel_example_fields: Vec<Row> = selected_resp
         .and_then(|r| r.get("example_fields"))
         .and_then(Value::as_array)
         .unwrap_or(&empty_rows)
         .iter()
-        .filter_map(|x| x.as_object().cloned())
+        .filter_map(Row::from_value)
         .collect();
     let response_example_rows = oasop::merge_field_rows(
         sel_example_fields,
@@ -569,12 +551,12 @@ fn operation_tool(
         resp_rows.push(root);
     }
     let envelope = super::shape::annotate(Some(resp_schema_v), &mut resp_rows);
-    let resp_headers: Vec<Map<String, Value>> = selected_resp
+    let resp_headers: Vec<Row> = selected_resp
         .and_then(|r| r.get("headers"))
         .and_then(Value::as_array)
         .unwrap_or(&empty_rows)
         .iter()
-        .filter_map(|x| x.as_object().cloned())
+        .filter_map(Row::from_value)
         .collect();
     let resp_links: Vec<Value> = selected_resp
         .and_then(|r| r.get("links"))
@@ -624,33 +606,33 @@ fn operation_tool(
             .map(Value::String)
             .unwrap_or(Value::Null),
     );
-    let to_arr =
-        |rows: Vec<Map<String, Value>>| Value::Array(rows.into_iter().map(Value::Object).collect());
+    let to_arr = super::row::rows_value;
     rb.insert("content_types".into(), to_arr(body.content_rows));
     let body_schema = truthy(&body.schema)
         .then(|| super::frozen::freeze_ref(&body.schema, super::build::collection::collect_refs));
     rb.insert("schema".into(), body.schema);
     if let Some(r) = body_rows.root {
-        rb.insert("root".into(), Value::Object(r));
+        rb.insert("root".into(), Value::from(r));
     }
     rb.insert("top_level_fields".into(), to_arr(body_rows.top));
     rb.insert("fields".into(), to_arr(body_rows.fields));
     rb.insert("all_top_level_fields".into(), to_arr(body_rows.all_top));
     rb.insert("all_fields".into(), to_arr(body_rows.all_fields));
-    let error_responses: Vec<Value> = response_rows
-        .iter()
-        .filter(|r| !r.get("success").is_some_and(truthy))
-        .cloned()
-        .map(Value::Object)
-        .collect();
-    let responses: Vec<Value> = response_rows.into_iter().map(Value::Object).collect();
-    let oa_resp_fields: Vec<Value> = resp_rows.into_iter().map(Value::Object).collect();
+    // rows no later phase reads are frozen straight from the rows (see `freeze_bulk`)
+    use super::row::freeze_rows;
+    let error_responses = freeze_rows(
+        response_rows
+            .iter()
+            .filter(|r| !r.get("success").is_some_and(truthy)),
+    );
+    let responses = freeze_rows(&response_rows);
+    let oa_resp_fields = freeze_rows(&resp_rows);
     let body_ct = body.content_type.clone();
     // frozen once from the operation's tree: `metadata.response_schema` and
     // `openapi.response.schema` are the same text (later phases read only its `$ref`s)
     let resp_schema = truthy(resp_schema_v)
         .then(|| super::frozen::freeze_ref(resp_schema_v, super::build::collection::collect_refs));
-    let oa_params: Vec<Value> = oa_param_rows.into_iter().map(Value::Object).collect();
+    let oa_params = freeze_rows(&oa_param_rows);
 
     // security: requirements (operation, else spec) and the declared schemes
     let requirements: Option<&Vec<Value>> = op
@@ -802,7 +784,7 @@ fn operation_tool(
                 .unwrap_or(false)
         ),
     );
-    oa.insert("parameters".into(), Value::Array(oa_params));
+    oa.insert("parameters".into(), oa_params);
     let ordered: Vec<String> = {
         let mut out = Vec::new();
         let mut rest = path;
@@ -839,12 +821,9 @@ fn operation_tool(
         "schema".into(),
         resp_schema.clone().unwrap_or_else(|| json!({})),
     );
-    resp.insert("fields".into(), Value::Array(oa_resp_fields));
+    resp.insert("fields".into(), oa_resp_fields);
     if !resp_headers.is_empty() {
-        resp.insert(
-            "headers".into(),
-            Value::Array(resp_headers.iter().cloned().map(Value::Object).collect()),
-        );
+        resp.insert("headers".into(), freeze_rows(&resp_headers));
     }
     if !resp_links.is_empty() {
         resp.insert("links".into(), Value::Array(resp_links));
@@ -853,8 +832,8 @@ fn operation_tool(
         resp.insert("envelope".into(), Value::Object(envelope));
     }
     oa.insert("response".into(), Value::Object(resp));
-    oa.insert("responses".into(), Value::Array(responses));
-    oa.insert("error_responses".into(), Value::Array(error_responses));
+    oa.insert("responses".into(), responses);
+    oa.insert("error_responses".into(), error_responses);
     oa.insert("examples".into(), examples);
     if let Some(sec) = security {
         oa.insert("security".into(), sec);
@@ -1247,20 +1226,20 @@ fn hint_position(k: &str) -> Option<usize> {
 }
 
 /// Copies every present hint of `src` into `dst` (existing keys keep their position).
-pub fn copy_row_hints(src: &Map<String, Value>, dst: &mut Map<String, Value>) {
-    let mut found: Vec<(usize, &String, &Value)> = src
+pub fn copy_row_hints(src: &Row, dst: &mut Row) {
+    let mut found: Vec<(usize, &Value)> = src
         .iter()
         .filter(|(_, v)| present(v))
-        .filter_map(|(k, v)| hint_position(k).map(|p| (p, k, v)))
+        .filter_map(|(k, v)| hint_position(k).map(|p| (p, v)))
         .collect();
     found.sort_unstable_by_key(|x| x.0);
-    for (_, k, v) in found {
-        dst.insert(k.clone(), v.clone());
+    for (p, v) in found {
+        dst.insert(ROW_HINT_KEYS[p].into(), v.clone());
     }
 }
 
 /// The synthetic producer of a root scalar or dynamic-map response body.
-fn response_body_root_row(schema: &Value) -> Option<Map<String, Value>> {
+fn response_body_root_row(schema: &Value) -> Option<Row> {
     let m = schema.as_object().filter(|m| !m.is_empty())?;
     let ty = py_schema_type(schema);
     let additional = m
@@ -1271,7 +1250,7 @@ fn response_body_root_row(schema: &Value) -> Option<Map<String, Value>> {
     if (ty == "object" || ty == "array") && !dynamic_map {
         return None;
     }
-    let mut row = Map::new();
+    let mut row = Row::new();
     row.insert("field_name".into(), json!("body"));
     row.insert("json_path".into(), json!("$"));
     row.insert("field_type".into(), json!(ty));
@@ -1365,7 +1344,7 @@ const SCHEMA_HINT_KEYS: &[(&str, &str)] = &[
 ];
 
 /// Copies JSON Schema validation/example hints into a row.
-pub fn add_schema_hints(row: &mut Map<String, Value>, schema: &Value) {
+pub fn add_schema_hints(row: &mut Row, schema: &Value) {
     let Some(m) = schema.as_object() else { return };
     for (sk, rk) in SCHEMA_HINT_KEYS {
         let Some(v) = m.get(*sk) else { continue };

@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use super::row::Row;
+
 const META_FIELDS: &[&str] = &[
     "code",
     "error",
@@ -37,7 +39,7 @@ fn canonical(v: &str) -> String {
         .collect()
 }
 
-fn jp(row: &Map<String, Value>) -> &str {
+fn jp(row: &Row) -> &str {
     row.get("json_path").and_then(Value::as_str).unwrap_or("")
 }
 
@@ -68,7 +70,7 @@ fn first_array_prefix(path: &str) -> &str {
     }
 }
 
-fn has_nested(rows: &[Map<String, Value>], root: &str) -> bool {
+fn has_nested(rows: &[Row], root: &str) -> bool {
     let prefix = format!("$.{root}");
     rows.iter().any(|r| {
         let p = jp(r);
@@ -76,7 +78,7 @@ fn has_nested(rows: &[Map<String, Value>], root: &str) -> bool {
     })
 }
 
-fn collection(rows: &[Map<String, Value>], wrapper: &str) -> String {
+fn collection(rows: &[Row], wrapper: &str) -> String {
     let mut order: Vec<&str> = Vec::new();
     let mut counts: rustc_hash::FxHashMap<&str, usize> = Default::default();
     for r in rows {
@@ -112,7 +114,7 @@ fn collection(rows: &[Map<String, Value>], wrapper: &str) -> String {
 
 fn select_wrapper(
     schema: Option<&Value>,
-    rows: &[Map<String, Value>],
+    rows: &[Row],
     business: &[&str],
     meta: &[&str],
 ) -> String {
@@ -177,7 +179,7 @@ fn compact(
     e
 }
 
-fn envelope(schema: Option<&Value>, rows: &[Map<String, Value>]) -> Map<String, Value> {
+fn envelope(schema: Option<&Value>, rows: &[Row]) -> Map<String, Value> {
     let mut roots: Vec<&str> = Vec::new();
     for r in rows {
         let f = first_field(jp(r));
@@ -269,7 +271,7 @@ fn aliases(path: &str, wrapper: &str, coll: &str) -> Vec<String> {
 }
 
 /// Annotates response rows in place and returns the envelope (`{}` when there are no rows).
-pub fn annotate(schema: Option<&Value>, rows: &mut [Map<String, Value>]) -> Map<String, Value> {
+pub fn annotate(schema: Option<&Value>, rows: &mut [Row]) -> Map<String, Value> {
     if rows.is_empty() {
         return Map::new();
     }

@@ -1,0 +1,224 @@
+//! A metadata row under construction: an insertion-ordered list of `(key, value)` pairs.
+//!
+//! The build makes hundreds of thousands of small records (field rows, contract rows,
+//! content-type and example rows) of 5 to 40 keys, nearly all with literal keys. As
+//! `serde_json::Map`s each costs an allocation per key, a hash table and a SipHash per
+//! insert and lookup; a `Row` costs one vector, finds keys by comparing them in order and
+//! borrows its literal keys. It behaves like the `Map` it replaces (`preserve_order`):
+//! `insert` keeps an existing key's place, `shift_remove` keeps the others' order, and it
+//! serialises with the same key order, to a `Map` or straight to compact JSON.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+/// A row key: borrowed for the literal keys, owned for keys copied from inputs.
+pub type Key = Cow<'static, str>;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    entries: Vec<(Key, Value)>,
+}
+
+impl Row {
+    pub fn new() -> Row {
+        Row {
+            entries: Vec::new(),
+        }
+    }
+
+    pub fn with_capacity(n: usize) -> Row {
+        Row {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    fn position(&self, k: &str) -> Option<usize> {
+        self.entries.iter().position(|(key, _)| key == k)
+    }
+
+    pub fn get(&self, k: &str) -> Option<&Value> {
+        self.entries
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, k: &str) -> Option<&mut Value> {
+        self.entries
+            .iter_mut()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, k: &str) -> bool {
+        self.position(k).is_some()
+    }
+
+    /// Sets `k` (in place when present, else appended); the old value if there was one.
+    pub fn insert(&mut self, k: Key, v: Value) -> Option<Value> {
+        match self.position(&k) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, v)),
+            None => {
+                self.entries.push((k, v));
+                None
+            }
+        }
+    }
+
+    /// Removes `k`, keeping the order of the other keys.
+    pub fn shift_remove(&mut self, k: &str) -> Option<Value> {
+        let i = self.position(k)?;
+        Some(self.entries.remove(i).1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Value)> {
+        self.entries.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.as_ref())
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// The row as a `serde_json::Map` (same keys, same order).
+    pub fn into_map(self) -> Map<String, Value> {
+        let mut m = Map::with_capacity(self.entries.len());
+        for (k, v) in self.entries {
+            m.insert(k.into_owned(), v);
+        }
+        m
+    }
+
+    /// A copy of a `serde_json::Map` as a row.
+    pub fn from_map(m: &Map<String, Value>) -> Row {
+        Row {
+            entries: m
+                .iter()
+                .map(|(k, v)| (Cow::Owned(k.clone()), v.clone()))
+                .collect(),
+        }
+    }
+
+    /// A copy of an object value as a row (`None` for anything else).
+    pub fn from_value(v: &Value) -> Option<Row> {
+        v.as_object().map(Row::from_map)
+    }
+
+    /// Appends the row's compact JSON (what `write_compact` gives for its `Map`).
+    pub fn write_compact(&self, out: &mut String) {
+        out.push('{');
+        for (i, (k, v)) in self.entries.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            crate::jsonout::write_escaped(out, k);
+            out.push(':');
+            super::artifact::write_compact(out, v);
+        }
+        out.push('}');
+    }
+
+    /// Appends the `$ref` strings of the row in the order `collect_refs` finds them in its
+    /// `Map`: its own `$ref` first, then those under each value in turn.
+    pub fn collect_refs(&self, out: &mut Vec<String>) {
+        for (k, v) in &self.entries {
+            if k == "$ref"
+                && let Value::String(s) = v
+            {
+                out.push(s.clone());
+            }
+        }
+        for (_, v) in &self.entries {
+            if matches!(v, Value::Object(_) | Value::Array(_) | Value::String(_)) {
+                super::build::collection::collect_refs(v, out);
+            }
+        }
+    }
+}
+
+impl From<Row> for Value {
+    fn from(r: Row) -> Value {
+        Value::Object(r.into_map())
+    }
+}
+
+impl From<Map<String, Value>> for Row {
+    fn from(m: Map<String, Value>) -> Row {
+        Row {
+            entries: m.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect(),
+        }
+    }
+}
+
+/// Rows as a JSON array value (each row a `Map`).
+pub fn rows_value(rows: Vec<Row>) -> Value {
+    Value::Array(rows.into_iter().map(Value::from).collect())
+}
+
+/// The frozen form (see [`super::frozen`]) of a list of rows, written straight from the
+/// rows: what freezing `rows_value(rows)` gives, without building the maps.
+pub fn freeze_rows<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Value {
+    let rows: Vec<&Row> = rows.into_iter().collect();
+    if rows.is_empty() {
+        return Value::Array(Vec::new());
+    }
+    let mut refs = Vec::new();
+    for r in &rows {
+        r.collect_refs(&mut refs);
+    }
+    let mut body = String::with_capacity(rows.len() * 256);
+    body.push('[');
+    for (i, r) in rows.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        r.write_compact(&mut body);
+    }
+    body.push(']');
+    super::frozen::from_parts(&refs, &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_row_orders_and_serialises_like_the_map_it_replaces() {
+        let mut r = Row::new();
+        r.insert("b".into(), json!(1));
+        r.insert("a".into(), json!({"$ref": "#/x", "k": [{"$ref": "#/y"}]}));
+        r.insert(String::from("c").into(), json!("t\"x"));
+        assert_eq!(r.insert("b".into(), json!(2)), Some(json!(1)));
+        let mut m = Map::new();
+        m.insert("b".into(), json!(2));
+        m.insert("a".into(), json!({"$ref": "#/x", "k": [{"$ref": "#/y"}]}));
+        m.insert("c".into(), json!("t\"x"));
+        assert_eq!(r.clone().into_map(), m);
+        let mut text = String::new();
+        r.write_compact(&mut text);
+        let mut want = String::new();
+        super::super::artifact::write_compact(&mut want, &Value::Object(m.clone()));
+        assert_eq!(text, want);
+        let frozen = freeze_rows(std::slice::from_ref(&r));
+        let tree = super::super::frozen::freeze(
+            json!([Value::Object(m)]),
+            super::super::build::collection::collect_refs,
+        );
+        assert_eq!(frozen, tree);
+        assert_eq!(r.shift_remove("b"), Some(json!(2)));
+        assert_eq!(r.keys().collect::<Vec<_>>(), ["a", "c"]);
+    }
+}
