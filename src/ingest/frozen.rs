@@ -43,9 +43,23 @@ pub fn freeze_ref(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
 fn frozen_text(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
     let mut found = Vec::new();
     refs(v, &mut found);
-    let mut out = header(&found, 256);
-    write_compact(&mut out, v);
-    Value::String(out)
+    written(&found, |out| write_compact(out, v))
+}
+
+thread_local! {
+    /// The text of the subtree being frozen, reused: the frozen string is then allocated
+    /// once at its final size instead of growing by doubling.
+    static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// A frozen subtree from its `$ref`s and the compact JSON `write` appends.
+pub fn written(found: &[String], write: impl FnOnce(&mut String)) -> Value {
+    let mut buf = SCRATCH.with(|s| s.take());
+    buf.clear();
+    write(&mut buf);
+    let v = from_parts(found, &buf);
+    SCRATCH.with(|s| s.replace(buf));
+    v
 }
 
 /// The start of a frozen subtree's text: [`MARK`], the length of the `$ref` array's JSON,

@@ -392,13 +392,18 @@ fn leaf_from(
 
 /// All leaves of `schema` (already `$ref`-resolved) from the JSON root `$`.
 pub fn extract_leaves(schema: &Value) -> Vec<Leaf> {
-    walk(schema, "$", false, 0, &Inherit::default())
+    extract_leaves_at(schema, "$")
 }
 
 /// All leaves of `schema` with paths under `base`.
 pub fn extract_leaves_at(schema: &Value, base: &str) -> Vec<Leaf> {
-    walk(schema, base, false, 0, &Inherit::default())
+    let mut out = Vec::new();
+    walk(schema, base, false, 0, &Inherit::default(), &mut out);
+    out
 }
+
+/// The walkers append the leaves they find to `out` (a leaf moves once, not once per
+/// level); the returned value says whether they appended any.
 
 fn walk(
     schema: &Value,
@@ -406,11 +411,11 @@ fn walk(
     parent_required: bool,
     depth: usize,
     inh: &Inherit,
-) -> Vec<Leaf> {
-    let Some(m) = schema.as_object() else {
-        return Vec::new();
-    };
-    walk_map(m, base, parent_required, depth, inh)
+    out: &mut Vec<Leaf>,
+) {
+    if let Some(m) = schema.as_object() {
+        walk_map(m, base, parent_required, depth, inh, out)
+    }
 }
 
 fn walk_map(
@@ -419,9 +424,10 @@ fn walk_map(
     parent_required: bool,
     depth: usize,
     inh: &Inherit,
-) -> Vec<Leaf> {
+    out: &mut Vec<Leaf>,
+) {
     if depth > MAX_DEPTH {
-        return Vec::new();
+        return;
     }
     use std::borrow::Cow;
     let resolved: Cow<'_, Map<String, Value>> = match resolve_combinators(m) {
@@ -450,11 +456,12 @@ fn walk_map(
         ..inh.clone()
     };
     if let Some(alt) = alternatives(schema, base, parent_required, depth, &here) {
-        return alt;
+        out.extend(alt);
+        return;
     }
     let ty = normalize_type(schema.get("type"));
     if ty == "object" || schema.contains_key("properties") {
-        return walk_object(schema, base, parent_required, depth, &here);
+        return walk_object(schema, base, parent_required, depth, &here, out);
     }
     if ty == "array" {
         let empty = Value::Object(Map::new());
@@ -465,21 +472,22 @@ fn walk_map(
             parent_required,
             depth + 1,
             &here,
+            out,
         );
     }
     let name = last_path_segment(base);
     if name.is_empty() {
-        return Vec::new();
+        return;
     }
     let ty = if ty.is_empty() { "string".into() } else { ty };
-    vec![leaf_from(
+    out.push(leaf_from(
         schema,
         base.to_string(),
         name.to_string(),
         ty,
         parent_required,
         &here,
-    )]
+    ));
 }
 
 fn walk_object(
@@ -488,8 +496,8 @@ fn walk_object(
     parent_required: bool,
     depth: usize,
     inh: &Inherit,
-) -> Vec<Leaf> {
-    let mut leaves = Vec::new();
+    leaves: &mut Vec<Leaf>,
+) {
     let required: Vec<&Value> = match schema.get("required") {
         Some(Value::Array(a)) => a.iter().collect(),
         _ => Vec::new(),
@@ -498,9 +506,9 @@ fn walk_object(
         for (name, prop) in props {
             let child = format!("{base}.{name}");
             let is_required = required.iter().any(|r| r.as_str() == Some(name.as_str()));
-            let got = walk(prop, &child, is_required, depth + 1, inh);
-            if !got.is_empty() {
-                leaves.extend(got);
+            let before = leaves.len();
+            walk(prop, &child, is_required, depth + 1, inh, leaves);
+            if leaves.len() > before {
                 continue;
             }
             // an object/array without resolvable children stays one opaque leaf
@@ -524,8 +532,7 @@ fn walk_object(
             leaves.push(leaf_from(pm, child, name.clone(), ty, is_required, &own));
         }
     }
-    leaves.extend(walk_additional(schema, base, parent_required, depth, inh));
-    leaves
+    walk_additional(schema, base, parent_required, depth, inh, leaves);
 }
 
 fn walk_additional(
@@ -534,13 +541,14 @@ fn walk_additional(
     parent_required: bool,
     depth: usize,
     inh: &Inherit,
-) -> Vec<Leaf> {
+    out: &mut Vec<Leaf>,
+) {
     let Some(additional) = schema
         .get("additionalProperties")
         .and_then(Value::as_object)
         .filter(|a| !a.is_empty())
     else {
-        return Vec::new();
+        return;
     };
     let map_path = format!("{base}.*");
     let own_ref = if inh.schema_ref.is_empty() {
@@ -552,9 +560,17 @@ fn walk_additional(
         schema_ref: own_ref.clone(),
         ..inh.clone()
     };
-    let mut leaves = walk_map(additional, &map_path, parent_required, depth + 1, &child);
+    let start = out.len();
+    walk_map(
+        additional,
+        &map_path,
+        parent_required,
+        depth + 1,
+        &child,
+        out,
+    );
     let parent = last_path_segment(base);
-    if leaves.is_empty() && !parent.is_empty() {
+    if out.len() == start && !parent.is_empty() {
         let mut ty = normalize_type(additional.get("type"));
         if ty.is_empty() {
             ty = "object".into();
@@ -566,21 +582,25 @@ fn walk_additional(
             schema_ref: own_ref.clone(),
             ..inh.clone()
         };
-        leaves = vec![leaf_from(
+        out.push(leaf_from(
             additional,
             map_path.clone(),
             parent.to_string(),
             ty,
             parent_required,
             &own,
-        )];
+        ));
     }
-    let mut out = Vec::with_capacity(leaves.len());
-    for mut leaf in leaves {
+    // this map's leaves: a `*` name is the map's own name (dropped when it has none)
+    let mut i = start;
+    while i < out.len() {
+        if out[i].field_name == "*" && parent.is_empty() {
+            out.remove(i);
+            continue;
+        }
+        let leaf = &mut out[i];
+        i += 1;
         if leaf.field_name == "*" {
-            if parent.is_empty() {
-                continue;
-            }
             leaf.field_name = parent.to_string();
         }
         leaf.required = false;
@@ -591,9 +611,7 @@ fn walk_additional(
         if leaf.schema_ref.is_empty() {
             leaf.schema_ref = own_ref.clone();
         }
-        out.push(leaf);
     }
-    out
 }
 
 fn has_extractable_shape(schema: &Map<String, Value>, base: &str) -> bool {
@@ -706,7 +724,7 @@ fn alternatives(
                 disc_value: None,
                 ..inh.clone()
             };
-            leaves.extend(walk_map(&base_schema, base, parent_required, depth, &b));
+            walk_map(&base_schema, base, parent_required, depth, &b, &mut leaves);
         }
         let count = candidates.len();
         let disc = discriminator_property(schema);
@@ -730,7 +748,7 @@ fn alternatives(
                 schema_ref: cref,
                 ..inh.clone()
             };
-            leaves.extend(walk_map(cand, base, parent_required, depth + 1, &b));
+            walk_map(cand, base, parent_required, depth + 1, &b, &mut leaves);
         }
         if !disc.is_empty() {
             apply_discriminator(&mut leaves, base, &disc, &disc_values, key, count);

@@ -2039,7 +2039,7 @@ pub fn api_contract_rows(
     body_leaves: &[Row],
     response_leaves: &[Row],
     response_headers: &[Row],
-) -> (Vec<Value>, Vec<Value>) {
+) -> (Vec<Row>, Vec<Row>) {
     let mut produces = Vec::new();
     for row in response_leaves {
         let mut p = Row::new();
@@ -2050,7 +2050,7 @@ pub fn api_contract_rows(
             p.insert("enum".into(), e.clone());
         }
         copy_row_hints(row, &mut p);
-        produces.push(Value::from(p));
+        produces.push(p);
     }
     for row in response_headers {
         let name = {
@@ -2086,11 +2086,11 @@ pub fn api_contract_rows(
             p.insert("enum".into(), e.clone());
         }
         copy_row_hints(row, &mut p);
-        produces.push(Value::from(p));
+        produces.push(p);
     }
     let mut consumes = Vec::new();
     let mut seen: rustc_hash::FxHashSet<(String, String)> = Default::default();
-    let mut add = |row: &Row, name_key: &str, loc_key: &str, consumes: &mut Vec<Value>| {
+    let mut add = |row: &Row, name_key: &str, loc_key: &str, consumes: &mut Vec<Row>| {
         let name = text(row.get(name_key));
         let loc = text(row.get(loc_key));
         if name.is_empty() || !seen.insert((name.clone(), loc.clone())) {
@@ -2116,7 +2116,7 @@ pub fn api_contract_rows(
             c.insert("enum".into(), e.clone());
         }
         copy_row_hints(row, &mut c);
-        consumes.push(Value::from(c));
+        consumes.push(c);
     };
     for r in params {
         add(r, "name", "in", &mut consumes);

@@ -88,7 +88,7 @@ fn dedupe_suffix(method: &str, path: &str) -> String {
 
 /// Another security requirement met by an existing auth row: its scheme and requirement
 /// index join the row, and its scopes join the row's (added after the row's other keys).
-fn join_auth_row(row: &mut Map<String, Value>, scheme: &str, index: usize, scopes: &Value) {
+fn join_auth_row(row: &mut Row, scheme: &str, index: usize, scopes: &Value) {
     if let Some(Value::Array(a)) = row.get_mut("security_schemes")
         && !a.contains(&json!(scheme))
     {
@@ -116,7 +116,7 @@ fn join_auth_row(row: &mut Map<String, Value>, scheme: &str, index: usize, scope
 }
 
 /// An HTTP security scheme's `scheme` and `bearerFormat` on its auth row.
-fn put_http_scheme(row: &mut Map<String, Value>, def: &Value) {
+fn put_http_scheme(row: &mut Row, def: &Value) {
     if let Some(sc) = s(def.get("scheme")) {
         row.insert("scheme".into(), json!(sc));
     }
@@ -692,7 +692,7 @@ fn operation_tool(
         let optional = reqs
             .iter()
             .any(|r| r.as_object().is_some_and(|m| m.is_empty()));
-        let mut rows: Vec<Map<String, Value>> = Vec::new();
+        let mut rows: Vec<Row> = Vec::new();
         for (i, r) in reqs.iter().enumerate() {
             for (name, scopes) in r.as_object().into_iter().flatten() {
                 let Some(def) = schemes.and_then(|m| m.get(name)).map(|d| res.deref(d)) else {
@@ -714,7 +714,7 @@ fn operation_tool(
                     continue;
                 }
                 // a declared parameter that is this credential becomes its auth row, in place
-                if let Some(Value::Object(row)) = ac_consumes.iter_mut().find(|r| {
+                if let Some(row) = ac_consumes.iter_mut().find(|r| {
                     r.get("field_name").and_then(Value::as_str) == Some(cred.as_str())
                         && r.get("location").and_then(Value::as_str) == Some(loc.as_str())
                 }) {
@@ -741,7 +741,7 @@ fn operation_tool(
                     );
                     continue;
                 }
-                let mut m = Map::new();
+                let mut m = Row::new();
                 m.insert("field_name".into(), json!(cred));
                 m.insert("field_type".into(), json!("string"));
                 m.insert("required".into(), json!(false));
@@ -764,7 +764,7 @@ fn operation_tool(
             }
         }
         // built in the reference's key order (merged scopes come last)
-        ac_consumes.extend(rows.into_iter().map(Value::Object));
+        ac_consumes.extend(rows);
         security = Some(json!({"requirements": reqs, "schemes": sch}));
     }
 
@@ -897,11 +897,16 @@ fn operation_tool(
     md.insert("source".into(), json!("openapi"));
     md.insert("method".into(), json!(method));
     md.insert("path".into(), json!(path));
+    // what contract promotion and the readiness checks need of the contract rows, then the
+    // rows frozen (no later phase reads them)
+    let promotion = super::build::contracts::prepare_rows(&ac_produces, &ac_consumes);
+    let contract_counts = super::readiness::ContractCounts::of_rows(&ac_produces, &ac_consumes);
+    let contract_keys = super::readiness::ContractKeys::of_rows(&ac_produces, &ac_consumes);
     md.insert(
         "api_contract".into(),
         crate::ingest::schema::object([
-            ("produces", Value::Array(ac_produces)),
-            ("consumes", Value::Array(ac_consumes)),
+            ("produces", freeze_rows(&ac_produces)),
+            ("consumes", freeze_rows(&ac_consumes)),
             ("links", Value::Array(links)),
         ]),
     );
@@ -940,6 +945,12 @@ fn operation_tool(
         domain: domain.or_else(|| Some("general".into())),
         metadata: md,
         annotations: Some(annotations),
+        promotion: Some(Box::new(promotion)),
+        readiness: super::readiness::OperationFacts {
+            contract: contract_counts,
+            contract_keys,
+            ..Default::default()
+        },
         ..Default::default()
     })
 }
@@ -1176,7 +1187,13 @@ fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
         .get("openapi")
         .and_then(|o| o.get("request_body"))
     {
-        t.readiness = super::readiness::OperationFacts::of_request_body(rb);
+        // (the contract counts and keys were taken when the rows were built)
+        let facts = super::readiness::OperationFacts::of_request_body(rb);
+        t.readiness = super::readiness::OperationFacts {
+            contract: t.readiness.contract,
+            contract_keys: std::mem::take(&mut t.readiness.contract_keys),
+            ..facts
+        };
     }
     if let Some(Value::Object(oa)) = t.metadata.get_mut("openapi") {
         for k in [
@@ -1195,9 +1212,12 @@ fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
             }
         }
     }
-    // promotion's view of the contract rows, then the rows frozen in this thread
-    t.promotion = Some(Box::new(super::build::contracts::prepare(&t)));
-    super::build::contracts::freeze_contract_rows(&mut t);
+    // promotion's view of the contract rows, then the rows frozen in this thread (done when
+    // they were built, for the operations of a spec)
+    if t.promotion.is_none() {
+        t.promotion = Some(Box::new(super::build::contracts::prepare(&t)));
+        super::build::contracts::freeze_contract_rows(&mut t);
+    }
     t
 }
 

@@ -1,5 +1,6 @@
 //! Readiness report (spec §8.1), edge-quality summary (§1.4) and the printed summary.
 
+use super::row::Row;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -137,30 +138,32 @@ pub struct ContractKeys {
 }
 
 /// The `api_contract` rows of one kind (`consumes`, `produces`).
-fn contract_rows<'a>(contract: Option<&'a Value>, kind: &str) -> &'a [Value] {
-    contract
-        .and_then(|c| c.get(kind))
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+fn contract_rows(contract: Option<&Value>, kind: &str) -> Vec<Row> {
+    super::row::rows_of(contract.and_then(|c| c.get(kind)))
 }
 
 impl ContractKeys {
     pub fn of(contract: Option<&Value>) -> ContractKeys {
-        let rows = |k: &str| contract_rows(contract, k);
-        let key = |r: &Value| {
+        Self::of_rows(
+            &contract_rows(contract, "produces"),
+            &contract_rows(contract, "consumes"),
+        )
+    }
+
+    pub fn of_rows(produce_rows: &[Row], consume_rows: &[Row]) -> ContractKeys {
+        let key = |r: &Row| {
             super::build::contracts::loose(
                 r.get("field_name").and_then(Value::as_str).unwrap_or(""),
             )
         };
-        let mut produces: Vec<String> = rows("produces")
+        let mut produces: Vec<String> = produce_rows
             .iter()
             .map(key)
             .filter(|k| !k.is_empty())
             .collect();
         produces.sort_unstable();
         produces.dedup();
-        let required_consumes = rows("consumes")
+        let required_consumes = consume_rows
             .iter()
             .filter(|r| r.get("required").is_some_and(crate::engine::pytext::truthy))
             .map(key)
@@ -211,9 +214,14 @@ pub struct ContractCounts {
 
 impl ContractCounts {
     pub fn of(contract: Option<&Value>) -> ContractCounts {
-        let rows = |k: &str| contract_rows(contract, k);
-        let (consumes, produces) = (rows("consumes"), rows("produces"));
-        let kind = |r: &&Value, k: &str| r.get("kind").and_then(Value::as_str) == Some(k);
+        Self::of_rows(
+            &contract_rows(contract, "produces"),
+            &contract_rows(contract, "consumes"),
+        )
+    }
+
+    pub fn of_rows(produces: &[Row], consumes: &[Row]) -> ContractCounts {
+        let kind = |r: &&Row, k: &str| r.get("kind").and_then(Value::as_str) == Some(k);
         let both = || consumes.iter().chain(produces);
         ContractCounts {
             consumes: consumes.len(),

@@ -148,6 +148,24 @@ impl Row {
     }
 }
 
+/// Field lookup on a row, whether a [`Row`] or an object [`Value`] (anything else has no
+/// fields).
+pub trait Field {
+    fn field(&self, k: &str) -> Option<&Value>;
+}
+
+impl Field for Row {
+    fn field(&self, k: &str) -> Option<&Value> {
+        self.get(k)
+    }
+}
+
+impl Field for Value {
+    fn field(&self, k: &str) -> Option<&Value> {
+        self.get(k)
+    }
+}
+
 impl From<Row> for Value {
     fn from(r: Row) -> Value {
         Value::Object(r.into_map())
@@ -160,6 +178,18 @@ impl From<Map<String, Value>> for Row {
             entries: m.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect(),
         }
     }
+}
+
+/// The rows of a metadata array (an entry that is not an object reads as an empty row,
+/// which has no field a reader looks for).
+pub fn rows_of(v: Option<&Value>) -> Vec<Row> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|x| Row::from_value(x).unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Rows as a JSON array value (each row a `Map`).
@@ -178,16 +208,16 @@ pub fn freeze_rows<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Value {
     for r in &rows {
         r.collect_refs(&mut refs);
     }
-    let mut body = String::with_capacity(rows.len() * 256);
-    body.push('[');
-    for (i, r) in rows.iter().enumerate() {
-        if i > 0 {
-            body.push(',');
+    super::frozen::written(&refs, |body| {
+        body.push('[');
+        for (i, r) in rows.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            r.write_compact(body);
         }
-        r.write_compact(&mut body);
-    }
-    body.push(']');
-    super::frozen::from_parts(&refs, &body)
+        body.push(']');
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Contract promotion (spec §2.5) and contract data-flow edges (§2.4.7), with an inverted
 //! producer index so matching stays linear in the number of rows.
 
+use crate::ingest::row::{Field, Row};
 use indexmap::IndexMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
@@ -171,7 +172,7 @@ const CONTRACT_HINT_KEYS: &[&str] = &[
 ];
 
 /// The reference's `_copy_contract_field`: name, type, then identity keys, hints, enum.
-fn copy_contract_field(r: &Value) -> Map<String, Value> {
+fn copy_contract_field(r: &Row) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert(
         "field_name".into(),
@@ -209,37 +210,24 @@ fn copy_contract_field(r: &Value) -> Map<String, Value> {
     out
 }
 
-fn rows<'a>(t: &'a ToolSchema, which: &str) -> &'a [Value] {
-    t.metadata
-        .get("api_contract")
-        .and_then(|c| c.get(which))
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+/// A tool's `api_contract` rows of one kind (`produces`, `consumes`) from its metadata.
+fn rows(t: &ToolSchema, which: &str) -> Vec<Row> {
+    crate::ingest::row::rows_of(t.metadata.get("api_contract").and_then(|c| c.get(which)))
 }
 
-fn name_of(r: &Value) -> &str {
-    // `field_name` leads every contract row: no need to hash it
-    let first = r
-        .as_object()
-        .and_then(|m| m.iter().next())
-        .filter(|(k, _)| *k == "field_name")
-        .map(|(_, v)| v);
-    first
-        .or_else(|| r.get("field_name"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
+fn name_of(r: &impl Field) -> &str {
+    r.field("field_name").and_then(Value::as_str).unwrap_or("")
 }
 
-fn truthy(r: &Value, k: &str) -> bool {
-    r.get(k).and_then(Value::as_bool).unwrap_or(false)
+fn truthy(r: &impl Field, k: &str) -> bool {
+    r.field(k).and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// A consume row that passed the filter, before its promoted copy is made.
 struct ConsRow<'a> {
     score: i64,
     name: &'a str,
-    row: &'a Value,
+    row: &'a Row,
     loc: String,
     required: bool,
     kind: String,
@@ -275,19 +263,23 @@ struct ProdCandidate {
     row: Map<String, Value>,
 }
 
-/// [`Prepared`] from a tool's (unfrozen) `api_contract` rows.
+/// [`Prepared`] from a tool's (unfrozen) `api_contract` rows in its metadata.
 pub fn prepare(t: &ToolSchema) -> Prepared {
+    prepare_rows(&rows(t, "produces"), &rows(t, "consumes"))
+}
+
+/// [`Prepared`] from a tool's `api_contract` produce and consume rows.
+pub fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
     let mut produced_keys: Vec<String> = Vec::new();
-    for r in rows(t, "produces") {
+    for r in produce_rows {
         let k = loose(name_of(r));
         if !k.is_empty() && !produced_keys.contains(&k) {
             produced_keys.push(k);
         }
     }
-    let (consumes, consumes_skipped) = promoted_consumes(t);
-    let (produces, produces_skipped) = produce_candidates(t);
-    let (resource, list_like) =
-        super::semantics::contract_facts(t.metadata.get("api_contract").filter(|v| v.is_object()));
+    let (consumes, consumes_skipped) = promoted_consumes(consume_rows);
+    let (produces, produces_skipped) = produce_candidates(produce_rows);
+    let (resource, list_like) = super::semantics::contract_row_facts(produce_rows, consume_rows);
     Prepared {
         resource,
         list_like,
@@ -301,10 +293,10 @@ pub fn prepare(t: &ToolSchema) -> Prepared {
 
 /// The promoted consume rows (at most 32, one per location and semantic tag) and how many
 /// consume rows were skipped.
-fn promoted_consumes(t: &ToolSchema) -> (Vec<Value>, usize) {
+fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Value>, usize) {
     let mut c_skip = 0;
     let mut cons: Vec<ConsRow> = Vec::new();
-    for r in rows(t, "consumes") {
+    for r in consume_rows {
         let name = name_of(r);
         if name.is_empty() || truthy(r, "read_only") {
             c_skip += 1;
@@ -422,10 +414,10 @@ fn promoted_consumes(t: &ToolSchema) -> (Vec<Value>, usize) {
 
 /// The produce rows that may be promoted, with their promoted copies, and how many produce
 /// rows were skipped.
-fn produce_candidates(t: &ToolSchema) -> (Vec<ProdCandidate>, usize) {
+fn produce_candidates(produce_rows: &[Row]) -> (Vec<ProdCandidate>, usize) {
     let mut p_skip = 0;
     let mut produces: Vec<ProdCandidate> = Vec::new();
-    for r in rows(t, "produces") {
+    for r in produce_rows {
         let name = name_of(r);
         let l = loose(name);
         if name.is_empty() || truthy(r, "write_only") || GENERIC_PRODUCES.contains(&l.as_str()) {

@@ -2,6 +2,7 @@
 //! resource, summary, when-to-use, result shape, confidence, evidence) and
 //! `openapi.path_module` / `operation_group` / `semantic_sources`, plus the semantic summary.
 
+use crate::ingest::row::Row;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -413,40 +414,35 @@ fn operation_resource_noun(words: &[String]) -> String {
 /// What the semantics read of a tool's contract rows: the resource a `*_id` / `*_no` field
 /// names, and whether a produced row is a list.
 pub(crate) fn contract_facts(contract: Option<&Value>) -> (String, bool) {
+    let rows = |k: &str| crate::ingest::row::rows_of(contract.and_then(|c| c.get(k)));
+    contract_row_facts(&rows("produces"), &rows("consumes"))
+}
+
+/// [`contract_facts`] from a tool's produce and consume rows.
+pub(crate) fn contract_row_facts(produces: &[Row], consumes: &[Row]) -> (String, bool) {
     (
-        resource_from_contract(contract),
-        produces_list_like(contract),
+        resource_from_contract(produces, consumes),
+        produces_list_like(produces),
     )
 }
 
-fn produces_list_like(contract: Option<&Value>) -> bool {
-    contract
-        .and_then(|c| c.get("produces"))
-        .and_then(Value::as_array)
-        .is_some_and(|rows| {
-            rows.iter().filter(|r| r.is_object()).any(|r| {
-                let p = {
-                    let x = text_of(r.get("json_path"));
-                    if x.is_empty() {
-                        text_of(r.get("response_collection_path"))
-                    } else {
-                        x
-                    }
-                };
-                let ft = crate::engine::pytext::lower(&text_of(r.get("field_type")));
-                p.contains("[*]") || ft == "array"
-            })
-        })
+fn produces_list_like(produces: &[Row]) -> bool {
+    produces.iter().any(|r| {
+        let p = {
+            let x = text_of(r.get("json_path"));
+            if x.is_empty() {
+                text_of(r.get("response_collection_path"))
+            } else {
+                x
+            }
+        };
+        let ft = crate::engine::pytext::lower(&text_of(r.get("field_type")));
+        p.contains("[*]") || ft == "array"
+    })
 }
 
-fn resource_from_contract(contract: Option<&Value>) -> String {
-    let mut rows: Vec<&Value> = Vec::new();
-    for k in ["produces", "consumes"] {
-        if let Some(Value::Array(a)) = contract.and_then(|c| c.get(k)) {
-            rows.extend(a.iter().filter(|r| r.is_object()));
-        }
-    }
-    for r in rows {
+fn resource_from_contract(produces: &[Row], consumes: &[Row]) -> String {
+    for r in produces.iter().chain(consumes) {
         let sem = py_label(&text_of(r.get("semantic_tag")));
         if !sem.is_empty()
             && let Some(x) = sem.strip_suffix("_id")
