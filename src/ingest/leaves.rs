@@ -403,8 +403,7 @@ pub fn extract_leaves_at(schema: &Value, base: &str) -> Vec<Leaf> {
 }
 
 /// The walkers append the leaves they find to `out` (a leaf moves once, not once per
-/// level); the returned value says whether they appended any.
-
+/// level); a caller that needs to know whether a subtree had leaves compares lengths.
 fn walk(
     schema: &Value,
     base: &str,

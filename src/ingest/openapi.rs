@@ -951,7 +951,6 @@ fn operation_tool(
             contract_keys,
             ..Default::default()
         },
-        ..Default::default()
     })
 }
 

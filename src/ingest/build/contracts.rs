@@ -198,7 +198,7 @@ fn copy_contract_field(r: &Row) -> Map<String, Value> {
     }
     for k in CONTRACT_HINT_KEYS {
         if let Some(v) = r
-            .get(*k)
+            .get(k)
             .filter(|v| !empty(v) && !v.as_array().is_some_and(|a| a.is_empty()))
         {
             out.insert((*k).into(), v.clone());
