@@ -956,34 +956,34 @@ pub fn compact_value(v: &Value) -> Value {
 /// The metadata row of a leaf (`openapi.*.fields[]`), keys in the reference's order.
 pub fn leaf_row(leaf: &Leaf, location: &str) -> Row {
     let mut row = Row::with_capacity(16);
-    row.insert("field_name".into(), Value::String(leaf.field_name.clone()));
-    row.insert("json_path".into(), Value::String(leaf.json_path.clone()));
-    row.insert("field_type".into(), Value::String(leaf.field_type.clone()));
-    row.insert("required".into(), Value::Bool(leaf.required));
-    row.insert("location".into(), Value::String(location.into()));
+    row.push_new("field_name".into(), Value::String(leaf.field_name.clone()));
+    row.push_new("json_path".into(), Value::String(leaf.json_path.clone()));
+    row.push_new("field_type".into(), Value::String(leaf.field_type.clone()));
+    row.push_new("required".into(), Value::Bool(leaf.required));
+    row.push_new("location".into(), Value::String(location.into()));
     if !leaf.description.is_empty() {
-        row.insert(
+        row.push_new(
             "description".into(),
             Value::String(leaf.description.clone()),
         );
     }
     if !leaf.enum_values.is_empty() {
-        row.insert("enum".into(), Value::Array(leaf.enum_values.clone()));
+        row.push_new("enum".into(), Value::Array(leaf.enum_values.clone()));
     }
     let put_s = |row: &mut Row, k: &'static str, v: &str| {
         if !v.is_empty() {
-            row.insert(k.into(), compact_value(&Value::String(v.into())));
+            row.push_new(k.into(), compact_value(&Value::String(v.into())));
         }
     };
     let put_o = |row: &mut Row, k: &'static str, v: &Option<Value>| {
         if opt_present(v) {
-            row.insert(k.into(), compact_value(v.as_ref().unwrap()));
+            row.push_new(k.into(), compact_value(v.as_ref().unwrap()));
         }
     };
     put_s(&mut row, "format", &leaf.format);
     put_o(&mut row, "default", &leaf.default);
     put_o(&mut row, "example", &leaf.example);
-    row.insert("nullable".into(), Value::Bool(leaf.nullable));
+    row.push_new("nullable".into(), Value::Bool(leaf.nullable));
     put_s(&mut row, "pattern", &leaf.pattern);
     put_o(&mut row, "minimum", &leaf.minimum);
     put_o(&mut row, "maximum", &leaf.maximum);
@@ -997,18 +997,18 @@ pub fn leaf_row(leaf: &Leaf, location: &str) -> Row {
     put_o(&mut row, "min_properties", &leaf.min_properties);
     put_o(&mut row, "max_properties", &leaf.max_properties);
     put_o(&mut row, "multiple_of", &leaf.multiple_of);
-    row.insert("read_only".into(), Value::Bool(leaf.read_only));
-    row.insert("write_only".into(), Value::Bool(leaf.write_only));
-    row.insert("deprecated".into(), Value::Bool(leaf.deprecated));
+    row.push_new("read_only".into(), Value::Bool(leaf.read_only));
+    row.push_new("write_only".into(), Value::Bool(leaf.write_only));
+    row.push_new("deprecated".into(), Value::Bool(leaf.deprecated));
     put_s(&mut row, "schema_combinator", &leaf.schema_combinator);
     if let Some(b) = leaf.schema_branch {
-        row.insert("schema_branch".into(), Value::from(b));
+        row.push_new("schema_branch".into(), Value::from(b));
     }
     if let Some(b) = leaf.schema_branch_count {
-        row.insert("schema_branch_count".into(), Value::from(b));
+        row.push_new("schema_branch_count".into(), Value::from(b));
     }
     if !leaf.schema_branches.is_empty() {
-        row.insert(
+        row.push_new(
             "schema_branches".into(),
             Value::Array(
                 leaf.schema_branches
@@ -1018,16 +1018,16 @@ pub fn leaf_row(leaf: &Leaf, location: &str) -> Row {
             ),
         );
     }
-    row.insert(
+    row.push_new(
         "required_in_branch".into(),
         Value::Bool(leaf.required_in_branch),
     );
     put_s(&mut row, "schema_ref", &leaf.schema_ref);
-    row.insert(
+    row.push_new(
         "additional_properties".into(),
         Value::Bool(leaf.additional_properties),
     );
-    row.insert("map_value".into(), Value::Bool(leaf.map_value));
+    row.push_new("map_value".into(), Value::Bool(leaf.map_value));
     put_s(&mut row, "map_key_placeholder", &leaf.map_key_placeholder);
     put_s(
         &mut row,
@@ -1036,7 +1036,7 @@ pub fn leaf_row(leaf: &Leaf, location: &str) -> Row {
     );
     put_o(&mut row, "discriminator_value", &leaf.discriminator_value);
     if !leaf.discriminator_values.is_empty() {
-        row.insert(
+        row.push_new(
             "discriminator_values".into(),
             compact_value(&Value::Array(leaf.discriminator_values.clone())),
         );

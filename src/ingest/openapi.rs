@@ -1246,14 +1246,28 @@ fn hint_position(k: &str) -> Option<usize> {
 
 /// Copies every present hint of `src` into `dst` (existing keys keep their position).
 pub fn copy_row_hints(src: &Row, dst: &mut Row) {
-    let mut found: Vec<(usize, &Value)> = src
-        .iter()
-        .filter(|(_, v)| present(v))
-        .filter_map(|(k, v)| hint_position(k).map(|p| (p, v)))
-        .collect();
+    // each hint key once, so at most ROW_HINT_KEYS.len() of them
+    let mut found: [(usize, Option<&Value>); ROW_HINT_KEYS.len()] =
+        [(0, None); ROW_HINT_KEYS.len()];
+    let mut n = 0;
+    for (k, v) in src.iter() {
+        if let Some(p) = hint_position(k).filter(|_| present(v)) {
+            found[n] = (p, Some(v));
+            n += 1;
+        }
+    }
+    let found = &mut found[..n];
     found.sort_unstable_by_key(|x| x.0);
-    for (p, v) in found {
-        dst.insert(ROW_HINT_KEYS[p].into(), v.clone());
+    // a row without hints yet (a new contract row) takes them without looking them up
+    let fresh = !dst.keys().any(|k| hint_position(k).is_some());
+    dst.reserve(n);
+    for (p, v) in found.iter() {
+        let (k, v) = (ROW_HINT_KEYS[*p].into(), v.cloned().unwrap_or_default());
+        if fresh {
+            dst.push_new(k, v);
+        } else {
+            dst.insert(k, v);
+        }
     }
 }
 

@@ -66,6 +66,16 @@ impl Row {
         }
     }
 
+    /// Appends `k`, which the row must not have (a row built from distinct keys).
+    pub fn push_new(&mut self, k: Key, v: Value) {
+        debug_assert!(!self.contains_key(&k), "duplicate row key {k}");
+        self.entries.push((k, v));
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        self.entries.reserve(n);
+    }
+
     /// Removes `k`, keeping the order of the other keys.
     pub fn shift_remove(&mut self, k: &str) -> Option<Value> {
         let i = self.position(k)?;
