@@ -967,8 +967,37 @@ pub fn content_type_rows<'a>(
     request_required: bool,
     memo: Option<&leaves::FieldMemo<'a>>,
 ) -> Vec<Row> {
+    media_rows(content, location, status, request_required, memo, false)
+        .into_iter()
+        .map(|m| m.row)
+        .collect()
+}
+
+/// A media-type row and, when the caller keeps them, its example rows and example-inferred
+/// field rows (then frozen in the row: only the caller reads them).
+struct MediaRow {
+    row: Row,
+    examples: Vec<Row>,
+    example_fields: Vec<Row>,
+}
+
+fn media_rows<'a>(
+    content: &'a Value,
+    location: &str,
+    status: Option<&str>,
+    request_required: bool,
+    memo: Option<&leaves::FieldMemo<'a>>,
+    keep: bool,
+) -> Vec<MediaRow> {
     let Some(c) = content.as_object().filter(|c| !c.is_empty()) else {
         return Vec::new();
+    };
+    let nested = |rows: &Vec<Row>| {
+        if keep {
+            super::row::freeze_rows(rows)
+        } else {
+            rows_value(rows.clone())
+        }
     };
     let empty: &'a Value = &EMPTY_OBJECT;
     let mut rows = Vec::new();
@@ -1045,20 +1074,32 @@ pub fn content_type_rows<'a>(
                 row.insert("field_count".into(), json!(n));
             }
         }
+        let mut kept = MediaRow {
+            row: Row::new(),
+            examples: Vec::new(),
+            example_fields: Vec::new(),
+        };
         if !inferred_fields.is_empty() && location != "request_body" {
             let n = inferred_fields.len();
-            row.insert("example_fields".into(), rows_value(inferred_fields));
+            row.insert("example_fields".into(), nested(&inferred_fields));
             row.insert("example_field_count".into(), json!(n));
+            if keep {
+                kept.example_fields = inferred_fields;
+            }
         }
         if !enc.is_empty() {
             row.insert("encoding".into(), rows_value(enc));
         }
         if !examples.is_empty() {
             let n = examples.len();
-            row.insert("examples".into(), rows_value(examples));
+            row.insert("examples".into(), nested(&examples));
             row.insert("example_count".into(), json!(n));
+            if keep {
+                kept.examples = examples;
+            }
         }
-        rows.push(row);
+        kept.row = row;
+        rows.push(kept);
     }
     rows
 }
@@ -1846,6 +1887,23 @@ fn response_header_rows(resp: &Value, status: &str, swagger: bool) -> Vec<Row> {
 }
 
 /// `openapi.responses` rows; `link_rows(resp, status)` gives a response's link rows.
+/// A response status row (`openapi.responses[]`) with the lists later steps read kept as
+/// rows; in `row` they are frozen, as is its media-type list, in which the selected media
+/// type of the selected status is marked first.
+pub struct ResponseRow {
+    pub row: Row,
+    pub examples: Vec<Row>,
+    pub example_fields: Vec<Row>,
+    pub headers: Vec<Row>,
+    pub links: Vec<Row>,
+}
+
+impl ResponseRow {
+    pub fn status(&self) -> Option<&str> {
+        self.row.get("status").and_then(Value::as_str)
+    }
+}
+
 pub fn response_rows<'a>(
     op: &'a Value,
     item: &Value,
@@ -1853,7 +1911,21 @@ pub fn response_rows<'a>(
     swagger: bool,
     link_rows: &dyn Fn(&Value, &str) -> Vec<Row>,
     memo: &leaves::FieldMemo<'a>,
-) -> Vec<Row> {
+    selected: (Option<&str>, Option<&str>),
+) -> Vec<ResponseRow> {
+    use super::row::freeze_rows;
+    // the selected status, and its selected media type, are marked `selected`
+    let mark = |cts: &mut [Row], status: &str| {
+        if selected.0 == Some(status) {
+            for c in cts.iter_mut() {
+                if selected.1.is_some()
+                    && c.get("content_type").and_then(Value::as_str) == selected.1
+                {
+                    c.insert("selected".into(), json!(true));
+                }
+            }
+        }
+    };
     let produces = consumes_list(op, item, spec, "produces");
     let swagger_ct = produces.first().map(key_str);
     let Some(responses) = obj(op.get("responses")) else {
@@ -1876,12 +1948,12 @@ pub fn response_rows<'a>(
         let headers = response_header_rows(resp, status, swagger);
         if !headers.is_empty() {
             let n = headers.len();
-            row.insert("headers".into(), rows_value(headers));
+            row.insert("headers".into(), freeze_rows(&headers));
             row.insert("header_count".into(), json!(n));
         }
         let schema: Option<&Value>;
         let content_type: Option<String>;
-        let mut example_fields: Vec<Row>;
+        let example_fields: Vec<Row>;
         let examples: Vec<Row>;
         if swagger {
             schema = resp.get("schema").filter(|s| s.is_object());
@@ -1890,31 +1962,31 @@ pub fn response_rows<'a>(
             } else {
                 None
             };
-            let cts = media_type_name_rows(&produces, schema.is_some_and(truthy));
+            let mut cts = media_type_name_rows(&produces, schema.is_some_and(truthy));
             if !cts.is_empty() {
-                row.insert("content_types".into(), rows_value(cts));
+                mark(&mut cts, status);
+                row.insert("content_types".into(), freeze_rows(&cts));
             }
             let raw = swagger_response_examples(resp, status, false);
             example_fields = example_leaf_rows(&raw, "response", "response_example");
             examples = swagger_response_examples(resp, status, true);
         } else {
             let content = resp.get("content").unwrap_or(empty);
-            let cts = content_type_rows(content, "response", Some(status), false, Some(memo));
+            let media = media_rows(content, "response", Some(status), false, Some(memo), true);
             let (s, ct) = pick_content_schema(content);
             schema = s;
             content_type = ct;
             let mut ex = Vec::new();
             let mut ef = Vec::new();
-            for cr in &cts {
-                if let Some(Value::Array(a)) = cr.get("examples") {
-                    ex.extend(a.iter().filter_map(Row::from_value));
-                }
-                if let Some(Value::Array(a)) = cr.get("example_fields") {
-                    ef.extend(a.iter().filter_map(Row::from_value));
-                }
+            let mut cts = Vec::with_capacity(media.len());
+            for m in media {
+                ex.extend(m.examples);
+                ef.extend(m.example_fields);
+                cts.push(m.row);
             }
             if !cts.is_empty() {
-                row.insert("content_types".into(), rows_value(cts));
+                mark(&mut cts, status);
+                row.insert("content_types".into(), freeze_rows(&cts));
             }
             examples = ex;
             example_fields = merge_field_rows(Vec::new(), &ef);
@@ -1929,32 +2001,38 @@ pub fn response_rows<'a>(
         }
         if !example_fields.is_empty() {
             let n = example_fields.len();
-            row.insert(
-                "example_fields".into(),
-                rows_value(std::mem::take(&mut example_fields)),
-            );
+            row.insert("example_fields".into(), freeze_rows(&example_fields));
             row.insert("example_field_count".into(), json!(n));
         }
+        let mut examples = examples;
         if !examples.is_empty() {
-            let mut ex = examples;
-            ex.truncate(MAX_EXAMPLES);
-            let n = ex.len();
-            row.insert("examples".into(), rows_value(ex));
+            examples.truncate(MAX_EXAMPLES);
+            let n = examples.len();
+            row.insert("examples".into(), freeze_rows(&examples));
             row.insert("example_count".into(), json!(n));
         }
         let links = link_rows(resp, status);
         if !links.is_empty() {
             let n = links.len();
-            row.insert("links".into(), rows_value(links));
+            row.insert("links".into(), freeze_rows(&links));
             row.insert("link_count".into(), json!(n));
         }
-        rows.push(row);
+        if selected.0 == Some(status.as_str()) {
+            row.insert("selected".into(), json!(true));
+        }
+        rows.push(ResponseRow {
+            row,
+            examples,
+            example_fields,
+            headers,
+            links,
+        });
     }
     rows
 }
 
 /// `openapi.examples`: the first five parameter, request-body and response examples.
-pub fn operation_examples(params: &[Row], body_cts: &[Row], responses: &[Row]) -> Value {
+pub fn operation_examples(params: &[Row], body_cts: &[Row], responses: &[ResponseRow]) -> Value {
     let mut pe: Vec<Value> = Vec::new();
     for row in params {
         for ex in row
@@ -1994,10 +2072,16 @@ pub fn operation_examples(params: &[Row], body_cts: &[Row], responses: &[Row]) -
         out
     };
     pe.truncate(MAX_EXAMPLES);
+    let response_examples: Vec<Value> = responses
+        .iter()
+        .flat_map(|r| &r.examples)
+        .take(MAX_EXAMPLES)
+        .map(|e| Value::from(e.clone()))
+        .collect();
     crate::ingest::schema::object([
         ("parameters", Value::Array(pe)),
         ("request_body", Value::Array(collect(body_cts))),
-        ("responses", Value::Array(collect(responses))),
+        ("responses", Value::Array(response_examples)),
     ])
 }
 

@@ -499,47 +499,24 @@ fn operation_tool(
             .collect()
     };
     let field_memo = super::leaves::FieldMemo::default();
-    let mut response_rows =
-        oasop::response_rows(op, item, ctx.spec, ctx.swagger, &link_rows, &field_memo);
-    for row in response_rows.iter_mut() {
-        if resp_status.is_some()
-            && row.get("status").and_then(Value::as_str) == resp_status.as_deref()
-        {
-            row.insert("selected".into(), json!(true));
-            if let Some(Value::Array(cts)) = row.get_mut("content_types") {
-                for c in cts.iter_mut() {
-                    if let Value::Object(c) = c
-                        && resp_ct.is_some()
-                        && c.get("content_type").and_then(Value::as_str) == resp_ct.as_deref()
-                    {
-                        c.insert("selected".into(), json!(true));
-                    }
-                }
-            }
-        }
-    }
+    let response_rows = oasop::response_rows(
+        op,
+        item,
+        ctx.spec,
+        ctx.swagger,
+        &link_rows,
+        &field_memo,
+        (resp_status.as_deref(), resp_ct.as_deref()),
+    );
     let oa_param_rows = oasop::parameter_rows(op, item, ctx.swagger);
-    let selected_resp: Option<&Row> = response_rows.iter().find(|r| {
-        resp_status.is_some() && r.get("status").and_then(Value::as_str) == resp_status.as_deref()
-    });
-    let empty_rows: Vec<Value> = Vec::new();
-    let sel_examples: Vec<Row> = selected_resp
-        .and_then(|r| r.get("examples"))
-        .and_then(Value::as_array)
-        .unwrap_or(&empty_rows)
+    let selected_resp = response_rows
         .iter()
-        .filter_map(Row::from_value)
-        .collect();
-    let sel_example_fields: Vec<Row> = selected_resp
-        .and_then(|r| r.get("example_fields"))
-        .and_then(Value::as_array)
-        .unwrap_or(&empty_rows)
-        .iter()
-        .filter_map(Row::from_value)
-        .collect();
+        .find(|r| resp_status.is_some() && r.status() == resp_status.as_deref());
+    let no_rows: &[Row] = &[];
+    let sel_examples = selected_resp.map_or(no_rows, |r| &r.examples);
     let response_example_rows = oasop::merge_field_rows(
-        sel_example_fields,
-        &oasop::example_leaf_rows(&sel_examples, "response", "response_example"),
+        selected_resp.map_or_else(Vec::new, |r| r.example_fields.clone()),
+        &oasop::example_leaf_rows(sel_examples, "response", "response_example"),
     );
     let mut resp_rows = oasop::merge_field_rows(
         field_memo.take_rows(resp_schema_v, "response"),
@@ -551,48 +528,34 @@ fn operation_tool(
         resp_rows.push(root);
     }
     let envelope = super::shape::annotate(Some(resp_schema_v), &mut resp_rows);
-    let resp_headers: Vec<Row> = selected_resp
-        .and_then(|r| r.get("headers"))
-        .and_then(Value::as_array)
-        .unwrap_or(&empty_rows)
-        .iter()
-        .filter_map(Row::from_value)
-        .collect();
+    let resp_headers = selected_resp.map_or(no_rows, |r| &r.headers);
     let resp_links: Vec<Value> = selected_resp
-        .and_then(|r| r.get("links"))
-        .and_then(Value::as_array)
-        .cloned()
+        .map(|r| r.links.iter().cloned().map(Value::from).collect())
         .unwrap_or_default();
     let resp_desc = selected_resp
-        .and_then(|r| r.get("description"))
+        .and_then(|r| r.row.get("description"))
         .cloned()
         .unwrap_or(json!(""));
     let (ac_produces, mut ac_consumes) = oasop::api_contract_rows(
         &oa_param_rows,
         &body_rows.all_fields,
         &resp_rows,
-        &resp_headers,
+        resp_headers,
     );
     let mut links: Vec<Value> = Vec::new();
     for r in &response_rows {
-        for l in r
-            .get("links")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_object)
-        {
+        for l in &r.links {
             let mut row = l.clone();
             row.insert("source_operation_id".into(), json!(op_id));
             row.insert(
                 "source_status".into(),
-                r.get("status").cloned().unwrap_or(Value::Null),
+                r.row.get("status").cloned().unwrap_or(Value::Null),
             );
             row.insert(
                 "success".into(),
-                json!(r.get("success").is_some_and(truthy)),
+                json!(r.row.get("success").is_some_and(truthy)),
             );
-            links.push(Value::Object(row));
+            links.push(Value::from(row));
         }
     }
     let locs = oasop::input_locations(&oa_param_rows, &body_rows.all_top, &body_rows.all_fields);
@@ -623,9 +586,10 @@ fn operation_tool(
     let error_responses = freeze_rows(
         response_rows
             .iter()
+            .map(|r| &r.row)
             .filter(|r| !r.get("success").is_some_and(truthy)),
     );
-    let responses = freeze_rows(&response_rows);
+    let responses = freeze_rows(response_rows.iter().map(|r| &r.row));
     let oa_resp_fields = freeze_rows(&resp_rows);
     let body_ct = body.content_type.clone();
     // frozen once from the operation's tree: `metadata.response_schema` and
@@ -823,7 +787,7 @@ fn operation_tool(
     );
     resp.insert("fields".into(), oa_resp_fields);
     if !resp_headers.is_empty() {
-        resp.insert("headers".into(), freeze_rows(&resp_headers));
+        resp.insert("headers".into(), freeze_rows(resp_headers));
     }
     if !resp_links.is_empty() {
         resp.insert("links".into(), Value::Array(resp_links));
