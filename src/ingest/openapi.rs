@@ -198,10 +198,16 @@ pub fn spec_tools(
     // `paths` and the schema components
     let mut t0 = std::time::Instant::now();
     progress.report("normalizing the spec", lo, file);
-    let normalized = normalize_spec(spec, swagger);
+    // remote references are looked for in the spec as given (beside the normalisation: an
+    // error then names the place in the user's file)
+    let (normalized, remote) = std::thread::scope(|sc| {
+        let remote = sc.spawn(|| Resolver::new(file, spec).check_remote());
+        let normalized = normalize_spec(spec, swagger);
+        (normalized, remote.join().expect("remote $ref check"))
+    });
+    remote?;
     let spec = &normalized;
     let res = Resolver::new(file, spec);
-    res.check_remote()?;
     super::build::collection::phase(&mut t0, "normalize spec");
     let title = s(spec.pointer("/info/title")).map(String::from);
     let stem = std::path::Path::new(file)
@@ -304,7 +310,7 @@ pub fn spec_tools(
         super::leaves::clear_row_cache();
         out
     } else {
-        let chunk = jobs.len().div_ceil(threads * 4);
+        let chunk = jobs.len().div_ceil(threads * 32);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let parts: Vec<Vec<(usize, Result<ToolSchema, InputError>)>> = std::thread::scope(|sc| {
             let handles: Vec<_> = (0..threads)
@@ -1552,6 +1558,31 @@ pub fn normalize_nullable(v: &Value) -> Value {
     Value::Object(out)
 }
 
+/// [`normalize_nullable`] of a large map (the paths, the schema components), its members
+/// normalised in parallel when none of its own keys is one the normalisation rewrites.
+fn normalize_members(v: &Value) -> Value {
+    const REWRITTEN: &[&str] = &["anyOf", "oneOf", "type", "x-nullable", "nullable"];
+    let Value::Object(m) = v else {
+        return normalize_nullable(v);
+    };
+    if m.len() < 64 || m.keys().any(|k| REWRITTEN.contains(&k.as_str())) {
+        return normalize_nullable(v);
+    }
+    let members: Vec<(&String, &Value)> = m.iter().collect();
+    let values = super::par::map(&members, |&(_, x)| match x {
+        Value::Object(_) => normalize_nullable(x),
+        Value::Array(a) => Value::Array(a.iter().map(normalize_nullable).collect()),
+        other => other.clone(),
+    });
+    Value::Object(
+        members
+            .iter()
+            .zip(values)
+            .map(|((k, _), x)| ((*k).clone(), x))
+            .collect(),
+    )
+}
+
 /// A copy of the spec with `paths` and the schema components normalised.
 fn normalize_spec(spec: &Value, swagger: bool) -> Value {
     let Value::Object(m) = spec else {
@@ -1560,8 +1591,8 @@ fn normalize_spec(spec: &Value, swagger: bool) -> Value {
     let mut out = Map::with_capacity(m.len());
     for (k, v) in m {
         let nv = match k.as_str() {
-            "paths" => normalize_nullable(v),
-            "definitions" if swagger => normalize_nullable(v),
+            "paths" => normalize_members(v),
+            "definitions" if swagger => normalize_members(v),
             "components" if !swagger => match v {
                 Value::Object(c) => {
                     let mut cm = Map::with_capacity(c.len());
@@ -1569,7 +1600,7 @@ fn normalize_spec(spec: &Value, swagger: bool) -> Value {
                         cm.insert(
                             ck.clone(),
                             if ck == "schemas" {
-                                normalize_nullable(cv)
+                                normalize_members(cv)
                             } else {
                                 cv.clone()
                             },

@@ -72,10 +72,45 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Checks every `$ref` in the document: remote references are an error.
+    /// Checks every `$ref` in the document: remote references are an error. The JSON
+    /// pointer of a node is only spelled out for the one reported.
     pub fn check_remote(&self) -> Result<(), InputError> {
-        let mut stack: Vec<(&Value, String)> = vec![(self.root, String::new())];
-        while let Some((v, ptr)) = stack.pop() {
+        enum Step<'v> {
+            Enter(&'v Value, Seg<'v>),
+            Leave,
+        }
+        #[derive(Clone, Copy)]
+        enum Seg<'v> {
+            Root,
+            Key(&'v str),
+            Index(usize),
+        }
+        let pointer = |path: &[Seg]| {
+            let mut p = String::new();
+            for s in path {
+                match s {
+                    Seg::Root => {}
+                    Seg::Key(k) => {
+                        p.push('/');
+                        p.push_str(&crate::model::load::pointer_escape(k));
+                    }
+                    Seg::Index(i) => p.push_str(&format!("/{i}")),
+                }
+            }
+            p
+        };
+        let mut path: Vec<Seg> = Vec::new();
+        let mut stack = vec![Step::Enter(self.root, Seg::Root)];
+        while let Some(step) = stack.pop() {
+            let (v, seg) = match step {
+                Step::Leave => {
+                    path.pop();
+                    continue;
+                }
+                Step::Enter(v, seg) => (v, seg),
+            };
+            path.push(seg);
+            stack.push(Step::Leave);
             match v {
                 Value::Object(m) => {
                     if let Some(Value::String(r)) = m.get("$ref")
@@ -83,7 +118,7 @@ impl<'a> Resolver<'a> {
                     {
                         return Err(InputError::new(
                             self.file,
-                            &format!("{ptr}/$ref"),
+                            &format!("{}/$ref", pointer(&path)),
                             format!(
                                 "remote $ref {r:?} refused: only local references (#/…) are resolved"
                             ),
@@ -91,17 +126,14 @@ impl<'a> Resolver<'a> {
                     }
                     for (k, x) in m {
                         if matches!(x, Value::Object(_) | Value::Array(_)) {
-                            stack.push((
-                                x,
-                                format!("{ptr}/{}", crate::model::load::pointer_escape(k)),
-                            ));
+                            stack.push(Step::Enter(x, Seg::Key(k)));
                         }
                     }
                 }
                 Value::Array(a) => {
                     for (i, x) in a.iter().enumerate() {
                         if matches!(x, Value::Object(_) | Value::Array(_)) {
-                            stack.push((x, format!("{ptr}/{i}")));
+                            stack.push(Step::Enter(x, Seg::Index(i)));
                         }
                     }
                 }

@@ -142,6 +142,17 @@ pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
     *t0 = std::time::Instant::now();
 }
 
+/// The SHA-256 (hex) and length of a spec's canonical JSON text.
+fn spec_digest(spec: &Value) -> (String, usize) {
+    let mut canon = String::new();
+    canonical(spec, &mut canon);
+    let sha = sha2::Sha256::digest(canon.as_bytes());
+    (
+        sha.iter().map(|b| format!("{b:02x}")).collect(),
+        canon.len(),
+    )
+}
+
 pub fn build_collection(
     docs: &[Document],
     built_at: &str,
@@ -159,14 +170,21 @@ pub fn build_collection(
         let swagger = d.kind == InputKind::Swagger2;
         let share =
             |k: usize| at::READ + (at::OPERATIONS - at::READ) * k as f64 / docs.len() as f64;
-        let st = spec_tools(
-            &d.name,
-            &d.value,
-            swagger,
-            true,
-            progress,
-            (share(i), share(i + 1)),
-        )?;
+        // the spec's digest for the manifest is taken beside the build (it reads the spec
+        // as given)
+        let (st, (sha, canon_len)) = std::thread::scope(|sc| {
+            let digest = sc.spawn(|| spec_digest(&d.value));
+            let st = spec_tools(
+                &d.name,
+                &d.value,
+                swagger,
+                true,
+                progress,
+                (share(i), share(i + 1)),
+            );
+            (st, digest.join().expect("spec digest thread"))
+        });
+        let st = st?;
         ingested_total += st.tools.len();
         *source_counts
             .entry(st.label.clone())
@@ -179,16 +197,12 @@ pub fn build_collection(
             .and_then(Value::as_u64)
             .unwrap_or(0);
         source_counts.insert(st.label.clone(), json!(prev + n));
-        let mut canon = String::new();
-        canonical(&d.value, &mut canon);
-        let sha = sha2::Sha256::digest(canon.as_bytes());
-        let sha: String = sha.iter().map(|b| format!("{b:02x}")).collect();
         manifest_specs.push(json!({
             "index": i + 1,
             "label": st.label,
             "source": d.name,
             "sha256": sha,
-            "bytes": canon.len(),
+            "bytes": canon_len,
             "title": st.title,
             "version": st.version,
             "openapi_version": st.openapi_version,
