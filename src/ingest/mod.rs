@@ -126,6 +126,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     let built_at = artifact::now_iso();
     if first_kind.is_openapi() {
         let value = build::collection::build_collection(&docs, &built_at, &opts.progress)?;
+        par::drop_later(docs);
         let tool_count = value
             .get("tools")
             .and_then(Value::as_object)

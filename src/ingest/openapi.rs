@@ -413,7 +413,7 @@ pub fn spec_tools(
             "the spec defines no operations: no tools to build".into(),
         ));
     }
-    Ok(SpecTools {
+    let out = SpecTools {
         tools,
         label: label.clone(),
         title,
@@ -424,7 +424,10 @@ pub fn spec_tools(
         path_count: paths.len(),
         operation_count: op_count,
         deprecated_skipped: dep_skipped,
-    })
+    };
+    drop(jobs);
+    super::par::drop_later(normalized);
+    Ok(out)
 }
 
 fn operation_tool(

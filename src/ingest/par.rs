@@ -119,3 +119,20 @@ mod tests {
         assert_eq!(w, (1..1001).collect::<Vec<_>>());
     }
 }
+
+/// Drops a large value (a parsed spec) on a thread of its own: freeing a tree of millions
+/// of nodes takes tens of milliseconds the caller need not wait for.
+pub fn drop_later<T: Send + 'static>(v: T) {
+    if threads() == 1 {
+        drop(v);
+        return;
+    }
+    if let Err(e) = std::thread::Builder::new()
+        .name("drop".into())
+        .spawn(move || drop(v))
+    {
+        // no thread to be had: the value was moved into the failed spawn and is dropped
+        // with it
+        drop(e);
+    }
+}
