@@ -105,21 +105,6 @@ pub fn map_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T], usize) -> R + 
     })
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn map_keeps_order_and_for_each_touches_every_item() {
-        let v: Vec<usize> = (0..1000).collect();
-        assert_eq!(
-            super::map(&v, |x| x * 2),
-            (0..1000).map(|x| x * 2).collect::<Vec<_>>()
-        );
-        let mut w = v.clone();
-        super::for_each_mut(&mut w, |x| *x += 1);
-        assert_eq!(w, (1..1001).collect::<Vec<_>>());
-    }
-}
-
 /// Drops a large value (a parsed spec) on a thread of its own: freeing a tree of millions
 /// of nodes takes tens of milliseconds the caller need not wait for.
 pub fn drop_later<T: Send + 'static>(v: T) {
@@ -134,5 +119,20 @@ pub fn drop_later<T: Send + 'static>(v: T) {
         // no thread to be had: the value was moved into the failed spawn and is dropped
         // with it
         drop(e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn map_keeps_order_and_for_each_touches_every_item() {
+        let v: Vec<usize> = (0..1000).collect();
+        assert_eq!(
+            super::map(&v, |x| x * 2),
+            (0..1000).map(|x| x * 2).collect::<Vec<_>>()
+        );
+        let mut w = v.clone();
+        super::for_each_mut(&mut w, |x| *x += 1);
+        assert_eq!(w, (1..1001).collect::<Vec<_>>());
     }
 }
