@@ -58,8 +58,14 @@ pub fn loose(s: &str) -> String {
 }
 
 fn in_list(name: &str, list: &[&str]) -> bool {
+    fn loose_chars(x: &str) -> impl Iterator<Item = char> + '_ {
+        x.chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .flat_map(char::to_lowercase)
+    }
     let l = loose(name);
-    list.iter().any(|x| *x == name || loose(x) == l)
+    list.iter()
+        .any(|x| *x == name || loose_chars(x).eq(l.chars()))
 }
 
 /// camel / acronym / `_` split words, lower-cased.
@@ -271,9 +277,10 @@ pub fn prepare(t: &ToolSchema) -> Prepared {
 /// [`Prepared`] from a tool's `api_contract` produce and consume rows.
 pub fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
     let mut produced_keys: Vec<String> = Vec::new();
+    let mut seen: FxHashSet<String> = FxHashSet::default();
     for r in produce_rows {
         let k = loose(name_of(r));
-        if !k.is_empty() && !produced_keys.contains(&k) {
+        if !k.is_empty() && seen.insert(k.clone()) {
             produced_keys.push(k);
         }
     }
@@ -743,14 +750,19 @@ fn rank_producers(
 
 /// §2.4.7: consumer → producer `requires` edges from promoted contracts.
 pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
+    // keys of every produce and consume row (on every core)
+    let rows_keys = |which: &str| -> Vec<Vec<Keys>> {
+        crate::ingest::par::map(tools, |t| meta_rows(t, which).iter().map(keys_of).collect())
+    };
+    let (prod_keys, cons_row_keys) = (rows_keys("produces"), rows_keys("consumes"));
     // producer index: key kind + value → tools (ordered, unique)
     let mut index: FxHashMap<(u8, String), Vec<usize>> = FxHashMap::default();
-    for (i, t) in tools.iter().enumerate() {
-        for r in meta_rows(t, "produces") {
-            for (k, v) in keys_of(r).into_iter().enumerate() {
+    for (i, rows) in prod_keys.iter().enumerate() {
+        for keys in rows {
+            for (k, v) in keys.iter().enumerate() {
                 if let Some(v) = v {
                     // rows of one tool are contiguous: checking the last entry dedupes
-                    let e = index.entry((k as u8, v)).or_default();
+                    let e = index.entry((k as u8, v.clone())).or_default();
                     if e.last() != Some(&i) {
                         e.push(i);
                     }
@@ -758,19 +770,15 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
             }
         }
     }
-    // keys of every produce row, and the set of keys each tool consumes (echo check)
-    let prod_keys: Vec<Vec<Keys>> = tools
+    // the set of keys each tool consumes (echo check)
+    let cons_keys: Vec<[FxHashSet<String>; KEY_KINDS]> = cons_row_keys
         .iter()
-        .map(|t| meta_rows(t, "produces").iter().map(keys_of).collect())
-        .collect();
-    let cons_keys: Vec<[FxHashSet<String>; KEY_KINDS]> = tools
-        .iter()
-        .map(|t| {
+        .map(|rows| {
             let mut sets: [FxHashSet<String>; KEY_KINDS] = Default::default();
-            for r in meta_rows(t, "consumes") {
-                for (k, v) in keys_of(r).into_iter().enumerate() {
+            for keys in rows {
+                for (k, v) in keys.iter().enumerate() {
                     if let Some(v) = v {
-                        sets[k].insert(v);
+                        sets[k].insert(v.clone());
                     }
                 }
             }
@@ -781,19 +789,18 @@ pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
     let mut self_skips = 0;
     let mut ranking_cache: FxHashMap<Keys, Ranked> = FxHashMap::default();
     for (ci, c) in tools.iter().enumerate() {
-        for r in meta_rows(c, "consumes") {
+        for (r, keys) in meta_rows(c, "consumes").iter().zip(&cons_row_keys[ci]) {
             if !truthy(r, "required") {
                 continue;
             }
             if r.get("kind").and_then(Value::as_str).unwrap_or("data") != "data" {
                 continue;
             }
-            let keys = keys_of(r);
             // the ranked producers depend only on the four keys (the consumer itself is
             // skipped below), so equal keys share one ranking
             let ranked = ranking_cache
                 .entry(keys.clone())
-                .or_insert_with(|| rank_producers(tools, &index, &prod_keys, &cons_keys, &keys));
+                .or_insert_with(|| rank_producers(tools, &index, &prod_keys, &cons_keys, keys));
             let mut top: Vec<(usize, usize)> = Vec::with_capacity(3);
             let mut candidates = false;
             for &(p, ri) in &ranked.producers {
