@@ -14,12 +14,12 @@ use super::artifact::{write_compact, write_pretty_indent};
 
 pub const MARK: &str = "\u{0}\u{1}toolscope-frozen-json\u{1}";
 
-/// Replaces a non-empty container by its frozen form (`refs` collects `$ref` strings).
-pub fn freeze(v: Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
+/// Replaces a non-empty container by its frozen form.
+pub fn freeze(v: Value) -> Value {
     if !has_items(&v) {
         return v;
     }
-    frozen_text(&v, refs)
+    frozen_text(&v)
 }
 
 /// A non-empty object or array (what is worth freezing).
@@ -31,19 +31,68 @@ fn has_items(v: &Value) -> bool {
     }
 }
 
-/// The frozen form of a borrowed value: what `freeze(v.clone(), refs)` gives, without
-/// copying the tree first.
-pub fn freeze_ref(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
+/// The frozen form of a borrowed value: what `freeze(v.clone())` gives, without copying
+/// the tree first.
+pub fn freeze_ref(v: &Value) -> Value {
     if !has_items(v) {
         return v.clone();
     }
-    frozen_text(v, refs)
+    frozen_text(v)
 }
 
-fn frozen_text(v: &Value, refs: impl Fn(&Value, &mut Vec<String>)) -> Value {
-    let mut found = Vec::new();
-    refs(v, &mut found);
-    written(&found, |out| write_compact(out, v))
+fn frozen_text(v: &Value) -> Value {
+    written(|out, refs| write_compact_refs(out, v, refs))
+}
+
+/// Appends `v`'s compact JSON (as [`write_compact`] writes it) and its `$ref` strings in
+/// the order `collect_refs` finds them: an object's own `$ref` first, then those under
+/// each member in turn; a frozen subtree contributes the ones it carries.
+pub fn write_compact_refs(out: &mut String, v: &Value, refs: &mut Vec<String>) {
+    match v {
+        Value::String(s) => match thaw(s) {
+            Some((r, body)) => {
+                if !r.is_empty()
+                    && let Ok(list) = serde_json::from_str::<Vec<String>>(r)
+                {
+                    refs.extend(list);
+                }
+                out.push_str(body);
+            }
+            None => crate::jsonout::write_escaped(out, s),
+        },
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_compact_refs(out, x, refs);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            refs.extend(own_ref(m.iter().map(|(k, x)| (k.as_str(), x))));
+            out.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                crate::jsonout::write_escaped(out, k);
+                out.push(':');
+                write_compact_refs(out, x, refs);
+            }
+            out.push('}');
+        }
+        other => write_compact(out, other),
+    }
+}
+
+/// The `$ref` string among an object's members, if it has one.
+pub fn own_ref<'v>(mut members: impl Iterator<Item = (&'v str, &'v Value)>) -> Option<String> {
+    members.find_map(|(k, x)| match x {
+        Value::String(s) if k == "$ref" => Some(s.clone()),
+        _ => None,
+    })
 }
 
 thread_local! {
@@ -52,12 +101,13 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
-/// A frozen subtree from its `$ref`s and the compact JSON `write` appends.
-pub fn written(found: &[String], write: impl FnOnce(&mut String)) -> Value {
+/// A frozen subtree from the compact JSON `write` appends and the `$ref`s it collects.
+pub fn written(write: impl FnOnce(&mut String, &mut Vec<String>)) -> Value {
     let mut buf = SCRATCH.with(|s| s.take());
     buf.clear();
-    write(&mut buf);
-    let v = from_parts(found, &buf);
+    let mut found = Vec::new();
+    write(&mut buf, &mut found);
+    let v = from_parts(&found, &buf);
     SCRATCH.with(|s| s.replace(buf));
     v
 }
@@ -109,12 +159,7 @@ pub fn refs_of(s: &str) -> Option<Vec<String>> {
 /// `m.insert(key, value)` on the object a frozen subtree holds: the member is appended to
 /// its text (or, when the object already has `key`, replaced in a thawed copy), and the
 /// value's `$ref`s join the subtree's. `None` when `s` is not a frozen object.
-pub fn insert_member(
-    s: &str,
-    key: &str,
-    value: &Value,
-    refs: impl Fn(&Value, &mut Vec<String>),
-) -> Option<Value> {
+pub fn insert_member(s: &str, key: &str, value: &Value) -> Option<Value> {
     let (_, body) = thaw(s)?;
     if !body.starts_with('{') {
         return None;
@@ -127,10 +172,9 @@ pub fn insert_member(
             return None;
         };
         m.insert(key.to_string(), value.clone());
-        return Some(freeze(Value::Object(m), refs));
+        return Some(freeze(Value::Object(m)));
     }
     let mut found = refs_of(s)?;
-    refs(value, &mut found);
     let mut text = String::with_capacity(body.len() + quoted.len() + 64);
     text.push_str(&body[..body.len() - 1]);
     if body != "{}" {
@@ -138,7 +182,7 @@ pub fn insert_member(
     }
     text.push_str(&quoted);
     text.push(':');
-    write_compact(&mut text, value);
+    write_compact_refs(&mut text, value, &mut found);
     text.push('}');
     Some(from_parts(&found, &text))
 }
@@ -151,13 +195,9 @@ pub fn from_parts(found: &[String], body: &str) -> Value {
 }
 
 /// Freezes `m[key]` in place when it is a non-empty container.
-pub fn freeze_member(
-    m: &mut Map<String, Value>,
-    key: &str,
-    refs: &impl Fn(&Value, &mut Vec<String>),
-) {
+pub fn freeze_member(m: &mut Map<String, Value>, key: &str) {
     if let Some(v) = m.get_mut(key) {
-        *v = freeze(std::mem::take(v), refs);
+        *v = freeze(std::mem::take(v));
     }
 }
 
@@ -232,14 +272,14 @@ mod tests {
             // the key exists: replaced in place
             json!({"__refs__": [1], "x": {"$ref": "#/a"}}),
         ] {
-            let frozen = freeze_ref(&tree, collect);
+            let frozen = freeze_ref(&tree);
             let frozen = if tree == json!({}) {
                 // an empty object is not frozen; freeze its text by hand
-                frozen_text(&tree, collect)
+                frozen_text(&tree)
             } else {
                 frozen
             };
-            let got = insert_member(frozen.as_str().unwrap(), "__refs__", &add, collect).unwrap();
+            let got = insert_member(frozen.as_str().unwrap(), "__refs__", &add).unwrap();
             let mut want = tree.clone();
             want.as_object_mut()
                 .unwrap()
@@ -251,9 +291,9 @@ mod tests {
             assert_eq!(refs_of(got.as_str().unwrap()).unwrap(), refs);
         }
         // not a frozen object
-        assert!(insert_member("plain", "k", &add, collect).is_none());
-        let arr = freeze(json!([1, 2]), collect);
-        assert!(insert_member(arr.as_str().unwrap(), "k", &add, collect).is_none());
+        assert!(insert_member("plain", "k", &add).is_none());
+        let arr = freeze(json!([1, 2]));
+        assert!(insert_member(arr.as_str().unwrap(), "k", &add).is_none());
     }
 
     #[test]
@@ -263,18 +303,18 @@ mod tests {
         let whole = json!({"k": sub.clone(), "l": [sub.clone(), 3], "m": {}});
         let mut frozen = whole.clone();
         let m = frozen.as_object_mut().unwrap();
-        freeze_member(m, "k", &collect);
+        freeze_member(m, "k");
         if let Some(Value::Array(a)) = m.get_mut("l") {
-            a[0] = freeze(a[0].take(), collect);
+            a[0] = freeze(a[0].take());
         }
-        freeze_member(m, "m", &collect);
+        freeze_member(m, "m");
         assert!(frozen["k"].as_str().unwrap().starts_with(MARK));
         assert_eq!(frozen["m"], json!({}));
         assert_eq!(to_python_pretty(&frozen), to_python_pretty(&whole));
         assert_eq!(to_compact(&frozen), to_compact(&whole));
         assert_eq!(refs_of(frozen["k"].as_str().unwrap()).unwrap(), vec!["#/x"]);
         // a frozen subtree inside a frozen subtree
-        let twice = freeze(frozen.clone(), collect);
+        let twice = freeze(frozen.clone());
         assert_eq!(to_python_pretty(&twice), to_python_pretty(&whole));
         assert_eq!(
             refs_of(twice.as_str().unwrap()).unwrap(),

@@ -580,8 +580,7 @@ fn operation_tool(
     );
     let to_arr = super::row::rows_value;
     rb.insert("content_types".into(), to_arr(body.content_rows));
-    let body_schema = truthy(&body.schema)
-        .then(|| super::frozen::freeze_ref(&body.schema, super::build::collection::collect_refs));
+    let body_schema = truthy(&body.schema).then(|| super::frozen::freeze_ref(&body.schema));
     rb.insert("schema".into(), body.schema);
     if let Some(r) = body_rows.root {
         rb.insert("root".into(), Value::from(r));
@@ -603,8 +602,7 @@ fn operation_tool(
     let body_ct = body.content_type.clone();
     // frozen once from the operation's tree: `metadata.response_schema` and
     // `openapi.response.schema` are the same text (later phases read only its `$ref`s)
-    let resp_schema = truthy(resp_schema_v)
-        .then(|| super::frozen::freeze_ref(resp_schema_v, super::build::collection::collect_refs));
+    let resp_schema = truthy(resp_schema_v).then(|| super::frozen::freeze_ref(resp_schema_v));
     let oa_params = freeze_rows(&oa_param_rows);
 
     // security: requirements (operation, else spec) and the declared schemes
@@ -1153,7 +1151,6 @@ pub const ROW_HINT_KEYS: &[&str] = &[
 /// promotion, links), `response_schema` (ref preservation, readiness).
 fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
     use super::frozen::freeze_member;
-    let refs = super::build::collection::collect_refs;
     if let Some(rb) = t
         .metadata
         .get("openapi")
@@ -1175,12 +1172,12 @@ fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
             "error_responses",
             "examples",
         ] {
-            freeze_member(oa, k, &refs);
+            freeze_member(oa, k);
         }
         // (`response.schema` and `request_body_schema` were frozen when they were built)
         if let Some(Value::Object(r)) = oa.get_mut("response") {
             for k in ["fields", "headers"] {
-                freeze_member(r, k, &refs);
+                freeze_member(r, k);
             }
         }
     }

@@ -140,21 +140,20 @@ impl Row {
         out.push('}');
     }
 
-    /// Appends the `$ref` strings of the row in the order `collect_refs` finds them in its
-    /// `Map`: its own `$ref` first, then those under each value in turn.
-    pub fn collect_refs(&self, out: &mut Vec<String>) {
-        for (k, v) in &self.entries {
-            if k == "$ref"
-                && let Value::String(s) = v
-            {
-                out.push(s.clone());
+    /// [`Row::write_compact`] that also collects the row's `$ref` strings in the order
+    /// `collect_refs` finds them in its `Map` (see [`super::frozen::write_compact_refs`]).
+    pub fn write_compact_refs(&self, out: &mut String, refs: &mut Vec<String>) {
+        refs.extend(super::frozen::own_ref(self.iter()));
+        out.push('{');
+        for (i, (k, v)) in self.entries.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
             }
+            crate::jsonout::write_escaped(out, k);
+            out.push(':');
+            super::frozen::write_compact_refs(out, v, refs);
         }
-        for (_, v) in &self.entries {
-            if matches!(v, Value::Object(_) | Value::Array(_) | Value::String(_)) {
-                super::build::collection::collect_refs(v, out);
-            }
-        }
+        out.push('}');
     }
 }
 
@@ -214,17 +213,13 @@ pub fn freeze_rows<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Value {
     if rows.is_empty() {
         return Value::Array(Vec::new());
     }
-    let mut refs = Vec::new();
-    for r in &rows {
-        r.collect_refs(&mut refs);
-    }
-    super::frozen::written(&refs, |body| {
+    super::frozen::written(|body, refs| {
         body.push('[');
         for (i, r) in rows.iter().enumerate() {
             if i > 0 {
                 body.push(',');
             }
-            r.write_compact(body);
+            r.write_compact_refs(body, refs);
         }
         body.push(']');
     })
@@ -253,10 +248,7 @@ mod tests {
         super::super::artifact::write_compact(&mut want, &Value::Object(m.clone()));
         assert_eq!(text, want);
         let frozen = freeze_rows(std::slice::from_ref(&r));
-        let tree = super::super::frozen::freeze(
-            json!([Value::Object(m)]),
-            super::super::build::collection::collect_refs,
-        );
+        let tree = super::super::frozen::freeze(json!([Value::Object(m)]));
         assert_eq!(frozen, tree);
         assert_eq!(r.shift_remove("b"), Some(json!(2)));
         assert_eq!(r.keys().collect::<Vec<_>>(), ["a", "c"]);

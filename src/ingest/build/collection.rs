@@ -532,9 +532,7 @@ fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
                     o.insert("__refs__".into(), list);
                 }
                 Value::String(s) => {
-                    if let Some(v) =
-                        crate::ingest::frozen::insert_member(s, "__refs__", &list, collect_refs)
-                    {
+                    if let Some(v) = crate::ingest::frozen::insert_member(s, "__refs__", &list) {
                         *entry = v;
                     }
                 }

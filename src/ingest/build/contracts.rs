@@ -573,11 +573,7 @@ pub fn freeze_contract_rows(t: &mut ToolSchema) {
         crate::ingest::readiness::ContractKeys::of(t.metadata.get("api_contract"));
     if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
         for k in ["produces", "consumes"] {
-            crate::ingest::frozen::freeze_member(
-                c,
-                k,
-                &crate::ingest::build::collection::collect_refs,
-            );
+            crate::ingest::frozen::freeze_member(c, k);
         }
     }
 }
