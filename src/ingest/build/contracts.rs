@@ -50,22 +50,21 @@ const GENERIC_PRODUCES: &[&str] = &[
     "value", "values",
 ];
 
+/// The ASCII letters and digits of `s`, lower-cased (every other character is dropped, so
+/// this works on bytes).
 pub fn loose(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
+    loose_bytes(s).map(char::from).collect()
+}
+
+fn loose_bytes(s: &str) -> impl Iterator<Item = u8> + '_ {
+    s.bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|b| b.to_ascii_lowercase())
 }
 
 fn in_list(name: &str, list: &[&str]) -> bool {
-    fn loose_chars(x: &str) -> impl Iterator<Item = char> + '_ {
-        x.chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .flat_map(char::to_lowercase)
-    }
-    let l = loose(name);
     list.iter()
-        .any(|x| *x == name || loose_chars(x).eq(l.chars()))
+        .any(|x| *x == name || loose_bytes(x).eq(loose_bytes(name)))
 }
 
 /// camel / acronym / `_` split words, lower-cased.
@@ -96,6 +95,21 @@ fn words(name: &str) -> Vec<String> {
 }
 
 pub fn identifier_like(name: &str) -> bool {
+    // the last word is the end of the name: an ASCII name that ends in none of the
+    // identifier words needs no splitting
+    const ENDINGS: &[&str] = &[
+        "id", "ids", "no", "nos", "num", "number", "code", "key", "seq", "uuid",
+    ];
+    if name.is_ascii() {
+        let trimmed = name.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+        let b = trimmed.as_bytes();
+        let ends = |e: &str| {
+            b.len() >= e.len() && b[b.len() - e.len()..].eq_ignore_ascii_case(e.as_bytes())
+        };
+        if !ENDINGS.iter().any(|e| ends(e)) {
+            return false;
+        }
+    }
     let w = words(name);
     let Some(last) = w.last() else { return false };
     if !matches!(
