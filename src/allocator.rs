@@ -1,0 +1,137 @@
+//! The process's memory allocator, chosen once, before the first allocation.
+//!
+//! `toolscope build` makes and frees millions of small rows and strings on every core;
+//! mimalloc builds GitHub's REST API in about two thirds of the time glibc's allocator
+//! takes. Everything else (the explorer, `query`, `mcp`) keeps the system allocator: its
+//! smaller footprint is what the engine's memory targets are measured with.
+//!
+//! The choice is made on the first allocation, while the main thread is the only thread,
+//! from the command line as the kernel holds it (`/proc/self/cmdline`, read without
+//! allocating): mimalloc when the first argument is `build`. `TOOLSCOPE_ALLOCATOR=system`
+//! or `=mimalloc` overrides it. The mode never changes afterwards, so every block is freed
+//! by the allocator that made it.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+pub struct Allocator;
+
+const UNDECIDED: u8 = 0;
+const SYSTEM: u8 = 1;
+#[cfg(target_os = "linux")]
+const MIMALLOC: u8 = 2;
+
+static MODE: AtomicU8 = AtomicU8::new(UNDECIDED);
+
+#[inline(always)]
+fn mode() -> u8 {
+    match MODE.load(Ordering::Relaxed) {
+        UNDECIDED => first_mode(),
+        m => m,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn first_mode() -> u8 {
+    let m = decide();
+    MODE.store(m, Ordering::Relaxed);
+    m
+}
+
+#[cfg(target_os = "linux")]
+fn decide() -> u8 {
+    // SAFETY: getenv with a NUL-terminated name; the result is read before any other
+    // thread exists (no concurrent setenv).
+    let chosen = unsafe { libc::getenv(c"TOOLSCOPE_ALLOCATOR".as_ptr()) };
+    if !chosen.is_null() {
+        // SAFETY: getenv returned a NUL-terminated string.
+        match unsafe { std::ffi::CStr::from_ptr(chosen) }.to_bytes() {
+            b"system" => return SYSTEM,
+            b"mimalloc" => return MIMALLOC,
+            _ => {}
+        }
+    }
+    let mut buf = [0u8; 512];
+    let n = read_cmdline(&mut buf);
+    let mut args = buf[..n].split(|&b| b == 0);
+    args.next(); // the program
+    match args.next() {
+        Some(b"build") => MIMALLOC,
+        _ => SYSTEM,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn decide() -> u8 {
+    SYSTEM
+}
+
+/// The start of `/proc/self/cmdline` (NUL-separated arguments) in `buf`; 0 bytes when it
+/// cannot be read.
+#[cfg(target_os = "linux")]
+fn read_cmdline(buf: &mut [u8]) -> usize {
+    // SAFETY: plain open/read/close on a stack buffer of the given length.
+    unsafe {
+        let fd = libc::open(
+            c"/proc/self/cmdline".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return 0;
+        }
+        let mut len = 0;
+        while len < buf.len() {
+            let got = libc::read(fd, buf[len..].as_mut_ptr().cast(), buf.len() - len);
+            if got <= 0 {
+                break;
+            }
+            len += got as usize;
+        }
+        libc::close(fd);
+        len
+    }
+}
+
+#[cfg(target_os = "linux")]
+static MI: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+// SAFETY: every call is forwarded to one allocator, the same for the life of the process
+// (the mode is fixed before the first allocation and never changes).
+unsafe impl GlobalAlloc for Allocator {
+    #[inline(always)]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        match mode() {
+            #[cfg(target_os = "linux")]
+            MIMALLOC => unsafe { MI.alloc(layout) },
+            _ => unsafe { System.alloc(layout) },
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        match mode() {
+            #[cfg(target_os = "linux")]
+            MIMALLOC => unsafe { MI.alloc_zeroed(layout) },
+            _ => unsafe { System.alloc_zeroed(layout) },
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        match mode() {
+            #[cfg(target_os = "linux")]
+            MIMALLOC => unsafe { MI.dealloc(ptr, layout) },
+            _ => unsafe { System.dealloc(ptr, layout) },
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        match mode() {
+            #[cfg(target_os = "linux")]
+            MIMALLOC => unsafe { MI.realloc(ptr, layout, new_size) },
+            _ => unsafe { System.realloc(ptr, layout, new_size) },
+        }
+    }
+}
