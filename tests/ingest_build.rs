@@ -107,6 +107,40 @@ fn assert_edges(g: &Value, want: &[Row]) {
     assert_eq!(got, want);
 }
 
+/// `toolscope build` allocates with mimalloc and every other command with the system
+/// allocator (src/allocator.rs); the graph must not depend on which one ran.
+#[test]
+fn the_build_is_the_same_with_either_allocator() {
+    let dir = fixture("rules");
+    let run = |allocator: Option<&str>| -> Value {
+        let out = tmp().join(format!("alloc-{}.json", allocator.unwrap_or("default")));
+        let mut cmd = bin();
+        if let Some(a) = allocator {
+            cmd.env("TOOLSCOPE_ALLOCATOR", a);
+        }
+        let o = cmd
+            .current_dir(&dir)
+            .args(["build", "fuzz-x408.openapi.json", "-o"])
+            .arg(&out)
+            .arg("--quiet")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap()
+    };
+    let (default, system, mimalloc) = (run(None), run(Some("system")), run(Some("mimalloc")));
+    assert!(default["tools"].as_object().is_some_and(|t| !t.is_empty()));
+    for other in [&system, &mimalloc] {
+        for section in ["tools", "graph", "readiness_report", "edge_stats"] {
+            assert_eq!(
+                serde_json::to_string(&default[section]).unwrap(),
+                serde_json::to_string(&other[section]).unwrap(),
+                "{section}"
+            );
+        }
+    }
+}
+
 #[test]
 fn openapi3_fixture_gives_the_reference_edges() {
     let g = build_in(&fixture(""), &["users.openapi.json"]);
