@@ -263,9 +263,16 @@ impl OutGraph {
     pub fn add_edge(&mut self, s: &str, t: &str, attrs: Map<String, Value>) {
         let si = self.node_index(s);
         let ti = self.node_index(t);
-        let e = self.succ[si].entry(ti).or_default();
-        for (k, v) in attrs {
-            e.insert(k, v);
+        match self.succ[si].entry(ti) {
+            indexmap::map::Entry::Vacant(e) => {
+                e.insert(attrs);
+            }
+            indexmap::map::Entry::Occupied(mut e) => {
+                let e = e.get_mut();
+                for (k, v) in attrs {
+                    e.insert(k, v);
+                }
+            }
         }
     }
 

@@ -264,6 +264,7 @@ pub fn build_collection(
     if list.len() >= 2 {
         let det: Vec<DetTool> = crate::ingest::par::map(&list, det_with_refs);
         let found = detect(&det, 0.0, RELATION_BUDGET);
+        let labels: Vec<String> = list.iter().map(label_of).collect();
         budget_reached = found.budget_reached;
         for r in &found.relations {
             let Some(conf) = bucket(r.layer, r.conf) else {
@@ -273,7 +274,7 @@ pub fn build_collection(
             *stats.by_conf.entry(conf).or_default() += 1;
             *stats.by_relation.entry(r.relation.to_string()).or_default() += 1;
             let (s, t) = (&list[r.source], &list[r.target]);
-            if label_of(s) != label_of(t) {
+            if labels[r.source] != labels[r.target] {
                 stats.cross_source += 1;
             }
             let ev: String = r.evidence.chars().take(200).collect();
@@ -500,17 +501,17 @@ fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
     }
     let max = 2usize.max((total as f64 * 0.3).floor() as usize);
     let keep = |r: &String| freq.get(r).is_some_and(|&f| (2..=max).contains(&f));
-    let mut touched = 0usize;
     let by_op: rustc_hash::FxHashMap<(String, String), (Vec<String>, Vec<String>)> = ops
         .into_iter()
         .map(|(k, req, resp)| (k, (req, resp)))
         .collect();
-    for t in list.iter_mut() {
+    // each tool on its own (on every core): whether it was given refs
+    let touched = crate::ingest::par::map_mut(list, |t| {
         let (Some(m), Some(p)) = (t.meta_str("method"), t.meta_str("path")) else {
-            continue;
+            return false;
         };
         let Some((req, resp)) = by_op.get(&(m.to_string(), p.to_string())) else {
-            continue;
+            return false;
         };
         let mut rq: Vec<String> = req.iter().filter(|r| keep(r)).cloned().collect();
         let mut rs: Vec<String> = resp.iter().filter(|r| keep(r)).cloned().collect();
@@ -518,9 +519,7 @@ fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
         rq.dedup();
         rs.sort();
         rs.dedup();
-        if !rs.is_empty() || !rq.is_empty() {
-            touched += 1;
-        }
+        let touched = !rs.is_empty() || !rq.is_empty();
         if !rs.is_empty() {
             let entry = t
                 .metadata
@@ -545,6 +544,7 @@ fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
                 Value::Array(rq.iter().map(|r| json!({"$ref": r})).collect()),
             );
         }
-    }
-    touched
+        touched
+    });
+    touched.into_iter().filter(|&t| t).count()
 }
