@@ -740,19 +740,6 @@ pub fn report(
     for (k, v) in rc {
         rcm.insert(k, json!(v));
     }
-    let issue_rows: Vec<Value> = issues
-        .iter()
-        .map(|i| {
-            json!({
-                "severity": i.severity,
-                "code": i.code,
-                "tool": i.tool,
-                "message": i.message,
-                "evidence": i.evidence,
-                "recommendation": i.recommendation,
-            })
-        })
-        .collect();
     let mut recs: Vec<Value> = Vec::new();
     for i in &issues {
         let r = json!(i.recommendation);
@@ -765,7 +752,22 @@ pub fn report(
             "Collection is ready for graph search and Planflow smoke testing."
         ));
     }
-    json!({
+    let coverage = coverage(tools, &issues, semantic_summary);
+    // the issue rows are moved in (`json!` would copy each one through the serializer)
+    let issue_rows: Vec<Value> = issues
+        .into_iter()
+        .map(|i| {
+            super::schema::object([
+                ("severity", json!(i.severity)),
+                ("code", json!(i.code)),
+                ("tool", i.tool.map_or(Value::Null, Value::String)),
+                ("message", Value::String(i.message)),
+                ("evidence", i.evidence),
+                ("recommendation", json!(i.recommendation)),
+            ])
+        })
+        .collect();
+    let mut report = json!({
         "summary": {
             "tool_count": tools.len(),
             "operation_count": tools.len(),
@@ -775,7 +777,7 @@ pub fn report(
             "readiness_score": score,
             "status": status,
         },
-        "coverage": coverage(tools, &issues, semantic_summary),
+        "coverage": coverage,
         "graph_readiness": {
             "edge_count": g.edge_count(),
             "relation_counts": rcm,
@@ -788,9 +790,12 @@ pub fn report(
             "graph_available": true,
             "edge_quality_summary": edge_quality,
         },
-        "issues": issue_rows,
-        "recommendations": recs,
-    })
+    });
+    if let Value::Object(m) = &mut report {
+        m.insert("issues".into(), Value::Array(issue_rows));
+        m.insert("recommendations".into(), Value::Array(recs));
+    }
+    report
 }
 
 /// `readiness_report.coverage`: schema and contract coverage, field counts, envelope samples,
