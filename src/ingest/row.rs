@@ -126,22 +126,9 @@ impl Row {
         v.as_object().map(Row::from_map)
     }
 
-    /// Appends the row's compact JSON (what `write_compact` gives for its `Map`).
-    pub fn write_compact(&self, out: &mut String) {
-        out.push('{');
-        for (i, (k, v)) in self.entries.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            crate::jsonout::write_escaped(out, k);
-            out.push(':');
-            super::artifact::write_compact(out, v);
-        }
-        out.push('}');
-    }
-
-    /// [`Row::write_compact`] that also collects the row's `$ref` strings in the order
-    /// `collect_refs` finds them in its `Map` (see [`super::frozen::write_compact_refs`]).
+    /// Appends the row's compact JSON (what `write_compact` gives for its `Map`) and collects
+    /// its `$ref` strings in the order `collect_refs` finds them in that `Map` (see
+    /// [`super::frozen::write_compact_refs`]).
     pub fn write_compact_refs(&self, out: &mut String, refs: &mut Vec<String>) {
         refs.extend(super::frozen::own_ref(self.iter()));
         out.push('{');
@@ -243,7 +230,9 @@ mod tests {
         m.insert("c".into(), json!("t\"x"));
         assert_eq!(r.clone().into_map(), m);
         let mut text = String::new();
-        r.write_compact(&mut text);
+        let mut refs = Vec::new();
+        r.write_compact_refs(&mut text, &mut refs);
+        assert_eq!(refs, ["#/x", "#/y"]);
         let mut want = String::new();
         super::super::artifact::write_compact(&mut want, &Value::Object(m.clone()));
         assert_eq!(text, want);
