@@ -992,11 +992,14 @@ fn media_rows<'a>(
     let Some(c) = content.as_object().filter(|c| !c.is_empty()) else {
         return Vec::new();
     };
-    let nested = |rows: &Vec<Row>| {
+    // a nested list: frozen, the rows kept for the caller; or moved into the row as maps
+    let nested = |rows: Vec<Row>, kept: &mut Vec<Row>| {
         if keep {
-            super::row::freeze_rows(rows)
+            let v = super::row::freeze_rows(&rows);
+            *kept = rows;
+            v
         } else {
-            rows_value(rows.clone())
+            rows_value(rows)
         }
     };
     let empty: &'a Value = &EMPTY_OBJECT;
@@ -1074,32 +1077,28 @@ fn media_rows<'a>(
                 row.insert("field_count".into(), json!(n));
             }
         }
-        let mut kept = MediaRow {
-            row: Row::new(),
-            examples: Vec::new(),
-            example_fields: Vec::new(),
-        };
+        let (mut kept_examples, mut kept_fields) = (Vec::new(), Vec::new());
         if !inferred_fields.is_empty() && location != "request_body" {
             let n = inferred_fields.len();
-            row.insert("example_fields".into(), nested(&inferred_fields));
+            row.insert(
+                "example_fields".into(),
+                nested(inferred_fields, &mut kept_fields),
+            );
             row.insert("example_field_count".into(), json!(n));
-            if keep {
-                kept.example_fields = inferred_fields;
-            }
         }
         if !enc.is_empty() {
             row.insert("encoding".into(), rows_value(enc));
         }
         if !examples.is_empty() {
             let n = examples.len();
-            row.insert("examples".into(), nested(&examples));
+            row.insert("examples".into(), nested(examples, &mut kept_examples));
             row.insert("example_count".into(), json!(n));
-            if keep {
-                kept.examples = examples;
-            }
         }
-        kept.row = row;
-        rows.push(kept);
+        rows.push(MediaRow {
+            row,
+            examples: kept_examples,
+            example_fields: kept_fields,
+        });
     }
     rows
 }

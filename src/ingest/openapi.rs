@@ -504,11 +504,11 @@ fn operation_tool(
             .into_iter()
             .flatten()
             .filter(|(_, l)| l.is_object())
-            .map(|(n, l)| Row::from(link_row(n, status, l)))
+            .map(|(n, l)| link_row(n, status, l))
             .collect()
     };
     let field_memo = super::leaves::FieldMemo::default();
-    let response_rows = oasop::response_rows(
+    let mut response_rows = oasop::response_rows(
         op,
         item,
         ctx.spec,
@@ -518,13 +518,18 @@ fn operation_tool(
         (resp_status.as_deref(), resp_ct.as_deref()),
     );
     let oa_param_rows = oasop::parameter_rows(op, item, ctx.swagger);
-    let selected_resp = response_rows
+    let selected_at = response_rows
         .iter()
-        .find(|r| resp_status.is_some() && r.status() == resp_status.as_deref());
+        .position(|r| resp_status.is_some() && r.status() == resp_status.as_deref());
+    // the selected status's example fields are only read here (its row has them frozen)
+    let sel_example_fields = selected_at
+        .map(|i| std::mem::take(&mut response_rows[i].example_fields))
+        .unwrap_or_default();
+    let selected_resp = selected_at.map(|i| &response_rows[i]);
     let no_rows: &[Row] = &[];
     let sel_examples = selected_resp.map_or(no_rows, |r| &r.examples);
     let response_example_rows = oasop::merge_field_rows(
-        selected_resp.map_or_else(Vec::new, |r| r.example_fields.clone()),
+        sel_example_fields,
         &oasop::example_leaf_rows(sel_examples, "response", "response_example"),
     );
     let mut resp_rows = oasop::merge_field_rows(
@@ -868,11 +873,8 @@ fn operation_tool(
     md.insert("source".into(), json!("openapi"));
     md.insert("method".into(), json!(method));
     md.insert("path".into(), json!(path));
-    // what contract promotion and the readiness checks need of the contract rows, then the
-    // rows frozen (no later phase reads them)
-    let promotion = super::build::contracts::prepare_rows(&ac_produces, &ac_consumes);
-    let contract_counts = super::readiness::ContractCounts::of_rows(&ac_produces, &ac_consumes);
-    let contract_keys = super::readiness::ContractKeys::of_rows(&ac_produces, &ac_consumes);
+    // the contract rows are frozen (no later phase reads them); what promotion and the
+    // readiness checks need of them is taken below
     md.insert(
         "api_contract".into(),
         crate::ingest::schema::object([
@@ -908,7 +910,7 @@ fn operation_tool(
     md.insert("source_label".into(), json!(ctx.label));
     md.insert("source_url".into(), json!(ctx.file));
 
-    Ok(ToolSchema {
+    let mut t = ToolSchema {
         name: op_id,
         description: tool_desc,
         parameters: params,
@@ -916,18 +918,15 @@ fn operation_tool(
         domain: domain.or_else(|| Some("general".into())),
         metadata: md,
         annotations: Some(annotations),
-        promotion: Some(Box::new(promotion)),
-        readiness: super::readiness::OperationFacts {
-            contract: contract_counts,
-            contract_keys,
-            ..Default::default()
-        },
-    })
+        ..Default::default()
+    };
+    super::build::contracts::set_contract_view(&mut t, &ac_produces, &ac_consumes);
+    Ok(t)
 }
 
 /// One response link as the reference records it (spec §1.5 link rows).
-fn link_row(name: &str, status: &str, l: &Value) -> Map<String, Value> {
-    let mut m = Map::new();
+fn link_row(name: &str, status: &str, l: &Value) -> Row {
+    let mut m = Row::new();
     m.insert("name".into(), json!(name));
     m.insert("status".into(), json!(status));
     if let Some(id) = s(l.get("operationId")) {
@@ -1181,12 +1180,8 @@ fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
             }
         }
     }
-    // promotion's view of the contract rows, then the rows frozen in this thread (done when
-    // they were built, for the operations of a spec)
-    if t.promotion.is_none() {
-        t.promotion = Some(Box::new(super::build::contracts::prepare(&t)));
-        super::build::contracts::freeze_contract_rows(&mut t);
-    }
+    // (the contract rows were frozen, and promotion's view of them taken, when they were
+    // built)
     t
 }
 

@@ -137,19 +137,7 @@ pub struct ContractKeys {
     pub required_consumes: Vec<String>,
 }
 
-/// The `api_contract` rows of one kind (`consumes`, `produces`).
-fn contract_rows(contract: Option<&Value>, kind: &str) -> Vec<Row> {
-    super::row::rows_of(contract.and_then(|c| c.get(kind)))
-}
-
 impl ContractKeys {
-    pub fn of(contract: Option<&Value>) -> ContractKeys {
-        Self::of_rows(
-            &contract_rows(contract, "produces"),
-            &contract_rows(contract, "consumes"),
-        )
-    }
-
     pub fn of_rows(produce_rows: &[Row], consume_rows: &[Row]) -> ContractKeys {
         let key = |r: &Row| {
             super::build::contracts::loose(
@@ -213,13 +201,6 @@ pub struct ContractCounts {
 }
 
 impl ContractCounts {
-    pub fn of(contract: Option<&Value>) -> ContractCounts {
-        Self::of_rows(
-            &contract_rows(contract, "produces"),
-            &contract_rows(contract, "consumes"),
-        )
-    }
-
     pub fn of_rows(produces: &[Row], consumes: &[Row]) -> ContractCounts {
         let kind = |r: &&Row, k: &str| r.get("kind").and_then(Value::as_str) == Some(k);
         let both = || consumes.iter().chain(produces);

@@ -168,14 +168,6 @@ impl From<Row> for Value {
     }
 }
 
-impl From<Map<String, Value>> for Row {
-    fn from(m: Map<String, Value>) -> Row {
-        Row {
-            entries: m.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect(),
-        }
-    }
-}
-
 /// The rows of a metadata array (an entry that is not an object reads as an empty row,
 /// which has no field a reader looks for).
 pub fn rows_of(v: Option<&Value>) -> Vec<Row> {

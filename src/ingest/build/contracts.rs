@@ -283,13 +283,28 @@ struct ProdCandidate {
     row: Map<String, Value>,
 }
 
-/// [`Prepared`] from a tool's (unfrozen) `api_contract` rows in its metadata.
-pub fn prepare(t: &ToolSchema) -> Prepared {
-    prepare_rows(&rows(t, "produces"), &rows(t, "consumes"))
+/// What the later phases need of a tool's `api_contract` rows, taken before the rows are
+/// frozen: promotion's view ([`Prepared`]) and the readiness counts and keys.
+pub fn set_contract_view(t: &mut ToolSchema, produces: &[Row], consumes: &[Row]) {
+    t.promotion = Some(Box::new(prepare_rows(produces, consumes)));
+    t.readiness.contract = crate::ingest::readiness::ContractCounts::of_rows(produces, consumes);
+    t.readiness.contract_keys = crate::ingest::readiness::ContractKeys::of_rows(produces, consumes);
+}
+
+/// [`set_contract_view`] for a tool whose rows are in its metadata (one not built from an
+/// OpenAPI operation), then the rows frozen: no later phase reads them (links keep theirs).
+fn view_and_freeze_metadata_rows(t: &mut ToolSchema) {
+    let (produces, consumes) = (rows(t, "produces"), rows(t, "consumes"));
+    set_contract_view(t, &produces, &consumes);
+    if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
+        for k in ["produces", "consumes"] {
+            crate::ingest::frozen::freeze_member(c, k);
+        }
+    }
 }
 
 /// [`Prepared`] from a tool's `api_contract` produce and consume rows.
-pub fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
+fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
     let mut produced_keys: Vec<String> = Vec::new();
     let mut seen: FxHashSet<String> = FxHashSet::default();
     for r in produce_rows {
@@ -489,8 +504,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
     // tools prepared while they were built; the others now
     crate::ingest::par::for_each_mut(tools, |t| {
         if t.promotion.is_none() {
-            t.promotion = Some(Box::new(prepare(t)));
-            freeze_contract_rows(t);
+            view_and_freeze_metadata_rows(t);
         }
     });
     // field frequency among producers (loose key, once per tool)
@@ -576,20 +590,6 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         "consumes_skipped": c_skip,
         "required_consumer_demand_keys": 0,
     })
-}
-
-/// The readiness counts of a tool's `api_contract` rows, then the rows frozen: no later phase
-/// reads them (links keep theirs).
-pub fn freeze_contract_rows(t: &mut ToolSchema) {
-    t.readiness.contract =
-        crate::ingest::readiness::ContractCounts::of(t.metadata.get("api_contract"));
-    t.readiness.contract_keys =
-        crate::ingest::readiness::ContractKeys::of(t.metadata.get("api_contract"));
-    if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
-        for k in ["produces", "consumes"] {
-            crate::ingest::frozen::freeze_member(c, k);
-        }
-    }
 }
 
 fn meta_rows<'a>(t: &'a ToolSchema, k: &str) -> &'a [Value] {
