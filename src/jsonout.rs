@@ -183,42 +183,62 @@ impl JsonWriter {
     }
 }
 
+/// Writes `s` as a JSON string: `"`, `\\` and C0 controls escaped as JSON requires, and DEL,
+/// C1 controls, bidi, zero-width and other invisible characters
+/// ([`crate::sanitize::is_hazard`]) as `\uXXXX`, so the text stays exact but inert on a
+/// terminal.
 pub fn write_escaped(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
-    // the common case: nothing to escape
+    // the common case: nothing to escape. Hazards above ASCII start with one of these
+    // UTF-8 lead bytes (C1: C2; U+034F: CD; U+061C: D8; U+115F-U+180F: E1; U+2xxx: E2;
+    // U+3164: E3; U+FExx/FFxx: EF; U+1BCA0/U+1D173: F0; tags: F3)
     if !bytes.iter().fold(false, |hit, &b| {
-        hit | (b < 0x20) | (b == b'"') | (b == b'\\')
+        hit | (b < 0x20)
+            | (b == b'"')
+            | (b == b'\\')
+            | (b == 0x7f)
+            | matches!(
+                b,
+                0xc2 | 0xcd | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3
+            )
     }) {
         out.push_str(s);
         out.push('"');
         return;
     }
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: Option<&str> = match b {
-            b'"' => Some("\\\""),
-            b'\\' => Some("\\\\"),
-            b'\n' => Some("\\n"),
-            b'\r' => Some("\\r"),
-            b'\t' => Some("\\t"),
-            0x08 => Some("\\b"),
-            0x0c => Some("\\f"),
-            0..=0x1f => None,
+    for (i, c) in s.char_indices() {
+        let esc: Option<&str> = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            c if crate::sanitize::is_hazard(c) => None,
             _ => continue,
         };
         out.push_str(&s[start..i]);
         match esc {
             Some(e) => out.push_str(e),
-            None => out.push_str(&format!("\\u{:04x}", b)),
+            None => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{:04x}", u));
+                }
+            }
         }
-        start = i + 1;
+        start = i + c.len_utf8();
     }
     out.push_str(&s[start..]);
     out.push('"');
 }
 
-/// Copies valid JSON text without whitespace outside strings.
+/// Copies valid JSON text without whitespace outside strings; inside strings, raw DEL, C1,
+/// bidi and invisible characters ([`crate::sanitize::is_hazard`]) are written as `\uXXXX`
+/// (the same string, inert on a terminal).
 pub fn minify_into(out: &mut String, json: &str) {
     let bytes = json.as_bytes();
     let mut i = 0;
@@ -238,6 +258,22 @@ pub fn minify_into(out: &mut String, json: &str) {
                         b'"' => {
                             i += 1;
                             break;
+                        }
+                        b if b >= 0x7f => {
+                            let Some(c) = json.get(i..).and_then(|t| t.chars().next()) else {
+                                i += 1;
+                                continue;
+                            };
+                            let n = c.len_utf8();
+                            if crate::sanitize::is_hazard(c) {
+                                out.push_str(&json[run_start..i]);
+                                let mut units = [0u16; 2];
+                                for u in c.encode_utf16(&mut units) {
+                                    out.push_str(&format!("\\u{:04x}", u));
+                                }
+                                run_start = i + n;
+                            }
+                            i += n;
                         }
                         _ => i += 1,
                     }
@@ -270,5 +306,10 @@ mod tests {
         let mut s = String::new();
         write_escaped(&mut s, "a\u{1b}[31m\n");
         assert_eq!(s, r#""a\u001b[31m\n""#);
+        let mut s = String::new();
+        write_escaped(&mut s, "\u{9b}x\u{7f}\u{202e}\u{200d}\u{e0041}주문 “q”");
+        assert_eq!(s, r#""\u009bx\u007f\u202e\u200d\udb40\udc41주문 “q”""#);
+        let back: String = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, "\u{9b}x\u{7f}\u{202e}\u{200d}\u{e0041}주문 “q”");
     }
 }

@@ -12,6 +12,7 @@ pub mod evidence;
 pub mod ingest;
 pub mod jsonout;
 pub mod lab;
+pub mod limits;
 pub mod model;
 pub mod output;
 pub mod sanitize;

@@ -1,7 +1,47 @@
-//! Untrusted text from inputs made safe for a terminal: escape sequences (CSI, OSC, DCS,
-//! …), C0/C1 control characters and bidirectional overrides never reach the screen.
+//! The one sanitiser for untrusted text on its way to a terminal: tool names, descriptions,
+//! file names and paths, queries, error and warning messages.
+//!
+//! Escape sequences (CSI, OSC, DCS, SOS, PM, APC, 8-bit CSI and nF) are removed whole; C0
+//! and C1 control characters and DEL are shown as `\xNN`; characters that are invisible or
+//! that change how many cells a terminal draws (bidirectional controls, zero-width
+//! characters and joiners, soft hyphen, BOM, line and paragraph separators, tag
+//! characters, variation selectors, Hangul fillers and every other default-ignorable code
+//! point) are shown as `\u{XXXX}`. What comes out is printable text whose cell count the
+//! frame computes correctly. [`is_hazard`] is the same rule for the JSON writer, which
+//! escapes those characters as `\uXXXX` so `--json` stays exact.
 
-/// Returns `s` with escape sequences removed and control characters shown as `\xNN`/`\u{..}`.
+/// True for characters that must never reach a terminal raw: C0/C1 controls, DEL, and the
+/// invisible or width-changing characters listed in the module documentation.
+pub fn is_hazard(c: char) -> bool {
+    let u = c as u32;
+    u < 0x20 || (0x7f..0xa0).contains(&u) || is_invisible(c)
+}
+
+/// Invisible, format and width-changing characters (Unicode's Default_Ignorable_Code_Point
+/// set, the bidi marks, and the line and paragraph separators).
+pub fn is_invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x00ad                 // soft hyphen
+        | 0x034f               // combining grapheme joiner
+        | 0x061c               // Arabic letter mark
+        | 0x115f..=0x1160      // Hangul choseong/jungseong fillers
+        | 0x17b4..=0x17b5      // Khmer inherent vowels
+        | 0x180b..=0x180f      // Mongolian variation selectors and vowel separator
+        | 0x200b..=0x200f      // zero width space/non-joiner/joiner, LRM, RLM
+        | 0x2028..=0x202e      // line/paragraph separators, bidi embeddings and overrides
+        | 0x2060..=0x206f      // word joiner, invisible operators, bidi isolates
+        | 0x3164               // Hangul filler
+        | 0xfe00..=0xfe0f      // variation selectors
+        | 0xfeff               // BOM / zero width no-break space
+        | 0xffa0               // halfwidth Hangul filler
+        | 0xfff0..=0xfffb      // interlinear annotation and unassigned specials
+        | 0x1bca0..=0x1bca3    // shorthand format controls
+        | 0x1d173..=0x1d17a    // musical symbol format controls
+        | 0xe0000..=0xe0fff    // tag characters and variation selectors supplement
+    )
+}
+
+/// Returns `s` with escape sequences removed and hazardous characters made visible.
 /// Newlines and tabs become spaces when `single_line` is set, and are kept otherwise.
 pub fn sanitize(s: &str, single_line: bool) -> String {
     if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
@@ -17,23 +57,22 @@ pub fn sanitize(s: &str, single_line: bool) -> String {
             '\n' | '\r' | '\t' if single_line => out.push(' '),
             '\n' | '\t' => out.push(c),
             '\r' => {}
-            c if is_bidi_control(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f || (0x80..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
+            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if is_hazard(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
             c => out.push(c),
         }
     }
     out
 }
 
-/// Single-line form for table cells and status lines.
+/// Single-line form for table cells, status lines, file names and messages.
 pub fn line(s: &str) -> String {
     sanitize(s, true)
 }
 
-fn is_bidi_control(c: char) -> bool {
-    matches!(c as u32, 0x202a..=0x202e | 0x2066..=0x2069 | 0x200e | 0x200f | 0x061c)
+/// A path as shown on a terminal (single line, sanitised).
+pub fn path(p: &std::path::Path) -> String {
+    line(&p.display().to_string())
 }
 
 fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
@@ -98,6 +137,31 @@ mod tests {
         assert_eq!(line("tab\there\nnl"), "tab here nl");
         assert_eq!(line("bidi\u{202e}evil"), "bidi\\u{202e}evil");
         assert_eq!(line("bell\u{7}"), "bell\\x07");
+        assert_eq!(line("del\u{7f}c1\u{85}"), "del\\x7fc1\\x85");
         assert_eq!(line("주문 조회"), "주문 조회");
+    }
+
+    #[test]
+    fn invisible_characters_become_visible() {
+        for c in [
+            '\u{200b}',
+            '\u{200c}',
+            '\u{200d}',
+            '\u{2060}',
+            '\u{feff}',
+            '\u{ad}',
+            '\u{34f}',
+            '\u{180e}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{e0041}',
+            '\u{fff9}',
+            '\u{3164}',
+            '\u{fe0f}',
+        ] {
+            let s = line(&format!("a{c}b"));
+            assert_eq!(s, format!("a\\u{{{:x}}}b", c as u32));
+            assert!(s.is_ascii(), "{s}");
+        }
     }
 }

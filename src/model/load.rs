@@ -20,42 +20,15 @@ use super::text::SourceText;
 use super::tool::{AiFacts, Annotations, LazyRows, OpenApiFacts, Param, RawJson, Tool, ToolFacts};
 use crate::error::InputError;
 
-/// Reads a file fully, transparently decompressing gzip.
+/// Reads a file fully, transparently decompressing gzip, within the input limits
+/// ([`crate::limits`]: special files refused, bytes and gzip expansion bounded).
 pub fn read_input(path: &Path) -> Result<Vec<u8>, InputError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| InputError::new(&name, "", io_message(&e)))?;
-    maybe_gunzip(&name, bytes)
+    crate::limits::read_file(path)
 }
 
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
-
+/// Decompresses gzip within the limits; other bytes are returned as they are.
 pub fn maybe_gunzip(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
-    if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
-        // ISIZE (last 4 bytes) is the uncompressed size mod 2^32 of the last member
-        let hint = if bytes.len() >= 18 {
-            u32::from_le_bytes([
-                bytes[bytes.len() - 4],
-                bytes[bytes.len() - 3],
-                bytes[bytes.len() - 2],
-                bytes[bytes.len() - 1],
-            ]) as usize
-        } else {
-            0
-        };
-        let mut out = Vec::with_capacity(hint.max(bytes.len() * 2) + 1);
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| InputError::new(name, "", format!("corrupt gzip data: {e}")))?;
-        Ok(out)
-    } else {
-        Ok(bytes)
-    }
+    crate::limits::gunzip(name, bytes)
 }
 
 /// Validates UTF-8 and reports the first bad byte as line:column.
@@ -124,12 +97,9 @@ pub const MAP_FROM_BYTES: u64 = 16 << 10;
 /// not possible, which are read instead. The map assumes the file is not truncated while
 /// toolscope runs, as any reader of a mapped file does.
 fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, InputError> {
-    let Ok(file) = std::fs::File::open(path) else {
-        return Ok(None); // read_input reports the error
-    };
-    match file.metadata() {
-        Ok(m) if m.is_file() && m.len() >= MAP_FROM_BYTES => {}
-        _ => return Ok(None),
+    let (file, len) = crate::limits::open_regular(path)?;
+    if len < MAP_FROM_BYTES {
+        return Ok(None);
     }
     // SAFETY: read-only private map of a regular file; the text is validated as UTF-8 below
     // and never written through.
