@@ -205,7 +205,7 @@ pub fn parse_amount(s: &str) -> Option<u64> {
 /// `8 GiB`, `64 MiB`, `512 KiB`, `100 bytes`.
 pub fn human_bytes(n: u64) -> String {
     for (unit, shift) in [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }

@@ -9,7 +9,6 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::fmt;
-use std::io::Read;
 use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
