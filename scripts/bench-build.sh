@@ -63,7 +63,7 @@ for w in github synthetic-10k synthetic-50k; do
     # toolscope: the median of $ts_runs runs (one run varies by 10-15% on this VM)
     builds=(); totals=(); rsss=()
     for _ in $(seq "$ts_runs"); do
-        /usr/bin/time -v "$bin" build "$spec" -o "$tmp/ts.json" 2>"$tmp/ts.log" >/dev/null
+        /usr/bin/time -v "$bin" build "$spec" -o "$tmp/ts.json" --force 2>"$tmp/ts.log" >/dev/null
         builds+=("$(sed -n 's/^built .* in \([0-9.]*\) s (.*/\1/p' "$tmp/ts.log")")
         totals+=("$(wall "$tmp/ts.log")"); rsss+=("$(( $(rss "$tmp/ts.log") / 1024 ))")
         rm -f "$tmp/ts.json"

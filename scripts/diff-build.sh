@@ -61,7 +61,7 @@ for s in petstore3 github_subset ecommerce k8s_core_v1; do
     want "$s" || continue
     if [ ! -f "$peer/specs/$s.json" ]; then echo "$s: SKIP (no $peer/specs/$s.json)"; continue; fi
     ref="$(ref_build "$s" openapi "$peer" "specs/$s.json")" || { echo "$s: reference build failed"; status=1; continue; }
-    (cd "$peer" && "$bin" build "specs/$s.json" -o "$out/$s.json" --quiet) || { echo "$s: toolscope build failed"; status=1; continue; }
+    (cd "$peer" && "$bin" build "specs/$s.json" -o "$out/$s.json" --quiet --force) || { echo "$s: toolscope build failed"; status=1; continue; }
     compare "$s" "$ref" "$out/$s.json"
 done
 
@@ -69,12 +69,12 @@ if want mcp; then
     if [ -d "$peer/mcp_tools" ]; then
         for s in docker filesystem git github playwright shell; do
             ref="$(ref_build "mcp_$s" mcp "$peer/mcp_tools" "$s.json")" || { status=1; continue; }
-            "$bin" build "$peer/mcp_tools/$s.json" -o "$out/mcp_$s.json" --quiet || { status=1; continue; }
+            "$bin" build "$peer/mcp_tools/$s.json" -o "$out/mcp_$s.json" --quiet --force || { status=1; continue; }
             compare "mcp_$s" "$ref" "$out/mcp_$s.json"
         done
         set -- filesystem.json github.json playwright.json git.json docker.json shell.json
         ref="$(ref_build mcp_mixed mcp "$peer/mcp_tools" "$@")" || status=1
-        (cd "$peer/mcp_tools" && "$bin" build "$@" -o "$out/mcp_mixed.json" --quiet) || status=1
+        (cd "$peer/mcp_tools" && "$bin" build "$@" -o "$out/mcp_mixed.json" --quiet --force) || status=1
         compare mcp_mixed "$ref" "$out/mcp_mixed.json"
     else
         echo "mcp: SKIP (no $peer/mcp_tools)"
@@ -83,7 +83,7 @@ fi
 
 if want demo; then
     ref="$(ref_build demo openapi "$root/assets/demo" commerce-backoffice.openapi.yaml)" || status=1
-    (cd "$root/assets/demo" && "$bin" build commerce-backoffice.openapi.yaml -o "$out/demo.json" --quiet) || status=1
+    (cd "$root/assets/demo" && "$bin" build commerce-backoffice.openapi.yaml -o "$out/demo.json" --quiet --force) || status=1
     compare demo "$ref" "$out/demo.json"
 fi
 
@@ -101,7 +101,7 @@ if want github_full; then
     fi
     if [ -n "$gh" ]; then
         ref="$(ref_build github_full openapi "$root/bench" github-full.openapi.json)" || status=1
-        (cd "$root/bench" && "$bin" build github-full.openapi.json -o "$out/github_full.json" --quiet) || status=1
+        (cd "$root/bench" && "$bin" build github-full.openapi.json -o "$out/github_full.json" --quiet --force) || status=1
         compare github_full "$ref" "$out/github_full.json"
     fi
 fi

@@ -41,10 +41,10 @@ for f in files:
     try:
         ref = json.loads(json.dumps(build_openapi_collection_artifact(f), default=str))
     except Exception as e:
-        r = subprocess.run([TS, "build", f, "-o", OUT, "--quiet"], capture_output=True, text=True)
+        r = subprocess.run([TS, "build", f, "-o", OUT, "--quiet", "--force"], capture_output=True, text=True)
         print(f, "REF ERROR", type(e).__name__, str(e)[:100], "| ts rc", r.returncode, r.stderr.strip()[:150])
         continue
-    r = subprocess.run([TS, "build", f, "-o", OUT, "--quiet"], capture_output=True, text=True)
+    r = subprocess.run([TS, "build", f, "-o", OUT, "--quiet", "--force"], capture_output=True, text=True)
     if r.returncode != 0:
         bad += 1
         print(f, "TS ERROR", r.stderr.strip()[:200])

@@ -25,7 +25,7 @@ run() {  # label cases workdir input
 }
 for s in petstore3 github_subset ecommerce; do run "$s" "$G/cases/$s.jsonl" "$P" "specs/$s.json"; done
 for s in docker filesystem git github playwright shell; do run "mcp_$s" "$G/cases/mcp_$s.jsonl" "$P/mcp_tools" "$s.json"; done
-(cd "$P/mcp_tools" && "$bin" build filesystem.json github.json playwright.json git.json docker.json shell.json -o "$out/mixed.json" --quiet)
+(cd "$P/mcp_tools" && "$bin" build filesystem.json github.json playwright.json git.json docker.json shell.json -o "$out/mixed.json" --quiet --force)
 run mcp_mixed "$G/cases/mcp_mixed.jsonl" "$out" mixed.json
 zcat "$root/tests/golden/demo.jsonl.gz" >"$out/demo_cases.jsonl"
 run demo "$out/demo_cases.jsonl" "$root" assets/demo/commerce-backoffice.openapi.yaml

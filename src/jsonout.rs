@@ -236,6 +236,45 @@ pub fn write_escaped(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// `v` as pretty JSON (serde's layout) with DEL, C1, bidi and invisible characters
+/// escaped as `\uXXXX` ([`crate::sanitize::is_hazard`]): the same value, inert on a
+/// terminal. For outputs that are not reference-parity JSON.
+pub fn to_pretty_safe(v: &serde_json::Value) -> String {
+    escape_hazards(serde_json::to_string_pretty(v).unwrap_or_default())
+}
+
+/// [`to_pretty_safe`] in serde's compact layout.
+pub fn to_compact_safe(v: &serde_json::Value) -> String {
+    escape_hazards(serde_json::to_string(v).unwrap_or_default())
+}
+
+/// Escapes hazardous characters in JSON text written by serde (which escapes only `"`,
+/// `\\` and C0 controls). In valid JSON such characters can only be inside strings, so the
+/// text stays valid and means the same.
+pub fn escape_hazards(text: String) -> String {
+    if text.is_ascii() && !text.contains('\u{7f}') {
+        return text;
+    }
+    if !text
+        .chars()
+        .any(|c| c as u32 >= 0x7f && crate::sanitize::is_hazard(c))
+    {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if c as u32 >= 0x7f && crate::sanitize::is_hazard(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{:04x}", u));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Copies valid JSON text without whitespace outside strings; inside strings, raw DEL, C1,
 /// bidi and invisible characters ([`crate::sanitize::is_hazard`]) are written as `\uXXXX`
 /// (the same string, inert on a terminal).

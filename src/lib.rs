@@ -16,4 +16,5 @@ pub mod limits;
 pub mod model;
 pub mod output;
 pub mod sanitize;
+pub mod sniff;
 pub mod tui;

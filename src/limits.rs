@@ -20,8 +20,18 @@ pub struct Limit {
     /// The environment variable that overrides the default.
     pub env: &'static str,
     pub default: u64,
-    /// Printed as a size (KiB/MiB/GiB) rather than a count.
-    pub bytes: bool,
+    pub unit: Unit,
+}
+
+/// How a limit's value is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A size: KiB, MiB, GiB.
+    Bytes,
+    /// A plain count.
+    Count,
+    /// A ratio `N:1`.
+    Ratio,
 }
 
 impl Limit {
@@ -42,10 +52,10 @@ impl Limit {
     /// "the 4 GiB limit on input bytes (TOOLSCOPE_MAX_INPUT_BYTES raises it)".
     pub fn describe(&self) -> String {
         let v = self.get();
-        let shown = if self.bytes {
-            human_bytes(v)
-        } else {
-            v.to_string()
+        let shown = match self.unit {
+            Unit::Bytes => human_bytes(v),
+            Unit::Count => v.to_string(),
+            Unit::Ratio => format!("{v}:1"),
         };
         format!(
             "the {shown} limit on {} ({} raises it)",
@@ -66,7 +76,7 @@ pub const INPUT_BYTES: Limit = Limit {
     what: "input bytes",
     env: "TOOLSCOPE_MAX_INPUT_BYTES",
     default: 8 << 30,
-    bytes: true,
+    unit: Unit::Bytes,
 };
 
 /// Bytes a gzip stream may decompress to. Largest real input: 1.86 GB.
@@ -74,17 +84,17 @@ pub const GZIP_BYTES: Limit = Limit {
     what: "decompressed gzip bytes",
     env: "TOOLSCOPE_MAX_GZIP_BYTES",
     default: 8 << 30,
-    bytes: true,
+    unit: Unit::Bytes,
 };
 
 /// Decompressed-to-compressed ratio allowed once the output passes
 /// [`GZIP_RATIO_FROM`]: deflate reaches ~1,030:1 only on degenerate data (a "gzip
 /// bomb"); real JSON artifacts compress 5-25:1 (GitHub's full graph: 14:1).
 pub const GZIP_RATIO: Limit = Limit {
-    what: "gzip expansion ratio",
+    what: "gzip expansion",
     env: "TOOLSCOPE_MAX_GZIP_RATIO",
     default: 200,
-    bytes: false,
+    unit: Unit::Ratio,
 };
 
 /// The ratio check applies from this much output on (small files may compress better).
@@ -96,7 +106,7 @@ pub const RECORD_BYTES: Limit = Limit {
     what: "bytes per record",
     env: "TOOLSCOPE_MAX_RECORD_BYTES",
     default: 64 << 20,
-    bytes: true,
+    unit: Unit::Bytes,
 };
 
 /// Bytes of one query. Largest real query in the golden sets and suites: 150 bytes.
@@ -104,19 +114,28 @@ pub const QUERY_BYTES: Limit = Limit {
     what: "query bytes",
     env: "TOOLSCOPE_MAX_QUERY_BYTES",
     default: 64 << 10,
-    bytes: true,
+    unit: Unit::Bytes,
 };
 
 /// Nesting depth of JSON and YAML documents (serde_json's own limit for JSON).
 pub const DEPTH: usize = 128;
 
 /// JSON nodes one operation's `$ref` expansion may produce. Largest real operation:
-/// see `ingest::refs` (GitHub's full REST API peaks far below this).
+/// 19,301 nodes (GitHub's full REST API; `TOOLSCOPE_TIMING=1 toolscope build` reports it).
 pub const REF_NODES: Limit = Limit {
     what: "nodes produced by $ref expansion in one operation",
     env: "TOOLSCOPE_MAX_REF_NODES",
-    default: 2_000_000,
-    bytes: false,
+    default: 500_000,
+    unit: Unit::Count,
+};
+
+/// JSON nodes the `$ref` expansion of one spec may produce in all. Largest real specs:
+/// 635,367 nodes (GitHub's full REST API), 5,430,726 (the 50k-operation synthetic spec).
+pub const REF_NODES_TOTAL: Limit = Limit {
+    what: "nodes produced by $ref expansion in one spec",
+    env: "TOOLSCOPE_MAX_REF_NODES_TOTAL",
+    default: 50_000_000,
+    unit: Unit::Count,
 };
 
 /// YAML alias uses in one document.
@@ -124,15 +143,16 @@ pub const YAML_ALIASES: Limit = Limit {
     what: "YAML aliases",
     env: "TOOLSCOPE_MAX_YAML_ALIASES",
     default: 100_000,
-    bytes: false,
+    unit: Unit::Count,
 };
 
-/// Nodes YAML aliases may copy in one document (a "billion laughs" needs billions).
+/// Nodes YAML aliases may copy in one document (a "billion laughs" needs billions; real
+/// specs alias a few small blocks).
 pub const YAML_ALIAS_NODES: Limit = Limit {
     what: "nodes copied by YAML aliases",
     env: "TOOLSCOPE_MAX_YAML_ALIAS_NODES",
-    default: 10_000_000,
-    bytes: false,
+    default: 1_000_000,
+    unit: Unit::Count,
 };
 
 /// Tools in one graph. Largest real graph: 50,000 tools.
@@ -140,7 +160,7 @@ pub const TOOLS: Limit = Limit {
     what: "tools per graph",
     env: "TOOLSCOPE_MAX_TOOLS",
     default: 2_000_000,
-    bytes: false,
+    unit: Unit::Count,
 };
 
 /// Edges in one graph. Largest real graph: 50k synthetic, about 0.6 million edges.
@@ -148,7 +168,7 @@ pub const EDGES: Limit = Limit {
     what: "edges per graph",
     env: "TOOLSCOPE_MAX_EDGES",
     default: 50_000_000,
-    bytes: false,
+    unit: Unit::Count,
 };
 
 /// Every limit, for `doctor`, the README table and [`check_overrides`].
@@ -159,6 +179,7 @@ pub const ALL: &[Limit] = &[
     RECORD_BYTES,
     QUERY_BYTES,
     REF_NODES,
+    REF_NODES_TOTAL,
     YAML_ALIASES,
     YAML_ALIAS_NODES,
     TOOLS,
@@ -348,6 +369,16 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 /// Decompresses gzip (several members, as `gzip -c a b` writes them) within the limits;
 /// other bytes are returned as they are.
 pub fn gunzip(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
+    gunzip_progress(name, bytes, &mut |_, _, _| {})
+}
+
+/// [`gunzip`] reporting `(compressed bytes consumed, compressed total, bytes out)` about
+/// every MiB of output.
+pub fn gunzip_progress(
+    name: &str,
+    bytes: Vec<u8>,
+    progress: &mut dyn FnMut(u64, u64, u64),
+) -> Result<Vec<u8>, InputError> {
     if !is_gzip(&bytes) {
         return Ok(bytes);
     }
@@ -366,8 +397,10 @@ pub fn gunzip(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
         .min(max)
         .min(compressed.saturating_mul(ratio).max(GZIP_RATIO_FROM));
     let mut out = Vec::with_capacity(cap as usize + 1);
-    let mut dec = flate2::read::MultiGzDecoder::new(&bytes[..]);
+    let mut input = &bytes[..];
+    let mut dec = flate2::bufread::MultiGzDecoder::new(&mut input);
     let mut buf = vec![0u8; 1 << 16];
+    let mut reported = 0u64;
     loop {
         let n = match dec.read(&mut buf) {
             Ok(0) => break,
@@ -382,6 +415,11 @@ pub fn gunzip(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
         };
         out.extend_from_slice(&buf[..n]);
         let len = out.len() as u64;
+        if len - reported >= 1 << 20 {
+            reported = len;
+            let left = dec.get_ref().len() as u64;
+            progress(compressed - left, compressed, len);
+        }
         if len > max {
             return Err(GZIP_BYTES.exceeded(name, ""));
         }
@@ -390,7 +428,7 @@ pub fn gunzip(name: &str, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
                 name,
                 "",
                 format!(
-                    "gzip data expands more than {ratio}:1 (a decompression bomb?): exceeds {}",
+                    "gzip data expands more than {ratio}:1, a likely decompression bomb: exceeds {}",
                     GZIP_RATIO.describe()
                 ),
             ));

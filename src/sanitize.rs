@@ -75,6 +75,23 @@ pub fn path(p: &std::path::Path) -> String {
     line(&p.display().to_string())
 }
 
+/// Prints one message to stderr as one sanitised line (the sink for every error and
+/// warning a command prints: file names and values inside cannot reach the terminal raw).
+pub fn eprint_line(msg: impl AsRef<str>) {
+    use std::io::Write;
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "{}", line(msg.as_ref()));
+}
+
+/// Prints several lines of text to stderr, each sanitised.
+pub fn eprint_text(text: &str) {
+    use std::io::Write;
+    let mut e = std::io::stderr().lock();
+    for l in text.lines() {
+        let _ = writeln!(e, "{}", line(l));
+    }
+}
+
 fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     match chars.peek().copied() {
         Some('[') => {

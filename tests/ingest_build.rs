@@ -34,7 +34,7 @@ fn build_in(dir: &Path, inputs: &[&str]) -> Value {
         .current_dir(dir)
         .arg("build")
         .args(inputs)
-        .args(["-o", out.to_str().unwrap(), "--quiet"])
+        .args(["-o", out.to_str().unwrap(), "--quiet", "--force"])
         .output()
         .unwrap();
     assert!(
@@ -122,7 +122,7 @@ fn the_build_is_the_same_with_either_allocator() {
             .current_dir(&dir)
             .args(["build", "fuzz-x408.openapi.json", "-o"])
             .arg(&out)
-            .arg("--quiet")
+            .args(["--quiet", "--force"])
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -628,6 +628,7 @@ fn build_error(name: &str, bytes: &[u8], place: &str, message: &str) {
             p.to_str().unwrap(),
             "-o",
             d.join("o.json").to_str().unwrap(),
+            "--force",
         ])
         .output()
         .unwrap();
@@ -654,6 +655,7 @@ fn build_ok(name: &str, bytes: &[u8]) -> (Value, String) {
             "-o",
             out.to_str().unwrap(),
             "--quiet",
+            "--force",
         ])
         .output()
         .unwrap();

@@ -315,7 +315,13 @@ fn build_on_a_terminal_shows_progress_then_clears_it_before_warnings_and_the_sum
     .unwrap();
     let out = dir.join("out.json");
     let mut p = Pty::spawn(
-        &["build", spec.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        &[
+            "build",
+            spec.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ],
         100,
         30,
     );

@@ -120,7 +120,7 @@ pub fn run(args: BenchArgs) -> u8 {
     if let Some(n) = args.slowest {
         per_query.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
         for (d, q) in per_query.iter().take(n) {
-            eprintln!("{d:9.3} ms  {q}");
+            crate::sanitize::eprint_line(format!("{d:9.3} ms  {q}"));
         }
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -143,6 +143,6 @@ pub fn run(args: BenchArgs) -> u8 {
     w.key("rss_after_index_mib").opt_f64(rss_after_index);
     w.key("output_bytes").int(sink as i64);
     w.end_obj();
-    println!("{}", w.finish());
+    super::query::write_stdout(format!("{}\n", w.finish()).as_bytes());
     EXIT_OK
 }

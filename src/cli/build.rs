@@ -2,7 +2,6 @@
 //! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results or function lists.
 
 use clap::Args;
-use std::io::Write;
 
 use crate::ingest::{self, BuildOptions, artifact};
 
@@ -12,9 +11,13 @@ pub struct BuildArgs {
     /// function lists (recognised from content)
     #[arg(required = true)]
     pub inputs: Vec<String>,
-    /// Output file (`-` for stdout)
+    /// Output file (`-` for stdout). An existing file is replaced only with --force, and
+    /// never when it is one of the inputs
     #[arg(short, long)]
     pub output: String,
+    /// Replace an existing output file (or write through a symbolic link at the output path)
+    #[arg(long)]
+    pub force: bool,
     /// MCP server name for each MCP input, in order (default: from the document)
     #[arg(long = "server")]
     pub servers: Vec<String>,
@@ -25,6 +28,12 @@ pub struct BuildArgs {
 
 pub fn run(args: BuildArgs) -> u8 {
     use std::io::IsTerminal;
+    // where the output goes is decided before the build: nothing is overwritten without
+    // --force, and an input is never overwritten
+    let target = match crate::output::file::prepare(&args.output, &args.inputs, args.force) {
+        Ok(t) => t,
+        Err(e) => return super::fail(e),
+    };
     // on a terminal, a progress line (a 50k-operation build takes half a minute); the
     // build's warnings are then held back and printed once the line is cleared
     let live = !args.quiet && std::io::stderr().is_terminal();
@@ -43,7 +52,7 @@ pub fn run(args: BuildArgs) -> u8 {
             ingest::capture_warnings(|| ingest::build_paths(&args.inputs, &opts));
         eprint!("\r\x1b[2K");
         for w in warnings {
-            eprintln!("warning: {w}");
+            crate::sanitize::eprint_line(format!("warning: {w}"));
         }
         built
     } else {
@@ -57,33 +66,26 @@ pub fn run(args: BuildArgs) -> u8 {
     if live && args.output != "-" {
         progress_line("writing", 1.0, &args.output);
     }
-    let write = if args.output == "-" {
-        let mut out = std::io::stdout().lock();
-        artifact::write_python_pretty(&mut out, &built.value).and_then(|()| out.flush())
-    } else {
-        std::fs::File::create(&args.output).and_then(|f| {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
-            artifact::write_python_pretty(&mut out, &built.value)?;
-            out.flush()
-        })
-    };
+    let write = crate::output::file::write(&target, |mut out| {
+        artifact::write_python_pretty(&mut out, &built.value)
+    });
     if live && args.output != "-" {
         eprint!("\r\x1b[2K");
     }
     if let Err(e) = write {
-        return super::fail(format!("{}: {e}", args.output));
+        return super::fail(e);
     }
     if !args.quiet {
-        eprintln!(
+        crate::sanitize::eprint_line(format!(
             "built {} tools, {} edges in {:.2} s ({:.2} s with writing) -> {}",
             built.tool_count,
             built.edge_count,
             t_build,
             t0.elapsed().as_secs_f64(),
-            args.output
-        );
+            crate::sanitize::line(&args.output)
+        ));
         if built.collection {
-            eprint!("{}", ingest::readiness::summary_text(&built.value));
+            crate::sanitize::eprint_text(&ingest::readiness::summary_text(&built.value));
         }
     }
     // the process ends here: freeing millions of JSON nodes one by one would only cost time

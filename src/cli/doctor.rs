@@ -18,6 +18,6 @@ pub fn run(args: &DoctorArgs) -> u8 {
     let env = EnvProbe::from_process();
     let caps = Caps::detect(&env, &ui.options());
     let report = caps.report(&env, crate::tui::terminal_size());
-    super::query::write_stdout(report.as_bytes());
+    super::query::write_text(&report);
     EXIT_OK
 }

@@ -74,7 +74,7 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
                     ins.join(" ")
                 ));
             }
-            write_stdout(s.as_bytes());
+            super::query::write_text(&s);
         }
         return EXIT_OK;
     }
@@ -91,18 +91,15 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
                 Err(e) => return fail(e),
             };
         for (_, msg) in &sys.skipped {
-            eprintln!("warning: skipped {msg}");
+            crate::sanitize::eprint_line(format!("warning: skipped {msg}"));
         }
         return match crate::evidence::foreign::call(&sys, &a.tool, &args) {
             Ok(v) => {
-                write_stdout(
-                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-                        .as_bytes(),
-                );
+                write_stdout(format!("{}\n", crate::jsonout::to_pretty_safe(&v)).as_bytes());
                 EXIT_OK
             }
             Err(m) => {
-                eprintln!("toolscope: {}: {m}", a.tool);
+                crate::sanitize::eprint_line(format!("toolscope: {}: {m}", a.tool));
                 EXIT_EMPTY
             }
         };
@@ -126,14 +123,12 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
     session.suite = suite.as_ref();
     match session.call(&a.tool, &args) {
         Ok(v) => {
-            write_stdout(
-                format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()).as_bytes(),
-            );
+            write_stdout(format!("{}\n", crate::jsonout::to_pretty_safe(&v)).as_bytes());
             EXIT_OK
         }
         Err(e @ (ToolError::UnknownTool(_) | ToolError::InvalidArguments(_))) => fail(e),
         Err(ToolError::Execution(m)) => {
-            eprintln!("toolscope: {}: {m}", a.tool);
+            crate::sanitize::eprint_line(format!("toolscope: {}: {m}", a.tool));
             EXIT_EMPTY
         }
     }
@@ -255,10 +250,7 @@ pub fn run_explain(a: ExplainArgs) -> u8 {
     match session.call("explain_metric", &args) {
         Ok(v) => {
             if a.json {
-                write_stdout(
-                    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
-                        .as_bytes(),
-                );
+                write_stdout(format!("{}\n", crate::jsonout::to_pretty_safe(&v)).as_bytes());
             } else {
                 let tree = tree_from_json(&v["tree"]);
                 let mut s = format!(
@@ -272,7 +264,7 @@ pub fn run_explain(a: ExplainArgs) -> u8 {
                     v["mechanism_status"].as_str().unwrap_or("")
                 );
                 s.push_str(&tree_text(&tree, a.ascii));
-                write_stdout(s.as_bytes());
+                super::query::write_text(&s);
             }
             if v["mechanism_status"] == "resolved" {
                 EXIT_OK
@@ -282,7 +274,7 @@ pub fn run_explain(a: ExplainArgs) -> u8 {
         }
         Err(e @ (ToolError::UnknownTool(_) | ToolError::InvalidArguments(_))) => fail(e),
         Err(ToolError::Execution(m)) => {
-            eprintln!("toolscope: {m}");
+            crate::sanitize::eprint_line(format!("toolscope: {m}"));
             EXIT_EMPTY
         }
     }
@@ -377,7 +369,7 @@ pub fn run_trace(a: TraceArgs) -> u8 {
             ));
         }
     }
-    write_stdout(s.as_bytes());
+    super::query::write_text(&s);
     if events.is_empty() {
         EXIT_EMPTY
     } else {
@@ -506,7 +498,7 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
     if a.json {
         write_stdout(format!("{}\n", w.finish()).as_bytes());
     } else {
-        write_stdout(text.as_bytes());
+        super::query::write_text(&text);
     }
     EXIT_OK
 }
@@ -535,20 +527,20 @@ pub fn run_mcp(a: McpArgs) -> u8 {
     let mut session = Session::new(&engine, Audience::Model);
     session.suite = suite.as_ref();
     session.budget = Some(a.budget);
-    eprintln!(
+    crate::sanitize::eprint_line(format!(
         "toolscope mcp: {} ({} tools), {} evidence tools, budget {} calls; reading JSON-RPC on stdin",
         engine.graph.info.source,
         engine.graph.tool_count(),
         session.tools().count(),
         a.budget
-    );
+    ));
     let mut server = Server::new(session);
     let stdin = std::io::stdin();
     match server.serve(stdin.lock(), std::io::stdout()) {
         Ok(()) => EXIT_OK,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
-            eprintln!("toolscope mcp: {e}");
+            crate::sanitize::eprint_line(format!("toolscope mcp: {e}"));
             EXIT_INPUT
         }
     }

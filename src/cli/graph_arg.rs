@@ -18,17 +18,13 @@ pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
     Ok(Engine::new(graph))
 }
 
-/// A spec or tool list rather than a tool graph (recognised by content, not name). Anything
-/// unrecognised goes to the graph loader, whose errors name the file and place.
+/// A spec or tool list rather than a tool graph, recognised from a bounded head of the
+/// content by the one sniffer ([`crate::sniff`]). Anything else goes to the graph loader,
+/// whose errors name the file and place.
 pub fn is_spec(arg: &str) -> bool {
-    let Ok(bytes) = std::fs::read(arg) else {
-        return false;
-    };
-    if crate::ingest::is_graph_bytes(&bytes) {
-        return false;
-    }
-    match crate::ingest::source::sniff_kind(arg, bytes) {
-        Some(k) => k != crate::ingest::source::InputKind::Graph,
-        None => false,
-    }
+    use crate::sniff::Kind;
+    matches!(
+        crate::sniff::sniff_path(Path::new(arg)),
+        Ok(Kind::Spec | Kind::ToolList | Kind::Yaml)
+    )
 }

@@ -147,7 +147,7 @@ fn capture(a: CaptureArgs) -> u8 {
     ) {
         Ok(rep) => {
             for w in &rep.warnings {
-                eprintln!("warning: {w}");
+                crate::sanitize::eprint_line(format!("warning: {w}"));
             }
             let mut s = format!("captured {} fixtures into {}", rep.written.len(), a.output);
             if !rep.skipped_existing.is_empty() {
@@ -156,7 +156,7 @@ fn capture(a: CaptureArgs) -> u8 {
                     rep.skipped_existing.len()
                 ));
             }
-            write_stdout(format!("{s}\n").as_bytes());
+            super::query::write_text(&format!("{s}\n"));
             EXIT_OK
         }
         Err(e) => fail(format!("{}: {e}", a.output)),
@@ -173,7 +173,7 @@ fn check(a: CheckArgs) -> u8 {
         Err(e) => return fail(format!("{}: {e}", a.dir)),
     };
     for e in &errors {
-        eprintln!("toolscope: {e}");
+        crate::sanitize::eprint_line(format!("toolscope: {e}"));
     }
     let failed = results.iter().filter(|r| !r.passed()).count();
     if a.json {
@@ -211,7 +211,7 @@ fn check(a: CheckArgs) -> u8 {
             results.len() - failed,
             errors.len()
         ));
-        write_stdout(s.as_bytes());
+        super::query::write_text(&s);
     }
     if failed > 0 {
         EXIT_EMPTY
@@ -289,13 +289,13 @@ fn run_diff(a: DiffArgs) -> u8 {
                 match diff::read_records(Path::new(p)) {
                     Ok((recs, errors)) => {
                         for e in &errors {
-                            eprintln!("warning: {e}");
+                            crate::sanitize::eprint_line(format!("warning: {e}"));
                         }
                         for r in recs.iter().filter(|r| !r.unknown_keys.is_empty()).take(1) {
-                            eprintln!(
+                            crate::sanitize::eprint_line(format!(
                                 "note: {p}: keys this version does not know are kept, not compared: {}",
                                 r.unknown_keys.join(", ")
-                            );
+                            ));
                         }
                         if recs.is_empty() {
                             return fail(format!("{p}: no evidence records found"));
@@ -316,7 +316,7 @@ fn run_diff(a: DiffArgs) -> u8 {
         diff::write_json(&diffs, &mut w);
         write_stdout(format!("{}\n", w.finish()).as_bytes());
     } else {
-        write_stdout(diff::text(&diffs, a.ascii).as_bytes());
+        super::query::write_text(&diff::text(&diffs, a.ascii));
     }
     if diffs.iter().any(|d| d.changed()) {
         EXIT_EMPTY
@@ -348,11 +348,11 @@ fn run_eval(a: EvalArgs) -> u8 {
         })
         .collect();
     if !missing.is_empty() {
-        eprintln!(
+        crate::sanitize::eprint_line(format!(
             "warning: {} expected tools are not in the graph (first: {})",
             missing.len(),
             line(&missing[0])
-        );
+        ));
     }
     // the comparison run, if any
     let vs = if a.vs.is_some() || !a.vs_set.is_empty() {
@@ -488,6 +488,6 @@ fn run_eval(a: EvalArgs) -> u8 {
             line(&r.query)
         ));
     }
-    write_stdout(s.as_bytes());
+    super::query::write_text(&s);
     EXIT_OK
 }

@@ -89,6 +89,6 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// Prints an input error as one line and returns the input-error exit code.
 pub fn fail(e: impl std::fmt::Display) -> u8 {
-    eprintln!("toolscope: {e}");
+    crate::sanitize::eprint_line(format!("toolscope: {e}"));
     EXIT_INPUT
 }

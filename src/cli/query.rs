@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::io::{BufRead, BufWriter, Write};
 
 use super::graph_arg::load_engine;
-use super::{EXIT_EMPTY, EXIT_INPUT, EXIT_OK, fail};
+use super::{EXIT_EMPTY, EXIT_OK, fail};
 use crate::engine::{Engine, Params, SelectParams};
 use crate::error::InputError;
 use crate::jsonout::JsonWriter;
@@ -52,10 +52,17 @@ pub struct QueryArgs {
     pub batch: Option<String>,
 }
 
-/// Writes to stdout; a closed pipe is not an error.
+/// Writes to stdout; a closed pipe is not an error. For JSON (already escaped by
+/// [`crate::jsonout`]); human text goes through [`write_text`].
 pub fn write_stdout(bytes: &[u8]) {
     let mut so = std::io::stdout().lock();
     let _ = so.write_all(bytes).and_then(|_| so.flush());
+}
+
+/// Writes human-readable text to stdout through the one sanitiser (newlines and tabs
+/// kept); a closed pipe is not an error.
+pub fn write_text(text: &str) {
+    write_stdout(crate::sanitize::sanitize(text, false).as_bytes());
 }
 
 pub fn load_learning(path: &str) -> Result<Vec<Value>, InputError> {
@@ -100,6 +107,9 @@ pub fn run(args: QueryArgs) -> u8 {
         return run_batch(&engine, batch);
     }
     let query = args.query.clone().unwrap_or_default();
+    if let Err(m) = crate::limits::check_query(&query) {
+        return fail(m);
+    }
     let suggestions = match &args.learning {
         Some(p) => match load_learning(p) {
             Ok(s) => s,
@@ -145,7 +155,7 @@ pub fn run(args: QueryArgs) -> u8 {
             s.push('\n');
             s.push_str(&text::selection_summary(sel));
         }
-        write_stdout(s.as_bytes());
+        write_text(&s);
     }
     if r.rows.is_empty() {
         EXIT_EMPTY
@@ -196,9 +206,27 @@ fn case_params(p: CaseParams) -> Params {
     }
 }
 
+/// Why a batch line could not be run.
+#[derive(Debug)]
+pub enum BatchError {
+    Json(serde_json::Error),
+    /// The query is over [`crate::limits::QUERY_BYTES`].
+    Query(String),
+}
+
+impl std::fmt::Display for BatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BatchError::Json(e) => e.fmt(f),
+            BatchError::Query(m) => f.write_str(m),
+        }
+    }
+}
+
 /// One batch line: `{"id", "retrieval", "selection"}`.
-pub fn batch_line(engine: &Engine, line: &str) -> Result<String, serde_json::Error> {
-    let case: Case = serde_json::from_str(line)?;
+pub fn batch_line(engine: &Engine, line: &str) -> Result<String, BatchError> {
+    let case: Case = serde_json::from_str(line).map_err(BatchError::Json)?;
+    crate::limits::check_query(&case.query).map_err(BatchError::Query)?;
     let params = case_params(case.params);
     let r = engine.retrieve(&case.query, &params);
     let mut w = JsonWriter::with_capacity(16384);
@@ -224,24 +252,45 @@ pub fn batch_line(engine: &Engine, line: &str) -> Result<String, serde_json::Err
 }
 
 fn run_batch(engine: &Engine, path: &str) -> u8 {
+    use crate::limits::{Line, Lines, RECORD_BYTES};
+    let name = crate::sanitize::line(path);
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
-        match std::fs::File::open(path) {
-            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 20, f)),
-            Err(e) => return fail(InputError::new(path, "", e.to_string())),
+        match crate::limits::open_regular(std::path::Path::new(path)) {
+            Ok((f, _)) => Box::new(std::io::BufReader::with_capacity(1 << 20, f)),
+            Err(e) => return fail(e),
         }
     };
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
-    for (i, line) in reader.lines().enumerate() {
-        let line = match line {
+    let mut lines = Lines::new(reader);
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(Line::Text(l))) => l,
+            Ok(Some(Line::TooLong { .. })) => {
+                let _ = out.flush();
+                return fail(RECORD_BYTES.exceeded(&name, &lines.line.to_string()));
+            }
+            Ok(None) => break,
+            Err(e) => {
+                let _ = out.flush();
+                return fail(InputError::new(
+                    &name,
+                    &lines.line.to_string(),
+                    format!("unreadable: {}", crate::limits::io_message(&e)),
+                ));
+            }
+        };
+        let at = lines.line;
+        let line = match String::from_utf8(line) {
             Ok(l) => l,
             Err(e) => {
+                let _ = out.flush();
                 return fail(InputError::new(
-                    path,
-                    &format!("{}", i + 1),
-                    format!("unreadable line: {e}"),
+                    &name,
+                    &format!("{at}:{}", e.utf8_error().valid_up_to() + 1),
+                    "invalid UTF-8 byte sequence".into(),
                 ));
             }
         };
@@ -258,13 +307,18 @@ fn run_batch(engine: &Engine, path: &str) -> u8 {
                     return EXIT_OK; // closed pipe
                 }
             }
-            Err(e) => {
+            Err(BatchError::Json(e)) => {
                 let _ = out.flush();
-                return fail(json_error(path, &e, "").with_line(i + 1));
+                return fail(json_error(&name, &e, "").with_line(at));
+            }
+            Err(BatchError::Query(m)) => {
+                let _ = out.flush();
+                return fail(InputError::new(&name, &format!("{at}"), m));
             }
         }
     }
-    let _ = out.flush();
-    let _ = EXIT_INPUT;
+    if out.flush().is_err() {
+        return EXIT_OK; // closed pipe
+    }
     EXIT_OK
 }

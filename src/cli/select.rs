@@ -75,9 +75,9 @@ pub fn run(a: SelectArgs) -> u8 {
     };
     for n in &names {
         if engine.graph.tool_id(n).is_none() {
-            eprintln!(
+            crate::sanitize::eprint_line(format!(
                 "warning: candidate {n:?} is not a tool of this graph; the selector drops it"
-            );
+            ));
         }
     }
     let input = SelectInput {
@@ -92,7 +92,7 @@ pub fn run(a: SelectArgs) -> u8 {
     if a.json {
         write_stdout(format!("{}\n", json::selection_json(&sel)).as_bytes());
     } else {
-        write_stdout(text::selection_summary(&sel).as_bytes());
+        super::query::write_text(&text::selection_summary(&sel));
     }
     EXIT_OK
 }

@@ -94,21 +94,17 @@ pub struct DiffArgs {
     pub ui: UiArgs,
 }
 
-/// Fails before taking over the terminal when a path cannot be opened at all.
+/// Fails before taking over the terminal when a path cannot be opened at all (a FIFO,
+/// socket or device is refused here, before anything blocks on it).
 fn check_path(f: &str) -> Result<PathBuf, u8> {
     let p = PathBuf::from(f);
     if p.is_dir() {
         return Ok(p);
     }
-    if let Err(e) = std::fs::File::open(&p) {
-        let why = match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file".to_string(),
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-            _ => e.to_string(),
-        };
-        return Err(fail(format!("{f}: {why}")));
+    match crate::limits::open_regular(&p) {
+        Ok(_) => Ok(p),
+        Err(e) => Err(fail(e)),
     }
-    Ok(p)
 }
 
 pub fn run_diff(args: &DiffArgs) -> u8 {
@@ -138,16 +134,21 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
             };
             // the screen is chosen from the content
             match detect(&p) {
-                FileKind::Graph | FileKind::Spec if crate::cli::graph_arg::is_spec(f) => {
-                    Source::Spec(p)
-                }
                 FileKind::Graph => Source::File(p),
                 FileKind::Evidence => Source::Evidence(p),
                 FileKind::Spec => Source::Spec(p),
                 FileKind::Suite => {
                     return fail(format!(
-                        "{f}: a suite of labelled queries; evaluate it on a graph: \
-                         toolscope GRAPH --cases {f}"
+                        "{}: a suite of labelled queries; evaluate it on a graph: \
+                         toolscope GRAPH --cases FILE",
+                        crate::sanitize::line(f)
+                    ));
+                }
+                FileKind::Learning => {
+                    return fail(format!(
+                        "{}: learning suggestions; apply them to a graph: \
+                         toolscope GRAPH --learning FILE",
+                        crate::sanitize::line(f)
                     ));
                 }
             }

@@ -159,7 +159,7 @@ impl<'a> Server<'a> {
         let args = params.get("arguments").cloned().unwrap_or(Value::Null);
         match self.session.call(name, &args) {
             Ok(structured) => {
-                let text = serde_json::to_string(&structured).unwrap_or_default();
+                let text = crate::jsonout::to_compact_safe(&structured);
                 result(
                     id,
                     json!({"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": false}),
@@ -188,7 +188,7 @@ impl<'a> Server<'a> {
                 continue;
             }
             if let Some(resp) = self.handle_line(&line) {
-                let s = serde_json::to_string(&resp).unwrap_or_default();
+                let s = crate::jsonout::to_compact_safe(&resp);
                 output.write_all(s.as_bytes())?;
                 output.write_all(b"\n")?;
                 output.flush()?;

@@ -385,6 +385,14 @@ pub fn det_tool(t: &ToolSchema) -> DetTool {
     }
 }
 
+/// A second tool of the same name replaces the first (as graph-tool-call registers them):
+/// said once per name, so a merged list does not lose a tool silently.
+fn warn_duplicate(file: &str, place: &str, name: &str) {
+    crate::ingest::warn(format!(
+        "{file}:{place}: duplicate tool name {name:?}: this definition replaces the earlier one"
+    ));
+}
+
 pub fn ingest_mcp(
     g: &mut LegacyGraph,
     file: &str,
@@ -393,6 +401,9 @@ pub fn ingest_mcp(
     let mut n = 0;
     for (i, t) in server.tools.iter().enumerate() {
         if let Some(tool) = mcp_tool(file, i, t, server.name.as_deref())? {
+            if g.tools.contains_key(&tool.name) {
+                warn_duplicate(file, &format!("/tools/{i}"), &tool.name);
+            }
             g.add_tool(tool);
             n += 1;
         }
@@ -406,9 +417,12 @@ pub fn ingest_functions(
     file: &str,
     items: &[Value],
 ) -> Result<usize, InputError> {
-    let mut tools = Vec::new();
+    let mut tools: Vec<ToolSchema> = Vec::new();
     for (i, t) in items.iter().enumerate() {
         if let Some(tool) = function_tool(file, i, t)? {
+            if g.tools.contains_key(&tool.name) || tools.iter().any(|x| x.name == tool.name) {
+                warn_duplicate(file, &format!("/{i}"), &tool.name);
+            }
             tools.push(tool);
         }
     }

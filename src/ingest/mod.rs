@@ -51,40 +51,6 @@ pub struct Built {
     pub edge_count: usize,
 }
 
-/// Whether a file is already a tool graph (so it loads without building). Only looks at
-/// the top-level keys; YAML and lists are never graphs.
-pub fn is_graph_bytes(bytes: &[u8]) -> bool {
-    let b = crate::model::load::maybe_gunzip("", bytes.to_vec()).unwrap_or_default();
-    let start = b.iter().position(|c| !c.is_ascii_whitespace());
-    let Some(start) = start else { return true };
-    if b[start] != b'{' {
-        return false;
-    }
-    top_level_keys(&b[start..]).is_none_or(|keys| keys.iter().any(|k| k == "graph"))
-}
-
-fn top_level_keys(b: &[u8]) -> Option<Vec<String>> {
-    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
-    struct Keys(Vec<String>);
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = Keys;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Keys, A::Error> {
-            let mut keys = Vec::new();
-            while let Some(k) = m.next_key::<String>()? {
-                m.next_value::<IgnoredAny>()?;
-                keys.push(k);
-            }
-            Ok(Keys(keys))
-        }
-    }
-    let mut de = serde_json::Deserializer::from_slice(b);
-    de.deserialize_map(V).ok().map(|k| k.0)
-}
-
 /// Reads every input and builds one graph.
 pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, InputError> {
     let mut t0 = std::time::Instant::now();
@@ -124,6 +90,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
         }
     }
     let built_at = artifact::now_iso();
+    let docs_name = first.name.clone();
     if first_kind.is_openapi() {
         let value = build::collection::build_collection(&docs, &built_at, &opts.progress)?;
         par::drop_later(docs);
@@ -135,6 +102,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             .pointer("/graph/edges")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
+        check_counts(&docs_name, tool_count, edge_count)?;
         return Ok(Built {
             value,
             collection: true,
@@ -172,12 +140,31 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     }
     let tool_count = g.tools.len();
     let edge_count = g.graph.edge_count();
+    if tool_count == 0 {
+        return Err(InputError::new(
+            &first.name,
+            "",
+            "no tool with a usable name in the list: nothing to build".into(),
+        ));
+    }
+    check_counts(&first.name, tool_count, edge_count)?;
     Ok(Built {
         value: g.to_json(&built_at),
         collection: false,
         tool_count,
         edge_count,
     })
+}
+
+/// The built graph's size against [`crate::limits::TOOLS`] and [`crate::limits::EDGES`].
+fn check_counts(file: &str, tools: usize, edges: usize) -> Result<(), InputError> {
+    if tools as u64 > crate::limits::TOOLS.get() {
+        return Err(crate::limits::TOOLS.exceeded(file, ""));
+    }
+    if edges as u64 > crate::limits::EDGES.get() {
+        return Err(crate::limits::EDGES.exceeded(file, ""));
+    }
+    Ok(())
 }
 
 /// Builds a graph from inputs and loads it for the engine.
@@ -198,7 +185,7 @@ pub fn warn(msg: String) {
     let mut w = WARNINGS.lock().unwrap_or_else(|e| e.into_inner());
     match w.as_mut() {
         Some(list) => list.push(msg),
-        None => eprintln!("warning: {msg}"),
+        None => crate::sanitize::eprint_line(format!("warning: {msg}")),
     }
 }
 

@@ -207,7 +207,8 @@ pub fn spec_tools(
     });
     remote?;
     let spec = &normalized;
-    let res = Resolver::new(file, spec);
+    let expanded = std::sync::atomic::AtomicU64::new(0);
+    let res = Resolver::new(file, spec).with_total(&expanded);
     super::build::collection::phase(&mut t0, "normalize spec");
     let title = s(spec.pointer("/info/title")).map(String::from);
     let stem = std::path::Path::new(file)
@@ -316,9 +317,10 @@ pub fn spec_tools(
             let handles: Vec<_> = (0..threads)
                 .map(|_| {
                     let (jobs, next, servers, tool_of) = (&jobs, &next, &ctx.servers, &tool_of);
+                    let expanded = &expanded;
                     let label = ctx.label;
                     sc.spawn(move || {
-                        let res = Resolver::new(file, spec);
+                        let res = Resolver::new(file, spec).with_total(expanded);
                         let tctx = Ctx {
                             file,
                             res: &res,
@@ -482,13 +484,29 @@ fn operation_tool(
         _ => [None, None, None, None],
     };
 
-    // the operation and its path item's parameters with every local $ref resolved
+    // the operation and its path item's parameters with every local $ref resolved, within
+    // the expansion budget (an exponential $ref fan-out stops here instead of filling memory)
+    res.begin_budget();
     let op_r = res.resolve(op);
     let mut item_m = Map::new();
     for k in ["parameters", "consumes", "produces", "servers"] {
         if let Some(v) = item.get(k) {
             item_m.insert(k.into(), res.resolve(v));
         }
+    }
+    let over = res.over_budget();
+    res.begin_budget(); // adds this operation's count to the spec's total
+    let place = || {
+        format!(
+            "/paths/{}/{method}",
+            crate::model::load::pointer_escape(path)
+        )
+    };
+    if over {
+        return Err(crate::limits::REF_NODES.exceeded(ctx.file, &place()));
+    }
+    if res.over_total() {
+        return Err(crate::limits::REF_NODES_TOTAL.exceeded(ctx.file, &place()));
     }
     let item_r = Value::Object(item_m);
     let (op, item) = (&op_r, &item_r);

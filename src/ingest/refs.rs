@@ -5,7 +5,7 @@
 //! missing target is reported once and left unresolved.
 
 use serde_json::{Map, Value};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use crate::error::InputError;
 
@@ -17,9 +17,23 @@ pub struct Resolver<'a> {
     pub file: &'a str,
     pub root: &'a Value,
     pub warned: RefCell<Vec<String>>,
-    /// resolved targets that did not meet a cycle (their expansion is context-free)
-    cache: RefCell<rustc_hash::FxHashMap<String, Value>>,
+    /// resolved targets that did not meet a cycle (their expansion is context-free), with
+    /// the number of nodes each expands to
+    cache: RefCell<rustc_hash::FxHashMap<String, (Value, u64)>>,
+    /// nodes produced since [`Resolver::begin_budget`] (a `$ref` fan-out cannot grow past
+    /// [`crate::limits::REF_NODES`]: expansion stops and the caller reports it)
+    used: Cell<u64>,
+    budget: Cell<u64>,
+    /// nodes produced for the whole spec, across threads (bounded by
+    /// [`crate::limits::REF_NODES_TOTAL`])
+    total: Option<&'a std::sync::atomic::AtomicU64>,
 }
+
+/// The most nodes one operation's expansion produced in this process, and the sum over
+/// all operations (reported with `TOOLSCOPE_TIMING`, to compare real specs with
+/// [`crate::limits::REF_NODES`] and [`crate::limits::REF_NODES_TOTAL`]).
+pub static PEAK_NODES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub static ALL_NODES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// JSON pointer lookup (`#/components/schemas/Pet`).
 pub fn lookup<'v>(root: &'v Value, r: &str) -> Option<&'v Value> {
@@ -69,7 +83,46 @@ impl<'a> Resolver<'a> {
             root,
             warned: RefCell::new(Vec::new()),
             cache: RefCell::new(Default::default()),
+            used: Cell::new(0),
+            budget: Cell::new(crate::limits::REF_NODES.get()),
+            total: None,
         }
+    }
+
+    /// Counts this resolver's expansions into a total shared by every thread building the
+    /// same spec.
+    pub fn with_total(mut self, total: &'a std::sync::atomic::AtomicU64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// Starts counting the nodes produced by expansion (one operation's worth).
+    pub fn begin_budget(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let used = self.used.get();
+        PEAK_NODES.fetch_max(used, Relaxed);
+        ALL_NODES.fetch_add(used, Relaxed);
+        if let Some(t) = self.total {
+            t.fetch_add(used, Relaxed);
+        }
+        self.used.set(0);
+    }
+
+    /// Whether the expansion since [`Resolver::begin_budget`] went over the budget (its
+    /// output is then incomplete and must not be used).
+    pub fn over_budget(&self) -> bool {
+        self.used.get() > self.budget.get()
+    }
+
+    /// Whether the whole spec's expansion so far is over [`crate::limits::REF_NODES_TOTAL`].
+    pub fn over_total(&self) -> bool {
+        self.total.is_some_and(|t| {
+            t.load(std::sync::atomic::Ordering::Relaxed) > crate::limits::REF_NODES_TOTAL.get()
+        })
+    }
+
+    fn count(&self, n: u64) {
+        self.used.set(self.used.get().saturating_add(n));
     }
 
     /// Checks every `$ref` in the document: remote references are an error. The JSON
@@ -182,6 +235,10 @@ impl<'a> Resolver<'a> {
     /// `cut` receives the smallest stack depth a cycle cut referred to (so a ref's
     /// expansion is context-free when no cut inside it reached below its own level).
     fn resolve_in(&self, v: &Value, stack: &mut Vec<String>, cut: &mut usize) -> Value {
+        if self.over_budget() {
+            return Value::Null;
+        }
+        self.count(1);
         match v {
             Value::Object(m) => {
                 if let Some(Value::String(r)) = m.get("$ref") {
@@ -200,7 +257,8 @@ impl<'a> Resolver<'a> {
                             "description": format!("(circular ref: {r})"),
                         });
                     }
-                    if let Some(hit) = self.cache.borrow().get(r.as_str()) {
+                    if let Some((hit, n)) = self.cache.borrow().get(r.as_str()) {
+                        self.count(*n);
                         return hit.clone();
                     }
                     let Some(target) = lookup(self.root, r) else {
@@ -208,6 +266,7 @@ impl<'a> Resolver<'a> {
                         return v.clone();
                     };
                     let level = stack.len();
+                    let before = self.used.get();
                     stack.push(r.clone());
                     let mut inner_cut = usize::MAX;
                     let mut out = self.resolve_in(target, stack, &mut inner_cut);
@@ -219,8 +278,9 @@ impl<'a> Resolver<'a> {
                     }
                     if inner_cut >= level {
                         // cycles inside refer only to this ref or below: same result anywhere
-                        if inner_cut == usize::MAX {
-                            self.cache.borrow_mut().insert(r.clone(), out.clone());
+                        if inner_cut == usize::MAX && !self.over_budget() {
+                            let n = self.used.get() - before;
+                            self.cache.borrow_mut().insert(r.clone(), (out.clone(), n));
                         }
                     }
                     *cut = (*cut).min(inner_cut);

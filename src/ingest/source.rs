@@ -13,7 +13,7 @@ use crate::error::InputError;
 use crate::model::load::{into_text, json_error, maybe_gunzip};
 
 /// Deepest nesting accepted in YAML input (JSON: serde_json's 128).
-pub const MAX_DEPTH: usize = 128;
+pub const MAX_DEPTH: usize = crate::limits::DEPTH;
 
 /// What a document is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,19 +83,6 @@ pub fn parse_document(name: &str, bytes: Vec<u8>) -> Result<Document, InputError
         kind,
         yaml,
     })
-}
-
-/// The kind of a document, or `None` when it is not valid JSON/YAML of a known kind.
-/// YAML and JSON syntax errors are reported by the builder, so a file that is not JSON
-/// (first character) counts as an input to build.
-pub fn sniff_kind(name: &str, bytes: Vec<u8>) -> Option<InputKind> {
-    let bytes = maybe_gunzip(name, bytes).ok()?;
-    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace())?;
-    match parse_document(name, bytes) {
-        Ok(d) => Some(d.kind),
-        Err(_) if first != b'{' && first != b'[' => Some(InputKind::OpenApi3),
-        Err(_) => None,
-    }
 }
 
 pub fn parse_json(name: &str, text: &str) -> Result<Value, InputError> {
@@ -219,16 +206,24 @@ fn scalar_text(v: &Value) -> String {
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
+/// An open collection: its items so far, its anchor id, and the nodes inside it.
 enum Frame {
-    Seq(Vec<Value>, usize),
-    Map(Map<String, Value>, Option<String>, usize),
+    Seq(Vec<Value>, usize, u64),
+    Map(Map<String, Value>, Option<String>, usize, u64),
 }
 
 /// Parses YAML (first document) into a JSON value, PyYAML `safe_load` style.
 pub fn parse_yaml(name: &str, text: &str) -> Result<Value, InputError> {
     let mut parser = Parser::new_from_str(text);
     let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: rustc_hash::FxHashMap<usize, Value> = Default::default();
+    // each anchored value with the number of nodes it holds: an alias copies them, so
+    // aliases and the nodes they copy are bounded ("billion laughs")
+    let mut anchors: rustc_hash::FxHashMap<usize, (Value, u64)> = Default::default();
+    let (max_aliases, max_alias_nodes) = (
+        crate::limits::YAML_ALIASES.get(),
+        crate::limits::YAML_ALIAS_NODES.get(),
+    );
+    let (mut aliases, mut alias_nodes) = (0u64, 0u64);
     let mut root: Option<Value> = None;
     let place = |sp: &Span| format!("{}:{}", sp.start.line(), sp.start.col() + 1);
     while let Some(ev) = parser.next_event() {
@@ -239,7 +234,7 @@ pub fn parse_yaml(name: &str, text: &str) -> Result<Value, InputError> {
                 format!("invalid YAML: {}", e.info()),
             )
         })?;
-        let (value, anchor) = match ev {
+        let (value, anchor, nodes) = match ev {
             Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => continue,
             Event::DocumentEnd | Event::StreamEnd => {
                 if root.is_some() || matches!(ev, Event::StreamEnd) {
@@ -255,7 +250,7 @@ pub fn parse_yaml(name: &str, text: &str) -> Result<Value, InputError> {
                         format!("nesting deeper than {MAX_DEPTH} levels"),
                     ));
                 }
-                stack.push(Frame::Seq(Vec::new(), anchor));
+                stack.push(Frame::Seq(Vec::new(), anchor, 1));
                 continue;
             }
             Event::MappingStart(anchor, _) => {
@@ -266,19 +261,29 @@ pub fn parse_yaml(name: &str, text: &str) -> Result<Value, InputError> {
                         format!("nesting deeper than {MAX_DEPTH} levels"),
                     ));
                 }
-                stack.push(Frame::Map(Map::new(), None, anchor));
+                stack.push(Frame::Map(Map::new(), None, anchor, 1));
                 continue;
             }
             Event::SequenceEnd => match stack.pop() {
-                Some(Frame::Seq(items, anchor)) => (Value::Array(items), anchor),
+                Some(Frame::Seq(items, anchor, n)) => (Value::Array(items), anchor, n),
                 _ => return Err(InputError::new(name, &place(&span), "invalid YAML".into())),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map(m, _, anchor)) => (Value::Object(m), anchor),
+                Some(Frame::Map(m, _, anchor, n)) => (Value::Object(m), anchor, n),
                 _ => return Err(InputError::new(name, &place(&span), "invalid YAML".into())),
             },
             Event::Alias(id) => match anchors.get(&id) {
-                Some(v) => (v.clone(), 0),
+                Some((v, n)) => {
+                    aliases += 1;
+                    alias_nodes = alias_nodes.saturating_add(*n);
+                    if aliases > max_aliases {
+                        return Err(crate::limits::YAML_ALIASES.exceeded(name, &place(&span)));
+                    }
+                    if alias_nodes > max_alias_nodes {
+                        return Err(crate::limits::YAML_ALIAS_NODES.exceeded(name, &place(&span)));
+                    }
+                    (v.clone(), 0, *n)
+                }
                 None => {
                     return Err(InputError::new(
                         name,
@@ -289,18 +294,21 @@ pub fn parse_yaml(name: &str, text: &str) -> Result<Value, InputError> {
             },
             Event::Scalar(s, style, anchor, tag) => {
                 let tagged = tag.as_ref().map(|t| t.suffix.clone());
-                (resolve_scalar(&s, style, tagged.as_deref()), anchor)
+                (resolve_scalar(&s, style, tagged.as_deref()), anchor, 1)
             }
         };
         if anchor > 0 {
-            anchors.insert(anchor, value.clone());
+            anchors.insert(anchor, (value.clone(), nodes));
         }
         match stack.last_mut() {
             None => {
                 root = Some(value);
             }
-            Some(Frame::Seq(items, _)) => items.push(value),
-            Some(Frame::Map(m, key, _)) => match key.take() {
+            Some(Frame::Seq(items, _, n)) => {
+                *n = n.saturating_add(nodes);
+                items.push(value)
+            }
+            Some(Frame::Map(m, key, _, n)) => match key.take() {
                 None => {
                     if matches!(value, Value::Object(_) | Value::Array(_)) {
                         return Err(InputError::new(
@@ -312,6 +320,7 @@ pub fn parse_yaml(name: &str, text: &str) -> Result<Value, InputError> {
                     *key = Some(key_text(&value));
                 }
                 Some(k) => {
+                    *n = n.saturating_add(nodes);
                     if k == "<<" {
                         // merge key: copy missing entries
                         merge_into(m, value);

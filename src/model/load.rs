@@ -64,7 +64,7 @@ pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
     let t = std::time::Instant::now();
     if let Some((g, warnings)) = load_graph_mapped_quiet(path)? {
         for w in warnings {
-            eprintln!("{w}");
+            crate::sanitize::eprint_line(&w);
         }
         return Ok(g);
     }
@@ -124,7 +124,7 @@ fn map_large_plain_file(name: &str, path: &Path) -> Result<Option<SourceText>, I
 pub fn load_graph_bytes(name: &str, bytes: Vec<u8>) -> Result<Graph, InputError> {
     let (g, warnings) = load_graph_bytes_quiet(name, bytes)?;
     for w in warnings {
-        eprintln!("{w}");
+        crate::sanitize::eprint_line(&w);
     }
     Ok(g)
 }
@@ -223,6 +223,9 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
     };
     let mut g = Graph::new(info);
 
+    if rows.len() as u64 > crate::limits::TOOLS.get() {
+        return Err(crate::limits::TOOLS.exceeded(name, "/tools"));
+    }
     // tools
     {
         g.reserve_tools(rows.len());
@@ -264,8 +267,12 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
         );
     }
     // edges
+    let edges = graph_sec.edges.unwrap_or_default();
+    if edges.len() as u64 > crate::limits::EDGES.get() {
+        return Err(crate::limits::EDGES.exceeded(name, "/graph/edges"));
+    }
     let mut implicit = Vec::new();
-    for (i, e) in graph_sec.edges.unwrap_or_default().into_iter().enumerate() {
+    for (i, e) in edges.into_iter().enumerate() {
         let (s, s_new) = g.node_or_implicit(&e.source);
         let (t, t_new) = g.node_or_implicit(&e.target);
         if s_new {

@@ -1,4 +1,5 @@
 //! Serialisations of the engine's typed results: reference-compatible JSON and readable text.
 
+pub mod file;
 pub mod json;
 pub mod text;

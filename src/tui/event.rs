@@ -225,27 +225,6 @@ fn mib(n: u64) -> String {
     format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0))
 }
 
-/// Counts the bytes read through it.
-struct Counting<R> {
-    inner: R,
-    count: u64,
-    total: u64,
-    last: u64,
-    report: Box<dyn FnMut(u64, u64) + Send>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count += n as u64;
-        if self.count - self.last >= (self.total / 100).max(1 << 20) {
-            self.last = self.count;
-            (self.report)(self.count, self.total);
-        }
-        Ok(n)
-    }
-}
-
 /// Reads, decompresses, parses and indexes, reporting progress.
 pub fn load(
     source: &Source,
@@ -284,10 +263,9 @@ pub fn load(
             {
                 return Ok((index_graph(graph, &mut step), warnings));
             }
-            let mut f =
-                std::fs::File::open(path).map_err(|e| format!("{name}: {}", io_message(&e)))?;
-            let total = f.metadata().map(|m| m.len()).unwrap_or(0);
-            let mut bytes = Vec::with_capacity(total as usize);
+            let (mut f, total) = crate::limits::open_regular(path).map_err(|e| e.to_string())?;
+            let max = crate::limits::INPUT_BYTES.get();
+            let mut bytes = Vec::with_capacity(total.min(max) as usize);
             let mut chunk = vec![0u8; 1 << 20];
             let mut last = 0u64;
             loop {
@@ -299,6 +277,9 @@ pub fn load(
                 }
                 bytes.extend_from_slice(&chunk[..n]);
                 let done = bytes.len() as u64;
+                if done > max {
+                    return Err(crate::limits::INPUT_BYTES.exceeded(&name, "").to_string());
+                }
                 if done - last >= (total / 100).max(1 << 20) {
                     last = done;
                     let frac = if total > 0 {
@@ -316,47 +297,14 @@ pub fn load(
             (name, bytes)
         }
     };
-    let gz = bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
-    let bytes = if gz {
-        let total = bytes.len() as u64;
-        let (ptx, prx) = channel::<(u64, u64)>();
-        let reader = Counting {
-            inner: &bytes[..],
-            count: 0,
-            total,
-            last: 0,
-            report: Box::new(move |c, t| {
-                let _ = ptx.send((c, t));
-            }),
-        };
-        let mut out = Vec::with_capacity(bytes.len() * 6);
-        let mut dec = flate2::read::MultiGzDecoder::new(reader);
-        let mut chunk = vec![0u8; 1 << 20];
-        loop {
-            let n = dec
-                .read(&mut chunk)
-                .map_err(|e| format!("{name}: corrupt gzip data: {e}"))?;
-            if n == 0 {
-                break;
-            }
-            out.extend_from_slice(&chunk[..n]);
-            while let Ok((c, t)) = prx.try_recv() {
-                step(
-                    "decompressing",
-                    0.3 + 0.2 * (c as f64 / t.max(1) as f64),
-                    format!(
-                        "{} of {} compressed, {} out",
-                        mib(c),
-                        mib(t),
-                        mib(out.len() as u64)
-                    ),
-                );
-            }
-        }
-        out
-    } else {
-        bytes
-    };
+    let bytes = crate::limits::gunzip_progress(&name, bytes, &mut |c, t, out| {
+        step(
+            "decompressing",
+            0.3 + 0.2 * (c as f64 / t.max(1) as f64),
+            format!("{} of {} compressed, {} out", mib(c), mib(t), mib(out)),
+        );
+    })
+    .map_err(|e| e.to_string())?;
     let size = bytes.len() as u64;
     step(
         "parsing JSON",
@@ -415,13 +363,7 @@ fn index_graph(graph: crate::model::Graph, step: &mut impl FnMut(&str, f64, Stri
     engine
 }
 
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
+use crate::limits::io_message;
 
 #[cfg(test)]
 mod spec_tests {

@@ -117,7 +117,7 @@ pub fn run(opts: Options) -> u8 {
         Ok(g) => g,
         Err(e) => {
             restore_terminal();
-            eprintln!("toolscope: cannot set up the terminal: {e}");
+            crate::sanitize::eprint_line(format!("toolscope: cannot set up the terminal: {e}"));
             return 2;
         }
     };
@@ -128,7 +128,7 @@ pub fn run(opts: Options) -> u8 {
         Ok(t) => t,
         Err(e) => {
             drop(guard);
-            eprintln!("toolscope: cannot use the terminal: {e}");
+            crate::sanitize::eprint_line(format!("toolscope: cannot use the terminal: {e}"));
             return 2;
         }
     };
@@ -187,11 +187,11 @@ pub fn run(opts: Options) -> u8 {
     drop(terminal);
     drop(guard);
     if let Some(e) = app.load_error.take() {
-        eprintln!("toolscope: {}", crate::sanitize::line(&e));
+        crate::sanitize::eprint_line(format!("toolscope: {}", crate::sanitize::line(&e)));
         return 2;
     }
     if let Some(e) = failed {
-        eprintln!("toolscope: terminal error: {e}");
+        crate::sanitize::eprint_line(format!("toolscope: terminal error: {e}"));
         return 2;
     }
     match app.exit_signal {

@@ -5,7 +5,6 @@
 //! as unknown keys (with their values), never dropped. And [`detect`]: which screen a file
 //! belongs to, from its content.
 
-use std::io::Read;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -648,149 +647,42 @@ fn read_into(path: &Path, set: &mut EvSet) -> Result<(), String> {
 pub enum FileKind {
     /// A tool graph or collection artifact (or anything else: the loader says what is wrong).
     Graph,
-    /// An OpenAPI/Swagger spec (building a graph from one is another engineer's work).
+    /// An OpenAPI/Swagger spec or an MCP/function tool list: built into a graph on load.
     Spec,
     /// A response, selector block, fixture, batch output, golden cases, or a fixture folder.
     Evidence,
     /// A suite of labelled queries without results (it needs a graph: `--cases`).
     Suite,
+    /// Learning suggestions (they apply to a graph: `--learning`).
+    Learning,
 }
 
-const EVIDENCE_KEYS: &[&str] = &[
-    "results",
-    "target_selector",
-    "selected_target",
-    "actual_top_3",
-    "ranking",
-    "retrieval",
-    "selection",
-    "rank_signals",
-    "expected",
-];
-const SUITE_KEYS: &[&str] = &["queries", "expected_tools", "labels", "expected_target"];
-
-/// Reads the start of a file (decompressed when gzip) for [`detect`].
-fn head(path: &Path, max: u64) -> std::io::Result<String> {
-    let mut f = std::fs::File::open(path)?;
-    let mut magic = [0u8; 2];
-    let n = f.read(&mut magic)?;
-    let mut bytes = magic[..n].to_vec();
-    f.by_ref().take(max).read_to_end(&mut bytes)?;
-    if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
-        let mut out = Vec::new();
-        // a truncated gzip stream still decodes its first part
-        let _ = flate2::read::MultiGzDecoder::new(&bytes[..])
-            .take(max)
-            .read_to_end(&mut out);
-        bytes = out;
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// The keys of the first JSON object in `s`: the top-level object, or the first element of
-/// a top-level array. Works on a truncated prefix.
-pub fn first_keys(s: &str) -> Vec<String> {
-    let b = s.trim_start_matches('\u{feff}').as_bytes();
-    let mut i = 0usize;
-    let skip_ws = |i: &mut usize| {
-        while *i < b.len() && b[*i].is_ascii_whitespace() {
-            *i += 1;
-        }
-    };
-    skip_ws(&mut i);
-    if i < b.len() && b[i] == b'[' {
-        i += 1;
-        skip_ws(&mut i);
-    }
-    if i >= b.len() || b[i] != b'{' {
-        return Vec::new();
-    }
-    i += 1;
-    let mut keys = Vec::new();
-    let mut depth = 1usize;
-    let mut expect_key = true;
-    while i < b.len() && depth > 0 {
-        match b[i] {
-            b'"' => {
-                let start = i + 1;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                if depth == 1 && expect_key && i <= b.len() {
-                    let end = i.min(b.len());
-                    keys.push(String::from_utf8_lossy(&b[start..end]).into_owned());
-                    expect_key = false;
-                }
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth -= 1,
-            b',' if depth == 1 => expect_key = true,
-            _ => {}
-        }
-        i += 1;
-    }
-    keys
-}
-
-/// Classifies a file from its first object's keys (a folder is a fixture folder).
+/// Classifies a path with the one sniffer ([`crate::sniff`]); unreadable paths are left to
+/// the graph loader, whose error names the file.
 pub fn detect(path: &Path) -> FileKind {
-    if path.is_dir() {
-        return FileKind::Evidence;
-    }
-    let Ok(text) = head(path, 1 << 20) else {
-        return FileKind::Graph;
-    };
-    classify(&text)
+    crate::sniff::sniff_path(path).map_or(FileKind::Graph, of_kind)
 }
 
+/// The screen for a sniffed kind.
+pub fn of_kind(k: crate::sniff::Kind) -> FileKind {
+    use crate::sniff::Kind;
+    match k {
+        Kind::Evidence => FileKind::Evidence,
+        Kind::Spec | Kind::ToolList | Kind::Yaml => FileKind::Spec,
+        Kind::Suite => FileKind::Suite,
+        Kind::Learning => FileKind::Learning,
+        Kind::Graph | Kind::Unknown => FileKind::Graph,
+    }
+}
+
+/// The screen for a document's text.
 pub fn classify(text: &str) -> FileKind {
-    let keys = first_keys(text);
-    let has = |k: &str| keys.iter().any(|x| x == k);
-    if EVIDENCE_KEYS.iter().any(|k| has(k)) {
-        return FileKind::Evidence;
-    }
-    if has("graph") {
-        return FileKind::Graph;
-    }
-    if has("openapi") || has("swagger") {
-        return FileKind::Spec;
-    }
-    if keys.is_empty()
-        && text
-            .lines()
-            .take(50)
-            .any(|l| l.starts_with("openapi:") || l.starts_with("swagger:"))
-    {
-        return FileKind::Spec;
-    }
-    if SUITE_KEYS.iter().any(|k| has(k)) {
-        return FileKind::Suite;
-    }
-    FileKind::Graph
+    of_kind(crate::sniff::sniff(text))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_of_the_first_object() {
-        assert_eq!(
-            first_keys(r#"{"a": {"x": 1}, "b": [1, {"y": 2}], "c": "d,\"e"}"#),
-            ["a", "b", "c"]
-        );
-        assert_eq!(
-            first_keys(r#"[{"case_id": "x", "q": 1}, {"z": 1}]"#),
-            ["case_id", "q"]
-        );
-        assert_eq!(first_keys("{\"id\": 1}\n{\"other\": 2}"), ["id"]);
-        assert_eq!(first_keys(r#"{"graph": {"nodes": [{"id": "a"#), ["graph"]);
-        assert!(first_keys("openapi: 3.0.0").is_empty());
-    }
 
     #[test]
     fn classifies_by_content() {
