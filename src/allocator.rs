@@ -96,25 +96,40 @@ fn read_cmdline(buf: &mut [u8]) -> usize {
 #[cfg(target_os = "linux")]
 static MI: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// An allocation failed: the process is about to print "memory allocation of N bytes
+/// failed" and abort. If the explorer holds the terminal, give it back first (without
+/// allocating), so the message lands on the user's screen and the shell works afterwards.
+#[cold]
+#[inline(never)]
+fn failed(p: *mut u8) -> *mut u8 {
+    toolscope::tui::emergency::restore_now();
+    p
+}
+
+#[inline(always)]
+fn checked(p: *mut u8) -> *mut u8 {
+    if p.is_null() { failed(p) } else { p }
+}
+
 // SAFETY: every call is forwarded to one allocator, the same for the life of the process
 // (the mode is fixed before the first allocation and never changes).
 unsafe impl GlobalAlloc for Allocator {
     #[inline(always)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        match mode() {
+        checked(match mode() {
             #[cfg(target_os = "linux")]
             MIMALLOC => unsafe { MI.alloc(layout) },
             _ => unsafe { System.alloc(layout) },
-        }
+        })
     }
 
     #[inline(always)]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match mode() {
+        checked(match mode() {
             #[cfg(target_os = "linux")]
             MIMALLOC => unsafe { MI.alloc_zeroed(layout) },
             _ => unsafe { System.alloc_zeroed(layout) },
-        }
+        })
     }
 
     #[inline(always)]
@@ -128,10 +143,10 @@ unsafe impl GlobalAlloc for Allocator {
 
     #[inline(always)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        match mode() {
+        checked(match mode() {
             #[cfg(target_os = "linux")]
             MIMALLOC => unsafe { MI.realloc(ptr, layout, new_size) },
             _ => unsafe { System.realloc(ptr, layout, new_size) },
-        }
+        })
     }
 }

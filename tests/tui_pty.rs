@@ -20,6 +20,34 @@ impl Pty {
     }
 
     fn spawn_env(args: &[&str], envs: &[(&str, &str)], cols: u16, rows: u16) -> Pty {
+        Pty::spawn_cmd(
+            CommandBuilder::new(env!("CARGO_BIN_EXE_toolscope")),
+            args,
+            envs,
+            cols,
+            rows,
+        )
+    }
+
+    /// toolscope under `sh`, which prints its exit status and `stty -a` after it ends (the
+    /// terminal modes toolscope left behind).
+    fn spawn_then_stty(envs: &[(&str, &str)], cols: u16, rows: u16) -> Pty {
+        let mut cmd = CommandBuilder::new("/bin/sh");
+        cmd.args([
+            "-c",
+            "\"$0\"; echo \"EXIT=$?\"; stty -a; echo STTY-DONE",
+            env!("CARGO_BIN_EXE_toolscope"),
+        ]);
+        Pty::spawn_cmd(cmd, &[], envs, cols, rows)
+    }
+
+    fn spawn_cmd(
+        mut cmd: CommandBuilder,
+        args: &[&str],
+        envs: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+    ) -> Pty {
         let pty = native_pty_system();
         let pair = pty
             .openpty(PtySize {
@@ -29,7 +57,6 @@ impl Pty {
                 pixel_height: 0,
             })
             .expect("openpty");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_toolscope"));
         cmd.args(args);
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
@@ -217,6 +244,47 @@ fn a_panic_restores_the_terminal_first() {
         text.contains("TOOLSCOPE_TEST_PANIC"),
         "the panic is reported on the normal screen:\n{text}"
     );
+}
+
+/// Every way the process can die without unwinding (an allocation failure, an abort, a
+/// bus error or segmentation fault) leaves the terminal as it found it: the alternate
+/// screen left, the cursor shown, and cooked mode with echo and signals back (read off
+/// `stty -a` run in the same terminal right after).
+#[cfg(unix)]
+#[test]
+fn a_crash_without_unwinding_restores_the_terminal() {
+    for how in ["alloc", "abort", "segv", "bus", "panic"] {
+        let envs: &[(&str, &str)] = if how == "panic" {
+            &[("TOOLSCOPE_TEST_PANIC", "1")]
+        } else {
+            &[("TOOLSCOPE_TEST_CRASH", how)]
+        };
+        let p = Pty::spawn_then_stty(envs, 120, 40);
+        let text = p.wait_for("stty after the crash", |s| s.contains("STTY-DONE"));
+        let parser = p.parser.lock().unwrap();
+        let scr = parser.screen();
+        assert!(!scr.alternate_screen(), "{how}: alternate screen left:\n{text}");
+        assert!(!scr.hide_cursor(), "{how}: cursor shown");
+        let exit = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("EXIT="))
+            .unwrap_or("?")
+            .to_string();
+        assert_ne!(exit, "0", "{how}: a crash is a failure exit:\n{text}");
+        let flat = text.split_whitespace().collect::<Vec<_>>();
+        for mode in ["icanon", "echo", "isig", "icrnl", "opost"] {
+            assert!(
+                flat.contains(&mode),
+                "{how}: terminal mode {mode} restored:\n{text}"
+            );
+        }
+        if how == "alloc" {
+            assert!(
+                text.contains("memory allocation of"),
+                "{how}: the allocation failure is reported on the normal screen:\n{text}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -15,6 +15,7 @@ pub mod clipboard;
 pub mod commands;
 pub mod demo;
 pub mod drill;
+pub mod emergency;
 pub mod event;
 pub mod export;
 pub mod harness;
@@ -142,6 +143,11 @@ pub fn run(opts: Options) -> u8 {
         // test hook: proves the panic hook restores the terminal (tests/tui_pty.rs)
         panic!("TOOLSCOPE_TEST_PANIC is set: panicking after the first frame");
     }
+    if let Some(how) = std::env::var_os("TOOLSCOPE_TEST_CRASH") {
+        // test hook: proves the terminal is restored when the process dies without
+        // unwinding (tests/tui_pty.rs)
+        crash_for_test(&how.to_string_lossy());
+    }
     while failed.is_none() {
         let Ok(first) = rx.recv() else { break };
         let mut fx = app.on_event(first);
@@ -201,6 +207,36 @@ pub fn run(opts: Options) -> u8 {
     }
 }
 
+/// Dies the way `how` names: `alloc` (an allocation that fails, then the standard
+/// allocation-failure abort), `abort`, `segv` or `bus` (the signal raised).
+fn crash_for_test(how: &str) {
+    match how {
+        "alloc" => {
+            let layout = std::alloc::Layout::from_size_align(1 << 62, 8).expect("layout");
+            // (black_box: an optimiser may otherwise drop an allocation whose pointer is unused)
+            // SAFETY: a plain allocation request; a null result is handled below.
+            let p = std::hint::black_box(unsafe { std::alloc::alloc(layout) });
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+        }
+        "abort" => std::process::abort(),
+        #[cfg(unix)]
+        "segv" | "bus" => {
+            let sig = if how == "segv" {
+                libc::SIGSEGV
+            } else {
+                libc::SIGBUS
+            };
+            // SAFETY: raising a signal at ourselves.
+            unsafe {
+                libc::raise(sig);
+            }
+        }
+        _ => {}
+    }
+}
+
 type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
 
 /// One frame inside a synchronized update; feeds the measured layout back to the state.
@@ -249,6 +285,8 @@ struct TerminalGuard;
 
 impl TerminalGuard {
     fn enter(mouse: bool) -> io::Result<TerminalGuard> {
+        // saves the modes and arms the restore for aborts and fatal signals first
+        emergency::arm();
         enable_raw_mode()?;
         let g = TerminalGuard;
         let mut out = io::stdout();
@@ -271,18 +309,28 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Puts the terminal back: idempotent, safe to call from the panic hook.
+/// Puts the terminal back: idempotent, safe to call from the panic hook. The alternate
+/// screen is cleared before it is left, so nothing of the last frame shows on the shell's
+/// screen after a resize.
 pub fn restore_terminal() {
+    let entered = emergency::armed();
+    emergency::disarm();
     let _ = disable_raw_mode();
     let mut out = io::stdout();
     let _ = execute!(
         out,
         DisableMouseCapture,
         DisableBracketedPaste,
-        EndSynchronizedUpdate,
-        LeaveAlternateScreen,
-        cursor::Show
+        EndSynchronizedUpdate
     );
+    if entered {
+        let _ = execute!(
+            out,
+            ratatui::crossterm::style::ResetColor,
+            ratatui::crossterm::terminal::Clear(ratatui::crossterm::terminal::ClearType::All)
+        );
+    }
+    let _ = execute!(out, LeaveAlternateScreen, cursor::Show);
 }
 
 /// A panic on the main thread restores the terminal first, then reports. Panics on the
