@@ -1,3 +1,5 @@
+//! The `toolscope` binary: parses the command line and runs it ([`toolscope::cli`]).
+
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -8,5 +10,8 @@ mod allocator;
 static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 fn main() -> ExitCode {
-    toolscope::cli::run(toolscope::cli::Cli::parse())
+    match toolscope::cli::Cli::try_parse() {
+        Ok(cli) => toolscope::cli::run(cli),
+        Err(e) => toolscope::cli::usage_error(e),
+    }
 }

@@ -263,7 +263,10 @@ fn a_crash_without_unwinding_restores_the_terminal() {
         let text = p.wait_for("stty after the crash", |s| s.contains("STTY-DONE"));
         let parser = p.parser.lock().unwrap();
         let scr = parser.screen();
-        assert!(!scr.alternate_screen(), "{how}: alternate screen left:\n{text}");
+        assert!(
+            !scr.alternate_screen(),
+            "{how}: alternate screen left:\n{text}"
+        );
         assert!(!scr.hide_cursor(), "{how}: cursor shown");
         let exit = text
             .lines()

@@ -47,20 +47,29 @@ pub fn run(args: BuildArgs) -> u8 {
     };
     keep_freed_memory();
     let t0 = std::time::Instant::now();
-    let built = if live {
-        let (built, warnings) =
-            ingest::capture_warnings(|| ingest::build_paths(&args.inputs, &opts));
+    // warnings are held until the build ends: after a progress line is cleared, or, when
+    // the build fails, folded into its one error line
+    let (built, warnings) = ingest::capture_warnings(|| ingest::build_paths(&args.inputs, &opts));
+    if live {
         eprint!("\r\x1b[2K");
-        for w in warnings {
-            crate::sanitize::eprint_line(format!("warning: {w}"));
-        }
-        built
-    } else {
-        ingest::build_paths(&args.inputs, &opts)
-    };
+    }
     let built = match built {
-        Ok(b) => b,
-        Err(e) => return super::fail(e),
+        Ok(b) => {
+            for w in &warnings {
+                crate::sanitize::eprint_line(format!("warning: {w}"));
+            }
+            b
+        }
+        Err(e) => {
+            return super::fail(match warnings.first() {
+                None => e.to_string(),
+                Some(w) => format!(
+                    "{e} (after {} warning{}; the first: {w})",
+                    warnings.len(),
+                    if warnings.len() == 1 { "" } else { "s" }
+                ),
+            });
+        }
     };
     let t_build = t0.elapsed().as_secs_f64();
     if live && args.output != "-" {

@@ -87,6 +87,44 @@ pub fn run(cli: Cli) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// A command line clap rejected: help and version are printed as clap prints them; an
+/// error is one line (clap's message and its tip, without the usage block), exit 2.
+pub fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_INPUT } else { EXIT_OK });
+        }
+        _ => {}
+    }
+    crate::sanitize::eprint_line(format!(
+        "toolscope: {} (see --help)",
+        one_line_usage(&e.render().to_string())
+    ));
+    ExitCode::from(EXIT_INPUT)
+}
+
+/// clap's rendered error as one line: the first paragraph and any `tip:`, whitespace
+/// folded, without the `error:` prefix and the usage block.
+pub fn one_line_usage(rendered: &str) -> String {
+    let mut parts = Vec::new();
+    for (i, para) in rendered.split("\n\n").enumerate() {
+        let flat = para.split_whitespace().collect::<Vec<_>>().join(" ");
+        if flat.is_empty() || flat.starts_with("Usage:") || flat.starts_with("For more information")
+        {
+            continue;
+        }
+        if i == 0 || flat.starts_with("tip:") {
+            parts.push(flat);
+        }
+    }
+    let s = parts.join("; ");
+    s.strip_prefix("error: ").unwrap_or(&s).to_string()
+}
+
 /// Prints an input error as one line and returns the input-error exit code.
 pub fn fail(e: impl std::fmt::Display) -> u8 {
     crate::sanitize::eprint_line(format!("toolscope: {e}"));

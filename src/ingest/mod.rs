@@ -184,20 +184,34 @@ static WARNINGS: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(N
 pub fn warn(msg: String) {
     let mut w = WARNINGS.lock().unwrap_or_else(|e| e.into_inner());
     match w.as_mut() {
-        Some(list) => list.push(msg),
+        Some(list) if list.len() < MAX_WARNINGS => list.push(msg),
+        Some(_) => {
+            MORE_WARNINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         None => crate::sanitize::eprint_line(format!("warning: {msg}")),
     }
 }
 
-/// Runs `f` collecting build warnings instead of printing them.
+/// Warnings kept while capturing; the rest are counted (a spec can repeat one mistake on
+/// every operation).
+const MAX_WARNINGS: usize = 200;
+static MORE_WARNINGS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Runs `f` collecting build warnings instead of printing them (at most 200, then one
+/// line that counts the rest).
 pub fn capture_warnings<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
     *WARNINGS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+    MORE_WARNINGS.store(0, std::sync::atomic::Ordering::Relaxed);
     let out = f();
-    let list = WARNINGS
+    let mut list = WARNINGS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .take()
         .unwrap_or_default();
+    let more = MORE_WARNINGS.swap(0, std::sync::atomic::Ordering::Relaxed);
+    if more > 0 {
+        list.push(format!("{more} more warnings not shown"));
+    }
     (out, list)
 }
 

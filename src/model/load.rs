@@ -145,6 +145,15 @@ pub fn load_graph_bytes_quiet(
 /// Loads a graph from its (decompressed, UTF-8) text.
 fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<String>), InputError> {
     let size = text.len();
+    if text.as_str().starts_with('\u{feff}') {
+        return Err(InputError::new(
+            name,
+            "1:1",
+            "the file starts with a UTF-8 byte-order mark, which a JSON artifact may not have \
+             (graph-tool-call does not read it either); save it without one"
+                .into(),
+        ));
+    }
     if text.bytes().all(|b| b.is_ascii_whitespace()) {
         return Err(InputError::new(name, "", "empty file".into()));
     }
@@ -800,10 +809,12 @@ pub fn json_error(name: &str, e: &serde_json::Error, pointer: &str) -> InputErro
         serde_json::error::Category::Syntax => format!("invalid JSON: {msg}"),
         _ => msg,
     };
+    // serde_json counts a position at a line's start as column 0; columns are 1-based here
+    let (line, col) = (e.line().max(1), e.column().max(1));
     let place = if pointer.is_empty() || pointer == "/" || pointer == "/." {
-        format!("{}:{}", e.line(), e.column())
+        format!("{line}:{col}")
     } else {
-        format!("{}:{} {}", e.line(), e.column(), pointer)
+        format!("{line}:{col} {pointer}")
     };
     InputError::new(name, &place, msg)
 }
