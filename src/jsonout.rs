@@ -185,7 +185,7 @@ impl JsonWriter {
 
 /// Writes `s` as a JSON string: `"`, `\\` and C0 controls escaped as JSON requires, and DEL,
 /// C1 controls, bidi, zero-width and other invisible characters
-/// ([`crate::sanitize::is_hazard`]) as `\uXXXX`, so the text stays exact but inert on a
+/// ([`crate::sanitize::json_escapes`]) as `\uXXXX`, so the text stays exact but inert on a
 /// terminal.
 pub fn write_escaped(out: &mut String, s: &str) {
     out.push('"');
@@ -217,7 +217,7 @@ pub fn write_escaped(out: &mut String, s: &str) {
             '\t' => Some("\\t"),
             '\u{8}' => Some("\\b"),
             '\u{c}' => Some("\\f"),
-            c if crate::sanitize::is_hazard(c) => None,
+            c if (c as u32) < 0x20 || crate::sanitize::json_escapes(c) => None,
             _ => continue,
         };
         out.push_str(&s[start..i]);
@@ -237,7 +237,7 @@ pub fn write_escaped(out: &mut String, s: &str) {
 }
 
 /// `v` as pretty JSON (serde's layout) with DEL, C1, bidi and invisible characters
-/// escaped as `\uXXXX` ([`crate::sanitize::is_hazard`]): the same value, inert on a
+/// escaped as `\uXXXX` ([`crate::sanitize::json_escapes`]): the same value, inert on a
 /// terminal. For outputs that are not reference-parity JSON.
 pub fn to_pretty_safe(v: &serde_json::Value) -> String {
     escape_hazards(serde_json::to_string_pretty(v).unwrap_or_default())
@@ -257,13 +257,13 @@ pub fn escape_hazards(text: String) -> String {
     }
     if !text
         .chars()
-        .any(|c| c as u32 >= 0x7f && crate::sanitize::is_hazard(c))
+        .any(|c| c as u32 >= 0x7f && crate::sanitize::json_escapes(c))
     {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if c as u32 >= 0x7f && crate::sanitize::is_hazard(c) {
+        if c as u32 >= 0x7f && crate::sanitize::json_escapes(c) {
             let mut units = [0u16; 2];
             for u in c.encode_utf16(&mut units) {
                 out.push_str(&format!("\\u{:04x}", u));
@@ -276,7 +276,7 @@ pub fn escape_hazards(text: String) -> String {
 }
 
 /// Copies valid JSON text without whitespace outside strings; inside strings, raw DEL, C1,
-/// bidi and invisible characters ([`crate::sanitize::is_hazard`]) are written as `\uXXXX`
+/// bidi and invisible characters ([`crate::sanitize::json_escapes`]) are written as `\uXXXX`
 /// (the same string, inert on a terminal).
 pub fn minify_into(out: &mut String, json: &str) {
     let bytes = json.as_bytes();
@@ -304,7 +304,7 @@ pub fn minify_into(out: &mut String, json: &str) {
                                 continue;
                             };
                             let n = c.len_utf8();
-                            if crate::sanitize::is_hazard(c) {
+                            if crate::sanitize::json_escapes(c) {
                                 out.push_str(&json[run_start..i]);
                                 let mut units = [0u16; 2];
                                 for u in c.encode_utf16(&mut units) {

@@ -6,15 +6,33 @@
 //! that change how many cells a terminal draws (bidirectional controls, zero-width
 //! characters and joiners, soft hyphen, BOM, line and paragraph separators, tag
 //! characters, variation selectors, Hangul fillers and every other default-ignorable code
-//! point) are shown as `\u{XXXX}`. What comes out is printable text whose cell count the
-//! frame computes correctly. [`is_hazard`] is the same rule for the JSON writer, which
-//! escapes those characters as `\uXXXX` so `--json` stays exact.
+//! point, and every other format character) are shown as `\u{XXXX}`. What comes out is
+//! printable text whose cell count the frame computes correctly. [`json_escapes`] is the
+//! rule for the JSON writer, which escapes C1, DEL and the invisible characters as
+//! `\uXXXX` so `--json` stays exact.
 
-/// True for characters that must never reach a terminal raw: C0/C1 controls, DEL, and the
-/// invisible or width-changing characters listed in the module documentation.
+/// True for characters that must never reach a terminal raw: C0/C1 controls, DEL, the
+/// invisible or width-changing characters of [`is_invisible`], and every other format
+/// character, line or paragraph separator (Unicode categories Cf, Zl, Zp).
 pub fn is_hazard(c: char) -> bool {
     let u = c as u32;
-    u < 0x20 || (0x7f..0xa0).contains(&u) || is_invisible(c)
+    if u < 0x20 || (0x7f..0xa0).contains(&u) || is_invisible(c) {
+        return true;
+    }
+    u >= 0x600 && {
+        use unicode_general_category::{GeneralCategory as G, get_general_category};
+        matches!(
+            get_general_category(c),
+            G::Format | G::LineSeparator | G::ParagraphSeparator | G::Control
+        )
+    }
+}
+
+/// What the JSON writer escapes as `\uXXXX` beyond what JSON requires: DEL, C1 controls and
+/// the invisible characters of [`is_invisible`] (bidi, zero-width, separators, tags, …).
+pub fn json_escapes(c: char) -> bool {
+    let u = c as u32;
+    (0x7f..0xa0).contains(&u) || is_invisible(c)
 }
 
 /// Invisible, format and width-changing characters (Unicode's Default_Ignorable_Code_Point
@@ -57,8 +75,10 @@ pub fn sanitize(s: &str, single_line: bool) -> String {
             '\n' | '\r' | '\t' if single_line => out.push(' '),
             '\n' | '\t' => out.push(c),
             '\r' => {}
-            c if is_invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c if is_hazard(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if is_hazard(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
