@@ -439,10 +439,15 @@ pub fn gunzip_progress(
 
 /// Checks a query's size against [`QUERY_BYTES`]; the error text names the limit.
 pub fn check_query(q: &str) -> Result<(), String> {
-    if q.len() as u64 > QUERY_BYTES.get() {
+    check_query_len(q.len())
+}
+
+/// [`check_query`] for a query of `len` bytes.
+pub fn check_query_len(len: usize) -> Result<(), String> {
+    if len as u64 > QUERY_BYTES.get() {
         return Err(format!(
             "the query is {} long: exceeds {}",
-            human_bytes(q.len() as u64),
+            human_bytes(len as u64),
             QUERY_BYTES.describe()
         ));
     }

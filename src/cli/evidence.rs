@@ -138,6 +138,7 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
 pub struct ExplainArgs {
     /// Graph artifact or `demo`
     pub graph: String,
+    #[arg(value_parser = super::query_arg)]
     pub query: String,
     /// The tool whose score to explain (default: the top result)
     #[arg(long)]
@@ -321,6 +322,7 @@ pub fn tree_from_json(v: &Value) -> Explanation {
 pub struct TraceArgs {
     /// Graph artifact or `demo`
     pub graph: String,
+    #[arg(value_parser = super::query_arg)]
     pub query: String,
     /// Only events about this tool (trace_entity)
     #[arg(long)]
@@ -382,6 +384,7 @@ pub struct CounterfactualArgs {
     /// Graph artifact or `demo`
     pub graph: String,
     /// The query (omit with --cases to compare the whole suite)
+    #[arg(value_parser = super::query_arg)]
     pub query: Option<String>,
     /// The knob to change, e.g. depth=1, relation_weight=requires:0.2, learning=false (repeat to see a confounded comparison)
     #[arg(long = "set", value_name = "KNOB=VALUE", required = true)]

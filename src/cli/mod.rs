@@ -122,7 +122,32 @@ pub fn one_line_usage(rendered: &str) -> String {
         }
     }
     let s = parts.join("; ");
-    s.strip_prefix("error: ").unwrap_or(&s).to_string()
+    let s = s.strip_prefix("error: ").unwrap_or(&s);
+    // clap quotes the rejected value whole: a long one is cut to its start
+    let mut out = String::with_capacity(s.len().min(512));
+    let mut rest = s;
+    while let Some(i) = rest.find('\'') {
+        out.push_str(&rest[..=i]);
+        rest = &rest[i + 1..];
+        let Some(j) = rest.find('\'') else { break };
+        let quoted = &rest[..j];
+        if quoted.chars().count() > 60 {
+            out.extend(quoted.chars().take(40));
+            out.push_str(&format!("… ({} characters)", quoted.chars().count()));
+        } else {
+            out.push_str(quoted);
+        }
+        out.push('\'');
+        rest = &rest[j + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// clap's parser for a query argument: the text as given, within
+/// [`crate::limits::QUERY_BYTES`].
+pub fn query_arg(s: &str) -> Result<String, String> {
+    crate::limits::check_query(s).map(|()| s.to_string())
 }
 
 /// Prints an input error as one line and returns the input-error exit code.

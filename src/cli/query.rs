@@ -18,7 +18,7 @@ pub struct QueryArgs {
     /// Graph artifact (saved tool graph or collection.json, optionally gzip), or `demo`
     pub graph: String,
     /// The query text
-    #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+    #[arg(value_parser = super::query_arg, required_unless_present = "batch", conflicts_with = "batch")]
     pub query: Option<String>,
     /// Number of results
     #[arg(long, default_value_t = 10)]
@@ -107,9 +107,6 @@ pub fn run(args: QueryArgs) -> u8 {
         return run_batch(&engine, batch);
     }
     let query = args.query.clone().unwrap_or_default();
-    if let Err(m) = crate::limits::check_query(&query) {
-        return fail(m);
-    }
     let suggestions = match &args.learning {
         Some(p) => match load_learning(p) {
             Ok(s) => s,

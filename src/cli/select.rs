@@ -16,6 +16,7 @@ use crate::output::{json, text};
 pub struct SelectArgs {
     /// Graph artifact or `demo` (the tools the selector reads)
     pub graph: String,
+    #[arg(value_parser = super::query_arg)]
     pub query: String,
     /// Candidate tool names, comma-separated, in retrieval order
     #[arg(long, value_delimiter = ',', conflicts_with = "from")]

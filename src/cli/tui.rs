@@ -73,7 +73,7 @@ pub struct ExploreArgs {
     #[arg(long, value_name = "FILE")]
     pub learning: Option<String>,
     /// Start with this query
-    #[arg(long, value_name = "TEXT")]
+    #[arg(value_parser = super::query_arg, long, value_name = "TEXT")]
     pub query: Option<String>,
     /// Where `s` saves screens (default: $XDG_STATE_HOME/toolscope/screens)
     #[arg(long, value_name = "DIR")]

@@ -740,6 +740,11 @@ impl App {
                 if self.engine.is_none() || self.screen != Screen::Explore {
                     return Vec::new();
                 }
+                if let Err(m) = crate::limits::check_query_len(self.query.text.len() + clean.len())
+                {
+                    self.set_flash(FlashLevel::Error, format!("paste refused: {m}"));
+                    return Vec::new();
+                }
                 self.input_active = true;
                 self.query.insert_str(&clean);
                 vec![self.query_changed()]
