@@ -117,6 +117,35 @@ pub const QUERY_BYTES: Limit = Limit {
     unit: Unit::Bytes,
 };
 
+/// Bytes of one string argument of an evidence tool other than the query (a metric id, a
+/// tool or case name, a knob's relation or label). Largest real one: a tool name of
+/// about 100 bytes.
+pub const ARG_BYTES: Limit = Limit {
+    what: "bytes per string argument",
+    env: "TOOLSCOPE_MAX_ARG_BYTES",
+    default: 4 << 10,
+    unit: Unit::Bytes,
+};
+
+/// Items of one list argument of an evidence tool (the `history` knob). Largest real
+/// one: a history of a few dozen tool calls.
+pub const LIST_ITEMS: Limit = Limit {
+    what: "items per list argument",
+    env: "TOOLSCOPE_MAX_LIST_ITEMS",
+    default: 1_000,
+    unit: Unit::Count,
+};
+
+/// JSON values (keys included) in one MCP message: bounds the memory a line within
+/// [`RECORD_BYTES`] can take once parsed (`[[],[],...]` costs ~40 bytes per 3 bytes read).
+/// Largest real message: a `tools/call` with a full `history` list, about 1,000 values.
+pub const MESSAGE_NODES: Limit = Limit {
+    what: "JSON values per MCP message",
+    env: "TOOLSCOPE_MAX_MESSAGE_NODES",
+    default: 100_000,
+    unit: Unit::Count,
+};
+
 /// Nesting depth of JSON and YAML documents (serde_json's own limit for JSON).
 pub const DEPTH: usize = 128;
 
@@ -178,6 +207,9 @@ pub const ALL: &[Limit] = &[
     GZIP_RATIO,
     RECORD_BYTES,
     QUERY_BYTES,
+    ARG_BYTES,
+    LIST_ITEMS,
+    MESSAGE_NODES,
     REF_NODES,
     REF_NODES_TOTAL,
     YAML_ALIASES,
@@ -449,6 +481,29 @@ pub fn check_query_len(len: usize) -> Result<(), String> {
             "the query is {} long: exceeds {}",
             human_bytes(len as u64),
             QUERY_BYTES.describe()
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a string argument's size against [`ARG_BYTES`]; the error names the argument.
+pub fn check_arg(name: &str, s: &str) -> Result<(), String> {
+    if s.len() as u64 > ARG_BYTES.get() {
+        return Err(format!(
+            "{name} is {} long: exceeds {}",
+            human_bytes(s.len() as u64),
+            ARG_BYTES.describe()
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a list argument's length against [`LIST_ITEMS`]; the error names the argument.
+pub fn check_list(name: &str, len: usize) -> Result<(), String> {
+    if len as u64 > LIST_ITEMS.get() {
+        return Err(format!(
+            "{name} has {len} items: exceeds {}",
+            LIST_ITEMS.describe()
         ));
     }
     Ok(())

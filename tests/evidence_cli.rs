@@ -143,3 +143,109 @@ fn foreign_event_log_with_bad_lines_still_answers() {
             .all(|e| e["decision_point"].as_i64().unwrap() <= 3)
     );
 }
+
+/// JSON-RPC lines from the server's standard output.
+fn responses(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn mcp_survives_bad_bytes_and_long_lines() {
+    let mut input: Vec<u8> = Vec::new();
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\xff\xfe\n");
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+    input.extend_from_slice(
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{\"pad\":\"",
+    );
+    input.extend_from_slice(&vec![b'x'; 2000]);
+    input.extend_from_slice(b"\"}}\n{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n");
+    let out = Command::cargo_bin("toolscope")
+        .unwrap()
+        .args(["mcp", "demo"])
+        .env("TOOLSCOPE_MAX_RECORD_BYTES", "1K")
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let r = responses(&out.stdout);
+    assert_eq!(r.len(), 5, "{r:?}");
+    assert_eq!(r[0]["id"], 1);
+    assert_eq!(r[1]["error"]["code"], -32700);
+    assert_eq!(r[1]["id"], serde_json::Value::Null);
+    assert_eq!(r[2]["id"], 2);
+    assert_eq!(r[2]["result"], serde_json::json!({}));
+    assert_eq!(r[3]["error"]["code"], -32600);
+    let m = r[3]["error"]["message"].as_str().unwrap();
+    assert!(
+        m.contains("exceeds the 1 KiB limit on bytes per record"),
+        "{m}"
+    );
+    assert_eq!(r[4]["id"], 4);
+    assert_eq!(r[4]["result"], serde_json::json!({}));
+}
+
+/// Peak resident memory of a running process in KiB (Linux `VmHWM`).
+fn peak_kib(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    l.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn mcp_refuses_a_50_mb_query_quickly_with_little_memory() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command as Std, Stdio};
+    let mut child = Std::new(env!("CARGO_BIN_EXE_toolscope"))
+        .args(["mcp", "demo", "--budget", "5"])
+        .env_remove("TOOLSCOPE_MAX_RECORD_BYTES")
+        .env_remove("TOOLSCOPE_MAX_QUERY_BYTES")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut read = || {
+        let mut l = String::new();
+        stdout.read_line(&mut l).unwrap();
+        serde_json::from_str::<serde_json::Value>(&l).unwrap()
+    };
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n")
+        .unwrap();
+    assert_eq!(read()["result"]["protocolVersion"], "2025-11-25");
+    let t = std::time::Instant::now();
+    let mut line = Vec::with_capacity((50 << 20) + 200);
+    line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"lookup_recorded_run\",\"arguments\":{\"query\":\"");
+    for _ in 0..(50 << 20) / 16 {
+        line.extend_from_slice(b"refund approval ");
+    }
+    line.extend_from_slice(b"\"}}}\n");
+    stdin.write_all(&line).unwrap();
+    drop(line);
+    let r = read();
+    let took = t.elapsed();
+    let peak = peak_kib(child.id());
+    assert_eq!(r["id"], 1);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let m = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(m.contains("query: the query is 50 MiB long"), "{m}");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
+        .unwrap();
+    assert_eq!(read()["id"], 2);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    // unbounded, this call took 19 s and 5.8 GB; now it is a size check on the parsed line
+    println!("50 MB query refused in {took:?}, server peak RSS {peak:?} KiB");
+    assert!(took.as_secs() < 30, "{took:?}");
+    if let Some(kib) = peak {
+        assert!(kib < 400 << 10, "peak RSS {kib} KiB");
+    }
+}

@@ -1,4 +1,5 @@
-//! `toolscope mcp` driven by the official MCP TypeScript SDK client (tests/mcp/client.mjs).
+//! `toolscope mcp` driven by the official MCP TypeScript SDK client (tests/mcp/client.mjs),
+//! under 2025-11-25 and, with the version rewritten on the way out, 2025-06-18.
 //! `.ci/run` installs the SDK (`npm ci --prefix tests/mcp`); without Node or the SDK the
 //! test prints a SKIP line.
 
@@ -36,5 +37,9 @@ fn official_sdk_client_talks_to_the_server() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "client failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("MCP SDK client: ok"), "{stdout}");
+    assert!(
+        stdout.contains("SEP-1303 isError under 2025-11-25, -32602 under 2025-06-18"),
+        "{stdout}"
+    );
     println!("{}", stdout.trim());
 }

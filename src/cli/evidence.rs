@@ -475,7 +475,7 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
             let k = base.params.top_k;
             let r = cf::compare_suite(&engine, s, &base, &variant, k);
             w.begin_obj();
-            cf::write_suite_fields(&r, &mut w, true);
+            cf::write_suite_fields(&r, &mut w, true, true);
             w.end_obj();
             text.push_str(&format!(
                 "mechanism_status: {} — {}\n",

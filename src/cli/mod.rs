@@ -69,6 +69,9 @@ pub const EXIT_EMPTY: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 
 pub fn run(cli: Cli) -> ExitCode {
+    if let Err(m) = crate::limits::check_overrides() {
+        return ExitCode::from(fail(m));
+    }
     let code = match cli.command {
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Build(args)) => build::run(args),

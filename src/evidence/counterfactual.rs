@@ -329,13 +329,25 @@ pub fn compare_suite(
 }
 
 /// Writes a suite comparison's fields. `per_case_labels` includes per-case hit/RR (which
-/// reveal labels): only for operator scope.
-pub fn write_suite_fields(s: &SuiteComparison, w: &mut JsonWriter, per_case_labels: bool) {
+/// reveal labels): only for operator scope. Without `aggregates` the label-dependent
+/// aggregates (hit@k, MRR and their deltas) are written as `null`: the per-case Jaccard
+/// and RBO, which need no labels, remain.
+pub fn write_suite_fields(
+    s: &SuiteComparison,
+    w: &mut JsonWriter,
+    per_case_labels: bool,
+    aggregates: bool,
+) {
     write_contract(&s.contract, w);
     w.key("k").int(s.k as i64);
     w.key("cases").int(s.cases.len() as i64);
     let ci = |w: &mut JsonWriter, name: &str, base: f64, variant: f64, d: (f64, f64, f64)| {
-        w.key(name).begin_obj();
+        w.key(name);
+        if !aggregates {
+            w.null();
+            return;
+        }
+        w.begin_obj();
         w.key("base").f64(base);
         w.key("variant").f64(variant);
         w.key("delta").f64(d.0);

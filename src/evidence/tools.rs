@@ -4,13 +4,38 @@
 use serde_json::{Map, Value, json};
 
 use super::counterfactual::{compare, compare_suite, write_comparison_fields, write_suite_fields};
-use super::knobs::Knobs;
+use super::knobs::{KNOBS, Knobs};
 use super::registry::{METRICS, REGISTRY_VERSION, Visibility, metric, write_metric};
 use crate::engine::explain::{self, Explanation, RowMetric};
 use crate::engine::{Engine, PROFILE, REFERENCE, trace};
 use crate::jsonout::JsonWriter;
 use crate::lab::metrics::{hit_at_k, mean, reciprocal_rank};
 use crate::lab::suite::Suite;
+
+/// The fewest distinct case queries a suite needs before a model-facing caller is shown a
+/// label-dependent aggregate (`lab.*`, a suite counterfactual's hit@k and MRR): over one
+/// case, hit@k swept over `top_k` is that case's hidden rank.
+pub const LAB_MIN_CASES: usize = 20;
+
+/// Distinct parameter sets a model-facing session may evaluate against the labels (each
+/// `lab.*` call or suite counterfactual side with knobs not evaluated before uses one);
+/// repeating an evaluated set is free. Separate from the call budget.
+pub const LAB_SWEEP_BUDGET: usize = 4;
+
+/// The most events one trace call returns.
+pub const TRACE_LIMIT_MAX: u64 = 10_000;
+
+/// The stages a trace's events belong to (`trace_event`'s `stage` filter).
+pub const TRACE_STAGES: &[&str] = &[
+    "query", "bm25", "seeds", "intent", "expand", "history", "learning", "rank", "render",
+    "selector",
+];
+
+/// Why the selector's knobs are refused to model-facing callers.
+const POST_DECISION_KNOBS: &str = "llm_target and policy are post-decision knobs and are not available to model-facing callers (authorised for models: top_k, depth, token_budget, history, learning, relation_weight, confidence_factor, intent)";
+
+/// The label threat model, as the contracts and withheld answers state it.
+pub const LABEL_THREAT: &str = "lab.* values and suite hit@k/MRR are aggregates over labels a model-facing caller never sees; since an aggregate over few cases, or many aggregates over varied parameters, can reveal a label, a model-facing caller gets them only over a suite of at least 20 distinct case queries, never for one case or a subset, and each distinct parameter set evaluated against the labels uses one of 4 label-sweep units per session (repeats are free): this limits, not removes, what aggregates reveal about labels";
 
 /// Who is calling: a model (sees the current decision only) or an operator (sees all).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +165,7 @@ pub const CONTRACTS: &[ToolContract] = &[
         limitations: &[
             "accounting decomposition does not establish causality",
             "values are recomputed on the loaded graph; a different artifact gives different values",
+            LABEL_THREAT,
         ],
         model_facing: true,
     },
@@ -221,6 +247,7 @@ pub const CONTRACTS: &[ToolContract] = &[
         limitations: &[
             "resolved only when exactly one authorised knob differs on the same graph",
             "a counterfactual on one query does not generalise to other queries",
+            LABEL_THREAT,
         ],
         model_facing: true,
     },
@@ -329,6 +356,9 @@ pub struct Session<'a> {
     pub budget: Option<usize>,
     pub calls: usize,
     pub base_knobs: Knobs,
+    /// The parameter sets evaluated against the labels for a model-facing caller (their
+    /// canonical JSON), at most [`LAB_SWEEP_BUDGET`].
+    label_sets: Vec<String>,
 }
 
 impl<'a> Session<'a> {
@@ -340,6 +370,7 @@ impl<'a> Session<'a> {
             budget: None,
             calls: 0,
             base_knobs: Knobs::default(),
+            label_sets: Vec::new(),
         }
     }
 
@@ -379,32 +410,41 @@ impl<'a> Session<'a> {
         w.end_obj();
     }
 
-    fn query_and_knobs(&self, args: &Map<String, Value>) -> Result<(String, Knobs), ToolError> {
-        let knobs = match args.get("params") {
+    /// The knobs of `args[arg]` applied to the session's base (`params`, `base`).
+    fn knobs_arg(&self, args: &Map<String, Value>, arg: &str) -> Result<Knobs, ToolError> {
+        let knobs = match args.get(arg) {
             None | Some(Value::Null) => self.base_knobs.clone(),
             Some(Value::Object(o)) => self
                 .base_knobs
                 .with(o)
-                .map_err(ToolError::InvalidArguments)?,
+                .map_err(|e| ToolError::InvalidArguments(format!("{arg}: {e}")))?,
             Some(_) => {
-                return Err(ToolError::InvalidArguments(
-                    "params must be an object".into(),
-                ));
+                return Err(ToolError::InvalidArguments(format!(
+                    "{arg} must be an object of knobs"
+                )));
             }
         };
         if self.audience == Audience::Model && (knobs.select != self.base_knobs.select) {
-            return Err(ToolError::Execution(
-                "llm_target and policy are post-decision knobs and are not available to model-facing callers".into(),
-            ));
+            return Err(ToolError::Execution(POST_DECISION_KNOBS.into()));
         }
-        let query = match (args.get("query"), args.get("case_id")) {
+        Ok(knobs)
+    }
+
+    /// The query of `args`: `query`, or the query of the suite case `case_id`.
+    fn query_of(&self, args: &Map<String, Value>) -> Result<String, ToolError> {
+        Ok(match (args.get("query"), args.get("case_id")) {
             (Some(Value::String(q)), _) => q.clone(),
             (_, Some(Value::String(id))) => {
                 let suite = self.suite.ok_or_else(|| {
-                    ToolError::Execution("case_id given but no suite is loaded (--cases)".into())
+                    ToolError::Execution(
+                        "case_id: a case id was given but no suite is loaded (--cases)".into(),
+                    )
                 })?;
                 let c = suite.cases.iter().find(|c| c.id == *id).ok_or_else(|| {
-                    ToolError::Execution(format!("no case {id:?} in the loaded suite"))
+                    ToolError::Execution(format!(
+                        "case_id: no case {:?} in the loaded suite",
+                        super::knobs::clip(id)
+                    ))
                 })?;
                 c.query.clone()
             }
@@ -413,19 +453,31 @@ impl<'a> Session<'a> {
             }
             _ => {
                 return Err(ToolError::InvalidArguments(
-                    "give query (a string) or case_id".into(),
+                    "query: give query (a string) or case_id (a case id of the loaded suite)"
+                        .into(),
                 ));
             }
-        };
-        Ok((query, knobs))
+        })
+    }
+
+    fn query_and_knobs(&self, args: &Map<String, Value>) -> Result<(String, Knobs), ToolError> {
+        let knobs = self.knobs_arg(args, "params")?;
+        Ok((self.query_of(args)?, knobs))
     }
 
     /// Calls a tool; returns its structured result.
+    ///
+    /// The call budget: a call is counted once it names a tool of this session and its
+    /// arguments are an object with only the contract's keys and every required one; from
+    /// then on it counts whether it succeeds, fails a value check (a mistyped, oversized or
+    /// out-of-range argument, an unknown metric, an unauthorised knob) or fails to execute.
+    /// Once the budget is used up every call is refused (an execution error) and not
+    /// counted.
     pub fn call(&mut self, name: &str, args: &Value) -> Result<Value, ToolError> {
         let c = self
             .tools()
             .find(|c| c.name == name)
-            .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
+            .ok_or_else(|| ToolError::UnknownTool(super::knobs::clip(name)))?;
         let empty = Map::new();
         let args = match args {
             Value::Null => &empty,
@@ -436,17 +488,27 @@ impl<'a> Session<'a> {
                 ));
             }
         };
+        let allowed = || {
+            let names: Vec<&str> = c.inputs.iter().map(|i| i.0).collect();
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
         for k in args.keys() {
             if !c.inputs.iter().any(|i| i.0 == k) {
                 return Err(ToolError::InvalidArguments(format!(
-                    "unexpected argument {k:?} for {name}"
+                    "unexpected argument {:?} for {name} (arguments: {})",
+                    super::knobs::clip(k),
+                    allowed()
                 )));
             }
         }
-        for (n, _, req, _) in c.inputs {
+        for (n, t, req, d) in c.inputs {
             if *req && !args.contains_key(*n) {
                 return Err(ToolError::InvalidArguments(format!(
-                    "missing required argument {n:?}"
+                    "missing required argument {n:?} ({t}: {d})"
                 )));
             }
         }
@@ -459,6 +521,7 @@ impl<'a> Session<'a> {
             )));
         }
         self.calls += 1;
+        check_types(c, args)?;
         let mut w = JsonWriter::new();
         w.begin_obj();
         match name {
@@ -474,7 +537,11 @@ impl<'a> Session<'a> {
         w.key("read_only").bool(true);
         w.key("returns_action_recommendations").bool(false);
         w.end_obj();
-        Ok(serde_json::from_str(&w.finish()).expect("tool output is JSON"))
+        serde_json::from_str(&w.finish()).map_err(|e| {
+            ToolError::Execution(format!(
+                "internal error: the result of {name} is not valid JSON ({e})"
+            ))
+        })
     }
 
     fn list_tools(&self, w: &mut JsonWriter) {
@@ -498,6 +565,13 @@ impl<'a> Session<'a> {
             None => w.null(),
         };
         w.end_obj();
+        if self.audience == Audience::Model {
+            w.key("label_sweep_budget").begin_obj();
+            w.key("used").int(self.label_sets.len() as i64);
+            w.key("limit").int(LAB_SWEEP_BUDGET as i64);
+            w.key("min_cases").int(LAB_MIN_CASES as i64);
+            w.end_obj();
+        }
         w.key("visibility_boundary").str(match self.audience {
             Audience::Model => "current_decision: retrieval evidence of the query the model decides on; the baseline selector's verdict and fixture labels are not visible",
             Audience::Operator => "operator: all evidence, including the baseline selector's verdict and suite labels",
@@ -506,13 +580,7 @@ impl<'a> Session<'a> {
 
     fn list_metrics(&self, w: &mut JsonWriter) {
         w.key("metrics").begin_arr();
-        for m in METRICS
-            .iter()
-            .filter(|m| self.audience.sees(m.visibility_scope))
-        {
-            if m.visibility_scope == Visibility::OfflineEvaluation && self.suite.is_none() {
-                continue;
-            }
+        for m in self.listed_metrics() {
             w.begin_obj();
             w.key("metric_id").str(m.metric_id);
             w.key("unit").str(m.unit);
@@ -525,6 +593,14 @@ impl<'a> Session<'a> {
         w.key("registry_version").str(REGISTRY_VERSION);
     }
 
+    /// The metrics this session may ask for (what `list_available_metrics` lists).
+    fn listed_metrics(&self) -> impl Iterator<Item = &'static super::registry::Metric> + '_ {
+        METRICS.iter().filter(|m| {
+            self.audience.sees(m.visibility_scope)
+                && (m.visibility_scope != Visibility::OfflineEvaluation || self.suite.is_some())
+        })
+    }
+
     fn visible_metric(
         &self,
         args: &Map<String, Value>,
@@ -533,13 +609,24 @@ impl<'a> Session<'a> {
             .get("metric_id")
             .and_then(Value::as_str)
             .ok_or_else(|| ToolError::InvalidArguments("metric_id must be a string".into()))?;
+        let allowed = || {
+            self.listed_metrics()
+                .map(|m| m.metric_id)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let m = metric(id).ok_or_else(|| {
-            ToolError::Execution(format!("unknown metric {id:?}; see list_available_metrics"))
+            ToolError::Execution(format!(
+                "metric_id: unknown metric {:?}; allowed: {} (see list_available_metrics)",
+                super::knobs::clip(id),
+                allowed()
+            ))
         })?;
         if !self.audience.sees(m.visibility_scope) {
             return Err(ToolError::Execution(format!(
-                "metric {id} is {} and not visible to model-facing callers",
-                m.visibility_scope.as_str()
+                "metric_id: metric {id} is {} and not visible to model-facing callers; allowed: {}",
+                m.visibility_scope.as_str(),
+                allowed()
             )));
         }
         Ok(m)
@@ -557,7 +644,7 @@ impl<'a> Session<'a> {
     }
 
     fn explain_metric(
-        &self,
+        &mut self,
         args: &Map<String, Value>,
         w: &mut JsonWriter,
     ) -> Result<(), ToolError> {
@@ -573,7 +660,7 @@ impl<'a> Session<'a> {
                 .and_then(Value::as_str)
                 .ok_or_else(|| {
                     ToolError::InvalidArguments(format!(
-                        "{} is per tool: give scope_id (a tool name from the results)",
+                        "scope_id: {} is per tool: give scope_id (a tool name from the results)",
                         m.metric_id
                     ))
                 })?;
@@ -645,8 +732,48 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// For a model-facing caller, whether label-dependent aggregates over `suite` at these
+    /// knob sets, each scored at hit@`k`, may be shown: `Ok(Some(why))` withholds them (too
+    /// few distinct cases), an error refuses the call (the label sweep budget would be
+    /// exceeded; nothing is recorded), `Ok(None)` shows them and records the sets.
+    /// Operators are not limited.
+    fn label_gate(
+        &mut self,
+        suite: &Suite,
+        sets: &[&Knobs],
+        k: usize,
+    ) -> Result<Option<String>, ToolError> {
+        if self.audience == Audience::Operator {
+            return Ok(None);
+        }
+        let n = distinct_queries(suite);
+        if n < LAB_MIN_CASES {
+            return Ok(Some(format!(
+                "label-dependent aggregates withheld: the loaded suite has {n} distinct case queries, and a model-facing caller is shown such aggregates only over at least {LAB_MIN_CASES} (an aggregate over few cases reveals their labels)"
+            )));
+        }
+        let mut new: Vec<String> = Vec::new();
+        for knobs in sets {
+            let mut key: Vec<Value> = KNOBS.iter().map(|n| knobs.get(n)).collect();
+            key.push(k.into());
+            let key = Value::Array(key).to_string();
+            if !self.label_sets.contains(&key) && !new.contains(&key) {
+                new.push(key);
+            }
+        }
+        if self.label_sets.len() + new.len() > LAB_SWEEP_BUDGET {
+            return Err(ToolError::Execution(format!(
+                "label sweep budget exhausted: {}/{LAB_SWEEP_BUDGET} distinct parameter sets were evaluated against the suite labels in this session and this call needs {} more; calls repeating an evaluated parameter set are still answered",
+                self.label_sets.len(),
+                new.len()
+            )));
+        }
+        self.label_sets.extend(new);
+        Ok(None)
+    }
+
     fn explain_lab(
-        &self,
+        &mut self,
         m: &super::registry::Metric,
         args: &Map<String, Value>,
         w: &mut JsonWriter,
@@ -654,14 +781,26 @@ impl<'a> Session<'a> {
         let suite = self.suite.ok_or_else(|| {
             ToolError::Execution(format!("{} needs a suite (--cases)", m.metric_id))
         })?;
-        let knobs = match args.get("params") {
-            Some(Value::Object(o)) => self
-                .base_knobs
-                .with(o)
-                .map_err(ToolError::InvalidArguments)?,
-            _ => self.base_knobs.clone(),
-        };
+        for a in ["query", "case_id", "scope_id"] {
+            if args.get(a).is_some_and(|v| !v.is_null()) {
+                return Err(ToolError::InvalidArguments(format!(
+                    "{a}: {} is an aggregate over the whole loaded suite, never over one case or a subset; give metric_id and params only",
+                    m.metric_id
+                )));
+            }
+        }
+        let knobs = self.knobs_arg(args, "params")?;
         let k = knobs.params.top_k;
+        if let Some(why) = self.label_gate(suite, &[&knobs], k)? {
+            w.key("metric_id").str(m.metric_id);
+            w.key("value").null();
+            w.key("unit").str(m.unit);
+            w.key("k").int(k as i64);
+            w.key("mechanism_status").str("unresolved");
+            w.key("limitations").str_list(&[why.as_str(), LABEL_THREAT]);
+            self.provenance(w, &knobs, m.formula_version);
+            return Ok(());
+        }
         let mut per: Vec<f64> = Vec::new();
         for c in &suite.cases {
             let r = self.engine.retrieve(&c.query, &knobs.params);
@@ -727,6 +866,40 @@ impl<'a> Session<'a> {
         w: &mut JsonWriter,
     ) -> Result<(), ToolError> {
         let (query, knobs) = self.query_and_knobs(args)?;
+        let limit = match args.get("limit") {
+            None | Some(Value::Null) => 200,
+            Some(v) => match v.as_u64() {
+                Some(n) if n <= TRACE_LIMIT_MAX => n as usize,
+                _ => {
+                    return Err(ToolError::InvalidArguments(format!(
+                        "limit: expected an integer from 0 to {TRACE_LIMIT_MAX}, got {v}"
+                    )));
+                }
+            },
+        };
+        let stage = args.get("stage").and_then(Value::as_str);
+        if let Some(s) = stage
+            && !TRACE_STAGES.contains(&s)
+        {
+            return Err(ToolError::InvalidArguments(format!(
+                "stage: unknown stage {:?}; allowed: {}",
+                super::knobs::clip(s),
+                TRACE_STAGES.join(", ")
+            )));
+        }
+        let tool = args.get("tool").and_then(Value::as_str);
+        if name == "trace_entity" {
+            let tool =
+                tool.ok_or_else(|| ToolError::InvalidArguments("tool must be a string".into()))?;
+            if self.engine.graph.tool_id(tool).is_none()
+                && self.engine.graph.node_id(tool).is_none()
+            {
+                return Err(ToolError::Execution(format!(
+                    "tool: no tool named {:?} in the graph",
+                    super::knobs::clip(tool)
+                )));
+            }
+        }
         let with_selector = self.audience == Audience::Operator;
         let (_, _, t) = trace::record(
             self.engine,
@@ -734,22 +907,10 @@ impl<'a> Session<'a> {
             &knobs.params,
             with_selector.then_some(&knobs.select),
         );
-        let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(200) as usize;
-        let events: Vec<&trace::Event> = if name == "trace_entity" {
-            let tool = args
-                .get("tool")
-                .and_then(Value::as_str)
-                .ok_or_else(|| ToolError::InvalidArguments("tool must be a string".into()))?;
-            if self.engine.graph.tool_id(tool).is_none()
-                && self.engine.graph.node_id(tool).is_none()
-            {
-                return Err(ToolError::Execution(format!(
-                    "no tool named {tool:?} in the graph"
-                )));
-            }
+        let events: Vec<&trace::Event> = if let (true, Some(tool)) = (name == "trace_entity", tool)
+        {
             t.entity(tool)
         } else {
-            let stage = args.get("stage").and_then(Value::as_str);
             t.events
                 .iter()
                 .filter(|e| stage.is_none_or(|s| e.stage == s))
@@ -772,45 +933,57 @@ impl<'a> Session<'a> {
     }
 
     fn counterfactual(
-        &self,
+        &mut self,
         args: &Map<String, Value>,
         w: &mut JsonWriter,
     ) -> Result<(), ToolError> {
-        let base = match args.get("base") {
-            None | Some(Value::Null) => self.base_knobs.clone(),
-            Some(Value::Object(o)) => self
-                .base_knobs
-                .with(o)
-                .map_err(ToolError::InvalidArguments)?,
-            Some(_) => return Err(ToolError::InvalidArguments("base must be an object".into())),
-        };
+        let base = self.knobs_arg(args, "base")?;
         let change = args
             .get("change")
             .and_then(Value::as_object)
             .ok_or_else(|| {
                 ToolError::InvalidArguments("change must be an object of knobs".into())
             })?;
-        let variant = base.with(change).map_err(ToolError::InvalidArguments)?;
-        if self.audience == Audience::Model
-            && (base.select != self.base_knobs.select || variant.select != self.base_knobs.select)
-        {
-            return Err(ToolError::Execution("llm_target and policy are post-decision knobs and are not available to model-facing callers".into()));
+        let variant = base
+            .with(change)
+            .map_err(|e| ToolError::InvalidArguments(format!("change: {e}")))?;
+        if self.audience == Audience::Model && variant.select != self.base_knobs.select {
+            return Err(ToolError::Execution(POST_DECISION_KNOBS.into()));
         }
         if args.get("suite").and_then(Value::as_bool).unwrap_or(false) {
             let suite = self.suite.ok_or_else(|| {
                 ToolError::Execution("suite comparison needs a suite (--cases)".into())
             })?;
+            for a in ["query", "case_id"] {
+                if args.get(a).is_some_and(|v| !v.is_null()) {
+                    return Err(ToolError::InvalidArguments(format!(
+                        "{a}: a suite comparison runs over every case of the loaded suite, never one case or a subset; give change (and base) only"
+                    )));
+                }
+            }
+            // both sides are scored at hit@k of the base's top_k
+            let withheld = self.label_gate(suite, &[&base, &variant], base.params.top_k)?;
             let s = compare_suite(self.engine, suite, &base, &variant, base.params.top_k);
             w.key("suite").str(&suite.name);
-            write_suite_fields(&s, w, self.audience == Audience::Operator);
+            write_suite_fields(
+                &s,
+                w,
+                self.audience == Audience::Operator,
+                withheld.is_none(),
+            );
+            if let Some(why) = &withheld {
+                w.key("limitations").str_list(&[why.as_str(), LABEL_THREAT]);
+            }
             self.provenance(w, &base, PROFILE);
             w.key("variant_params");
-            variant.write_json(w);
+            if self.audience == Audience::Model {
+                write_knobs_retrieval(&variant, w);
+            } else {
+                variant.write_json(w);
+            }
             return Ok(());
         }
-        let mut q_args = args.clone();
-        q_args.remove("params");
-        let (query, _) = self.query_and_knobs(&q_args)?;
+        let query = self.query_of(args)?;
         let c = compare(
             self.engine,
             &query,
@@ -866,6 +1039,73 @@ impl<'a> Session<'a> {
         self.provenance(w, &knobs, PROFILE);
         Ok(())
     }
+}
+
+/// What a JSON value is, for messages ("a number").
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a fractional number",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Checks each given argument's JSON type against the contract and each string's size
+/// against the limits (the query against [`crate::limits::QUERY_BYTES`], the others
+/// against [`crate::limits::ARG_BYTES`]), before any work. `null` stands for an optional
+/// argument not given.
+fn check_types(c: &ToolContract, args: &Map<String, Value>) -> Result<(), ToolError> {
+    for (n, t, req, d) in c.inputs {
+        let Some(v) = args.get(*n) else { continue };
+        if v.is_null() && !*req {
+            continue;
+        }
+        let (ok, want) = match *t {
+            "string" => (v.is_string(), "a string"),
+            "integer" => (v.is_i64() || v.is_u64(), "an integer"),
+            "object" => (v.is_object(), "an object"),
+            "boolean" => (v.is_boolean(), "true or false"),
+            _ => (true, ""),
+        };
+        if !ok {
+            return Err(ToolError::InvalidArguments(format!(
+                "{n}: expected {want} ({d}), got {}",
+                kind(v)
+            )));
+        }
+        if let Value::String(s) = v {
+            if *n == "query" {
+                crate::limits::check_query(s).map_err(|e| format!("query: {e}"))
+            } else {
+                crate::limits::check_arg(n, s)
+            }
+            .map_err(ToolError::InvalidArguments)?;
+        }
+    }
+    Ok(())
+}
+
+/// Case queries as the label threshold counts them: lower case, runs of white space as
+/// one space, so a suite cannot reach [`LAB_MIN_CASES`] by repeating one query.
+fn distinct_queries(suite: &Suite) -> usize {
+    let mut seen: Vec<String> = suite
+        .cases
+        .iter()
+        .map(|c| {
+            c.query
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        })
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
 }
 
 fn write_knobs_retrieval(k: &Knobs, w: &mut JsonWriter) {
@@ -945,5 +1185,62 @@ mod tests {
         assert!(s.call("list_available_metrics", &json!({})).is_ok());
         let e = s.call("list_available_tools", &json!({})).unwrap_err();
         assert!(e.to_string().contains("budget exhausted"), "{e}");
+    }
+
+    #[test]
+    fn the_threat_model_text_matches_the_constants() {
+        assert!(LABEL_THREAT.contains(&format!("at least {LAB_MIN_CASES} distinct")));
+        assert!(LABEL_THREAT.contains(&format!("one of {LAB_SWEEP_BUDGET} label-sweep units")));
+        for name in ["explain_metric", "compare_bounded_counterfactual"] {
+            assert!(contract(name).unwrap().limitations.contains(&LABEL_THREAT));
+        }
+    }
+
+    #[test]
+    fn trace_stages_cover_every_event_and_arguments_are_checked_first() {
+        let engine = Engine::new(crate::demo::load_demo().unwrap());
+        let mut params = crate::engine::Params::default();
+        let r = engine.retrieve("refund approval", &params);
+        params.history = vec![r.rows[0].name.clone()];
+        for q in ["refund approval", "주문 취소해줘", "zzzz"] {
+            let (_, _, t) = trace::record(&engine, q, &params, Some(&Default::default()));
+            for e in &t.events {
+                assert!(TRACE_STAGES.contains(&e.stage), "{}", e.stage);
+            }
+        }
+        let mut s = Session::new(&engine, Audience::Operator);
+        for (args, want) in [
+            (json!({"query": ["x"]}), "query: expected a string"),
+            (
+                json!({"query": "x", "limit": 1.5}),
+                "limit: expected an integer",
+            ),
+            (
+                json!({"query": "x", "limit": -1}),
+                "limit: expected an integer from 0 to",
+            ),
+            (
+                json!({"query": "x", "params": []}),
+                "params: expected an object",
+            ),
+            (
+                json!({"query": "x", "stage": "selectr"}),
+                "allowed: query, bm25",
+            ),
+        ] {
+            let e = s.call("trace_event", &args).unwrap_err();
+            assert!(
+                matches!(&e, ToolError::InvalidArguments(m) if m.contains(want)),
+                "{args}: {e}"
+            );
+        }
+        // a weight that overflowed the scores to infinity (and panicked) is out of range
+        let e = s
+            .call(
+                "lookup_recorded_run",
+                &json!({"query": "refund approval", "params": {"relation_weight": {"relation": "requires", "weight": 1e308}, "depth": 3}}),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("from 0 to 10"), "{e}");
     }
 }

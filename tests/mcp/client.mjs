@@ -1,6 +1,9 @@
 // Drives `toolscope mcp` with the official MCP TypeScript SDK client and checks the
 // contract: negotiation, tool annotations, structured results, execution errors as
-// isError, protocol errors as JSON-RPC errors, the call budget and hidden labels.
+// isError, protocol errors as JSON-RPC errors, the call budget and hidden labels; and the
+// two error kinds per protocol version: under 2025-11-25 (the SDK's latest) an invalid
+// argument is an isError result (SEP-1303), under 2025-06-18 a JSON-RPC -32602 error; an
+// unknown tool is a JSON-RPC -32602 error under both.
 // usage: node client.mjs /path/to/toolscope /path/to/cases.jsonl
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -12,9 +15,15 @@ const transport = new StdioClientTransport({
   args: ["mcp", "demo", "--cases", cases, "--budget", "12"],
   stderr: "pipe",
 });
+// the client hands the negotiated version to transports that take one
+let negotiated = null;
+transport.setProtocolVersion = (v) => {
+  negotiated = v;
+};
 const client = new Client({ name: "toolscope-sdk-test", version: "1.0.0" });
 await client.connect(transport);
 
+assert.equal(negotiated, "2025-11-25");
 const info = client.getServerVersion();
 assert.equal(info.name, "toolscope");
 assert.ok(client.getServerCapabilities().tools, "tools capability");
@@ -87,6 +96,24 @@ try {
 }
 assert.ok(protocolError, "unknown tool is a protocol error");
 assert.equal(protocolError.code, -32602);
+assert.match(protocolError.message, /unknown tool/);
+
+// SEP-1303: an invalid argument is a tool execution error the model sees, naming the
+// argument and what it accepts
+const badArg = await client.callTool({
+  name: "lookup_recorded_run",
+  arguments: { query: "refund approval", params: { top_k: -5 } },
+});
+assert.equal(badArg.isError, true);
+assert.match(badArg.content[0].text, /^invalid arguments for lookup_recorded_run: params: knob top_k: expected an integer from 0 to 10000/);
+assert.ok(!("structuredContent" in badArg), "no structured content on an error");
+
+// label-dependent aggregates over a 3-case suite are withheld
+const lab = await client.callTool({ name: "explain_metric", arguments: { metric_id: "lab.hit_at_k", params: { top_k: 1 } } });
+assert.equal(lab.isError, false);
+assert.equal(lab.structuredContent.value, null);
+assert.equal(lab.structuredContent.mechanism_status, "unresolved");
+assert.match(lab.structuredContent.limitations[0], /withheld/);
 
 await client.ping();
 
@@ -103,4 +130,40 @@ assert.ok(exhausted, "budget exhausted");
 assert.match(exhausted.content[0].text, /budget exhausted/);
 
 await client.close();
-console.log(`MCP SDK client: ok (${tools.length} tools, protocol negotiated, budget enforced)`);
+
+// a client that negotiates 2025-06-18 (the SDK sends its latest version; the transport
+// rewrites it) keeps the older answer: -32602 for invalid arguments
+const oldTransport = new StdioClientTransport({ command: bin, args: ["mcp", "demo"], stderr: "pipe" });
+let oldNegotiated = null;
+oldTransport.setProtocolVersion = (v) => {
+  oldNegotiated = v;
+};
+const send = oldTransport.send.bind(oldTransport);
+oldTransport.send = (msg, opts) => {
+  if (msg.method === "initialize") msg.params.protocolVersion = "2025-06-18";
+  return send(msg, opts);
+};
+const old = new Client({ name: "toolscope-sdk-test-2025-06-18", version: "1.0.0" });
+await old.connect(oldTransport);
+assert.equal(oldNegotiated, "2025-06-18");
+let oldError = null;
+try {
+  await old.callTool({ name: "lookup_recorded_run", arguments: { query: "refund approval", params: { top_k: -5 } } });
+} catch (e) {
+  oldError = e;
+}
+assert.ok(oldError, "under 2025-06-18 an invalid argument is a protocol error");
+assert.equal(oldError.code, -32602);
+assert.match(oldError.message, /params: knob top_k/);
+let oldUnknown = null;
+try {
+  await old.callTool({ name: "no_such_tool", arguments: {} });
+} catch (e) {
+  oldUnknown = e;
+}
+assert.equal(oldUnknown?.code, -32602);
+const oldExec = await old.callTool({ name: "explain_metric", arguments: { metric_id: "no.such.metric", query: "x" } });
+assert.equal(oldExec.isError, true, "execution errors stay isError results");
+await old.close();
+
+console.log(`MCP SDK client: ok (${tools.length} tools, protocol negotiated, budget enforced, SEP-1303 isError under 2025-11-25, -32602 under 2025-06-18)`);
