@@ -101,7 +101,7 @@ pub const GZIP_RATIO: Limit = Limit {
 pub const GZIP_RATIO_FROM: u64 = 64 << 20;
 
 /// Bytes of one JSON Lines record (a batch case, an evidence record, an MCP message).
-/// Largest real record: a golden batch output line of ~70 KB.
+/// Largest real record: a `--batch` output line on GitHub's full graph, 8.3 MB.
 pub const RECORD_BYTES: Limit = Limit {
     what: "bytes per record",
     env: "TOOLSCOPE_MAX_RECORD_BYTES",
@@ -109,7 +109,7 @@ pub const RECORD_BYTES: Limit = Limit {
     unit: Unit::Bytes,
 };
 
-/// Bytes of one query. Largest real query in the golden sets and suites: 150 bytes.
+/// Bytes of one query. Largest real query in the golden sets and suites: 8.8 KB.
 pub const QUERY_BYTES: Limit = Limit {
     what: "query bytes",
     env: "TOOLSCOPE_MAX_QUERY_BYTES",
@@ -192,7 +192,7 @@ pub const TOOLS: Limit = Limit {
     unit: Unit::Count,
 };
 
-/// Edges in one graph. Largest real graph: 50k synthetic, about 0.6 million edges.
+/// Edges in one graph. Largest real graph: 50k synthetic, 264,646 edges.
 pub const EDGES: Limit = Limit {
     what: "edges per graph",
     env: "TOOLSCOPE_MAX_EDGES",

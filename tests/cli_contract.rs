@@ -491,3 +491,240 @@ fn large_files_load_on_the_parallel_path_with_the_same_errors() {
         "truncated JSON",
     );
 }
+
+/// The reliability trial's F10: `build -o -` into a pipe that closes early exits 0.
+#[test]
+fn build_to_a_closed_pipe_is_not_an_error() {
+    let spec =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ingest/users.openapi.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolscope"))
+        .args(["build", spec.to_str().unwrap(), "-o", "-", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut one = [0u8; 1];
+    std::io::Read::read_exact(&mut stdout, &mut one).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The trial's overwrite findings: `build X -o X` kept the artifact in place of the spec,
+/// `-o existing` overwrote without asking, `-o link` wrote through a symlink.
+#[test]
+fn build_never_destroys_an_input_or_an_existing_file() {
+    let d = tmp();
+    let src = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ingest/users.openapi.json"),
+    )
+    .unwrap();
+    let spec = write(&d, "spec.json", &src);
+    let s = spec.to_str().unwrap();
+    let run = |args: &[&str]| bin().args(args).output().unwrap();
+    // the output is the input: refused, with or without --force
+    for extra in [&[][..], &["--force"][..]] {
+        let o = run(&[&["build", s, "-o", s], extra].concat());
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("is the input"), "{err}");
+        assert_eq!(std::fs::read(&spec).unwrap(), src, "the spec is intact");
+    }
+    // an existing file is kept without --force, replaced with it
+    let out = write(&d, "precious.json", b"precious");
+    let o = run(&["build", s, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious");
+    let o = run(&[
+        "build",
+        s,
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+        "--quiet",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(std::fs::read_to_string(&out).unwrap().contains("\"tools\""));
+    // a symlink to the input is the input; a symlink elsewhere needs --force
+    #[cfg(unix)]
+    {
+        let link = d.join("link.json");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&spec, &link).unwrap();
+        let o = run(&["build", s, "-o", link.to_str().unwrap(), "--force"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(std::fs::read(&spec).unwrap(), src);
+        let victim = write(&d, "victim.txt", b"victim");
+        let l2 = d.join("l2.json");
+        let _ = std::fs::remove_file(&l2);
+        std::os::unix::fs::symlink(&victim, &l2).unwrap();
+        let o = run(&["build", s, "-o", l2.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(std::fs::read(&victim).unwrap(), b"victim");
+    }
+    // no temporary file is left behind by any of it
+    let left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// The trial's F2 and F3: an exponential `$ref` fan-out and a YAML "billion laughs" are
+/// one-line errors naming the file, the place and the limit, in bounded time.
+#[test]
+fn ref_and_alias_bombs_stop_at_their_limits() {
+    let d = tmp();
+    let depth = 12;
+    let mut schemas = Vec::new();
+    for i in 0..depth {
+        let props: Vec<String> = "abcd"
+            .chars()
+            .map(|k| format!(r##""{k}": {{"$ref": "#/components/schemas/S{}"}}"##, i + 1))
+            .collect();
+        schemas.push(format!(
+            r#""S{i}": {{"type": "object", "properties": {{{}}}}}"#,
+            props.join(", ")
+        ));
+    }
+    schemas.push(format!(r#""S{depth}": {{"type": "string"}}"#));
+    let spec = format!(
+        r##"{{"openapi": "3.0.3", "info": {{"title": "t", "version": "1"}}, "paths": {{"/a": {{"get": {{"operationId": "getA", "responses": {{"200": {{"description": "ok", "content": {{"application/json": {{"schema": {{"$ref": "#/components/schemas/S0"}}}}}}}}}}}}}}}}, "components": {{"schemas": {{{}}}}}}}"##,
+        schemas.join(", ")
+    );
+    let bomb = write(&d, "refbomb.json", spec.as_bytes());
+    let t = std::time::Instant::now();
+    let o = bin()
+        .args([
+            "build",
+            bomb.to_str().unwrap(),
+            "-o",
+            d.join("rb.out").to_str().unwrap(),
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for want in ["refbomb.json", "/paths/~1a/get", "TOOLSCOPE_MAX_REF_NODES"] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    assert!(
+        t.elapsed().as_secs() < 30,
+        "stopped early: {:?}",
+        t.elapsed()
+    );
+    let mut yaml = String::from(
+        "openapi: 3.0.0\ninfo: {title: t, version: '1'}\nx-a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+    for w in names.windows(2) {
+        yaml.push_str(&format!(
+            "x-{}: &{} [{}]\n",
+            w[1],
+            w[1],
+            vec![format!("*{}", w[0]); 9].join(",")
+        ));
+    }
+    yaml.push_str("paths: {}\n");
+    let laughs = write(&d, "laughs.yaml", yaml.as_bytes());
+    let o = bin()
+        .args([
+            "build",
+            laughs.to_str().unwrap(),
+            "-o",
+            d.join("l.out").to_str().unwrap(),
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("laughs.yaml:") && err.contains("TOOLSCOPE_MAX_YAML_ALIAS_NODES"),
+        "{err}"
+    );
+}
+
+/// Special files are refused by type before they are opened: no path blocks on a FIFO or
+/// reads `/dev/zero` until memory runs out (the trial's F4 and F6).
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_at_once() {
+    let d = tmp();
+    let fifo = d.join("fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let f = fifo.to_str().unwrap();
+    for args in [
+        vec!["query", f, "x"],
+        vec!["build", f, "-o", "/dev/null"],
+        vec!["query", "demo", "--batch", f],
+        vec!["query", "demo", "--batch", "/dev/zero"],
+        vec!["query", "/dev/zero", "x"],
+        vec!["lab", "eval", "demo", f],
+        vec!["query", "demo", "x", "--learning", f],
+    ] {
+        let t = std::time::Instant::now();
+        let o = bin()
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(10))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+        assert!(t.elapsed().as_secs() < 5, "{args:?} took {:?}", t.elapsed());
+    }
+}
+
+/// Two MCP tools with one name: the later replaces the earlier, and the build says so.
+#[test]
+fn duplicate_tool_names_in_a_list_are_warned() {
+    let d = tmp();
+    let list = write(
+        &d,
+        "dup.mcp.json",
+        br#"{"tools": [{"name": "readFile", "description": "read a file", "inputSchema": {}}, {"name": "readFile", "description": "read it again", "inputSchema": {}}]}"#,
+    );
+    let o = bin()
+        .args([
+            "build",
+            list.to_str().unwrap(),
+            "-o",
+            d.join("dup.out").to_str().unwrap(),
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("dup.mcp.json:/tools/1: duplicate tool name \"readFile\""),
+        "{err}"
+    );
+}
