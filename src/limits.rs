@@ -89,7 +89,7 @@ pub const GZIP_BYTES: Limit = Limit {
 
 /// Decompressed-to-compressed ratio allowed once the output passes
 /// [`GZIP_RATIO_FROM`]: deflate reaches ~1,030:1 only on degenerate data (a "gzip
-/// bomb"); real JSON artifacts compress 5-25:1 (GitHub's full graph: 14:1).
+/// bomb"); real JSON artifacts compress 5-25:1 (GitHub's full graph: 19:1).
 pub const GZIP_RATIO: Limit = Limit {
     what: "gzip expansion",
     env: "TOOLSCOPE_MAX_GZIP_RATIO",
