@@ -4,7 +4,7 @@
 //! (`ensure_ascii=False`). Floats use Python's `repr` (`1.0`, `1e-05`), integers have no
 //! decimal point, so a reader that compares by type sees what the reference wrote.
 
-use crate::engine::pytext::float_repr;
+use crate::pytext::float_repr;
 
 #[derive(Default)]
 pub struct JsonWriter {
@@ -97,7 +97,7 @@ impl JsonWriter {
 
     pub fn f64(&mut self, x: f64) -> &mut Self {
         self.before_value();
-        crate::engine::pytext::push_float_repr(&mut self.out, x);
+        crate::pytext::push_float_repr(&mut self.out, x);
         self
     }
 

@@ -154,7 +154,7 @@ proptest! {
         let _ = toolscope::lab::suite::parse_suite("s.json", "s", &text);
         let engine = toolscope::tui::harness::demo_engine();
         for line in text.lines() {
-            let _ = toolscope::cli::query::batch_line(&engine, line);
+            let _ = toolscope::output::batch::batch_line(&engine, line);
         }
     }
 
@@ -188,7 +188,7 @@ fn evidence_seed() -> Vec<u8> {
         let line = format!(
             r#"{{"id": "{q}", "query": "{q}", "selector": {{"llm_target": "getRefund"}}}}"#
         );
-        out.push_str(&toolscope::cli::query::batch_line(&engine, &line).unwrap());
+        out.push_str(&toolscope::output::batch::batch_line(&engine, &line).unwrap());
         out.push('\n');
     }
     out.into_bytes()

@@ -198,7 +198,7 @@ pub fn tree_text(e: &Explanation, ascii: bool) -> String {
         out.push_str(&format!(
             "{head}{}{w} = {}{op}{detail}\n",
             line(&e.label),
-            crate::engine::pytext::float_repr(e.value)
+            crate::pytext::float_repr(e.value)
         ));
         let child_prefix = if root {
             String::new()

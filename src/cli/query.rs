@@ -1,7 +1,6 @@
 //! `toolscope query`: one query as a table or JSON, or a batch of golden-format cases.
 
 use clap::Args;
-use serde::Deserialize;
 use serde_json::Value;
 use std::io::{BufRead, BufWriter, Write};
 
@@ -161,93 +160,6 @@ pub fn run(args: QueryArgs) -> u8 {
     }
 }
 
-#[derive(Deserialize)]
-struct Case {
-    #[serde(default)]
-    id: Value,
-    query: String,
-    #[serde(default)]
-    params: CaseParams,
-    #[serde(default)]
-    selector: Option<CaseSelector>,
-}
-
-#[derive(Deserialize, Default)]
-struct CaseParams {
-    top_k: Option<usize>,
-    depth: Option<usize>,
-    token_budget: Option<usize>,
-    #[serde(default)]
-    history: Option<Vec<String>>,
-    #[serde(default)]
-    learning_suggestions: Option<Vec<Value>>,
-}
-
-#[derive(Deserialize)]
-struct CaseSelector {
-    #[serde(default)]
-    llm_target: Option<String>,
-    #[serde(default)]
-    policy: Option<String>,
-}
-
-fn case_params(p: CaseParams) -> Params {
-    let d = Params::default();
-    Params {
-        top_k: p.top_k.unwrap_or(d.top_k),
-        depth: p.depth.unwrap_or(d.depth),
-        token_budget: p.token_budget.unwrap_or(d.token_budget),
-        history: p.history.unwrap_or_default(),
-        learning_suggestions: p.learning_suggestions.unwrap_or_default(),
-        ..d
-    }
-}
-
-/// Why a batch line could not be run.
-#[derive(Debug)]
-pub enum BatchError {
-    Json(serde_json::Error),
-    /// The query is over [`crate::limits::QUERY_BYTES`].
-    Query(String),
-}
-
-impl std::fmt::Display for BatchError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BatchError::Json(e) => e.fmt(f),
-            BatchError::Query(m) => f.write_str(m),
-        }
-    }
-}
-
-/// One batch line: `{"id", "retrieval", "selection"}`.
-pub fn batch_line(engine: &Engine, line: &str) -> Result<String, BatchError> {
-    let case: Case = serde_json::from_str(line).map_err(BatchError::Json)?;
-    crate::limits::check_query(&case.query).map_err(BatchError::Query)?;
-    let params = case_params(case.params);
-    let r = engine.retrieve(&case.query, &params);
-    let mut w = JsonWriter::with_capacity(16384);
-    w.begin_obj();
-    w.key("id").value(&case.id);
-    w.key("retrieval");
-    json::write_retrieval(engine, &r, &mut w);
-    w.key("selection");
-    match case.selector {
-        Some(sel) => {
-            let sp = SelectParams {
-                llm_target: sel.llm_target,
-                policy: sel.policy.unwrap_or_else(|| "strong_evidence".into()),
-            };
-            json::write_selection(&engine.select(&r, &sp), &mut w);
-        }
-        None => {
-            w.null();
-        }
-    }
-    w.end_obj();
-    Ok(w.finish())
-}
-
 fn run_batch(engine: &Engine, path: &str) -> u8 {
     use crate::limits::{Line, Lines, RECORD_BYTES};
     let name = crate::sanitize::line(path);
@@ -294,7 +206,7 @@ fn run_batch(engine: &Engine, path: &str) -> u8 {
         if line.trim().is_empty() {
             continue;
         }
-        match batch_line(engine, &line) {
+        match crate::output::batch::batch_line(engine, &line) {
             Ok(s) => {
                 if out
                     .write_all(s.as_bytes())
@@ -304,11 +216,11 @@ fn run_batch(engine: &Engine, path: &str) -> u8 {
                     return EXIT_OK; // closed pipe
                 }
             }
-            Err(BatchError::Json(e)) => {
+            Err(crate::output::batch::BatchError::Json(e)) => {
                 let _ = out.flush();
                 return fail(json_error(&name, &e, "").with_line(at));
             }
-            Err(BatchError::Query(m)) => {
+            Err(crate::output::batch::BatchError::Query(m)) => {
                 let _ = out.flush();
                 return fail(InputError::new(&name, &format!("{at}"), m));
             }

@@ -6,8 +6,8 @@
 
 use super::rx::LazyRegex;
 
-use super::pytext;
 use crate::model::Tool;
+use crate::pytext;
 
 macro_rules! rx {
     ($name:ident, $p:expr) => {

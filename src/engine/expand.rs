@@ -159,7 +159,7 @@ pub fn expand_recorded<R: Recorder>(
                     let (w, c) = if fast {
                         (
                             super::intent::RELATION_ROWS[key.relation_row as usize][col],
-                            key.conf_factor,
+                            super::intent::CONFIDENCE_FACTORS[key.confidence as usize],
                         )
                     } else {
                         let edge = graph.edge(e);

@@ -10,11 +10,11 @@ use super::Engine;
 use super::expand::Origin;
 use super::index::K1;
 use super::params::{Params, SelectParams};
-use super::pytext::round;
 use super::query::{Bm25Parts, finish_score};
 use super::retrieve::{Retrieval, RowOrigin, Stages, seed_stages};
 use super::select::{EvidenceItem, Selection};
 use crate::model::{NodeId, ToolId};
+use crate::pytext::round;
 
 /// How a node's value is computed from its children.
 #[derive(Debug, Clone, PartialEq)]
@@ -378,7 +378,7 @@ fn fallback_hits(name: &str, desc: &str, query: &str) -> (usize, usize) {
     use unicode_normalization::UnicodeNormalization;
     use unicode_normalization::char::canonical_combining_class;
     let strip = |s: &str| -> String {
-        super::pytext::lower(
+        crate::pytext::lower(
             &s.nfkd()
                 .filter(|&c| canonical_combining_class(c) == 0)
                 .collect::<String>(),
@@ -390,7 +390,7 @@ fn fallback_hits(name: &str, desc: &str, query: &str) -> (usize, usize) {
             matches!(
                 c,
                 '_' | '-' | '/' | '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')'
-            ) || super::pytext::is_space(c)
+            ) || crate::pytext::is_space(c)
         })
         .filter(|t| t.chars().count() > 1)
         .collect();

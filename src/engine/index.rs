@@ -7,9 +7,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use super::lexicon::{BASE_STOPWORDS, PROTECTED_TERMS};
-use super::pytext;
 use super::tokenize::Tokenizer;
 use crate::model::{Graph, Tool, ToolId};
+use crate::pytext;
 
 pub const K1: f64 = 1.2;
 pub const B: f64 = 0.75;

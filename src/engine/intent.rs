@@ -3,7 +3,7 @@
 use super::lexicon::{
     INTENT_DELETE, INTENT_POSTPOSITIONS, INTENT_READ, INTENT_VERB_ENDINGS, INTENT_WRITE,
 };
-use super::pytext;
+use crate::pytext;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IntentLabel {
@@ -158,17 +158,10 @@ pub const RELATION_ROWS: [[f64; 4]; 7] = [
     [0.3, 0.3, 0.3, 0.3],
 ];
 
-/// The row of [`RELATION_ROWS`] for a stored relation.
+/// The row of [`RELATION_ROWS`] for a stored relation (the graph's relation vocabulary,
+/// [`crate::model::graph::relation_kind`]).
 pub fn relation_index(relation: Option<&str>) -> u8 {
-    match relation {
-        Some("similar_to") => 0,
-        Some("requires") => 1,
-        Some("complementary") => 2,
-        Some("conflicts_with") => 3,
-        Some("belongs_to") => 4,
-        Some("precedes") => 5,
-        _ => 6,
-    }
+    crate::model::graph::relation_kind(relation)
 }
 
 impl IntentLabel {
@@ -196,14 +189,13 @@ pub const KNOWN_RELATIONS: &[&str] = &[
     "precedes",
 ];
 
+/// Retrieval factor per confidence kind ([`crate::model::graph::confidence_kind`]):
+/// EXTRACTED 1.0, INFERRED 0.7, AMBIGUOUS 0.4, any other 0.5.
+pub const CONFIDENCE_FACTORS: [f64; 4] = [1.0, 0.7, 0.4, 0.5];
+
 /// Confidence label → retrieval factor.
 pub fn confidence_factor(label: Option<&str>) -> f64 {
-    match label {
-        Some("EXTRACTED") => 1.0,
-        Some("INFERRED") => 0.7,
-        Some("AMBIGUOUS") => 0.4,
-        _ => 0.5,
-    }
+    CONFIDENCE_FACTORS[crate::model::graph::confidence_kind(label) as usize]
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 use super::lexicon::{KO_ACTION_WORDS, KO_BRIDGE_WORDS};
-use super::pytext;
+use crate::pytext;
 
 static QA_WORD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"qa(\b|[^a-z])").expect("static pattern"));

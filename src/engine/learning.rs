@@ -4,7 +4,7 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::pytext;
+use crate::pytext;
 
 /// The normalised query family (spec §6.1), with Python's `\w`/`\d` semantics.
 pub fn family(query: &str) -> String {

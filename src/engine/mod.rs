@@ -12,7 +12,6 @@ pub mod korean;
 pub mod learning;
 pub mod lexicon;
 pub mod params;
-pub mod pytext;
 pub mod query;
 pub mod retrieve;
 pub mod rx;
@@ -30,6 +29,10 @@ pub use select::Selection;
 
 /// Name and version of the behaviour this engine reproduces.
 pub const PROFILE: &str = "graphify-0.47";
+
+/// Version of the metric formulas (the evidence registry's `formula_version`s and the
+/// engine's explanation trees); fixtures record it in their provenance.
+pub const REGISTRY_VERSION: &str = "toolscope-metrics/1";
 pub const REFERENCE: &str = "graph-tool-call 0.47.0";
 
 pub struct Engine {

@@ -9,9 +9,9 @@ use super::domain::DomainQuery;
 use super::index::{Index, TermId};
 use super::korean::KoreanQuery;
 use super::lexicon::{EN_SYNONYMS, KO_EXPANSIONS};
-use super::pytext;
 use super::tokenize::Tokenizer;
 use crate::model::{Graph, ToolId};
+use crate::pytext;
 
 static NS_SCOPED: LazyRegex = LazyRegex::new(r"\bin\s+(a|the|this|default|my)\s+namespace\b");
 static ALL_NS: LazyRegex = LazyRegex::new(r"\ball\s+namespace");

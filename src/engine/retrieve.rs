@@ -6,11 +6,11 @@ use super::expand::{self, Expansion, Origin};
 use super::intent::{self, Intent, IntentLabel};
 use super::learning::{self, LearningSignal};
 use super::params::Params;
-use super::pytext::round;
 use super::query::{self, QueryPlan};
 use super::semantic::{self, QueryEvidence, SemanticEvidence};
 use super::subgraph;
 use crate::model::{EdgeId, NodeId, ToolId};
+use crate::pytext::round;
 
 /// Why a row is in the list.
 #[derive(Debug, Clone, PartialEq)]
@@ -345,7 +345,7 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
             }
         })
         .collect();
-    let token_budget_used = super::pytext::char_len(&subgraph_text) / 3;
+    let token_budget_used = crate::pytext::char_len(&subgraph_text) / 3;
     let intent_label = st.intent.dominant();
     let visited_nodes = st.expansion.scored.len();
     Retrieval {

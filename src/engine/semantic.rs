@@ -10,9 +10,9 @@ use super::lexicon::{
     ACTION_TERMS, EVIDENCE_GENERIC_BASE, EVIDENCE_KO_SUFFIXES, SHAPE_TERMS, STRONG_SINGLE_TERMS,
     WEAK_SINGLE_TERMS,
 };
-use super::pytext;
 use crate::model::Tool;
 use crate::model::tool::opt_str;
+use crate::pytext;
 
 pub type TermSet = FxHashSet<String>;
 

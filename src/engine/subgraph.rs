@@ -3,8 +3,8 @@
 use rustc_hash::FxHashSet;
 use serde_json::Value;
 
-use super::pytext;
 use crate::model::{Graph, NodeId, ToolId};
+use crate::pytext;
 
 /// Renders the ranked tools (`(tool, final score)`) as NODE/EDGE lines within the budget.
 pub fn render(graph: &Graph, ranked: &[(ToolId, f64)], token_budget: usize) -> String {

@@ -1,6 +1,6 @@
 //! The built-in BM25 tokenizer (spec §3.2), used for documents and queries alike.
 
-use super::pytext;
+use crate::pytext;
 
 /// Something that turns text into BM25 tokens. The built-in tokenizer is the default; the
 /// reference lets callers plug in another one, which must serve both index and query.

@@ -5,12 +5,12 @@
 use super::Engine;
 use super::expand::{EdgeOutcome, Recorder};
 use super::params::{Params, SelectParams};
-use super::pytext::round;
 use super::query::TokenSource;
 use super::retrieve::{Retrieval, RowOrigin, seed_stages_recorded};
 use super::select::Selection;
 use crate::jsonout::JsonWriter;
 use crate::model::{EdgeId, NodeId};
+use crate::pytext::round;
 
 /// One event. `entities` lists the tools (or nodes) it is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -382,7 +382,7 @@ pub fn record(
         Vec::new(),
         format!(
             "subgraph_text: {} chars, ~{} tokens of {}{}",
-            super::pytext::char_len(&r.subgraph_text),
+            crate::pytext::char_len(&r.subgraph_text),
             r.stats.token_budget_used,
             params.token_budget,
             if r.subgraph_text.contains("\n... (truncated") {

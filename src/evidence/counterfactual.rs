@@ -240,7 +240,7 @@ pub fn write_comparison_fields(c: &Comparison, w: &mut JsonWriter, with_selector
         w.key("variant_score").opt_f64(m.variant_score);
         w.key("score_delta")
             .opt_f64(match (m.base_score, m.variant_score) {
-                (Some(a), Some(b)) => Some(crate::engine::pytext::round(b - a, 6)),
+                (Some(a), Some(b)) => Some(crate::pytext::round(b - a, 6)),
                 _ => None,
             });
         w.end_obj();

@@ -1,7 +1,7 @@
 //! The versioned metric registry: where each value comes from, how it decomposes, when it
 //! is visible and which counterfactuals apply. Definitions only — no policy statements.
 
-pub const REGISTRY_VERSION: &str = "toolscope-metrics/1";
+pub use crate::engine::REGISTRY_VERSION;
 
 /// Who may see a metric. Model-facing sessions see `current_decision` only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::frozen;
-use crate::engine::pytext::push_float_repr;
 use crate::jsonout::write_escaped;
+use crate::pytext::push_float_repr;
 
 fn number(out: &mut String, n: &serde_json::Number) {
     use std::fmt::Write;

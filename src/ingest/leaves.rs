@@ -20,7 +20,7 @@ use super::row::Row;
 use serde_json::{Map, Value};
 
 use super::refs::REF_MARKER;
-use crate::engine::pytext::truthy;
+use crate::pytext::truthy;
 
 const MAX_DEPTH: usize = 8;
 const MAX_VALUE_CHARS: usize = 2_000;
@@ -101,7 +101,7 @@ fn py_str_or_empty(v: Option<&Value>) -> String {
     match v {
         Some(x) if truthy(x) => match x {
             Value::String(s) => s.clone(),
-            o => crate::engine::pytext::py_str(o),
+            o => crate::pytext::py_str(o),
         },
         _ => String::new(),
     }
@@ -122,11 +122,11 @@ pub fn normalize_type(t: Option<&Value>) -> String {
             .find(|x| truthy(x) && x.as_str() != Some("null"))
             .map(|x| match x {
                 Value::String(s) => s.clone(),
-                o => crate::engine::pytext::py_str(o),
+                o => crate::pytext::py_str(o),
             })
             .unwrap_or_default(),
         Some(Value::String(s)) => s.clone(),
-        Some(x) if truthy(x) => crate::engine::pytext::py_str(x),
+        Some(x) if truthy(x) => crate::pytext::py_str(x),
         _ => String::new(),
     }
 }
@@ -677,7 +677,7 @@ pub fn branch_discriminator_value(
         for (value, r) in mapping {
             let rs = match r {
                 Value::String(s) => s.clone(),
-                o => crate::engine::pytext::py_str(o),
+                o => crate::pytext::py_str(o),
             };
             if !sref.is_empty() && rs == sref {
                 return Some(Value::String(value.clone()));
@@ -903,7 +903,7 @@ pub fn py_json_sorted(v: &Value, out: &mut String) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => {
             if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
-                out.push_str(&crate::engine::pytext::float_repr(f));
+                out.push_str(&crate::pytext::float_repr(f));
             } else {
                 out.push_str(&n.to_string());
             }

@@ -17,7 +17,7 @@ use super::openapi::{
 };
 use super::refs::REF_MARKER;
 use super::schema::ParamSchema;
-use crate::engine::pytext::{py_str, strip, truthy};
+use crate::pytext::{py_str, strip, truthy};
 
 pub use super::row::Row;
 use super::row::rows_value;
@@ -73,7 +73,7 @@ fn merge_list(left: &mut Vec<Value>, right: &[Value]) {
 }
 
 pub fn is_json_media_type(ct: &str) -> bool {
-    let media = crate::engine::pytext::lower(strip(ct.split(';').next().unwrap_or("")));
+    let media = crate::pytext::lower(strip(ct.split(';').next().unwrap_or("")));
     media == "application/json" || media.ends_with("+json") || media == "*/*"
 }
 

@@ -11,8 +11,8 @@ use serde_json::{Map, Value, json};
 use super::refs::Resolver;
 use super::row::Row;
 use super::schema::ToolSchema;
-use crate::engine::pytext::truthy;
 use crate::error::InputError;
+use crate::pytext::truthy;
 
 pub const METHODS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "head", "options", "trace",
@@ -1291,10 +1291,7 @@ fn response_body_root_row(schema: &Value) -> Option<Row> {
             json!(py_schema_type(&Value::Object(add.clone()))),
         );
         if let Some(f) = add.get("format").filter(|f| truthy(f)) {
-            row.insert(
-                "value_format".into(),
-                json!(crate::engine::pytext::py_str(f)),
-            );
+            row.insert("value_format".into(), json!(crate::pytext::py_str(f)));
         }
     }
     Some(row)
@@ -1318,12 +1315,12 @@ pub fn py_schema_type(schema: &Value) -> String {
                 .map(|x| {
                     x.as_str()
                         .map(String::from)
-                        .unwrap_or_else(|| crate::engine::pytext::py_str(x))
+                        .unwrap_or_else(|| crate::pytext::py_str(x))
                 })
                 .unwrap_or_else(|| "string".into()),
         ),
         Some(Value::String(s)) => Some(s.clone()),
-        Some(v) if truthy(v) => Some(crate::engine::pytext::py_str(v)),
+        Some(v) if truthy(v) => Some(crate::pytext::py_str(v)),
         Some(_) => None,
     };
     let t = t
@@ -1411,7 +1408,7 @@ pub fn summarize_object_schema(schema: &Value) -> String {
                 ""
             };
             let desc = match prop.get("description") {
-                Some(Value::String(d)) => crate::engine::pytext::strip(d).to_string(),
+                Some(Value::String(d)) => crate::pytext::strip(d).to_string(),
                 _ => String::new(),
             };
             let mut line = format!("{prefix}- {name}{req} ({ptype})");
@@ -1423,7 +1420,7 @@ pub fn summarize_object_schema(schema: &Value) -> String {
             {
                 let e = match e {
                     Value::String(x) => x.clone(),
-                    o => crate::engine::pytext::py_str(o),
+                    o => crate::pytext::py_str(o),
                 };
                 line.push_str(&format!("  e.g. {e}"));
             }
@@ -1457,9 +1454,9 @@ pub fn py_schema_description(schema: &Value) -> String {
         return String::new();
     }
     let mut desc = match schema.get("description") {
-        Some(v) if truthy(v) => crate::engine::pytext::strip(&match v {
+        Some(v) if truthy(v) => crate::pytext::strip(&match v {
             Value::String(x) => x.clone(),
-            o => crate::engine::pytext::py_str(o),
+            o => crate::pytext::py_str(o),
         })
         .to_string(),
         _ => String::new(),
@@ -1471,7 +1468,7 @@ pub fn py_schema_description(schema: &Value) -> String {
             desc = if desc.is_empty() {
                 format!("Fields:\n{nested}")
             } else {
-                crate::engine::pytext::strip(&format!("{desc}\nFields:\n{nested}")).to_string()
+                crate::pytext::strip(&format!("{desc}\nFields:\n{nested}")).to_string()
             };
         }
     }
@@ -1480,8 +1477,8 @@ pub fn py_schema_description(schema: &Value) -> String {
 
 /// Operation/parameter description merged with the schema's description.
 pub fn merge_description(existing: &str, schema_description: &str) -> String {
-    let existing = crate::engine::pytext::strip(existing);
-    let sd = crate::engine::pytext::strip(schema_description);
+    let existing = crate::pytext::strip(existing);
+    let sd = crate::pytext::strip(schema_description);
     if sd.is_empty() {
         return existing.to_string();
     }
@@ -1638,8 +1635,8 @@ fn local_server_rows(servers: Option<&Value>, source: &str) -> Vec<Map<String, V
     };
     let mut rows = Vec::new();
     for sv in list.iter().filter_map(Value::as_object) {
-        let raw = crate::engine::pytext::strip(sv.get("url").and_then(Value::as_str).unwrap_or(""))
-            .to_string();
+        let raw =
+            crate::pytext::strip(sv.get("url").and_then(Value::as_str).unwrap_or("")).to_string();
         if raw.is_empty() {
             continue;
         }
@@ -1653,7 +1650,7 @@ fn local_server_rows(servers: Option<&Value>, source: &str) -> Vec<Map<String, V
                 if let Some(d) = v.get("default") {
                     let d = match d {
                         Value::String(x) => x.clone(),
-                        o => crate::engine::pytext::py_str(o),
+                        o => crate::pytext::py_str(o),
                     };
                     if !d.is_empty() {
                         url = url.replace(&format!("{{{name}}}"), &d);
@@ -1673,9 +1670,7 @@ fn local_server_rows(servers: Option<&Value>, source: &str) -> Vec<Map<String, V
         row.insert("source".into(), json!(source));
         row.insert("url".into(), json!(url));
         row.insert("raw_url".into(), json!(raw));
-        let d = crate::engine::pytext::strip(
-            sv.get("description").and_then(Value::as_str).unwrap_or(""),
-        );
+        let d = crate::pytext::strip(sv.get("description").and_then(Value::as_str).unwrap_or(""));
         if !d.is_empty() {
             row.insert("description".into(), json!(first_n(d, 300)));
         }

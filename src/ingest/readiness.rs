@@ -16,7 +16,7 @@ fn rate(n: usize, total: usize) -> f64 {
     if total == 0 {
         0.0
     } else {
-        crate::engine::pytext::round(n as f64 / total as f64, 6)
+        crate::pytext::round(n as f64 / total as f64, 6)
     }
 }
 
@@ -153,7 +153,7 @@ impl ContractKeys {
         produces.dedup();
         let required_consumes = consume_rows
             .iter()
-            .filter(|r| r.get("required").is_some_and(crate::engine::pytext::truthy))
+            .filter(|r| r.get("required").is_some_and(crate::pytext::truthy))
             .map(key)
             .filter(|k| !k.is_empty())
             .collect();
@@ -210,7 +210,7 @@ impl ContractCounts {
             auth: consumes.iter().filter(|r| kind(r, "auth")).count(),
             context: consumes.iter().filter(|r| kind(r, "context")).count(),
             enums: both()
-                .filter(|r| r.get("enum").is_some_and(crate::engine::pytext::truthy))
+                .filter(|r| r.get("enum").is_some_and(crate::pytext::truthy))
                 .count(),
             example_inferred: both()
                 .filter(|r| {
@@ -222,7 +222,7 @@ impl ContractCounts {
                 .filter(|r| {
                     r.get("location").and_then(Value::as_str) != Some("response_header")
                         && r.get("value_path_aliases")
-                            .is_some_and(crate::engine::pytext::truthy)
+                            .is_some_and(crate::pytext::truthy)
                 })
                 .count(),
         }
@@ -276,9 +276,7 @@ impl OperationFacts {
         let generic = schema.is_some_and(|s| {
             !s.is_empty()
                 && s.get("type").is_none_or(|t| t.as_str() == Some("object"))
-                && !s
-                    .get("properties")
-                    .is_some_and(crate::engine::pytext::truthy)
+                && !s.get("properties").is_some_and(crate::pytext::truthy)
                 && !["allOf", "oneOf", "anyOf", "additionalProperties", "items"]
                     .iter()
                     .any(|k| s.contains_key(*k))
@@ -314,7 +312,7 @@ impl OperationFacts {
 /// Python truthiness of a metadata value that may be frozen (a frozen value is a non-empty
 /// container).
 fn truthy_or_frozen(v: Option<&Value>) -> bool {
-    v.is_some_and(|v| super::frozen::is_frozen(v) || crate::engine::pytext::truthy(v))
+    v.is_some_and(|v| super::frozen::is_frozen(v) || crate::pytext::truthy(v))
 }
 
 struct Issue {
@@ -364,7 +362,7 @@ pub fn report(
         }
         if let Some(o) = oa.filter(|o| {
             o.get("operation_id_duplicate")
-                .is_some_and(crate::engine::pytext::truthy)
+                .is_some_and(crate::pytext::truthy)
         }) {
             issues.push(Issue {
                 severity: "warning",
@@ -494,7 +492,7 @@ pub fn report(
         }
         if let Some(env) = resp
             .and_then(|r| r.get("envelope"))
-            .filter(|e| crate::engine::pytext::truthy(e))
+            .filter(|e| crate::pytext::truthy(e))
         {
             issues.push(issue(
                 "info",
@@ -787,7 +785,7 @@ fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
         if n == 0 {
             0.0
         } else {
-            crate::engine::pytext::round(k as f64 / n as f64, 4)
+            crate::pytext::round(k as f64 / n as f64, 4)
         }
     };
     fn oa(t: &ToolSchema) -> Option<&Value> {
@@ -840,7 +838,7 @@ fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
         .filter(|t| {
             response(t)
                 .and_then(|r| r.get("envelope"))
-                .is_some_and(crate::engine::pytext::truthy)
+                .is_some_and(crate::pytext::truthy)
         })
         .collect();
     let samples: Vec<Value> = envelopes

@@ -33,7 +33,7 @@ const WRAPPER_FIELDS: &[&str] = &[
 ];
 
 fn canonical(v: &str) -> String {
-    crate::engine::pytext::lower(v)
+    crate::pytext::lower(v)
         .chars()
         .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         .collect()

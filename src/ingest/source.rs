@@ -357,7 +357,7 @@ fn key_text(v: &Value) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
         Value::Number(n) => match n.as_f64() {
-            Some(f) if !n.is_i64() && !n.is_u64() => crate::engine::pytext::float_repr(f),
+            Some(f) if !n.is_i64() && !n.is_u64() => crate::pytext::float_repr(f),
             _ => n.to_string(),
         },
         other => other.to_string(),
@@ -401,7 +401,7 @@ fn resolve_scalar(s: &str, style: ScalarStyle, tag: Option<&str>) -> Value {
 fn num(f: f64) -> Value {
     Number::from_f64(f)
         .map(Value::Number)
-        .unwrap_or(Value::String(crate::engine::pytext::float_repr(f)))
+        .unwrap_or(Value::String(crate::pytext::float_repr(f)))
 }
 
 fn parse_bool(s: &str) -> Option<bool> {

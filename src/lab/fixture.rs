@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use super::record::RunRecord;
 use super::scrub::{needs_scrub, scrub_str};
 use super::suite::Suite;
-use crate::engine::{Engine, PROFILE, Params, SelectParams};
-use crate::evidence::registry::REGISTRY_VERSION;
+use crate::engine::{Engine, PROFILE, Params, REGISTRY_VERSION, SelectParams};
 use crate::jsonout::JsonWriter;
 
 /// One fixture as written (and read back).
@@ -61,7 +60,7 @@ pub fn fixture_json(
     let ids: Vec<String> = r
         .signals
         .iter()
-        .map(|l| crate::engine::pytext::py_str(&l.suggestion_id))
+        .map(|l| crate::pytext::py_str(&l.suggestion_id))
         .collect();
     w.key("learning_suggestion_ids").str_list(&ids);
     w.key("provenance").begin_obj();

@@ -67,10 +67,36 @@ impl EdgeAttrs {
 pub struct EdgeKey {
     pub source: NodeId,
     pub target: NodeId,
-    /// Row of `engine::intent::RELATION_ROWS`.
+    /// The stored relation as a [`relation_kind`] (the engine's weight tables are indexed
+    /// by it).
     pub relation_row: u8,
-    /// Confidence factor of the stored label (EXTRACTED 1.0, INFERRED 0.7, AMBIGUOUS 0.4, else 0.5).
-    pub conf_factor: f64,
+    /// The stored confidence label as a [`confidence_kind`] (the engine maps it to a factor).
+    pub confidence: u8,
+}
+
+/// The graph's relation vocabulary: `similar_to` 0, `requires` 1, `complementary` 2,
+/// `conflicts_with` 3, `belongs_to` 4, `precedes` 5, anything else (or none) 6.
+pub fn relation_kind(relation: Option<&str>) -> u8 {
+    match relation {
+        Some("similar_to") => 0,
+        Some("requires") => 1,
+        Some("complementary") => 2,
+        Some("conflicts_with") => 3,
+        Some("belongs_to") => 4,
+        Some("precedes") => 5,
+        _ => 6,
+    }
+}
+
+/// The confidence labels of edges: `EXTRACTED` 0, `INFERRED` 1, `AMBIGUOUS` 2, anything
+/// else (or none) 3.
+pub fn confidence_kind(label: Option<&str>) -> u8 {
+    match label {
+        Some("EXTRACTED") => 0,
+        Some("INFERRED") => 1,
+        Some("AMBIGUOUS") => 2,
+        _ => 3,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -248,8 +274,8 @@ impl Graph {
             .map(|e| EdgeKey {
                 source: e.source,
                 target: e.target,
-                relation_row: crate::engine::intent::relation_index(e.attrs.relation_str()),
-                conf_factor: crate::engine::intent::confidence_factor(e.attrs.confidence_str()),
+                relation_row: relation_kind(e.attrs.relation_str()),
+                confidence: confidence_kind(e.attrs.confidence_str()),
             })
             .collect();
         let n = self.nodes.len();

@@ -469,7 +469,7 @@ fn py_string_or_none(v: Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s),
         Value::Null => None,
-        other => Some(crate::engine::pytext::py_str(&other)),
+        other => Some(crate::pytext::py_str(&other)),
     }
 }
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::text::SourceText;
 
-use crate::engine::pytext;
 use crate::jsonout::JsonWriter;
+use crate::pytext;
 
 /// A slice of JSON text kept verbatim (usually a range of the loaded file).
 #[derive(Clone, Debug)]

@@ -1,12 +1,12 @@
 //! `--json` serialisation of retrievals and selections with exactly the reference's keys,
 //! key order and number forms (spec §4, §5.7).
 
-use crate::engine::pytext::round;
 use crate::engine::select::{
     Candidate, EvidenceExtra, EvidenceItem, OverrideAssessment, Selection,
 };
 use crate::engine::{Engine, Retrieval, Row};
 use crate::jsonout::JsonWriter;
+use crate::pytext::round;
 
 fn b01(b: bool) -> f64 {
     if b { 1.0 } else { 0.0 }

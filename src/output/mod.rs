@@ -1,5 +1,6 @@
 //! Serialisations of the engine's typed results: reference-compatible JSON and readable text.
 
+pub mod batch;
 pub mod file;
 pub mod json;
 pub mod text;

@@ -261,7 +261,7 @@ pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
         let case = format!(
             r#"{{"id":"{id}","query":"{q}","params":{{"top_k":5}},"selector":{{"llm_target":{llm},"policy":"strong_evidence"}}}}"#
         );
-        lines.push_str(&crate::cli::query::batch_line(&engine, &case).expect("batch line"));
+        lines.push_str(&crate::output::batch::batch_line(&engine, &case).expect("batch line"));
         lines.push('\n');
     }
     std::fs::write(dir.join("stream.jsonl"), lines)?;

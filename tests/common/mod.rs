@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use toolscope::cli::query::batch_line;
 use toolscope::engine::Engine;
+use toolscope::output::batch::batch_line;
 
 /// The shared corpus folder next to the project, when present.
 pub fn shared_golden() -> Option<PathBuf> {

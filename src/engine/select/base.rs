@@ -7,9 +7,9 @@ use super::terms::{Terms, has, identifier_present, intersects, st, st_into};
 use super::{Candidate, EvidenceExtra, EvidenceItem, STRONG_SCORE};
 use crate::engine::learning::LearningSignal;
 use crate::engine::lexicon::*;
-use crate::engine::pytext::{self, round};
 use crate::model::tool::opt_str;
 use crate::model::{Graph, Tool, ToolId};
+use crate::pytext::{self, round};
 
 /// Query-side analysis shared by every candidate.
 pub struct QueryAnalysis {

@@ -10,9 +10,9 @@ use super::terms::{
 };
 use super::{Candidate, EvidenceExtra, EvidenceItem, QueryFacets};
 use crate::engine::lexicon::*;
-use crate::engine::pytext::round;
 use crate::model::Graph;
 use crate::model::tool::opt_str;
+use crate::pytext::round;
 
 type StrSet = rustc_hash::FxHashSet<&'static str>;
 

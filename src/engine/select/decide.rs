@@ -8,7 +8,7 @@ use super::{
     Selection, WhyRejected, WhySelected,
 };
 use crate::engine::lexicon::*;
-use crate::engine::pytext::{self, round};
+use crate::pytext::{self, round};
 
 const DECISIVE: &[&str] = &[
     "api_contract",

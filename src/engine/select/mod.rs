@@ -53,7 +53,7 @@ impl EvidenceItem {
     /// String values that identify what the item matched (for decisive comparisons).
     pub fn signature_values(&self) -> Vec<String> {
         match &self.extra {
-            EvidenceExtra::Value(v) => vec![crate::engine::pytext::py_str(v)],
+            EvidenceExtra::Value(v) => vec![crate::pytext::py_str(v)],
             EvidenceExtra::MatchedTerms(t) | EvidenceExtra::Terms(t) => t.clone(),
             EvidenceExtra::Scope { value, .. } => vec![value.clone()],
             _ => Vec::new(),
@@ -223,7 +223,7 @@ pub fn select(engine: &Engine, input: &SelectInput) -> Selection {
     }
     let llm = input
         .llm_target
-        .map(|s| crate::engine::pytext::strip(s).to_string())
+        .map(|s| crate::pytext::strip(s).to_string())
         .filter(|s| !s.is_empty());
     // the retrieval signal map is built from the rows (or the original candidates)
     let mut signal: Vec<(String, usize, f64)> = Vec::new();

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use super::terms::{Terms, has, identifier_present, text_has};
 use crate::engine::intent;
 use crate::engine::lexicon::*;
-use crate::engine::pytext;
+use crate::pytext;
 
 /// An ordered priority table such as `{search: 6, read: 4, action: 2}`.
 pub type Priority = Vec<(&'static str, i64)>;

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use crate::engine::lexicon::*;
-use crate::engine::pytext;
+use crate::pytext;
 
 pub type Terms = BTreeSet<String>;
 

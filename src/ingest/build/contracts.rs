@@ -194,10 +194,7 @@ const CONTRACT_HINT_KEYS: &[&str] = &[
 /// The reference's `_copy_contract_field`: name, type, then identity keys, hints, enum.
 fn copy_contract_field(r: &Row) -> Map<String, Value> {
     let mut out = Map::new();
-    out.insert(
-        "field_name".into(),
-        json!(crate::engine::pytext::strip(name_of(r))),
-    );
+    out.insert("field_name".into(), json!(crate::pytext::strip(name_of(r))));
     let ft = r.get("field_type").and_then(Value::as_str).unwrap_or("");
     out.insert(
         "field_type".into(),
@@ -338,7 +335,7 @@ fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Value>, usize) {
             c_skip += 1;
             continue;
         }
-        let loc_s = crate::engine::pytext::lower(crate::engine::pytext::strip(
+        let loc_s = crate::pytext::lower(crate::pytext::strip(
             r.get("location")
                 .and_then(Value::as_str)
                 .filter(|x| !x.is_empty())
@@ -429,14 +426,14 @@ fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Value>, usize) {
             for &d in dups {
                 let dup = promoted_row(&cons[d]);
                 // the enum first, then the hints in their order
-                if let Some(e) = dup.get("enum").filter(|e| crate::engine::pytext::truthy(e))
-                    && !m.get("enum").is_some_and(crate::engine::pytext::truthy)
+                if let Some(e) = dup.get("enum").filter(|e| crate::pytext::truthy(e))
+                    && !m.get("enum").is_some_and(crate::pytext::truthy)
                 {
                     m.insert("enum".into(), e.clone());
                 }
                 for (k, v) in dup {
                     if CONTRACT_HINT_KEYS.contains(&k.as_str())
-                        && !m.get(&k).is_some_and(crate::engine::pytext::truthy)
+                        && !m.get(&k).is_some_and(crate::pytext::truthy)
                     {
                         m.insert(k, v);
                     }
@@ -1022,7 +1019,7 @@ pub fn merge_edges(
         for (k, v) in inc {
             if keep_link_source
                 && (k == "from_path" || k == "from_field")
-                && df.get(k).is_some_and(crate::engine::pytext::truthy)
+                && df.get(k).is_some_and(crate::pytext::truthy)
             {
                 continue;
             }

@@ -66,8 +66,8 @@ pub fn name_tokens(name: &str) -> Vec<String> {
         }
         prev = Some(c);
     }
-    crate::engine::pytext::split_ws(&spaced)
-        .map(crate::engine::pytext::lower)
+    crate::pytext::split_ws(&spaced)
+        .map(crate::pytext::lower)
         .collect()
 }
 
@@ -526,7 +526,7 @@ fn name_based(tools: &[DetTool], sink: &mut Sink) {
             let conf = if shared.len() >= 2 {
                 0.85
             } else if tools[b].params.iter().any(|p| {
-                let pl = crate::engine::pytext::lower(p);
+                let pl = crate::pytext::lower(p);
                 pl.contains("id") && shared.iter().any(|s| pl.contains(s))
             }) {
                 0.8
@@ -568,7 +568,7 @@ fn cross_resource(tools: &[DetTool], sink: &mut Sink) {
     for (i, t) in tools.iter().enumerate() {
         let my_res = t.path.as_deref().map(resource_of);
         for p in &t.params {
-            let lower = crate::engine::pytext::lower(p);
+            let lower = crate::pytext::lower(p);
             let resource = if let Some(base) = lower.strip_suffix("id") {
                 let base = base.strip_suffix('_').unwrap_or(base);
                 if base.chars().count() >= 3 {

@@ -196,7 +196,7 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                             Some(Value::String(e)) => e.clone(),
                             _ => p
                                 .get("value")
-                                .map(crate::engine::pytext::py_str)
+                                .map(crate::pytext::py_str)
                                 .unwrap_or_default(),
                         };
                         format!("{f}={e}")

@@ -191,7 +191,7 @@ fn camel_sub(s: &str, sep: char) -> String {
 /// `_canonical_label`: camel boundaries and non-`[0-9A-Za-z가-힣]` runs → `_`, trimmed,
 /// lower-cased.
 fn py_label(value: &str) -> String {
-    let text = crate::engine::pytext::strip(value);
+    let text = crate::pytext::strip(value);
     if text.is_empty() {
         return String::new();
     }
@@ -221,7 +221,7 @@ fn py_label(value: &str) -> String {
             prev_us = false;
         }
     }
-    crate::engine::pytext::lower(collapsed.trim_matches('_'))
+    crate::pytext::lower(collapsed.trim_matches('_'))
 }
 
 /// `_split_words`.
@@ -288,7 +288,7 @@ fn has_search_signal(words: &[String], text: &str) -> bool {
     if words.iter().any(|w| SEARCH.contains(&w.as_str())) {
         return true;
     }
-    let low = crate::engine::pytext::lower(text);
+    let low = crate::pytext::lower(text);
     ["목록", "리스트", "검색", "list", "query"]
         .iter()
         .any(|k| low.contains(k))
@@ -307,7 +307,7 @@ fn action_from_text(text: &str) -> Option<&'static str> {
     if let Some(a) = ws.iter().find_map(|w| action_from_word(w)) {
         return Some(a);
     }
-    let low = crate::engine::pytext::lower(text);
+    let low = crate::pytext::lower(text);
     for (list, a) in [
         (SEARCH, "search"),
         (READ, "read"),
@@ -369,7 +369,7 @@ fn module_candidate(value: &str) -> String {
 fn semantic_path_segments(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     for raw in path.split('/') {
-        let seg = crate::engine::pytext::strip(raw);
+        let seg = crate::pytext::strip(raw);
         if seg.is_empty() || seg.starts_with('{') || seg.ends_with('}') {
             continue;
         }
@@ -436,7 +436,7 @@ fn produces_list_like(produces: &[Row]) -> bool {
                 x
             }
         };
-        let ft = crate::engine::pytext::lower(&text_of(r.get("field_type")));
+        let ft = crate::pytext::lower(&text_of(r.get("field_type")));
         p.contains("[*]") || ft == "array"
     })
 }
@@ -464,7 +464,7 @@ fn text_of(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),
-        Some(o) if crate::engine::pytext::truthy(o) => crate::engine::pytext::py_str(o),
+        Some(o) if crate::pytext::truthy(o) => crate::pytext::py_str(o),
         _ => String::new(),
     }
 }
@@ -474,7 +474,7 @@ fn evidence(field: &str, value: Value, source: &str, conf: f64) -> Value {
         "field": field,
         "value": value,
         "source": source,
-        "confidence": crate::engine::pytext::round(conf, 4),
+        "confidence": crate::pytext::round(conf, 4),
     })
 }
 
@@ -486,9 +486,9 @@ fn missing_semantic(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
         Some(Value::String(s)) => {
-            let t = crate::engine::pytext::strip(s);
+            let t = crate::pytext::strip(s);
             t.is_empty() || {
-                let l = crate::engine::pytext::lower(t);
+                let l = crate::pytext::lower(t);
                 l == "unknown" || l == "unassigned"
             }
         }
@@ -519,26 +519,24 @@ fn derive(t: &mut ToolSchema) {
         let x = text_of(a);
         if x.is_empty() { text_of(b) } else { x }
     };
-    let method = crate::engine::pytext::lower(crate::engine::pytext::strip(&pick(
+    let method = crate::pytext::lower(crate::pytext::strip(&pick(
         md.get("method"),
         openapi.get("method"),
     )));
-    let path = crate::engine::pytext::strip(&pick(md.get("path"), openapi.get("path"))).to_string();
+    let path = crate::pytext::strip(&pick(md.get("path"), openapi.get("path"))).to_string();
     let op_id = {
         let x = text_of(openapi.get("operation_id"));
-        crate::engine::pytext::strip(if x.is_empty() { &t.name } else { &x }).to_string()
+        crate::pytext::strip(if x.is_empty() { &t.name } else { &x }).to_string()
     };
     let summary = {
         let x = text_of(openapi.get("summary"));
-        crate::engine::pytext::strip(if x.is_empty() { &t.description } else { &x }).to_string()
+        crate::pytext::strip(if x.is_empty() { &t.description } else { &x }).to_string()
     };
-    let description =
-        crate::engine::pytext::strip(&text_of(openapi.get("description"))).to_string();
+    let description = crate::pytext::strip(&text_of(openapi.get("description"))).to_string();
     let path_segments = semantic_path_segments(&path);
     let ow = py_words(&op_id);
     let text_blob =
-        crate::engine::pytext::strip(&format!("{op_id} {summary} {description} {path}"))
-            .to_string();
+        crate::pytext::strip(&format!("{op_id} {summary} {description} {path}")).to_string();
     // action
     let existing_action = {
         let key = py_label(&text_of(ai.get("canonical_action")));
@@ -687,9 +685,9 @@ fn derive(t: &mut ToolSchema) {
             }
         });
     // result shape
-    let text = crate::engine::pytext::lower(&format!("{} {text_blob}", ow.join(" ")));
+    let text = crate::pytext::lower(&format!("{} {text_blob}", ow.join(" ")));
     let text = if ow.is_empty() {
-        crate::engine::pytext::lower(&text_blob)
+        crate::pytext::lower(&text_blob)
     } else {
         text
     };
@@ -772,7 +770,7 @@ fn derive(t: &mut ToolSchema) {
     let known = (action != "unknown") as usize
         + (!resource.is_empty()) as usize
         + (!path_module.is_empty()) as usize;
-    let score = crate::engine::pytext::round(
+    let score = crate::pytext::round(
         ((scores[0] + scores[1] + scores[2]) / 3.0) * (known as f64 / 3.0),
         4,
     );
@@ -785,7 +783,7 @@ fn derive(t: &mut ToolSchema) {
     };
     // texts
     let one_line = {
-        let cur = crate::engine::pytext::strip(&text_of(ai.get("one_line_summary"))).to_string();
+        let cur = crate::pytext::strip(&text_of(ai.get("one_line_summary"))).to_string();
         if !cur.is_empty() {
             cur
         } else if !summary.is_empty() {
@@ -806,7 +804,7 @@ fn derive(t: &mut ToolSchema) {
         }
     };
     let when = {
-        let cur = crate::engine::pytext::strip(&text_of(ai.get("when_to_use"))).to_string();
+        let cur = crate::pytext::strip(&text_of(ai.get("when_to_use"))).to_string();
         let target = if resource.is_empty() {
             "the API resource".to_string()
         } else {
@@ -893,7 +891,7 @@ fn rate(n: usize, total: usize) -> f64 {
     if total == 0 {
         0.0
     } else {
-        crate::engine::pytext::round(n as f64 / total as f64, 6)
+        crate::pytext::round(n as f64 / total as f64, 6)
     }
 }
 
@@ -999,10 +997,10 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
 
 /// `"<METHOD> <text>"` without empty parts, stripped (the reference's fallback phrases).
 fn method_and(method: &str, text: &str) -> String {
-    let up = crate::engine::pytext::upper(method);
+    let up = crate::pytext::upper(method);
     let parts: Vec<&str> = [up.as_str(), text]
         .into_iter()
         .filter(|x| !x.is_empty())
         .collect();
-    crate::engine::pytext::strip(&parts.join(" ")).to_string()
+    crate::pytext::strip(&parts.join(" ")).to_string()
 }
