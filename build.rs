@@ -7,31 +7,63 @@
 //! The option is LLD's. It is passed only where the toolchain links with its bundled LLD
 //! by default (x86_64 Linux GNU, Rust 1.90 and later) and no other linker is configured;
 //! `TOOLSCOPE_NO_SYMBOL_ORDER=1` turns it off.
+//!
+//! The names carry hashes that change with the toolchain and the dependency versions. The
+//! list's first line says what it was recorded with (rustc release, a hash of Cargo.lock);
+//! when either differs from this build's, the build prints a warning that the list is stale
+//! (`scripts/make-symbol-order.sh` renews it). A stale list still links and runs: it only
+//! loses the layout.
 
 use std::path::Path;
 use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-changed=link/symbol-order.txt");
+    println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-env-changed=TOOLSCOPE_NO_SYMBOL_ORDER");
-    let order = Path::new(env!("CARGO_MANIFEST_DIR")).join("link/symbol-order.txt");
-    if order.is_file() && links_with_bundled_lld() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let order = root.join("link/symbol-order.txt");
+    if let Some(release) = order.is_file().then(bundled_lld_release).flatten() {
         println!(
             "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
             order.display()
         );
         println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+        let head = std::fs::read_to_string(&order)
+            .ok()
+            .and_then(|t| t.lines().next().map(String::from))
+            .unwrap_or_default();
+        let lock = std::fs::read(root.join("Cargo.lock")).unwrap_or_default();
+        let want = format!(
+            "# recorded with rustc {release}, Cargo.lock fnv1a64 {:016x}",
+            fnv1a64(&lock)
+        );
+        if head != want {
+            println!(
+                "cargo:warning=link/symbol-order.txt may be stale (its first line: {head:?}; \
+                 this build: {want:?}): the binary links and runs, but functions whose names \
+                 changed lose the layout that keeps a query's code together (peak RSS); \
+                 renew the list with scripts/make-symbol-order.sh"
+            );
+        }
     }
 }
 
-fn links_with_bundled_lld() -> bool {
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// The rustc release (`1.95.0`) when the binary links with the toolchain's bundled LLD.
+fn bundled_lld_release() -> Option<String> {
     let env = |k: &str| std::env::var(k).unwrap_or_default();
     if !env("TOOLSCOPE_NO_SYMBOL_ORDER").is_empty()
         || env("PROFILE") != "release"
         || env("TARGET") != "x86_64-unknown-linux-gnu"
         || std::env::var_os("RUSTC_LINKER").is_some()
     {
-        return false;
+        return None;
     }
     // a flag that picks the linker or its features could leave LLD out
     let flags = env("CARGO_ENCODED_RUSTFLAGS");
@@ -39,16 +71,14 @@ fn links_with_bundled_lld() -> bool {
         || flags.contains("link-self-contained")
         || flags.contains("fuse-ld")
     {
-        return false;
+        return None;
     }
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let Ok(out) = Command::new(rustc).arg("-vV").output() else {
-        return false;
-    };
+    let out = Command::new(rustc).arg("-vV").output().ok()?;
     let version = String::from_utf8_lossy(&out.stdout);
-    let minor = version
-        .lines()
-        .find_map(|l| l.strip_prefix("release: 1."))
-        .and_then(|r| r.split('.').next()?.parse::<u32>().ok());
-    minor.is_some_and(|m| m >= 90)
+    let release = version.lines().find_map(|l| l.strip_prefix("release: "))?;
+    let minor = release
+        .strip_prefix("1.")
+        .and_then(|r| r.split('.').next()?.parse::<u32>().ok())?;
+    (minor >= 90).then(|| release.to_string())
 }

@@ -43,9 +43,9 @@ if [ -s "$tmp/failed" ]; then
     exit 1
 fi
 
-python3 - "$bin" "$root/link/symbol-order.txt" "$tmp"/*.cg <<'PY'
+python3 - "$bin" "$root/link/symbol-order.txt" "$root/Cargo.lock" "$tmp"/*.cg <<'PY'
 import re, subprocess, sys
-binary, out, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
+binary, out, lock, profiles = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 ran = set()
 for f in profiles:
     for line in open(f, encoding="utf-8", errors="replace"):
@@ -59,7 +59,15 @@ for line in nm.stdout.splitlines():
     if len(p) == 4 and p[2] in "tTwW":
         syms[p[3]] = (int(p[0], 16), int(p[1], 16))
 hot = sorted((n for n in ran if n in syms), key=lambda n: syms[n][0])
+# the first line says what the names were recorded with; build.rs compares it with the
+# toolchain and Cargo.lock it builds with and warns when they differ (the list is stale)
+release = next(l for l in subprocess.run(["rustc", "-vV"], capture_output=True, text=True,
+                                         check=True).stdout.splitlines() if l.startswith("release: "))
+h = 0xcbf29ce484222325
+for b in open(lock, "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
 with open(out, "w", encoding="utf-8") as f:
+    f.write(f"# recorded with rustc {release[9:]}, Cargo.lock fnv1a64 {h:016x}\n")
     f.write("".join(n + "\n" for n in hot))
 kib = sum(syms[n][1] for n in hot) // 1024
 print(f"make-symbol-order: {len(hot)} functions ({kib} KiB of code) -> {out}", file=sys.stderr)

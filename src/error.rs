@@ -1,8 +1,9 @@
 //! Input errors: one line naming the file and the place (JSON pointer or line:column).
 
-use std::fmt;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What is wrong with an input, where: `FILE:PLACE: MESSAGE` (or `FILE: MESSAGE` when the
+/// whole document is at fault).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {message}", place_suffix(place))]
 pub struct InputError {
     pub file: String,
     pub place: String,
@@ -35,14 +36,10 @@ impl InputError {
     }
 }
 
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.place.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(f, "{}:{}: {}", self.file, self.place, self.message)
-        }
+fn place_suffix(place: &str) -> String {
+    if place.is_empty() {
+        String::new()
+    } else {
+        format!(":{place}")
     }
 }
-
-impl std::error::Error for InputError {}

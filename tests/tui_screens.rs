@@ -582,7 +582,7 @@ fn cli_refuses_what_it_cannot_open_before_taking_the_terminal() {
         (vec![s.to_str().unwrap().to_string()], "--cases"),
         // a spec is built on load now: without a terminal the explorer says it needs one
         (vec![spec.to_str().unwrap().to_string()], "needs a terminal"),
-        (vec!["a".into(), "b".into(), "c".into()], "error"),
+        (vec!["a".into(), "b".into(), "c".into()], "unexpected value"),
         (vec!["/nonexistent.json".into()], "no such file"),
         (
             vec![

@@ -45,7 +45,6 @@ pub fn run(args: BuildArgs) -> u8 {
             Default::default()
         },
     };
-    keep_freed_memory();
     let t0 = std::time::Instant::now();
     // warnings are held until the build ends: after a progress line is cleared, or, when
     // the build fails, folded into its one error line
@@ -113,18 +112,4 @@ fn progress_line(phase: &str, fraction: f64, detail: &str) {
         line.truncate(i);
     }
     eprint!("\r\x1b[2K{line}");
-}
-
-/// A build allocates and frees millions of small JSON nodes, on every core, and the process
-/// ends right after. glibc's defaults hand freed heap tops back to the kernel and map big
-/// blocks separately, so the same pages are zeroed again and again (a third of the time of a
-/// 50k-operation build went to page faults). Keep freed memory in the process instead.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters; called before the build allocates.
-    unsafe {
-        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-        libc::mallopt(libc::M_TOP_PAD, 128 << 20);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-    }
 }
