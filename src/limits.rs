@@ -200,6 +200,14 @@ pub const EDGES: Limit = Limit {
     unit: Unit::Count,
 };
 
+/// `top_k` of a suite case or a regression fixture. Largest real value: 20 (golden cases).
+pub const TOP_K: Limit = Limit {
+    what: "top_k of a suite case or fixture",
+    env: "TOOLSCOPE_MAX_TOP_K",
+    default: 10_000,
+    bytes: false,
+};
+
 /// Every limit, for `doctor`, the README table and [`check_overrides`].
 pub const ALL: &[Limit] = &[
     INPUT_BYTES,
@@ -216,6 +224,7 @@ pub const ALL: &[Limit] = &[
     YAML_ALIAS_NODES,
     TOOLS,
     EDGES,
+    TOP_K,
 ];
 
 /// An override that is set but not a number: a usage error, reported once at start.

@@ -246,3 +246,82 @@ fn eval_matches_the_reference_on_petstore() {
     assert_eq!(v["summary"]["hit@1"].as_f64().unwrap(), 13.0 / 23.0);
     assert_eq!(v["summary"]["hit@5"].as_f64().unwrap(), 1.0);
 }
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// F9: suites with wrong types are errors naming the file and the JSON pointer.
+#[test]
+fn suites_with_wrong_types_are_refused() {
+    let d = tmp("types");
+    for (tag, case, want) in [
+        (
+            "tools-string",
+            r#"{"query":"q","expected_tools":"listOrders"}"#,
+            "/0/expected_tools: expected a list of tool names, got a string",
+        ),
+        (
+            "tools-mixed",
+            r#"{"query":"q","expected_tools":[5,null]}"#,
+            "/0/expected_tools/0: expected a tool name, got an integer",
+        ),
+        (
+            "top-k-neg",
+            r#"{"query":"q","params":{"top_k":-1}}"#,
+            "/0/params/top_k: expected a non-negative integer, got a negative integer",
+        ),
+        (
+            "top-k-float",
+            r#"{"query":"q","params":{"top_k":1e30}}"#,
+            "/0/params/top_k: expected a non-negative integer, got a number",
+        ),
+        (
+            "top-k-string",
+            r#"{"query":"q","params":{"top_k":"5"}}"#,
+            "/0/params/top_k: expected a non-negative integer, got a string",
+        ),
+        (
+            "history",
+            r#"{"query":"q","history":"x"}"#,
+            "/0/history: expected a list of tool names, got a string",
+        ),
+        (
+            "params",
+            r#"{"query":"q","params":[1]}"#,
+            "/0/params: expected a params object, got a list",
+        ),
+        (
+            "selector",
+            r#"{"query":"q","selector":5}"#,
+            "/0/selector: expected a selector object, got an integer",
+        ),
+    ] {
+        let f = d.join(format!("{tag}.json"));
+        std::fs::write(&f, format!("[{case}]")).unwrap();
+        for cmd in [
+            vec!["lab", "eval", "demo", s(&f)],
+            vec![
+                "lab",
+                "capture",
+                "demo",
+                "--cases",
+                s(&f),
+                "-o",
+                s(&d.join("out")),
+            ],
+        ] {
+            let (code, _, err) = run(&cmd);
+            assert_eq!(code, 2, "{tag}: {err}");
+            assert_eq!(err.lines().count(), 1, "{tag}: {err}");
+            assert!(err.contains(&format!("{tag}.json:{want}")), "{tag}: {err}");
+        }
+        // JSON Lines name the line
+        let f = d.join(format!("{tag}.jsonl"));
+        std::fs::write(&f, format!("{{\"query\":\"ok\"}}\n{case}\n")).unwrap();
+        let (code, _, err) = run(&["lab", "eval", "demo", s(&f)]);
+        assert_eq!(code, 2, "{tag}: {err}");
+        let want_line = format!("{tag}.jsonl:2 {}", want.trim_start_matches("/0"));
+        assert!(err.contains(&want_line), "{tag}: {err} (want {want_line})");
+    }
+}
