@@ -205,7 +205,7 @@ pub const TOP_K: Limit = Limit {
     what: "top_k of a suite case or fixture",
     env: "TOOLSCOPE_MAX_TOP_K",
     default: 10_000,
-    bytes: false,
+    unit: Unit::Count,
 };
 
 /// Every limit, for `doctor`, the README table and [`check_overrides`].

@@ -155,12 +155,19 @@ fn check_reports_regressions_and_corrupt_files() {
     v["actual_top_3"][0]["name"] = "someOtherTool".into();
     v["unknown_future_key"] = "kept".into();
     std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
-    std::fs::write(fx.join("corrupt.json"), "{ not json").unwrap();
-    let (code, out, err) = run(&["lab", "check", "demo", fx.to_str().unwrap()]);
+    let (code, out, _) = run(&["lab", "check", "demo", fx.to_str().unwrap()]);
     assert_eq!(code, 1, "regression exits 1: {out}");
     assert!(out.contains("FAIL a") && out.contains("PASS b"), "{out}");
     assert!(out.contains("someOtherTool"), "{out}");
-    assert!(err.contains("corrupt.json:1:"), "{err}");
+    // an invalid file in the folder is an input error (exit 2), the replay is still shown
+    std::fs::write(fx.join("corrupt.json"), "{ not json").unwrap();
+    let (code, out, err) = run(&["lab", "check", "demo", fx.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("FAIL a") && out.contains("1 invalid"), "{out}");
+    assert!(
+        err.contains("corrupt.json: is not listed in manifest.json"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -323,5 +330,248 @@ fn suites_with_wrong_types_are_refused() {
         assert_eq!(code, 2, "{tag}: {err}");
         let want_line = format!("{tag}.jsonl:2 {}", want.trim_start_matches("/0"));
         assert!(err.contains(&want_line), "{tag}: {err} (want {want_line})");
+    }
+}
+
+/// The reliability trial's capture findings: ids that scrub to the same text (F1: it used
+/// to loop forever), a case named like the manifest (F8), and a case named like the input
+/// suite with `--force`.
+#[test]
+fn capture_names_are_unique_and_never_replace_the_manifest_or_an_input() {
+    let d = tmp("names");
+    let slack = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";
+    let same = format!(
+        "{{\"id\":\"{slack}\",\"query\":\"list orders\"}}\n{{\"id\":\"{slack}\",\"query\":\"list orders\"}}\n{{\"case_id\":\"user 010-1234-5678\",\"query\":\"list orders\"}}\n{{\"case_id\":\"user 010-1234-5678\",\"query\":\"list orders\"}}\n"
+    );
+    std::fs::write(d.join("hang.jsonl"), same).unwrap();
+    let out = d.join("f1");
+    let start = std::time::Instant::now();
+    let (code, _, err) = run(&[
+        "lab",
+        "capture",
+        "demo",
+        "--cases",
+        d.join("hang.jsonl").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert!(names.iter().all(|n| !n.contains("1234")), "{names:?}");
+    let (code, out_text, err) = run(&["lab", "check", "demo", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out_text}{err}");
+    assert!(out_text.contains("4 passed"), "{out_text}");
+
+    // F8: a case named "manifest" does not take the manifest's place
+    std::fs::write(
+        d.join("m.json"),
+        r#"[{"case_id":"manifest","query":"list orders","expected_target":"listOrders"},{"case_id":"c2","query":"approve refund","expected_target":"approveRefund"}]"#,
+    )
+    .unwrap();
+    let out = d.join("f8");
+    let (code, _, err) = run(&[
+        "lab",
+        "capture",
+        "demo",
+        "--cases",
+        d.join("m.json").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["kind"], "toolscope regression fixtures");
+    assert_eq!(
+        m["fixtures"],
+        serde_json::json!(["manifest-2.json", "c2.json"])
+    );
+    let (code, out_text, _) = run(&["lab", "check", "demo", out.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out_text.contains("2 passed"), "{out_text}");
+
+    // the input suite is never overwritten, even with --force
+    let dir = d.join("in");
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite_text = r#"[{"case_id":"suite","query":"list orders"}]"#;
+    std::fs::write(dir.join("suite.json"), suite_text).unwrap();
+    let (code, _, err) = run(&[
+        "lab",
+        "capture",
+        "demo",
+        "--cases",
+        dir.join("suite.json").to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("suite.json")).unwrap(),
+        suite_text
+    );
+    assert!(dir.join("suite-2.json").exists());
+
+    // a folder holding another capture's manifest is refused without --force
+    std::fs::write(out.join("manifest.json"), r#"{"kind":"something else"}"#).unwrap();
+    let (code, _, err) = run(&[
+        "lab",
+        "capture",
+        "demo",
+        "--cases",
+        d.join("m.json").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("belongs to another capture"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// F7: every corruption of the trial's table is caught, as an invalid fixture (exit 2,
+/// naming the file and the field) or as a failed replay (exit 1).
+#[test]
+fn check_catches_every_corruption_of_the_trial() {
+    let d = tmp("corrupt");
+    std::fs::write(
+        d.join("s.json"),
+        r#"[{"case_id":"a","query":"list orders","expected_target":"listOrders"},{"case_id":"b","query":"approve refund","expected_target":"approveRefund"}]"#,
+    )
+    .unwrap();
+    let base = d.join("base");
+    let (code, _, err) = run(&[
+        "lab",
+        "capture",
+        "demo",
+        "--cases",
+        d.join("s.json").to_str().unwrap(),
+        "-o",
+        base.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    type Edit = fn(&mut serde_json::Value);
+    let edits: &[(&str, Edit, i32, &str)] = &[
+        (
+            "reversed",
+            |v| v["ranking"].as_array_mut().unwrap().reverse(),
+            2,
+            "/ranking/0/rank",
+        ),
+        (
+            "emptied",
+            |v| v["ranking"] = serde_json::json!([]),
+            2,
+            "/actual_top_3",
+        ),
+        (
+            "removed",
+            |v| {
+                v.as_object_mut().unwrap().remove("ranking");
+            },
+            2,
+            "/ranking: is missing",
+        ),
+        (
+            "last row dropped",
+            |v| {
+                v["ranking"].as_array_mut().unwrap().pop();
+            },
+            1,
+            "the ranking had",
+        ),
+        (
+            "top 3 reversed",
+            |v| v["actual_top_3"].as_array_mut().unwrap().reverse(),
+            2,
+            "/actual_top_3",
+        ),
+        (
+            "a string",
+            |v| v["ranking"] = "nope".into(),
+            2,
+            "/ranking: must be a list",
+        ),
+        (
+            "provenance",
+            |v| v["provenance"] = serde_json::json!({"graph_fingerprint": "sha256:00"}),
+            2,
+            "/provenance/graph_fingerprint",
+        ),
+        (
+            "top_k 1e30",
+            |v| v["top_k"] = serde_json::json!(1e30),
+            2,
+            "/top_k",
+        ),
+        (
+            "selected target",
+            |v| v["target_selector"]["selected_target"] = "listRefunds".into(),
+            1,
+            "selected target",
+        ),
+    ];
+    for (what, edit, want, says) in edits {
+        let x = d.join("x");
+        let _ = std::fs::remove_dir_all(&x);
+        std::fs::create_dir_all(&x).unwrap();
+        for e in std::fs::read_dir(&base).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, x.join(p.file_name().unwrap())).unwrap();
+        }
+        let f = x.join("a.json");
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        edit(&mut v);
+        std::fs::write(&f, v.to_string()).unwrap();
+        let (code, out, err) = run(&["lab", "check", "demo", x.to_str().unwrap()]);
+        assert_eq!(code, *want, "{what}: {out}{err}");
+        assert!(
+            out.contains(says) || err.contains(says),
+            "{what}: {out}{err}"
+        );
+        if *want == 2 {
+            assert!(err.contains("a.json:"), "{what}: {err}");
+        }
+    }
+    // a broken manifest is an error, not ignored
+    let x = d.join("x");
+    std::fs::write(x.join("manifest.json"), "{ broken").unwrap();
+    let (code, _, err) = run(&["lab", "check", "demo", x.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("manifest.json:1:"), "{err}");
+    // lab diff: malformed responses are refused, not read as empty runs
+    let r = d.join("r.json");
+    let ok = Command::cargo_bin("toolscope")
+        .unwrap()
+        .args(["query", "demo", "list orders", "--json"])
+        .output()
+        .unwrap();
+    std::fs::write(&r, &ok.stdout).unwrap();
+    let good: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    for (edit, says) in [
+        ("results", "/results: must be a list"),
+        ("item", "/results/0: must be a result row"),
+        ("score", "/results/0/score: must be a number"),
+        ("breakdown", "/results/0/score_breakdown: must be an object"),
+    ] {
+        let mut v = good.clone();
+        match edit {
+            "results" => v["results"] = 5.into(),
+            "item" => v["results"][0] = 3.into(),
+            "score" => v["results"][0]["score"] = "high".into(),
+            _ => v["results"][0]["score_breakdown"] = serde_json::json!([1, 2]),
+        }
+        let b = d.join("b.json");
+        std::fs::write(&b, v.to_string()).unwrap();
+        let (code, _, err) = run(&["lab", "diff", r.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(code, 2, "{edit}: {err}");
+        assert!(err.contains(says), "{edit}: {err}");
+        assert_eq!(err.lines().count(), 1, "{edit}: {err}");
     }
 }

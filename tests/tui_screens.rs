@@ -494,9 +494,10 @@ fn lab_screen_evaluates_sorts_and_opens_a_case_in_explore() {
         &toolscope::tui::harness::demo_engine(),
         &demo_suite(),
         &Default::default(),
-        &Default::default(),
+        &[],
         10,
-    );
+    )
+    .unwrap();
     assert_eq!((s.hit1, s.hit5, s.mrr), (want.hit1, want.hit5, want.mrr));
     assert_eq!(s.selector_accuracy, want.selector_accuracy);
     // worst first

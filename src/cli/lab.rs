@@ -6,12 +6,12 @@ use std::path::Path;
 use super::graph_arg::load_engine;
 use super::query::write_stdout;
 use super::{EXIT_EMPTY, EXIT_INPUT, EXIT_OK, fail};
-use crate::engine::{Engine, Params, SelectParams};
-use crate::evidence::knobs::Knobs;
+use crate::engine::Engine;
+use crate::engine::knobs::Knobs;
 use crate::jsonout::JsonWriter;
 use crate::lab::record::RunRecord;
 use crate::lab::suite::load_suite;
-use crate::lab::{diff, eval, fixture};
+use crate::lab::{diff, eval, fixture, fixture_check};
 use crate::sanitize::line;
 
 #[derive(Args, Debug)]
@@ -57,6 +57,9 @@ pub struct CheckArgs {
     pub graph: String,
     /// Fixture folder
     pub dir: String,
+    /// Replay fixtures captured against another graph (default: refuse them)
+    #[arg(long)]
+    pub any_graph: bool,
     #[arg(long)]
     pub json: bool,
 }
@@ -133,23 +136,30 @@ fn capture(a: CaptureArgs) -> u8 {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let k = match knobs(&a.set, a.top_k) {
+    let base = match knobs(&[], a.top_k) {
         Ok(k) => k,
-        Err(e) => return fail(format!("--set: {e}")),
+        Err(e) => return fail(format!("--top-k: {e}")),
     };
-    match fixture::capture(
-        &engine,
-        &suite,
-        Path::new(&a.output),
-        &k.params,
-        &k.select,
-        a.force,
-    ) {
+    let mut inputs = vec![std::path::PathBuf::from(&a.cases)];
+    if Path::new(&a.graph).exists() {
+        inputs.push(a.graph.clone().into());
+    }
+    let opts = fixture::CaptureOptions {
+        base,
+        overrides: a.set.clone(),
+        force: a.force,
+        inputs,
+    };
+    match fixture::capture(&engine, &suite, Path::new(&a.output), &opts) {
         Ok(rep) => {
             for w in &rep.warnings {
                 crate::sanitize::eprint_line(format!("warning: {w}"));
             }
-            let mut s = format!("captured {} fixtures into {}", rep.written.len(), a.output);
+            let mut s = format!(
+                "captured {} fixtures into {}",
+                rep.written.len(),
+                line(&a.output)
+            );
             if !rep.skipped_existing.is_empty() {
                 s.push_str(&format!(
                     "; {} already existed and were kept (use --force to overwrite)",
@@ -159,7 +169,7 @@ fn capture(a: CaptureArgs) -> u8 {
             super::query::write_text(&format!("{s}\n"));
             EXIT_OK
         }
-        Err(e) => fail(format!("{}: {e}", a.output)),
+        Err(e) => fail(e),
     }
 }
 
@@ -168,22 +178,22 @@ fn check(a: CheckArgs) -> u8 {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let (results, errors) = match fixture::check(&engine, Path::new(&a.dir)) {
+    let rep = match fixture_check::check(&engine, Path::new(&a.dir), a.any_graph) {
         Ok(r) => r,
-        Err(e) => return fail(format!("{}: {e}", a.dir)),
+        Err(e) => return fail(e),
     };
-    for e in &errors {
-        crate::sanitize::eprint_line(format!("toolscope: {e}"));
-    }
+    let results = &rep.results;
     let failed = results.iter().filter(|r| !r.passed()).count();
     if a.json {
         let mut w = JsonWriter::new();
         w.begin_obj();
         w.key("passed").int((results.len() - failed) as i64);
         w.key("failed").int(failed as i64);
-        w.key("unreadable").str_list(&errors);
+        let invalid: Vec<String> = rep.invalid.iter().map(|e| e.to_string()).collect();
+        w.key("invalid").str_list(&invalid);
+        w.key("notes").str_list(&rep.notes);
         w.key("cases").begin_arr();
-        for r in &results {
+        for r in results {
             w.begin_obj();
             w.key("case_id").str(&r.case_id);
             w.key("file").str(&r.file.display().to_string());
@@ -196,7 +206,10 @@ fn check(a: CheckArgs) -> u8 {
         write_stdout(format!("{}\n", w.finish()).as_bytes());
     } else {
         let mut s = String::new();
-        for r in &results {
+        for n in &rep.notes {
+            s.push_str(&format!("note: {}\n", line(n)));
+        }
+        for r in results {
             s.push_str(&format!(
                 "{} {}\n",
                 if r.passed() { "PASS" } else { "FAIL" },
@@ -207,16 +220,24 @@ fn check(a: CheckArgs) -> u8 {
             }
         }
         s.push_str(&format!(
-            "{} passed, {failed} failed, {} unreadable\n",
+            "{} passed, {failed} failed, {} invalid\n",
             results.len() - failed,
-            errors.len()
+            rep.invalid.len()
         ));
         super::query::write_text(&s);
     }
-    if failed > 0 {
-        EXIT_EMPTY
-    } else if !errors.is_empty() || results.is_empty() {
+    if !a.json {
+        for e in &rep.invalid {
+            fail(e);
+        }
+    }
+    if !rep.invalid.is_empty() || results.is_empty() {
+        if results.is_empty() && rep.invalid.is_empty() {
+            return fail(format!("{}: no fixture to replay", line(&a.dir)));
+        }
         EXIT_INPUT
+    } else if failed > 0 {
+        EXIT_EMPTY
     } else {
         EXIT_OK
     }
@@ -225,18 +246,19 @@ fn check(a: CheckArgs) -> u8 {
 fn suite_records(
     engine: &Engine,
     suite: &crate::lab::suite::Suite,
-    params: &Params,
-    sel: &SelectParams,
-) -> Vec<RunRecord> {
+    base: &Knobs,
+    overrides: &[String],
+) -> Result<Vec<RunRecord>, String> {
     suite
         .cases
         .iter()
         .map(|c| {
-            let r = engine.retrieve(&c.query, params);
-            let s = engine.select(&r, sel);
+            let k = c.knobs(base, overrides)?;
+            let r = engine.retrieve(&c.query, &k.params);
+            let s = engine.select(&r, &k.select);
             let mut rec = RunRecord::from_run(&c.id, &r, Some(&s));
             rec.expected = c.expected.clone();
-            rec
+            Ok(rec)
         })
         .collect()
 }
@@ -248,57 +270,56 @@ fn run_diff(a: DiffArgs) -> u8 {
                 Ok(s) => s,
                 Err(e) => return fail(e),
             };
-            let (ka, kb) = match (knobs(&a.base, a.top_k), knobs(&a.set, a.top_k)) {
-                (Ok(x), Ok(mut y)) => {
-                    // B starts from A's knobs
-                    for s in &a.base {
-                        y = match y.set_from_str(s) {
-                            Ok(v) => v,
-                            Err(e) => return fail(format!("--base: {e}")),
-                        };
-                    }
-                    for s in &a.set {
-                        y = match y.set_from_str(s) {
-                            Ok(v) => v,
-                            Err(e) => return fail(format!("--set: {e}")),
-                        };
-                    }
-                    (x, y)
-                }
-                (Err(e), _) | (_, Err(e)) => return fail(format!("knobs: {e}")),
+            // A runs with --base over each case's own parameters; B with --base, then --set
+            let base = match knobs(&[], a.top_k) {
+                Ok(k) => k,
+                Err(e) => return fail(format!("--top-k: {e}")),
             };
+            let over_a = a.base.clone();
+            let over_b: Vec<String> = a.base.iter().chain(&a.set).cloned().collect();
             let ea = match load_engine(&a.a) {
                 Ok(e) => e,
                 Err(e) => return fail(e),
             };
-            let recs_a = suite_records(&ea, &suite, &ka.params, &ka.select);
+            let recs_a = match suite_records(&ea, &suite, &base, &over_a) {
+                Ok(r) => r,
+                Err(e) => return fail(format!("--base: {e}")),
+            };
             let recs_b = if a.b == a.a {
-                suite_records(&ea, &suite, &kb.params, &kb.select)
+                suite_records(&ea, &suite, &base, &over_b)
             } else {
                 drop(ea);
                 match load_engine(&a.b) {
-                    Ok(eb) => suite_records(&eb, &suite, &kb.params, &kb.select),
+                    Ok(eb) => suite_records(&eb, &suite, &base, &over_b),
                     Err(e) => return fail(e),
                 }
             };
-            (recs_a, recs_b)
+            match recs_b {
+                Ok(b) => (recs_a, b),
+                Err(e) => return fail(format!("--set: {e}")),
+            }
         }
         None => {
             let mut sides = Vec::new();
             for p in [&a.a, &a.b] {
                 match diff::read_records(Path::new(p)) {
                     Ok((recs, errors)) => {
-                        for e in &errors {
-                            crate::sanitize::eprint_line(format!("warning: {e}"));
+                        if let Some(first) = errors.first() {
+                            let more = match errors.len() {
+                                1 => String::new(),
+                                n => format!(" (and {} more)", n - 1),
+                            };
+                            return fail(format!("{first}{more}"));
+                        }
+                        if recs.is_empty() {
+                            return fail(format!("{}: no evidence records found", line(p)));
                         }
                         for r in recs.iter().filter(|r| !r.unknown_keys.is_empty()).take(1) {
                             crate::sanitize::eprint_line(format!(
-                                "note: {p}: keys this version does not know are kept, not compared: {}",
+                                "note: {}: keys this version does not know are kept, not compared: {}",
+                                line(p),
                                 r.unknown_keys.join(", ")
                             ));
-                        }
-                        if recs.is_empty() {
-                            return fail(format!("{p}: no evidence records found"));
                         }
                         sides.push(recs);
                     }
@@ -334,11 +355,14 @@ fn run_eval(a: EvalArgs) -> u8 {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let k = match knobs(&a.set, a.top_k) {
+    let k = match knobs(&[], a.top_k) {
         Ok(k) => k,
+        Err(e) => return fail(format!("--top-k: {e}")),
+    };
+    let (mut results, sum) = match eval::evaluate(&engine, &suite, &k, &a.set, a.top_k) {
+        Ok(x) => x,
         Err(e) => return fail(format!("--set: {e}")),
     };
-    let (mut results, sum) = eval::evaluate(&engine, &suite, &k.params, &k.select, a.top_k);
     let missing: Vec<String> = results
         .iter()
         .flat_map(|r| {
@@ -356,13 +380,7 @@ fn run_eval(a: EvalArgs) -> u8 {
     }
     // the comparison run, if any
     let vs = if a.vs.is_some() || !a.vs_set.is_empty() {
-        let mut kb = k.clone();
-        for s in &a.vs_set {
-            kb = match kb.set_from_str(s) {
-                Ok(v) => v,
-                Err(e) => return fail(format!("--vs-set: {e}")),
-            };
-        }
+        let over_b: Vec<String> = a.set.iter().chain(&a.vs_set).cloned().collect();
         let other = match &a.vs {
             Some(g) => match load_engine(g) {
                 Ok(e) => Some(e),
@@ -371,7 +389,10 @@ fn run_eval(a: EvalArgs) -> u8 {
             None => None,
         };
         let eb = other.as_ref().unwrap_or(&engine);
-        Some(eval::evaluate(eb, &suite, &kb.params, &kb.select, a.top_k))
+        match eval::evaluate(eb, &suite, &k, &over_b, a.top_k) {
+            Ok(x) => Some(x),
+            Err(e) => return fail(format!("--vs-set: {e}")),
+        }
     } else {
         None
     };

@@ -8,6 +8,7 @@ pub mod expand;
 pub mod explain;
 pub mod index;
 pub mod intent;
+pub mod knobs;
 pub mod korean;
 pub mod learning;
 pub mod lexicon;

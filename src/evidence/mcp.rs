@@ -571,6 +571,8 @@ mod tests {
                     query: q.to_string(),
                     expected: vec!["approveRefund".into()],
                     top_k: None,
+                    knobs: Default::default(),
+                    learning_suggestions: None,
                     extra: Value::Null,
                 })
                 .collect(),

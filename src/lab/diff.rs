@@ -2,7 +2,6 @@
 //! reason-code and selected-target changes, Jaccard and RBO; and summary counts.
 
 use serde_json::Value;
-use std::path::Path;
 
 use super::metrics::{jaccard, rbo};
 use super::record::RunRecord;
@@ -146,82 +145,7 @@ fn only(r: &RunRecord, side: char) -> CaseDiff {
     }
 }
 
-/// Reads records from a file (one JSON value, a list, or JSON Lines) or a fixture folder.
-/// Unreadable parts are reported in the second list; the rest is read.
-pub fn read_records(
-    path: &Path,
-) -> Result<(Vec<RunRecord>, Vec<String>), crate::error::InputError> {
-    let name = path.display().to_string();
-    let mut recs = Vec::new();
-    let mut errors = Vec::new();
-    if path.is_dir() {
-        let mut files: Vec<_> = std::fs::read_dir(path)
-            .map_err(|e| crate::error::InputError::new(&name, "", e.to_string()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.extension().is_some_and(|x| x == "json" || x == "jsonl")
-                    && p.file_name().is_some_and(|n| n != "manifest.json")
-            })
-            .collect();
-        files.sort();
-        for f in files {
-            match read_records(&f) {
-                Ok((r, e)) => {
-                    recs.extend(r);
-                    errors.extend(e);
-                }
-                Err(e) => errors.push(e.to_string()),
-            }
-        }
-        return Ok((recs, errors));
-    }
-    let bytes = crate::model::load::read_input(path)?;
-    let text = crate::model::load::into_text(&name, bytes)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Array(items)) => {
-            for (i, v) in items.iter().enumerate() {
-                match RunRecord::from_json(v, &format!("{stem}#{}", i + 1)) {
-                    Some(r) => recs.push(r),
-                    None => errors.push(format!(
-                        "{name}:/{i}: not a retrieval response, selector block or fixture"
-                    )),
-                }
-            }
-        }
-        Ok(v) => match RunRecord::from_json(&v, &stem) {
-            Some(r) => recs.push(r),
-            None => errors.push(format!(
-                "{name}: not a retrieval response, selector block or fixture"
-            )),
-        },
-        Err(_) => {
-            for (i, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                match serde_json::from_str::<Value>(line) {
-                    Ok(v) => match RunRecord::from_json(&v, &format!("{stem}:{}", i + 1)) {
-                        Some(r) => recs.push(r),
-                        None => errors.push(format!(
-                            "{name}:{}: not a retrieval response, selector block or fixture",
-                            i + 1
-                        )),
-                    },
-                    Err(e) => errors.push(
-                        crate::model::load::json_error(&name, &e, "")
-                            .with_line(i + 1)
-                            .to_string(),
-                    ),
-                }
-            }
-        }
-    }
-    Ok((recs, errors))
-}
+pub use super::record::read_records;
 
 pub fn write_json(diffs: &[CaseDiff], w: &mut JsonWriter) {
     let changed = diffs.iter().filter(|d| d.changed()).count();

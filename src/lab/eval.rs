@@ -3,6 +3,7 @@
 
 use super::metrics::{hit_at_k, mean, paired_bootstrap, recall_at_k, reciprocal_rank};
 use super::suite::{Case, Suite};
+use crate::engine::knobs::Knobs;
 use crate::engine::{Engine, Params, SelectParams};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -74,17 +75,22 @@ fn eval_case(
     }
 }
 
-/// Evaluates a suite; `k` is the retrieval top_k and the cut-off of hit@k and recall@k
-/// (hit@5 is computed on the first min(5, k) rows).
+/// Evaluates a suite. Each case runs with its own knobs: `base` (defaults and command-line
+/// flags), then the case's own parameters, then `overrides` (`--set`). `k` is the cut-off of
+/// hit@k and recall@k (hit@5 is computed on the first min(5, k) rows); the retrieval's
+/// `top_k` is the case's. An override that does not apply is the error.
 pub fn evaluate(
     engine: &Engine,
     suite: &Suite,
-    params: &Params,
-    sel: &SelectParams,
+    base: &Knobs,
+    overrides: &[String],
     k: usize,
-) -> (Vec<CaseResult>, Summary) {
-    let mut p = params.clone();
-    p.top_k = k;
+) -> Result<(Vec<CaseResult>, Summary), String> {
+    let knobs: Vec<Knobs> = suite
+        .cases
+        .iter()
+        .map(|c| c.knobs(base, overrides))
+        .collect::<Result<_, _>>()?;
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -94,11 +100,12 @@ pub fn evaluate(
         let handles: Vec<_> = suite
             .cases
             .chunks(chunk)
-            .map(|part| {
-                let p = &p;
+            .zip(knobs.chunks(chunk))
+            .map(|(part, kn)| {
                 sc.spawn(move || {
                     part.iter()
-                        .map(|c| eval_case(engine, c, p, sel, k))
+                        .zip(kn)
+                        .map(|(c, kc)| eval_case(engine, c, &kc.params, &kc.select, k))
                         .collect::<Vec<_>>()
                 })
             })
@@ -109,7 +116,7 @@ pub fn evaluate(
             .collect()
     });
     let summary = summarize(&results, k);
-    (results, summary)
+    Ok((results, summary))
 }
 
 /// The means over per-case results (also for results evaluated in parts).

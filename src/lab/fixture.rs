@@ -1,15 +1,34 @@
-//! Regression fixtures in the seed's shape: capture (scrubbed) and check (replay).
+//! Regression fixtures in the seed's shape: capture (scrubbed) and the fixture schema that
+//! [`super::fixture_check`] validates before it replays.
+//!
+//! Capture runs every case with its own parameters (the case's `params`/`selector` over the
+//! command line's, `--set` winning), scrubs everything it stores — query, case id, expected
+//! tools, LLM target, history, suite and source names — *before* the run, so a fixture
+//! replays exactly what it stores, and writes the pretty JSON with every terminal hazard
+//! escaped. File names are unique in bounded time: the counter is appended after scrubbing,
+//! `manifest` is reserved, and no fixture is ever written over an input of the capture.
 
 use serde_json::{Value, json};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::record::RunRecord;
-use super::scrub::{needs_scrub, scrub_str};
+use super::scrub::{self, needs_scrub, scrub_str};
 use super::suite::Suite;
+use crate::engine::knobs::Knobs;
 use crate::engine::{Engine, PROFILE, Params, REGISTRY_VERSION, SelectParams};
 use crate::jsonout::JsonWriter;
+use crate::sanitize;
 
-/// One fixture as written (and read back).
+/// What `manifest.json` says it is.
+pub const MANIFEST_KIND: &str = "toolscope regression fixtures";
+/// The manifest's file name (reserved: no fixture takes it).
+pub const MANIFEST: &str = "manifest.json";
+/// The longest file stem of a fixture, in characters.
+const STEM_CHARS: usize = 120;
+
+/// One fixture as written (and read back). `query`, `history` and `llm_target` are the
+/// scrubbed values the run used.
 pub fn fixture_json(
     engine: &Engine,
     case_id: &str,
@@ -22,6 +41,7 @@ pub fn fixture_json(
     let r = engine.retrieve(query, params);
     let s = engine.select(&r, sel);
     let rec = RunRecord::from_run(case_id, &r, Some(&s));
+    let expected_scrubbed: Vec<String> = expected.iter().map(|e| scrub_str(e)).collect();
     let mut w = JsonWriter::new();
     w.begin_obj();
     w.key("case_id").str(&scrub_str(case_id));
@@ -30,8 +50,10 @@ pub fn fixture_json(
         .str(&crate::engine::learning::fingerprint(query));
     w.key("query_scrubbed").bool(scrubbed);
     w.key("expected_target")
-        .opt_str(expected.first().map(|e| e.as_str()));
-    w.key("expected_tools").str_list(expected);
+        .opt_str(expected_scrubbed.first().map(|e| e.as_str()));
+    w.key("expected_tools").str_list(&expected_scrubbed);
+    w.key("labels_scrubbed")
+        .bool(expected_scrubbed.as_slice() != expected);
     w.key("top_k").int(params.top_k as i64);
     let write_rows = |w: &mut JsonWriter, n: usize| {
         w.begin_arr();
@@ -71,17 +93,19 @@ pub fn fixture_json(
     w.key("toolscope_version").str(env!("CARGO_PKG_VERSION"));
     w.key("params").value(&json!({
         "top_k": params.top_k, "depth": params.depth, "token_budget": params.token_budget,
-        "history": params.history.iter().map(|h| scrub_str(h)).collect::<Vec<_>>(),
+        "history": params.history,
         "llm_target": sel.llm_target, "policy": sel.policy,
     }));
     w.end_obj();
     w.end_obj();
     let v: Value = serde_json::from_str(&w.finish()).expect("fixture JSON");
-    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+    crate::jsonout::to_pretty_safe(&v) + "\n"
 }
 
-fn file_name(case_id: &str) -> String {
-    let mut s: String = scrub_str(case_id)
+/// The file stem a case id scrubs to: letters, digits, `-` and `_`, at most
+/// [`STEM_CHARS`] characters, `case` when nothing is left.
+fn stem(case_id: &str) -> String {
+    let s: String = scrub_str(case_id)
         .chars()
         .map(|c| {
             if c.is_alphanumeric() || c == '-' || c == '_' {
@@ -90,12 +114,42 @@ fn file_name(case_id: &str) -> String {
                 '_'
             }
         })
+        .take(STEM_CHARS)
         .collect();
-    s.truncate(120);
-    if s.is_empty() {
-        s = "case".into();
+    if s.is_empty() { "case".into() } else { s }
+}
+
+/// Unique fixture file names. Names compare case-insensitively (a case-insensitive file
+/// system must not merge two fixtures), `manifest` is taken from the start, and a
+/// collision appends `-2`, `-3`, … to the scrubbed stem, so every call ends after at most
+/// as many tries as names were handed out.
+#[derive(Default)]
+struct Names {
+    used: HashSet<String>,
+}
+
+impl Names {
+    fn new() -> Names {
+        let mut n = Names::default();
+        n.used.insert(MANIFEST.to_lowercase());
+        n
     }
-    format!("{s}.json")
+
+    fn take(&mut self, name: &str) -> bool {
+        self.used.insert(name.to_lowercase())
+    }
+
+    fn unique(&mut self, case_id: &str) -> String {
+        let stem = stem(case_id);
+        let first = format!("{stem}.json");
+        if self.take(&first) {
+            return first;
+        }
+        (2..)
+            .map(|n| format!("{stem}-{n}.json"))
+            .find(|name| self.take(name))
+            .expect("an unused counter")
+    }
 }
 
 /// Outcome of a capture.
@@ -106,232 +160,155 @@ pub struct CaptureReport {
     pub warnings: Vec<String>,
 }
 
-/// Captures every case of a suite into `dir`: one fixture per case plus `manifest.json`.
-/// Queries are scrubbed before they are run, so a fixture replays exactly what it stores.
+/// How a capture runs.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureOptions {
+    /// Defaults and command-line flags; each case's own parameters apply over them.
+    pub base: Knobs,
+    /// `--set KNOB=VALUE`, applied last.
+    pub overrides: Vec<String>,
+    /// Replace existing fixtures and a manifest of another capture.
+    pub force: bool,
+    /// The capture's inputs (suite, graph): never written over, whatever their names.
+    pub inputs: Vec<PathBuf>,
+}
+
+fn is_input(path: &Path, inputs: &[PathBuf]) -> bool {
+    inputs
+        .iter()
+        .any(|i| crate::output::file::is_same_file(path, i))
+}
+
+/// The basename of a graph source, scrubbed (a full path can carry a user name).
+fn source_name(source: &str) -> String {
+    let base = Path::new(source)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| source.to_string());
+    scrub_str(&base)
+}
+
+/// Writes one file through the safe writer (temporary file renamed into place, no writing
+/// through a symlink without `force`, never over an input).
+fn write_file(path: &Path, text: &str, inputs: &[PathBuf], force: bool) -> Result<(), String> {
+    let inputs: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    let target = crate::output::file::prepare(&path.display().to_string(), &inputs, force)?;
+    crate::output::file::write(&target, |w| w.write_all(text.as_bytes()))
+}
+
+/// Reads an existing manifest of `dir`: `Ok(None)` when there is none.
+fn existing_manifest(path: &Path) -> Result<Option<Value>, String> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    let shown = sanitize::path(path);
+    let bytes = crate::limits::read_file(path).map_err(|e| e.to_string())?;
+    let text = crate::model::load::into_text(&shown, bytes).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| crate::model::load::json_error(&shown, &e, "").to_string())
+}
+
+/// Captures every case of a suite into `dir`: one fixture per case plus `manifest.json`,
+/// which lists every fixture of the folder. A folder that holds another capture's manifest
+/// (another graph, or not a toolscope manifest) is refused without `force`.
 pub fn capture(
     engine: &Engine,
     suite: &Suite,
     dir: &Path,
-    params: &Params,
-    sel: &SelectParams,
-    force: bool,
-) -> std::io::Result<CaptureReport> {
-    std::fs::create_dir_all(dir)?;
-    let mut rep = CaptureReport::default();
-    let mut used = std::collections::HashSet::new();
-    for c in &suite.cases {
-        for e in &c.expected {
-            if engine.graph.tool_id(e).is_none() {
-                rep.warnings.push(format!(
-                    "case {}: expected tool {e:?} is not in the graph",
-                    scrub_str(&c.id)
-                ));
-            }
-        }
-        let scrubbed = needs_scrub(&c.query);
-        let query = scrub_str(&c.query);
-        let mut p = params.clone();
-        if let Some(k) = c.top_k {
-            p.top_k = k;
-        }
-        let mut name = file_name(&c.id);
-        let mut n = 2;
-        while !used.insert(name.clone()) {
-            name = file_name(&format!("{}-{n}", c.id));
-            n += 1;
-        }
-        let path = dir.join(&name);
-        if path.exists() && !force {
-            rep.skipped_existing.push(path);
-            continue;
-        }
-        std::fs::write(
-            &path,
-            fixture_json(engine, &c.id, &query, scrubbed, &c.expected, &p, sel),
-        )?;
-        rep.written.push(path);
-    }
-    let manifest = dir.join("manifest.json");
-    if !manifest.exists() || force {
-        let m = json!({
-            "kind": "toolscope regression fixtures",
-            "suite": suite.name,
-            "cases": suite.cases.len(),
-            "graph_source": engine.graph.info.source,
-            "graph_fingerprint": format!("sha256:{}", engine.graph.fingerprint()),
-            "engine_profile": PROFILE,
-            "toolscope_version": env!("CARGO_PKG_VERSION"),
-            "scrubbing": "queries, ids and history scrubbed of secrets, credentials and personal data; no request or response bodies are stored",
-        });
-        std::fs::write(
-            &manifest,
-            serde_json::to_string_pretty(&m).unwrap_or_default() + "\n",
-        )?;
-    }
-    Ok(rep)
-}
-
-/// The result of replaying one fixture.
-#[derive(Debug, Clone)]
-pub struct CheckResult {
-    pub file: PathBuf,
-    pub case_id: String,
-    pub differences: Vec<String>,
-}
-
-impl CheckResult {
-    pub fn passed(&self) -> bool {
-        self.differences.is_empty()
-    }
-}
-
-/// Replays fixtures. Unreadable files are reported in the second list.
-pub fn check(engine: &Engine, dir: &Path) -> std::io::Result<(Vec<CheckResult>, Vec<String>)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "json")
-                && p.file_name().is_some_and(|n| n != "manifest.json")
-        })
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    for f in files {
-        let text = match std::fs::read_to_string(&f) {
-            Ok(t) => t,
-            Err(e) => {
-                errors.push(format!("{}: {e}", f.display()));
-                continue;
-            }
-        };
-        let v: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(
-                    crate::model::load::json_error(&f.display().to_string(), &e, "").to_string(),
-                );
-                continue;
-            }
-        };
-        let Some(want) = RunRecord::from_json(&v, "?") else {
-            errors.push(format!(
-                "{}: not a fixture (no ranking and no target_selector)",
-                f.display()
+    opts: &CaptureOptions,
+) -> Result<CaptureReport, String> {
+    let shown_dir = sanitize::path(dir);
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("{shown_dir}: {}", crate::limits::io_message(&e)))?;
+    let fingerprint = format!("sha256:{}", engine.graph.fingerprint());
+    let manifest_path = dir.join(MANIFEST);
+    let mut listed: Vec<String> = Vec::new();
+    if let Some(m) = existing_manifest(&manifest_path)? {
+        let ours = m.get("kind").and_then(Value::as_str) == Some(MANIFEST_KIND)
+            && m.get("graph_fingerprint").and_then(Value::as_str) == Some(&fingerprint);
+        if !ours && !opts.force {
+            return Err(format!(
+                "{}: belongs to another capture (not this graph's fixtures): use another folder, \
+                 or --force to replace it",
+                sanitize::path(&manifest_path)
             ));
-            continue;
-        };
-        let Some(query) = want.query.clone() else {
-            errors.push(format!(
-                "{}: the fixture has no query to replay",
-                f.display()
-            ));
-            continue;
-        };
-        let pv = v
-            .get("provenance")
-            .and_then(|p| p.get("params"))
-            .cloned()
-            .unwrap_or(Value::Null);
-        let d = Params::default();
-        let params = Params {
-            top_k: pv
-                .get("top_k")
-                .and_then(Value::as_u64)
-                .map(|x| x as usize)
-                .or(v.get("top_k").and_then(Value::as_u64).map(|x| x as usize))
-                .unwrap_or(d.top_k),
-            depth: pv
-                .get("depth")
-                .and_then(Value::as_u64)
-                .map(|x| x as usize)
-                .unwrap_or(d.depth),
-            token_budget: pv
-                .get("token_budget")
-                .and_then(Value::as_u64)
-                .map(|x| x as usize)
-                .unwrap_or(d.token_budget),
-            history: pv
-                .get("history")
+        }
+        if ours {
+            listed = m
+                .get("fixtures")
                 .and_then(Value::as_array)
                 .map(|a| {
                     a.iter()
                         .filter_map(|x| x.as_str().map(String::from))
                         .collect()
                 })
-                .unwrap_or_default(),
-            ..d
-        };
-        let sel = SelectParams {
-            llm_target: pv
-                .get("llm_target")
-                .and_then(Value::as_str)
-                .map(String::from),
-            policy: pv
-                .get("policy")
-                .and_then(Value::as_str)
-                .unwrap_or("strong_evidence")
-                .to_string(),
-        };
-        let r = engine.retrieve(&query, &params);
-        let s = engine.select(&r, &sel);
-        let got = RunRecord::from_run(&want.id, &r, Some(&s));
-        out.push(CheckResult {
-            file: f,
-            case_id: want.id.clone(),
-            differences: differences(&want, &got),
-        });
+                .unwrap_or_default();
+        }
     }
-    Ok((out, errors))
-}
-
-/// What differs between a stored record and a replay (rows present in the stored record).
-pub fn differences(want: &RunRecord, got: &RunRecord) -> Vec<String> {
-    let mut d = Vec::new();
-    for w in &want.rows {
-        match got.rows.iter().find(|g| g.name == w.name) {
-            None => d.push(format!("{} (rank {}) is no longer ranked", w.name, w.rank)),
-            Some(g) => {
-                if g.rank != w.rank {
-                    d.push(format!(
-                        "{} moved from rank {} to {}",
-                        w.name, w.rank, g.rank
-                    ));
-                }
-                if let (Some(a), Some(b)) = (w.score, g.score)
-                    && a != b
-                {
-                    d.push(format!("{} score {a} -> {b}", w.name));
-                }
-                for (k, v) in &w.breakdown {
-                    if let Some(gv) = g.breakdown.get(k)
-                        && gv != v
-                    {
-                        d.push(format!("{} score_breakdown.{k} {v} -> {gv}", w.name));
-                    }
-                }
+    let mut rep = CaptureReport::default();
+    let mut names = Names::new();
+    for c in &suite.cases {
+        let mut k = c.knobs(&opts.base, &opts.overrides)?;
+        for e in &c.expected {
+            if engine.graph.tool_id(e).is_none() {
+                rep.warnings.push(format!(
+                    "case {}: expected tool {} is not in the graph",
+                    scrub_str(&c.id),
+                    scrub_str(e)
+                ));
             }
         }
-    }
-    let n = want.rows.len();
-    for g in got.rows.iter().take(n) {
-        if !want.rows.iter().any(|w| w.name == g.name) {
-            d.push(format!("{} entered at rank {}", g.name, g.rank));
+        let scrubbed = needs_scrub(&c.query);
+        let query = scrub_str(&c.query);
+        k.params.history = k.params.history.iter().map(|h| scrub_str(h)).collect();
+        k.select.llm_target = k.select.llm_target.as_deref().map(scrub_str);
+        let mut name = names.unique(&c.id);
+        while is_input(&dir.join(&name), &opts.inputs) {
+            name = names.unique(&c.id);
         }
+        let path = dir.join(&name);
+        if !listed.contains(&name) {
+            listed.push(name.clone());
+        }
+        if std::fs::symlink_metadata(&path).is_ok() && !opts.force {
+            rep.skipped_existing.push(path);
+            continue;
+        }
+        let text = fixture_json(
+            engine,
+            &c.id,
+            &query,
+            scrubbed,
+            &c.expected,
+            &k.params,
+            &k.select,
+        );
+        write_file(&path, &text, &opts.inputs, opts.force)?;
+        rep.written.push(path);
     }
-    if want.selected_target.is_some() && want.selected_target != got.selected_target {
-        d.push(format!(
-            "selected target {} -> {}",
-            want.selected_target.as_deref().unwrap_or("-"),
-            got.selected_target.as_deref().unwrap_or("-")
+    let m = json!({
+        "kind": MANIFEST_KIND,
+        "suite": scrub_str(&suite.name),
+        "cases": suite.cases.len(),
+        "fixtures": listed,
+        "graph_source": source_name(&engine.graph.info.source),
+        "graph_fingerprint": fingerprint,
+        "engine_profile": PROFILE,
+        "toolscope_version": env!("CARGO_PKG_VERSION"),
+        "scrubbing": scrub::SUMMARY,
+    });
+    let text = crate::jsonout::to_pretty_safe(&m) + "\n";
+    // the manifest is this capture's own index: it is brought up to date (it was checked
+    // above to be ours, or --force was given), but never through a symlink without --force
+    if std::fs::symlink_metadata(&manifest_path).is_ok_and(|m| m.file_type().is_symlink())
+        && !opts.force
+    {
+        return Err(format!(
+            "{}: is a symbolic link: refusing to write through it (use --force)",
+            sanitize::path(&manifest_path)
         ));
     }
-    if want.selected_target.is_some() && want.reason_codes != got.reason_codes {
-        d.push(format!(
-            "reason codes [{}] -> [{}]",
-            want.reason_codes.join(", "),
-            got.reason_codes.join(", ")
-        ));
-    }
-    d
+    write_file(&manifest_path, &text, &opts.inputs, true)?;
+    Ok(rep)
 }

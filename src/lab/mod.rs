@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod eval;
 pub mod fixture;
+pub mod fixture_check;
 pub mod metrics;
 pub mod record;
 pub mod scrub;

@@ -3,6 +3,9 @@
 //! selector blocks) or made from a live run.
 
 use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+use crate::error::InputError;
 
 use crate::engine::{Retrieval, Selection};
 
@@ -79,164 +82,425 @@ impl RunRecord {
         rec
     }
 
-    /// Reads a record from a JSON object of any supported shape. `fallback_id` names it
-    /// when the object has no id.
+    /// Reads a record from a JSON object of any supported shape (lenient: a malformed
+    /// record reads as none). Prefer [`RunRecord::parse`], which says what is wrong.
     pub fn from_json(v: &Value, fallback_id: &str) -> Option<RunRecord> {
-        let o = v.as_object()?;
+        Self::parse(v, fallback_id).ok().flatten()
+    }
+
+    /// Reads a record from a JSON object of any supported shape. `fallback_id` names it
+    /// when the object has no id. `Ok(None)`: the value is not a record at all (no rows and
+    /// no selection); `Err`: it is one, but a field has the wrong type — the error names
+    /// the field by JSON pointer, relative to `v`.
+    pub fn parse(v: &Value, fallback_id: &str) -> Result<Option<RunRecord>, Malformed> {
+        let Some(o) = v.as_object() else {
+            return Ok(None);
+        };
         let mut rec = RunRecord {
             id: fallback_id.to_string(),
             ..Default::default()
         };
         for k in ["case_id", "id"] {
-            if let Some(id) = o.get(k).and_then(Value::as_str) {
-                rec.id = id.to_string();
-                break;
+            match o.get(k) {
+                Some(Value::String(id)) => {
+                    rec.id = id.clone();
+                    break;
+                }
+                Some(Value::Number(n)) => {
+                    rec.id = n.to_string();
+                    break;
+                }
+                Some(Value::Null) | None => {}
+                Some(_) => return Err(Malformed::new(&format!("/{k}"), "must be a string")),
             }
         }
-        rec.query = o.get("query").and_then(Value::as_str).map(String::from);
-        let known = [
-            "case_id",
-            "id",
-            "query",
-            "query_fingerprint",
-            "query_scrubbed",
-            "expected_target",
-            "expected_tools",
-            "top_k",
-            "actual_top_3",
-            "ranking",
-            "target_selector",
-            "selection",
-            "retrieval",
-            "results",
-            "subgraph_text",
-            "intent",
-            "stats",
-            "provenance",
-            "learning_suggestion_ids",
-            "params",
-            "category",
-            "graph",
-            "selector",
-            "labels",
-            "expected",
-            "note",
-        ];
+        rec.query = opt_string(o.get("query"), "/query")?;
         rec.unknown_keys = o
             .keys()
-            .filter(|k| !known.contains(&k.as_str()))
+            .filter(|k| !KNOWN_KEYS.contains(&k.as_str()))
             .cloned()
             .collect();
-        if let Some(t) = o.get("expected_target").and_then(Value::as_str) {
-            rec.expected = vec![t.to_string()];
-        } else if let Some(a) = o.get("expected_tools").and_then(Value::as_array) {
-            rec.expected = a
-                .iter()
-                .filter_map(|x| x.as_str().map(String::from))
-                .collect();
-        } else if let Some(a) = o
-            .get("labels")
-            .and_then(|l| l.get("expected_tools"))
-            .and_then(Value::as_array)
-        {
-            rec.expected = a
-                .iter()
-                .filter_map(|x| x.as_str().map(String::from))
-                .collect();
+        if let Some(t) = opt_string(o.get("expected_target"), "/expected_target")? {
+            rec.expected = vec![t];
+        } else if o.get("expected_tools").is_some_and(|x| !x.is_null()) {
+            rec.expected = strings(o.get("expected_tools"), "/expected_tools")?;
+        } else if let Some(l) = o.get("labels").filter(|l| l.is_object()) {
+            rec.expected = strings(l.get("expected_tools"), "/labels/expected_tools")?;
         }
         // rows: fixture ranking > actual_top_3 > retrieval.results > results > expected.retrieval.results
-        let results = o
-            .get("retrieval")
-            .and_then(|r| r.get("results"))
-            .or_else(|| o.get("results"))
-            .or_else(|| {
-                o.get("expected")
-                    .and_then(|e| e.get("retrieval"))
-                    .and_then(|r| r.get("results"))
-            });
-        if let Some(Value::Array(rows)) = o.get("ranking") {
-            rec.rows = rows
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| row_from(r, i))
-                .collect();
-        } else if let Some(Value::Array(rows)) = o.get("actual_top_3") {
-            rec.rows = rows
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| row_from(r, i))
-                .collect();
-        } else if let Some(Value::Array(rows)) = results {
-            rec.rows = rows
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| row_from(r, i))
-                .collect();
+        let retrieval = o.get("retrieval").filter(|r| r.is_object());
+        let expected_retrieval = o
+            .get("expected")
+            .and_then(|e| e.get("retrieval"))
+            .filter(|r| r.is_object());
+        let sources = [
+            (o.get("ranking"), "/ranking"),
+            (o.get("actual_top_3"), "/actual_top_3"),
+            (
+                retrieval.and_then(|r| r.get("results")),
+                "/retrieval/results",
+            ),
+            (o.get("results"), "/results"),
+            (
+                expected_retrieval.and_then(|r| r.get("results")),
+                "/expected/retrieval/results",
+            ),
+        ];
+        for (rows, at) in sources {
+            match rows {
+                None | Some(Value::Null) => continue,
+                Some(Value::Array(rows)) => {
+                    rec.rows = rows
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| row_from(r, i, &format!("{at}/{i}")))
+                        .collect::<Result<_, _>>()?;
+                    break;
+                }
+                Some(_) => return Err(Malformed::new(at, "must be a list of result rows")),
+            }
         }
-        let sel = o
-            .get("target_selector")
-            .or_else(|| o.get("selection"))
-            .or_else(|| o.get("expected").and_then(|e| e.get("selection")))
-            .filter(|s| s.is_object())
-            .or_else(|| o.contains_key("selected_target").then_some(v));
-        if let Some(s) = sel {
-            rec.selected_target = s
-                .get("selected_target")
-                .and_then(Value::as_str)
-                .map(String::from);
-            rec.llm_target = s
-                .get("llm_target")
-                .and_then(Value::as_str)
-                .map(String::from);
-            rec.reason_codes = s
-                .get("reason_codes")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            rec.overrode_llm = s.get("overrode_llm").and_then(Value::as_bool);
-            rec.ambiguous = s.get("ambiguous").and_then(Value::as_bool);
+        let sel = [
+            (o.get("target_selector"), "/target_selector"),
+            (o.get("selection"), "/selection"),
+            (
+                o.get("expected").and_then(|e| e.get("selection")),
+                "/expected/selection",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(s, at)| s.filter(|s| !s.is_null()).map(|s| (s, at)));
+        let sel = match sel {
+            Some((s, at)) if s.is_object() => Some((s, at.to_string())),
+            Some((_, at)) => return Err(Malformed::new(at, "must be an object")),
+            None => o
+                .contains_key("selected_target")
+                .then(|| (v, String::new())),
+        };
+        if let Some((s, at)) = sel {
+            rec.selected_target =
+                opt_string(s.get("selected_target"), &format!("{at}/selected_target"))?;
+            rec.llm_target = opt_string(s.get("llm_target"), &format!("{at}/llm_target"))?;
+            rec.reason_codes = match s.get("reason_codes") {
+                None | Some(Value::Null) => Vec::new(),
+                x => strings(x, &format!("{at}/reason_codes"))?,
+            };
+            rec.overrode_llm = opt_bool(s.get("overrode_llm"), &format!("{at}/overrode_llm"))?;
+            rec.ambiguous = opt_bool(s.get("ambiguous"), &format!("{at}/ambiguous"))?;
         }
         if rec.rows.is_empty() && rec.selected_target.is_none() {
-            return None;
+            return Ok(None);
         }
-        Some(rec)
+        Ok(Some(rec))
     }
 }
 
-fn row_from(r: &Value, i: usize) -> Option<RowRecord> {
+/// What is wrong with a record that has the shape of one: a JSON pointer (relative to the
+/// record) and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed {
+    pub pointer: String,
+    pub message: String,
+}
+
+impl Malformed {
+    fn new(pointer: &str, message: &str) -> Malformed {
+        Malformed {
+            pointer: pointer.to_string(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// The keys a record of any supported shape may carry (others are kept and shown, never
+/// compared).
+pub const KNOWN_KEYS: &[&str] = &[
+    "case_id",
+    "id",
+    "query",
+    "query_fingerprint",
+    "query_scrubbed",
+    "expected_target",
+    "expected_tools",
+    "labels_scrubbed",
+    "top_k",
+    "actual_top_3",
+    "ranking",
+    "target_selector",
+    "selection",
+    "retrieval",
+    "results",
+    "subgraph_text",
+    "intent",
+    "stats",
+    "provenance",
+    "learning_suggestion_ids",
+    "params",
+    "category",
+    "graph",
+    "selector",
+    "labels",
+    "expected",
+    "note",
+];
+
+fn opt_string(v: Option<&Value>, at: &str) -> Result<Option<String>, Malformed> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(Malformed::new(at, "must be a string")),
+    }
+}
+
+fn opt_bool(v: Option<&Value>, at: &str) -> Result<Option<bool>, Malformed> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(Malformed::new(at, "must be true or false")),
+    }
+}
+
+fn strings(v: Option<&Value>, at: &str) -> Result<Vec<String>, Malformed> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| match x {
+                Value::String(s) => Ok(s.clone()),
+                _ => Err(Malformed::new(&format!("{at}/{i}"), "must be a string")),
+            })
+            .collect(),
+        Some(_) => Err(Malformed::new(at, "must be a list of strings")),
+    }
+}
+
+fn row_from(r: &Value, i: usize, at: &str) -> Result<RowRecord, Malformed> {
     if let Some(name) = r.as_str() {
-        return Some(RowRecord {
+        return Ok(RowRecord {
             name: name.to_string(),
             rank: i + 1,
             score: None,
             breakdown: Map::new(),
         });
     }
-    let o = r.as_object()?;
-    let name = o
-        .get("name")
-        .or_else(|| o.get("tool"))
-        .and_then(Value::as_str)?
-        .to_string();
-    let rank = o
-        .get("rank")
-        .and_then(Value::as_u64)
-        .map(|x| x as usize)
-        .unwrap_or(i + 1);
-    let score = o.get("score").and_then(Value::as_f64);
-    let breakdown = o
-        .get("score_breakdown")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    Some(RowRecord {
+    let Some(o) = r.as_object() else {
+        return Err(Malformed::new(
+            at,
+            "must be a result row (an object with a name)",
+        ));
+    };
+    let name = match o.get("name").or_else(|| o.get("tool")) {
+        Some(Value::String(n)) if !n.is_empty() => n.clone(),
+        Some(_) => {
+            return Err(Malformed::new(
+                &format!("{at}/name"),
+                "must be a non-empty string",
+            ));
+        }
+        None => return Err(Malformed::new(at, "has no name")),
+    };
+    let rank = match o.get("rank") {
+        None | Some(Value::Null) => i + 1,
+        Some(x) => match x.as_u64() {
+            Some(k) if k >= 1 => k as usize,
+            _ => {
+                return Err(Malformed::new(
+                    &format!("{at}/rank"),
+                    "must be a positive integer",
+                ));
+            }
+        },
+    };
+    let score = match o.get("score") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(_) => return Err(Malformed::new(&format!("{at}/score"), "must be a number")),
+    };
+    let breakdown = match o.get("score_breakdown") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => {
+            for (k, x) in m {
+                if !matches!(x, Value::Number(_) | Value::Bool(_) | Value::Null) {
+                    return Err(Malformed::new(
+                        &format!(
+                            "{at}/score_breakdown/{}",
+                            k.replace('~', "~0").replace('/', "~1")
+                        ),
+                        "must be a number",
+                    ));
+                }
+            }
+            m.clone()
+        }
+        Some(_) => {
+            return Err(Malformed::new(
+                &format!("{at}/score_breakdown"),
+                "must be an object",
+            ));
+        }
+    };
+    Ok(RowRecord {
         name,
         rank,
         score,
         breakdown,
     })
+}
+
+/// Where a value of an evidence file sits.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    /// The file, as shown in messages (sanitised).
+    pub file: String,
+    /// The file's name with the item (`f.json`, `f.json#2`, `f.jsonl:3`), for display.
+    pub label: String,
+    /// The id a record without one takes (`f`, `f#2`, `f:3`).
+    pub fallback_id: String,
+    /// The place inside the file: empty, a JSON pointer (`/1`) or a line number.
+    pub place: String,
+}
+
+impl Origin {
+    /// An error about this value, at `pointer` inside it.
+    pub fn error(&self, pointer: &str, message: String) -> InputError {
+        let place = match (self.place.as_str(), pointer) {
+            (p, "") => p.to_string(),
+            (p, ptr) if p.starts_with('/') || p.is_empty() => format!("{p}{ptr}"),
+            (line, ptr) => format!("{line} {ptr}"),
+        };
+        InputError::new(&self.file, &place, message)
+    }
+}
+
+/// The message for a value that is none of the kinds a record can be.
+pub const NOT_A_RECORD: &str = "not a retrieval response, selector block or fixture";
+
+/// Reads every JSON value of an evidence file (one value, a list, or JSON Lines) or of a
+/// folder of them (`*.json` and `*.jsonl`, sorted, `manifest.json` aside) and hands each
+/// to `visit`. Returns the errors of the parts that could not be read or that `visit`
+/// refused, in file order; `Err` only when `path` itself cannot be read. The one walk over
+/// captured evidence: `lab diff`, `lab check` and the Evidence and Diff screens use it.
+pub fn walk(
+    path: &Path,
+    visit: &mut dyn FnMut(&Value, &Origin) -> Result<(), InputError>,
+) -> Result<Vec<InputError>, InputError> {
+    let mut errors = Vec::new();
+    let shown = crate::limits::shown(path);
+    let meta = std::fs::metadata(path)
+        .map_err(|e| InputError::new(&shown, "", crate::limits::io_message(&e)))?;
+    if meta.is_dir() {
+        let files = folder_files(path, &["json", "jsonl"])?;
+        if files.is_empty() {
+            errors.push(InputError::new(
+                &shown,
+                "",
+                "no .json or .jsonl file in the folder".into(),
+            ));
+        }
+        for f in files {
+            match walk(&f, visit) {
+                Ok(e) => errors.extend(e),
+                Err(e) => errors.push(e),
+            }
+        }
+        return Ok(errors);
+    }
+    let bytes = crate::limits::read_file(path)?;
+    let text = crate::model::load::into_text(&shown, bytes)?;
+    let label = path
+        .file_name()
+        .map(|f| crate::sanitize::line(&f.to_string_lossy()))
+        .unwrap_or_else(|| shown.clone());
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let origin = |label: String, fallback_id: String, place: String| Origin {
+        file: shown.clone(),
+        label,
+        fallback_id,
+        place,
+    };
+    let mut push = |r: Result<(), InputError>| {
+        if let Err(e) = r {
+            errors.push(e);
+        }
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Array(items)) => {
+            for (i, v) in items.iter().enumerate() {
+                let o = origin(
+                    format!("{label}#{}", i + 1),
+                    format!("{stem}#{}", i + 1),
+                    format!("/{i}"),
+                );
+                push(visit(v, &o));
+            }
+        }
+        Ok(v) => push(visit(
+            &v,
+            &origin(label.clone(), stem.clone(), String::new()),
+        )),
+        Err(whole) => {
+            let mut any_line = false;
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                any_line = true;
+                match serde_json::from_str::<Value>(line) {
+                    Ok(v) => {
+                        let o = origin(
+                            format!("{label}:{}", i + 1),
+                            format!("{stem}:{}", i + 1),
+                            (i + 1).to_string(),
+                        );
+                        push(visit(&v, &o));
+                    }
+                    Err(e) => push(Err(
+                        crate::model::load::json_error(&shown, &e, "").with_line(i + 1)
+                    )),
+                }
+            }
+            if !any_line {
+                push(Err(crate::model::load::json_error(&shown, &whole, "")));
+            }
+        }
+    }
+    Ok(errors)
+}
+
+/// The files of a folder with one of `extensions`, sorted, `manifest.json` aside.
+pub fn folder_files(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, InputError> {
+    let shown = crate::limits::shown(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| InputError::new(&shown, "", crate::limits::io_message(&e)))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| extensions.iter().any(|e| x == *e))
+                && p.file_name().is_some_and(|n| n != "manifest.json")
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Reads every record of an evidence file or folder with [`walk`] and [`RunRecord::parse`]:
+/// values that are no record and records with a malformed field are errors.
+pub fn read_records(path: &Path) -> Result<(Vec<RunRecord>, Vec<InputError>), InputError> {
+    let mut recs = Vec::new();
+    let errors = walk(
+        path,
+        &mut |v, o| match RunRecord::parse(v, &o.fallback_id) {
+            Ok(Some(r)) => {
+                recs.push(r);
+                Ok(())
+            }
+            Ok(None) => Err(o.error("", NOT_A_RECORD.into())),
+            Err(m) => Err(o.error(&m.pointer, m.message)),
+        },
+    )?;
+    Ok((recs, errors))
 }

@@ -14,8 +14,8 @@
 use serde_json::{Map, Value};
 use std::path::Path;
 
+use crate::engine::knobs::Knobs;
 use crate::error::InputError;
-use crate::evidence::knobs::Knobs;
 use crate::model::load::{into_text, json_error, read_input};
 
 #[derive(Debug, Clone, PartialEq)]

@@ -36,6 +36,14 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     false
 }
 
+/// True when both paths exist and name the same file (through symlinks).
+pub fn is_same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => same_file(&x, &y),
+        _ => false,
+    }
+}
+
 /// Decides where `output` goes, refusing to overwrite without `force` and refusing an
 /// output that is one of `inputs` in any case. Errors are one line naming the file.
 pub fn prepare(output: &str, inputs: &[String], force: bool) -> Result<Target, String> {

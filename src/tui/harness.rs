@@ -271,8 +271,17 @@ pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
         depth: 0,
         ..Params::default()
     };
-    let sel = SelectParams::default();
-    crate::lab::fixture::capture(&engine, &suite, &dir.join("good"), &good, &sel, true)?;
-    crate::lab::fixture::capture(&engine, &suite, &dir.join("bad"), &bad, &sel, true)?;
+    for (sub, params) in [("good", good), ("bad", bad)] {
+        let opts = crate::lab::fixture::CaptureOptions {
+            base: crate::engine::knobs::Knobs {
+                params,
+                select: SelectParams::default(),
+            },
+            force: true,
+            ..Default::default()
+        };
+        crate::lab::fixture::capture(&engine, &suite, &dir.join(sub), &opts)
+            .map_err(std::io::Error::other)?;
+    }
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::lab::record::RunRecord;
+use crate::lab::record::{Malformed, RunRecord};
 
 /// A set of records read from one file or folder.
 #[derive(Clone, Debug, Default)]
@@ -82,34 +82,8 @@ pub struct EvRecord {
     pub compact: RunRecord,
 }
 
-const TOP_KNOWN: &[&str] = &[
-    "case_id",
-    "id",
-    "query",
-    "query_fingerprint",
-    "query_scrubbed",
-    "expected_target",
-    "expected_tools",
-    "top_k",
-    "actual_top_3",
-    "ranking",
-    "target_selector",
-    "selection",
-    "retrieval",
-    "results",
-    "subgraph_text",
-    "intent",
-    "stats",
-    "provenance",
-    "learning_suggestion_ids",
-    "params",
-    "category",
-    "graph",
-    "selector",
-    "labels",
-    "expected",
-    "note",
-];
+/// The one list of top-level keys a record may carry ([`crate::lab::record::KNOWN_KEYS`]).
+const TOP_KNOWN: &[&str] = crate::lab::record::KNOWN_KEYS;
 const RETRIEVAL_KNOWN: &[&str] = &["results", "subgraph_text", "intent", "stats"];
 const STATS_KNOWN: &[&str] = &[
     "seeds",
@@ -388,10 +362,19 @@ impl EvRow {
 }
 
 impl EvRecord {
-    /// Reads one record; `None` when the value is not a response, selector block or fixture.
-    pub fn from_value(v: &Value, origin: &str, fallback_id: &str) -> Option<EvRecord> {
-        let compact = RunRecord::from_json(v, fallback_id)?;
-        let o = v.as_object()?;
+    /// Reads one record; `Ok(None)` when the value is not a response, selector block or
+    /// fixture, `Err` when it is one with a malformed field.
+    pub fn from_value(
+        v: &Value,
+        origin: &str,
+        fallback_id: &str,
+    ) -> Result<Option<EvRecord>, Malformed> {
+        let Some(compact) = RunRecord::parse(v, fallback_id)? else {
+            return Ok(None);
+        };
+        let Some(o) = v.as_object() else {
+            return Ok(None);
+        };
         let expected_ret = o
             .get("expected")
             .and_then(|e| e.get("retrieval"))
@@ -506,7 +489,7 @@ impl EvRecord {
             "provenance.",
             &mut unknown,
         );
-        Some(EvRecord {
+        Ok(Some(EvRecord {
             id: compact.id.clone(),
             kind,
             origin: origin.to_string(),
@@ -518,7 +501,7 @@ impl EvRecord {
             value: v.clone(),
             bytes: json_len(v),
             compact,
-        })
+        }))
     }
 
     /// Unknown keys of the record and of its rows.
@@ -541,105 +524,36 @@ impl EvRecord {
     }
 }
 
-fn io_text(path: &Path) -> Result<String, String> {
-    let name = path.display().to_string();
-    let bytes = crate::model::load::read_input(path).map_err(|e| e.to_string())?;
-    crate::model::load::into_text(&name, bytes).map_err(|e| e.to_string())
-}
-
 /// Reads every record of a file (one JSON value, a list, or JSON Lines) or of a fixture
-/// folder (`*.json` and `*.jsonl`, `manifest.json` aside). Unreadable parts are reported
-/// in `errors`; the rest is read. Fails only when the path cannot be read at all.
+/// folder (`*.json` and `*.jsonl`, `manifest.json` aside) with the one evidence walk
+/// ([`crate::lab::record::walk`]). Unreadable parts and malformed records are reported in
+/// `errors`; the rest is read. Fails only when the path cannot be read at all.
 pub fn read_set(path: &Path) -> Result<EvSet, String> {
     let label = path
         .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
+        .map(|f| crate::sanitize::line(&f.to_string_lossy()))
+        .unwrap_or_else(|| crate::sanitize::path(path));
     let mut set = EvSet {
         label,
         ..EvSet::default()
     };
-    read_into(path, &mut set)?;
+    let mut records = Vec::new();
+    let errors = crate::lab::record::walk(path, &mut |v, o| match EvRecord::from_value(
+        v,
+        &o.label,
+        &o.fallback_id,
+    ) {
+        Ok(Some(r)) => {
+            records.push(r);
+            Ok(())
+        }
+        Ok(None) => Err(o.error("", crate::lab::record::NOT_A_RECORD.into())),
+        Err(m) => Err(o.error(&m.pointer, m.message)),
+    })
+    .map_err(|e| e.to_string())?;
+    set.records = records;
+    set.errors = errors.iter().map(|e| e.to_string()).collect();
     Ok(set)
-}
-
-fn read_into(path: &Path, set: &mut EvSet) -> Result<(), String> {
-    let name = path.display().to_string();
-    if path.is_dir() {
-        let mut files: Vec<_> = std::fs::read_dir(path)
-            .map_err(|e| format!("{name}: {e}"))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.extension().is_some_and(|x| x == "json" || x == "jsonl")
-                    && p.file_name().is_some_and(|n| n != "manifest.json")
-            })
-            .collect();
-        files.sort();
-        if files.is_empty() {
-            set.errors
-                .push(format!("{name}: no .json or .jsonl file in the folder"));
-        }
-        for f in files {
-            if let Err(e) = read_into(&f, set) {
-                set.errors.push(e);
-            }
-        }
-        return Ok(());
-    }
-    let text = io_text(path)?;
-    let file = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| name.clone());
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let not_record = "not a retrieval response, selector block or fixture";
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Array(items)) => {
-            for (i, v) in items.iter().enumerate() {
-                match EvRecord::from_value(
-                    v,
-                    &format!("{file}#{}", i + 1),
-                    &format!("{stem}#{}", i + 1),
-                ) {
-                    Some(r) => set.records.push(r),
-                    None => set.errors.push(format!("{name}:/{i}: {not_record}")),
-                }
-            }
-        }
-        Ok(v) => match EvRecord::from_value(&v, &file, &stem) {
-            Some(r) => set.records.push(r),
-            None => set.errors.push(format!("{name}: {not_record}")),
-        },
-        Err(whole) => {
-            let mut any_line = false;
-            for (i, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                any_line = true;
-                match serde_json::from_str::<Value>(line) {
-                    Ok(v) => match EvRecord::from_value(
-                        &v,
-                        &format!("{file}:{}", i + 1),
-                        &format!("{stem}:{}", i + 1),
-                    ) {
-                        Some(r) => set.records.push(r),
-                        None => set.errors.push(format!("{name}:{}: {not_record}", i + 1)),
-                    },
-                    Err(e) => set
-                        .errors
-                        .push(format!("{name}:{}: invalid JSON: {e}", i + 1)),
-                }
-            }
-            if !any_line {
-                set.errors.push(format!("{name}: empty file ({whole})"));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Which screen a file belongs to.
@@ -732,7 +646,7 @@ mod tests {
                 "stats": {"seeds": ["a"], "gpu": true}, "engine_rev": "9"}"#,
         )
         .unwrap();
-        let r = EvRecord::from_value(&v, "f.json", "f").unwrap();
+        let r = EvRecord::from_value(&v, "f.json", "f").unwrap().unwrap();
         assert_eq!(r.kind, "response");
         let keys: Vec<&str> = r.unknown.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["engine_rev", "stats.gpu"]);

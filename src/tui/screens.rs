@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::app::{App, Effect, FlashLevel, PaneId, PaneState};
 use super::records::{EvRecord, EvRow, EvSet, read_set};
+use crate::engine::knobs::Knobs;
 use crate::engine::{Engine, Params, SelectParams};
 use crate::lab::diff::{CaseDiff, diff_sets, read_records};
 use crate::lab::eval::{CaseResult, Summary, evaluate, summarize};
@@ -254,8 +255,11 @@ pub fn load_diff(a: &Path, b: &Path) -> Result<DiffView, String> {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_else(|| p.display().to_string())
     };
+    let strings =
+        |e: Vec<crate::error::InputError>| e.iter().map(|e| e.to_string()).collect::<Vec<_>>();
     let (ra, ea) = read_records(a).map_err(|e| e.to_string())?;
     let (rb, eb) = read_records(b).map_err(|e| e.to_string())?;
+    let (ea, eb) = (strings(ea), strings(eb));
     if ra.is_empty() && rb.is_empty() {
         let mut why = ea.clone();
         why.extend(eb.iter().cloned());
@@ -395,7 +399,15 @@ pub fn run_lab(engine: &Engine, job: &LabJob, send: &mut dyn FnMut(LabMsg)) {
             name: job.suite.name.clone(),
             cases: cases.to_vec(),
         };
-        let (res, _) = evaluate(engine, &sub, &job.params, &job.select, job.k);
+        let mut base = Knobs {
+            params: job.params.clone(),
+            select: job.select.clone(),
+        };
+        base.params.top_k = job.k;
+        // the suite's knobs were checked when it was read, and no override applies here
+        let res = evaluate(engine, &sub, &base, &[], job.k)
+            .map(|(res, _)| res)
+            .unwrap_or_default();
         all.extend(res.iter().cloned());
         send(LabMsg::Progress {
             generation: job.generation,
