@@ -30,6 +30,24 @@ pub enum LabCommand {
     Diff(DiffArgs),
     /// Evaluate a suite: hit@1/5/k, recall@k, MRR, selector accuracy; --vs for paired deltas
     Eval(EvalArgs),
+    /// Recompute recorded decisions (trace envelopes, batch lines, golden cases, fixtures)
+    /// and flag drift: version_skew, stale_artifact, parameters_differ, unexplained
+    Replay(ReplayArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Graph artifact or `demo`
+    pub graph: String,
+    /// Evidence files, JSON Lines logs or fixture folders (`-`: standard input; .gz read as is)
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+    /// One JSON line per record, then a summary line
+    #[arg(long)]
+    pub json: bool,
+    /// List every record that did not reproduce (default: the first 20)
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Args, Debug)]
@@ -124,6 +142,7 @@ pub fn run(a: LabArgs) -> u8 {
         LabCommand::Check(c) => check(c),
         LabCommand::Diff(d) => run_diff(d),
         LabCommand::Eval(e) => run_eval(e),
+        LabCommand::Replay(r) => run_replay(r),
     }
 }
 
@@ -511,4 +530,99 @@ fn run_eval(a: EvalArgs) -> u8 {
     }
     super::query::write_text(&s);
     EXIT_OK
+}
+
+fn run_replay(a: ReplayArgs) -> u8 {
+    use crate::lab::replay::{self, DriftKind, Status, Summary};
+    let engine = match load_engine(&a.graph) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let outcomes = match replay::replay_paths(&engine, &a.files) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let mut sum = Summary::default();
+    for o in &outcomes {
+        sum.add(o);
+    }
+    let kinds = || {
+        DriftKind::ALL
+            .iter()
+            .zip(sum.by_kind)
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{} {n}", k.name()))
+            .collect::<Vec<_>>()
+    };
+    if a.json {
+        let mut s = String::with_capacity(outcomes.len() * 160);
+        for o in &outcomes {
+            s.push_str(&replay::outcome_json(o));
+            s.push('\n');
+        }
+        let mut w = JsonWriter::new();
+        w.begin_obj().key("summary").begin_obj();
+        w.key("records").int(sum.records as i64);
+        w.key("reproduced").int(sum.reproduced as i64);
+        w.key("drifted").int(sum.drifted as i64);
+        w.key("partial").int(sum.partial as i64);
+        w.key("unreadable").int(sum.unreadable as i64);
+        w.key("drift_kinds").begin_obj();
+        for (k, n) in DriftKind::ALL.iter().zip(sum.by_kind) {
+            w.key(k.name()).int(n as i64);
+        }
+        w.end_obj().end_obj().end_obj();
+        s.push_str(&w.finish());
+        s.push('\n');
+        write_stdout(s.as_bytes());
+    } else {
+        let mut s = format!(
+            "{} records: {} reproduced, {} drifted{}, {} partial, {} unreadable\n",
+            sum.records,
+            sum.reproduced,
+            sum.drifted,
+            match kinds() {
+                k if k.is_empty() => String::new(),
+                k => format!(" ({})", k.join(", ")),
+            },
+            sum.partial,
+            sum.unreadable
+        );
+        let shown: Vec<_> = outcomes
+            .iter()
+            .filter(|o| o.status != Status::Reproduced)
+            .collect();
+        let limit = if a.all { usize::MAX } else { 20 };
+        for o in shown.iter().take(limit) {
+            let what = match (o.drift_kind, &o.difference) {
+                (Some(k), Some(d)) => format!(
+                    "{}  {}: recorded {}, recomputed {}",
+                    k.name(),
+                    d.pointer,
+                    crate::jsonout::to_compact_safe(&d.recorded),
+                    crate::jsonout::to_compact_safe(&d.recomputed)
+                ),
+                _ => String::new(),
+            };
+            let detail = o
+                .detail
+                .as_deref()
+                .map(|d| format!("  ({d})"))
+                .unwrap_or_default();
+            s.push_str(&line(&format!(
+                "{:<10} {}  {what}{detail}",
+                o.status.name(),
+                o.record
+            )));
+            s.push('\n');
+        }
+        if shown.len() > limit {
+            s.push_str(&format!(
+                "… {} more (--all lists them)\n",
+                shown.len() - limit
+            ));
+        }
+        super::query::write_text(&s);
+    }
+    if sum.drifted > 0 { EXIT_EMPTY } else { EXIT_OK }
 }

@@ -6,5 +6,6 @@ pub mod fixture;
 pub mod fixture_check;
 pub mod metrics;
 pub mod record;
+pub mod replay;
 pub mod scrub;
 pub mod suite;

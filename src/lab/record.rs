@@ -407,6 +407,7 @@ pub fn walk(
         return Ok(errors);
     }
     let bytes = crate::limits::read_file(path)?;
+    let bytes = crate::limits::gunzip(&shown, bytes)?;
     let text = crate::model::load::into_text(&shown, bytes)?;
     let label = path
         .file_name()
@@ -416,8 +417,22 @@ pub fn walk(
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default();
+    errors.extend(walk_text(&shown, &label, &stem, &text, visit));
+    Ok(errors)
+}
+
+/// [`walk`] over text already read (standard input, for one): `shown` names it in
+/// messages, `label` and `stem` make the records' labels and fallback ids.
+pub fn walk_text(
+    shown: &str,
+    label: &str,
+    stem: &str,
+    text: &str,
+    visit: &mut dyn FnMut(&Value, &Origin) -> Result<(), InputError>,
+) -> Vec<InputError> {
+    let mut errors = Vec::new();
     let origin = |label: String, fallback_id: String, place: String| Origin {
-        file: shown.clone(),
+        file: shown.to_string(),
         label,
         fallback_id,
         place,
@@ -427,7 +442,7 @@ pub fn walk(
             errors.push(e);
         }
     };
-    match serde_json::from_str::<Value>(&text) {
+    match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(items)) => {
             for (i, v) in items.iter().enumerate() {
                 let o = origin(
@@ -440,11 +455,11 @@ pub fn walk(
         }
         Ok(v) => push(visit(
             &v,
-            &origin(label.clone(), stem.clone(), String::new()),
+            &origin(label.to_string(), stem.to_string(), String::new()),
         )),
         Err(whole) => {
             let mut any_line = false;
-            for (i, line) in text.lines().enumerate() {
+            for (i, line) in text.split('\n').enumerate() {
                 if line.trim().is_empty() {
                     continue;
                 }
@@ -459,16 +474,16 @@ pub fn walk(
                         push(visit(&v, &o));
                     }
                     Err(e) => push(Err(
-                        crate::model::load::json_error(&shown, &e, "").with_line(i + 1)
+                        crate::model::load::json_error(shown, &e, "").with_line(i + 1)
                     )),
                 }
             }
             if !any_line {
-                push(Err(crate::model::load::json_error(&shown, &whole, "")));
+                push(Err(crate::model::load::json_error(shown, &whole, "")));
             }
         }
     }
-    Ok(errors)
+    errors
 }
 
 /// The files of a folder with one of `extensions`, sorted, `manifest.json` aside.

@@ -1,0 +1,193 @@
+//! `lab replay` through the binary: real graph-tool-call 0.47.0 trace envelopes
+//! (tests/fixtures/traces, recorded by scripts/make-trace-envelopes.sh with the
+//! reference's TraceRecorder and adapters) reproduce on the graphs they were recorded on,
+//! the golden case files reproduce, and a file of planted drifts — one per kind, each made
+//! by the reference the way production makes it — is classified exactly.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn toolscope(args: &[&str], stdin: Option<Vec<u8>>) -> (i32, String, String) {
+    let mut c = Command::cargo_bin("toolscope").unwrap();
+    c.args(args);
+    if let Some(s) = stdin {
+        c.write_stdin(s);
+    }
+    let out = c.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn traces(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/traces")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn golden() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/golden");
+    if p.join("graphs").is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skip: ../shared/corpus/golden is not here (CI has it)");
+        None
+    }
+}
+
+fn lines(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn reference_envelopes_of_the_demo_reproduce() {
+    let (code, out, err) = toolscope(
+        &[
+            "lab",
+            "replay",
+            "demo",
+            &traces("demo.jsonl.gz"),
+            &traces("demo-list.json"),
+            &traces("demo-one.json"),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("64 records: 64 reproduced, 0 drifted, 0 partial, 0 unreadable"),
+        "{out}"
+    );
+}
+
+#[test]
+fn reference_envelopes_and_golden_cases_of_the_golden_graphs_reproduce() {
+    let Some(g) = golden() else { return };
+    for (graph, file, records, partial) in [
+        ("ecommerce", traces("ecommerce.jsonl.gz"), 284, 3),
+        ("github_subset", traces("github_subset.jsonl.gz"), 252, 3),
+    ] {
+        let gp = g.join("graphs").join(format!("{graph}.json"));
+        let (code, out, err) = toolscope(
+            &["lab", "replay", gp.to_str().unwrap(), &file, "--json"],
+            None,
+        );
+        assert_eq!(code, 0, "{err}");
+        let l = lines(&out);
+        let s = &l.last().unwrap()["summary"];
+        assert_eq!(s["records"], records, "{graph}: {s}");
+        assert_eq!(s["reproduced"], records - partial, "{graph}: {s}");
+        assert_eq!(s["drifted"], 0, "{graph}: {s}");
+        // the partial ones: queries the recorder cut at 240 characters
+        for r in l.iter().filter(|r| r["status"] == "partial") {
+            assert!(
+                r["detail"].as_str().unwrap().contains("240 characters"),
+                "{r}"
+            );
+        }
+    }
+    // every golden case of every golden graph (3,059 decisions of the reference, learning
+    // suggestions included) reproduces
+    let mut total = 0;
+    for e in std::fs::read_dir(g.join("graphs")).unwrap() {
+        let gp = e.unwrap().path();
+        let name = gp.file_stem().unwrap().to_string_lossy().into_owned();
+        let cases = g.join("cases").join(format!("{name}.jsonl"));
+        if gp.extension().is_none_or(|x| x != "json") || !cases.exists() {
+            continue;
+        }
+        let (code, out, err) = toolscope(
+            &[
+                "lab",
+                "replay",
+                gp.to_str().unwrap(),
+                cases.to_str().unwrap(),
+                "--json",
+            ],
+            None,
+        );
+        assert_eq!(code, 0, "{name}: {err}");
+        let s = lines(&out).last().unwrap()["summary"].clone();
+        assert_eq!(s["reproduced"], s["records"], "{name}: {s}");
+        total += s["records"].as_u64().unwrap();
+    }
+    assert!(total > 0);
+}
+
+#[test]
+fn planted_drifts_are_classified_exactly() {
+    let (code, out, err) = toolscope(
+        &["lab", "replay", "demo", &traces("drifts.jsonl"), "--json"],
+        None,
+    );
+    assert_eq!(code, 1, "anything drifted exits 1: {err}");
+    let l = lines(&out);
+    let by_id = |id: &str| {
+        l.iter()
+            .find(|r| r["record"].as_str().unwrap().ends_with(id))
+            .unwrap_or_else(|| panic!("{id} in {out}"))
+            .clone()
+    };
+    for (id, kind) in [
+        ("drift-version-skew", "version_skew"),
+        ("drift-stale-artifact", "stale_artifact"),
+        ("drift-parameters-differ", "parameters_differ"),
+        ("drift-unexplained", "unexplained"),
+    ] {
+        let r = by_id(id);
+        assert_eq!(r["status"], "drifted", "{r}");
+        assert_eq!(r["drift_kind"], kind, "{r}");
+        let p = r["first_difference"].as_str().unwrap();
+        assert!(p.starts_with("/spans/0/decisions/"), "{r}");
+        assert_ne!(r["recorded"], r["recomputed"], "{r}");
+    }
+    assert_eq!(
+        by_id("drift-parameters-differ")["detail"],
+        "reproduced with depth=0"
+    );
+    assert!(
+        by_id("drift-stale-artifact")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("getOrderV2 is not in this graph")
+    );
+    assert_eq!(by_id("partial-scrubbed-query")["status"], "partial");
+    let unreadable: Vec<_> = l.iter().filter(|r| r["status"] == "unreadable").collect();
+    assert_eq!(unreadable.len(), 2, "{out}");
+    assert!(unreadable.iter().any(|r| {
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("schema_version \"2.0\"")
+    }));
+    assert!(
+        unreadable
+            .iter()
+            .any(|r| r["record"].as_str().unwrap().contains("drifts.jsonl:7"))
+    );
+    let s = &l.last().unwrap()["summary"];
+    assert_eq!(
+        s["drift_kinds"],
+        serde_json::json!({"version_skew": 1, "stale_artifact": 1, "parameters_differ": 1, "unexplained": 1})
+    );
+    // the human summary says the same
+    let (_, text, _) = toolscope(&["lab", "replay", "demo", &traces("drifts.jsonl")], None);
+    assert!(text.starts_with("7 records: 0 reproduced, 4 drifted (version_skew 1, stale_artifact 1, parameters_differ 1, unexplained 1), 1 partial, 2 unreadable"), "{text}");
+}
+
+#[test]
+fn standard_input_and_bad_paths() {
+    let bytes = std::fs::read(traces("demo-list.json")).unwrap();
+    let (code, out, _) = toolscope(&["lab", "replay", "demo", "-"], Some(bytes));
+    assert_eq!(code, 0);
+    assert!(out.starts_with("3 records: 3 reproduced"), "{out}");
+    let (code, _, err) = toolscope(&["lab", "replay", "demo", "/no/such/file.jsonl"], None);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/no/such/file.jsonl"), "{err}");
+}
