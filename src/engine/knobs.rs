@@ -1,0 +1,347 @@
+//! The authorised knobs of a run, as one JSON object (engine layer: the counterfactual
+//! runner, triage's probes and the evidence tools all apply knobs through this one type):
+//! `{top_k, depth, token_budget, history, learning, relation_weight: {relation, weight},
+//! confidence_factor: {label, factor}, intent, llm_target, policy}`.
+
+use serde_json::{Map, Value};
+
+use super::intent::IntentLabel;
+use super::params::{Params, SelectParams};
+use crate::jsonout::JsonWriter;
+
+pub const KNOBS: &[&str] = &[
+    "top_k",
+    "depth",
+    "token_budget",
+    "history",
+    "learning",
+    "relation_weight",
+    "confidence_factor",
+    "intent",
+    "llm_target",
+    "policy",
+];
+
+/// Everything a run depends on besides the graph and the query.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Knobs {
+    pub params: Params,
+    pub select: SelectParams,
+}
+
+/// The largest `top_k` a knob may ask for: rows beyond the graph's tools cost nothing, but
+/// every returned row is built and written.
+pub const TOP_K_MAX: u64 = 10_000;
+/// The deepest expansion a knob may ask for (the BFS stops when its frontier is empty;
+/// real graphs are exhausted within a dozen levels).
+pub const DEPTH_MAX: u64 = 100;
+/// The largest token budget (the rendered subgraph text is cut at 3 characters a token).
+pub const TOKEN_BUDGET_MAX: u64 = 10_000_000;
+/// The range of a `relation_weight` weight or a `confidence_factor` factor. The built-in
+/// tables lie in 0..1; the bound keeps every score finite (a weight of 1e308 overflowed
+/// to infinity, which JSON cannot carry).
+pub const FACTOR_RANGE: (f64, f64) = (0.0, 10.0);
+
+fn bad(k: &str, why: &str) -> String {
+    format!("knob {k}: {why}")
+}
+
+/// At most 40 bytes of `s` for messages (longer text is cut and marked `...`).
+pub fn clip(s: &str) -> String {
+    if s.len() <= 40 {
+        return s.to_string();
+    }
+    let mut end = 40;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+/// A short JSON text of a rejected value for messages.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) if s.len() > 40 => format!("{:?}", clip(s)),
+        Value::Array(a) if a.len() > 8 => format!("a list of {} items", a.len()),
+        Value::Object(o) if o.len() > 8 => format!("an object of {} keys", o.len()),
+        _ => clip(&v.to_string()),
+    }
+}
+
+fn int_in(key: &str, v: &Value, max: u64) -> Result<usize, String> {
+    match v.as_u64() {
+        Some(n) if n <= max => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => Err(bad(
+            key,
+            &format!("expected an integer from 0 to {max}, got {}", shown(v)),
+        )),
+    }
+}
+
+fn factor_in(key: &str, field: &str, v: Option<&Value>) -> Result<f64, String> {
+    let (lo, hi) = FACTOR_RANGE;
+    match v.and_then(Value::as_f64) {
+        Some(f) if f.is_finite() && (lo..=hi).contains(&f) => Ok(f),
+        _ => Err(bad(
+            key,
+            &format!(
+                "{field} must be a number from {lo} to {hi}, got {}",
+                v.map(shown).unwrap_or_else(|| "nothing".into())
+            ),
+        )),
+    }
+}
+
+fn name_in(key: &str, field: &str, v: Option<&Value>, shape: &str) -> Result<String, String> {
+    let s = v
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad(key, &format!("expected {shape}")))?;
+    crate::limits::check_arg(&format!("{key}.{field}"), s).map_err(|e| bad(key, &e))?;
+    Ok(s.to_string())
+}
+
+impl Knobs {
+    /// Starts from `self` and applies the keys of `obj`. Unknown keys are refused, and so
+    /// are values out of range (integers, factors) or over the argument limits (strings,
+    /// lists): every message names the knob and what it accepts.
+    pub fn with(&self, obj: &Map<String, Value>) -> Result<Knobs, String> {
+        let mut k = self.clone();
+        for (key, v) in obj {
+            match key.as_str() {
+                "top_k" => k.params.top_k = int_in(key, v, TOP_K_MAX)?,
+                "depth" => k.params.depth = int_in(key, v, DEPTH_MAX)?,
+                "token_budget" => k.params.token_budget = int_in(key, v, TOKEN_BUDGET_MAX)?,
+                "history" => {
+                    let list = v
+                        .as_array()
+                        .ok_or_else(|| bad(key, "expected a list of tool names"))?;
+                    crate::limits::check_list("knob history", list.len())?;
+                    k.params.history = list
+                        .iter()
+                        .map(|x| {
+                            let s = x
+                                .as_str()
+                                .ok_or_else(|| bad(key, "expected a list of tool names"))?;
+                            crate::limits::check_arg("a history entry", s)
+                                .map_err(|e| bad(key, &e))?;
+                            Ok(s.to_string())
+                        })
+                        .collect::<Result<_, String>>()?
+                }
+                "learning" => {
+                    k.params.learning_enabled = v
+                        .as_bool()
+                        .ok_or_else(|| bad(key, "expected true or false"))?
+                }
+                "relation_weight" => {
+                    if v.is_null() {
+                        k.params.relation_weight = None;
+                    } else {
+                        let shape = "{relation, weight} or null";
+                        if !v.is_object() {
+                            return Err(bad(key, &format!("expected {shape}")));
+                        }
+                        let rel = name_in(key, "relation", v.get("relation"), shape)?;
+                        let w = factor_in(key, "weight", v.get("weight"))?;
+                        k.params.relation_weight = Some((rel, w));
+                    }
+                }
+                "confidence_factor" => {
+                    if v.is_null() {
+                        k.params.confidence_factor = None;
+                    } else {
+                        let shape = "{label, factor} or null";
+                        if !v.is_object() {
+                            return Err(bad(key, &format!("expected {shape}")));
+                        }
+                        let l = name_in(key, "label", v.get("label"), shape)?;
+                        let f = factor_in(key, "factor", v.get("factor"))?;
+                        k.params.confidence_factor = Some((l, f));
+                    }
+                }
+                "intent" => {
+                    const INTENTS: &str = "read, write, delete, neutral or auto";
+                    k.params.intent_override = match v {
+                        Value::Null => None,
+                        Value::String(s) if s == "auto" => None,
+                        Value::String(s) => Some(IntentLabel::parse(s).ok_or_else(|| {
+                            bad(key, &format!("expected {INTENTS}, got {}", shown(v)))
+                        })?),
+                        _ => return Err(bad(key, &format!("expected a string: {INTENTS}"))),
+                    }
+                }
+                "llm_target" => {
+                    k.select.llm_target = match v {
+                        Value::Null => None,
+                        Value::String(s) => {
+                            crate::limits::check_arg("knob llm_target", s)?;
+                            Some(s.clone())
+                        }
+                        _ => return Err(bad(key, "expected a tool name or null")),
+                    }
+                }
+                "policy" => {
+                    let s = v.as_str().ok_or_else(|| bad(key, "expected a string"))?;
+                    crate::limits::check_arg("knob policy", s)?;
+                    k.select.policy = s.to_string()
+                }
+                other => {
+                    return Err(format!(
+                        "{:?} is not an authorised knob (authorised: {})",
+                        clip(other),
+                        KNOBS.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(k)
+    }
+
+    /// Parses `knob=value` (value is JSON, or a bare string).
+    pub fn set_from_str(&self, s: &str) -> Result<Knobs, String> {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| format!("expected knob=value, got {s:?}"))?;
+        let value: Value = serde_json::from_str(v).unwrap_or_else(|_| {
+            if k == "relation_weight" || k == "confidence_factor" {
+                // relation:weight / label:factor shorthand
+                if let Some((a, b)) = v.split_once(':')
+                    && let Ok(f) = b.parse::<f64>()
+                {
+                    return if k == "relation_weight" {
+                        serde_json::json!({"relation": a, "weight": f})
+                    } else {
+                        serde_json::json!({"label": a, "factor": f})
+                    };
+                }
+            }
+            Value::String(v.to_string())
+        });
+        let mut m = Map::new();
+        m.insert(k.to_string(), value);
+        self.with(&m)
+    }
+
+    /// The value of one knob as JSON.
+    pub fn get(&self, knob: &str) -> Value {
+        let p = &self.params;
+        match knob {
+            "top_k" => p.top_k.into(),
+            "depth" => p.depth.into(),
+            "token_budget" => p.token_budget.into(),
+            "history" => p.history.clone().into(),
+            "learning" => p.learning_enabled.into(),
+            "relation_weight" => p
+                .relation_weight
+                .as_ref()
+                .map(|(r, w)| serde_json::json!({"relation": r, "weight": w}))
+                .unwrap_or(Value::Null),
+            "confidence_factor" => p
+                .confidence_factor
+                .as_ref()
+                .map(|(l, f)| serde_json::json!({"label": l, "factor": f}))
+                .unwrap_or(Value::Null),
+            "intent" => p
+                .intent_override
+                .map(|i| Value::from(i.as_str()))
+                .unwrap_or_else(|| "auto".into()),
+            "llm_target" => self
+                .select
+                .llm_target
+                .clone()
+                .map(Value::from)
+                .unwrap_or(Value::Null),
+            "policy" => self.select.policy.clone().into(),
+            _ => Value::Null,
+        }
+    }
+
+    /// The knobs whose values differ: `(knob, self, other)`.
+    pub fn diff(&self, other: &Knobs) -> Vec<(&'static str, Value, Value)> {
+        KNOBS
+            .iter()
+            .filter(|&k| self.get(k) != other.get(k))
+            .map(|k| (*k, self.get(k), other.get(k)))
+            .collect()
+    }
+
+    pub fn write_json(&self, w: &mut JsonWriter) {
+        w.begin_obj();
+        for k in KNOBS {
+            w.key(k).value(&self.get(k));
+        }
+        w.end_obj();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn with(v: Value) -> Result<Knobs, String> {
+        Knobs::default().with(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn values_out_of_range_or_over_the_limits_are_refused() {
+        assert_eq!(with(json!({"top_k": 10_000})).unwrap().params.top_k, 10_000);
+        for (v, want) in [
+            (
+                json!({"top_k": 10_001}),
+                "knob top_k: expected an integer from 0 to 10000, got 10001",
+            ),
+            (json!({"top_k": -5}), "got -5"),
+            (
+                json!({"depth": 101}),
+                "knob depth: expected an integer from 0 to 100",
+            ),
+            (
+                json!({"token_budget": 1e9}),
+                "knob token_budget: expected an integer",
+            ),
+            (
+                json!({"relation_weight": {"relation": "requires", "weight": 1e308}}),
+                "weight must be a number from 0 to 10",
+            ),
+            (
+                json!({"relation_weight": {"relation": "requires", "weight": -1}}),
+                "weight must be a number from 0 to 10",
+            ),
+            (
+                json!({"relation_weight": "requires"}),
+                "expected {relation, weight} or null",
+            ),
+            (
+                json!({"confidence_factor": {"label": "INFERRED", "factor": 11}}),
+                "factor must be a number from 0 to 10",
+            ),
+            (
+                json!({"confidence_factor": {"label": "x".repeat(5000), "factor": 1}}),
+                "confidence_factor.label is 4.9 KiB long: exceeds the 4 KiB limit",
+            ),
+            (
+                json!({"history": vec!["a"; 1001]}),
+                "knob history has 1001 items: exceeds the 1000 limit on items per list argument",
+            ),
+            (
+                json!({"history": ["y".repeat(5000)]}),
+                "a history entry is 4.9 KiB long",
+            ),
+            (
+                json!({"intent": "sideways"}),
+                "expected read, write, delete, neutral or auto, got \"sideways\"",
+            ),
+            (
+                json!({"llm_target": "z".repeat(5000)}),
+                "knob llm_target is 4.9 KiB long",
+            ),
+        ] {
+            let e = with(v.clone()).unwrap_err();
+            assert!(e.contains(want), "{v}: {e}\nwant: {want}");
+        }
+        let e = with(json!({"g".repeat(100): 1})).unwrap_err();
+        assert!(e.contains("gggg...\" is not an authorised knob"), "{e}");
+        assert!(e.len() < 300, "{e}");
+    }
+}
