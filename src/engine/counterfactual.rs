@@ -109,4 +109,3 @@ pub fn moves(a: &Retrieval, b: &Retrieval) -> Vec<Move> {
     }
     out
 }
-

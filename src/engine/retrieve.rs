@@ -349,7 +349,10 @@ pub struct FullRun {
 impl FullRun {
     /// 1-based position of a tool in the full ranking.
     pub fn full_rank(&self, tool: ToolId) -> Option<usize> {
-        self.ranking.iter().position(|r| r.tool == tool).map(|i| i + 1)
+        self.ranking
+            .iter()
+            .position(|r| r.tool == tool)
+            .map(|i| i + 1)
     }
 }
 

@@ -1,7 +1,6 @@
 //! Bounded counterfactuals: the same query (or suite) on the same graph with exactly one
 //! authorised knob changed, and what moved.
 
-
 use super::knobs::Knobs;
 pub use crate::engine::counterfactual::{Contract, Move, contract, moves, names};
 use crate::engine::{Engine, Retrieval, Selection};

@@ -7,3 +7,4 @@ pub mod metrics;
 pub mod record;
 pub mod scrub;
 pub mod suite;
+pub mod triage;

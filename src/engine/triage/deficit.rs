@@ -286,7 +286,15 @@ fn bm25_of(engine: &Engine, st: &Stages, doc: ToolId) -> Option<(f64, Bm25Parts)
         korean: 1.0,
     };
     let m = st.plan.tokens.len();
-    let total = finish_score(&engine.graph, index, &st.plan, doc, sum, m, Some(&mut parts));
+    let total = finish_score(
+        &engine.graph,
+        index,
+        &st.plan,
+        doc,
+        sum,
+        m,
+        Some(&mut parts),
+    );
     Some((total, parts))
 }
 
@@ -301,7 +309,11 @@ fn side(
     let pos = run.ranking.iter().position(|r| r.tool == tool);
     let ranked: Option<&Ranked> = pos.map(|i| &run.ranking[i]);
     let rank = pos.filter(|&i| i < run.retrieval.rows.len()).map(|i| i + 1);
-    let bm = st.and_then(|s| (!s.used_fallback).then(|| bm25_of(engine, s, tool)).flatten());
+    let bm = st.and_then(|s| {
+        (!s.used_fallback)
+            .then(|| bm25_of(engine, s, tool))
+            .flatten()
+    });
     let bm25_tree = st.and_then(|s| explain::explain_bm25_of(engine, s, tool));
     let score_tree = match (st, ranked) {
         (Some(s), Some(r)) => Some(explain::explain_ranked(engine, s, r)),
@@ -610,6 +622,9 @@ pub fn path_evidence(
 /// Whether `subgraph_text` has the NODE line of `name`.
 fn node_line_in(text: &str, name: &str) -> bool {
     let head = format!("NODE {name}");
-    text.lines()
-        .any(|l| l == head || l.strip_prefix(head.as_str()).is_some_and(|r| r.starts_with(" [")))
+    text.lines().any(|l| {
+        l == head
+            || l.strip_prefix(head.as_str())
+                .is_some_and(|r| r.starts_with(" ["))
+    })
 }

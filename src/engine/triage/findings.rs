@@ -50,7 +50,10 @@ pub enum Finding {
         status: Status,
     },
     /// Captured evidence lacks fields a check needs.
-    EvidenceEmpty { missing: Vec<String>, status: Status },
+    EvidenceEmpty {
+        missing: Vec<String>,
+        status: Status,
+    },
     /// Captured evidence differs from what this artifact recomputes.
     ArtifactChanged {
         differences: Vec<String>,
@@ -259,7 +262,13 @@ fn sibling_tie(engine: &Engine, run: &FullRun, tool: ToolId) -> Option<Finding> 
     let tools: Vec<(String, f64, f64)> = run.ranking[..pos]
         .iter()
         .filter(|r| r.score - x <= TIE_EPSILON)
-        .map(|r| (engine.graph.tool_key(r.tool).to_string(), r.score, r.score - x))
+        .map(|r| {
+            (
+                engine.graph.tool_key(r.tool).to_string(),
+                r.score,
+                r.score - x,
+            )
+        })
         .collect();
     (!tools.is_empty()).then_some(Finding::SiblingTie {
         x_score: x,

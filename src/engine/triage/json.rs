@@ -15,11 +15,13 @@ fn opt_usize(w: &mut JsonWriter, v: Option<usize>) {
     };
 }
 
-fn outcome(w: &mut JsonWriter, o: &Outcome) {
+fn outcome(w: &mut JsonWriter, o: &Outcome, selector: bool) {
     w.begin_obj();
     w.key("retrieved").bool(o.retrieved);
     w.key("first").bool(o.first);
-    w.key("selected").bool(o.selected);
+    if selector {
+        w.key("selected").bool(o.selected);
+    }
     w.end_obj();
 }
 
@@ -40,7 +42,12 @@ fn signals(w: &mut JsonWriter, key: &str, s: &Option<RankSignals>) {
     w.key("strong_evidence").bool(s.strong_evidence);
     w.key("evidence").begin_arr();
     for (src, v) in &s.evidence {
-        w.begin_obj().key("source").str(src).key("score").f64(*v).end_obj();
+        w.begin_obj()
+            .key("source")
+            .str(src)
+            .key("score")
+            .f64(*v)
+            .end_obj();
     }
     w.end_arr();
     w.end_obj();
@@ -183,8 +190,7 @@ pub fn finding(f: &Finding, w: &mut JsonWriter) {
             for x in fields {
                 w.begin_obj();
                 w.key("field").str(&x.field);
-                w.key("producers_in_graph")
-                    .int(x.producers_in_graph as i64);
+                w.key("producers_in_graph").int(x.producers_in_graph as i64);
                 w.end_obj();
             }
             w.end_arr();
@@ -295,7 +301,12 @@ pub fn deficit(d: &Deficit, w: &mut JsonWriter) {
     w.key("other_only_terms").str_list(&d.other_only_terms);
     w.key("expected_missing_terms").begin_arr();
     for (t, idf) in &d.x_missing_terms {
-        w.begin_obj().key("term").str(t).key("idf").opt_f64(*idf).end_obj();
+        w.begin_obj()
+            .key("term")
+            .str(t)
+            .key("idf")
+            .opt_f64(*idf)
+            .end_obj();
     }
     w.end_arr();
     w.key("multipliers_differ").begin_arr();
@@ -475,10 +486,28 @@ pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mu
     w.key("rank");
     opt_usize(w, t.rank);
     w.key("top_k").int(t.knobs.params.top_k as i64);
+    w.key("scored").int(t.scored as i64);
+    // X's row as `query --json` reports it
+    w.key("score")
+        .opt_f64(t.row.as_ref().map(|r| r.rounded_score()));
+    w.key("score_breakdown");
+    match &t.row {
+        Some(r) => {
+            w.begin_obj();
+            w.key("seed").f64(r.breakdown.seed);
+            w.key("graph").f64(r.breakdown.graph);
+            w.key("learning").f64(r.breakdown.learning);
+            w.key("history_demoted").bool(r.breakdown.history_demoted);
+            w.end_obj();
+        }
+        None => {
+            w.null();
+        }
+    }
     w.key("params");
     t.knobs.write_json(w);
     w.key("outcome");
-    outcome(w, &t.outcome);
+    outcome(w, &t.outcome, opts.selector);
     if opts.selector {
         let s = &t.selection;
         w.key("selection").begin_obj();
@@ -489,14 +518,19 @@ pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mu
         w.key("ambiguous").bool(s.ambiguous);
         w.key("reason_codes").str_list(&s.reason_codes);
         w.key("confidence").f64(s.confidence);
+        w.key("margin").f64(s.margin);
+        w.key("decision").str(s.decision);
         w.end_obj();
     }
     w.key("class_detail");
-    if opts.selector || matches!(t.class, FailureClass::NotRetrieved { .. }) {
-        class_detail(&t.class, &t.above, w);
-    } else {
-        let rank = t.rank.unwrap_or(0);
-        class_detail(&FailureClass::Outranked { rank }, &t.above, w);
+    match (&t.class, t.rank) {
+        (c, _) if opts.selector || matches!(c, FailureClass::NotRetrieved { .. }) => {
+            class_detail(c, &t.above, w)
+        }
+        (_, Some(rank)) if rank > 1 => class_detail(&FailureClass::Outranked { rank }, &t.above, w),
+        _ => {
+            w.null();
+        }
     }
     w.key("deficit").begin_arr();
     for d in &t.deficit {

@@ -237,6 +237,8 @@ pub struct SelectionBrief {
     pub ambiguous: bool,
     pub reason_codes: Vec<&'static str>,
     pub confidence: f64,
+    pub margin: f64,
+    pub decision: &'static str,
 }
 
 impl SelectionBrief {
@@ -249,6 +251,8 @@ impl SelectionBrief {
             ambiguous: s.ambiguous,
             reason_codes: s.reason_codes.clone(),
             confidence: s.confidence,
+            margin: s.margin,
+            decision: s.decision,
         }
     }
 }
@@ -289,6 +293,10 @@ pub struct Triage {
     pub rank: Option<usize>,
     /// Position in the full, untruncated ranking (None: no score).
     pub full_rank: Option<usize>,
+    /// X's result row as `query` reports it (None when it is not in the results).
+    pub row: Option<super::Row>,
+    /// How many tools the full ranking scored.
+    pub scored: usize,
     pub outcome: Outcome,
     pub selection: SelectionBrief,
     pub findings: Vec<Finding>,
@@ -318,7 +326,11 @@ impl std::fmt::Display for TriageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TriageError::UnknownTool { name, closest } => {
-                write!(f, "expected tool {:?} is not a tool of this graph", clip(name))?;
+                write!(
+                    f,
+                    "expected tool {:?} is not a tool of this graph",
+                    clip(name)
+                )?;
                 if closest.is_empty() {
                     write!(f, " (the graph has no tools)")
                 } else {
@@ -425,9 +437,19 @@ pub fn triage(
         .position(|e| base.selection.selected_target == *e)
         .unwrap_or_else(|| {
             let key = |i: usize| base.run.full_rank(ids[i]).unwrap_or(usize::MAX);
-            (0..expected.len()).min_by_key(|&i| (key(i), i)).unwrap_or(0)
+            (0..expected.len())
+                .min_by_key(|&i| (key(i), i))
+                .unwrap_or(0)
         });
-    let mut t = triage_one(engine, query, &expected[pick], ids[pick], knobs, &base, opts);
+    let mut t = triage_one(
+        engine,
+        query,
+        &expected[pick],
+        ids[pick],
+        knobs,
+        &base,
+        opts,
+    );
     t.expected_all = expected.to_vec();
     Ok(t)
 }
@@ -481,6 +503,8 @@ pub fn triage_one(
         class,
         rank,
         full_rank,
+        row: rank.map(|r| run.retrieval.rows[r - 1].clone()),
+        scored: run.ranking.len(),
         outcome,
         selection: SelectionBrief::of(sel),
         findings,

@@ -163,20 +163,14 @@ pub fn grid(engine: &Engine, knobs: &Knobs, label: IntentLabel) -> Vec<(&'static
         let rel = (r != "(missing)").then_some(r.as_str());
         let now = weight_for(p, label, rel);
         for &w in FACTOR_GRID.iter().filter(|&&w| w != now) {
-            out.push(knob(
-                "relation_weight",
-                json!({"relation": r, "weight": w}),
-            ));
+            out.push(knob("relation_weight", json!({"relation": r, "weight": w})));
         }
     }
     for c in &confs {
         let lab = (c != "(missing)").then_some(c.as_str());
         let now = conf_for(p, lab);
         for &f in FACTOR_GRID.iter().filter(|&&f| f != now) {
-            out.push(knob(
-                "confidence_factor",
-                json!({"label": c, "factor": f}),
-            ));
+            out.push(knob("confidence_factor", json!({"label": c, "factor": f})));
         }
     }
     if !p.history.is_empty() {

@@ -28,9 +28,10 @@ fn holds(class: &str, t: &Triage, sel: &Selection, rows: &[String]) -> bool {
         "not_retrieved" => rank.is_none(),
         "selector_ambiguous" => sel.ambiguous && sel.selected_target != x,
         "selector_overrode_llm" => sel.llm_target.as_deref() == Some(x) && sel.overrode_llm,
-        "selector_kept_llm_target" => sel.llm_target.as_deref().is_some_and(|l| {
-            l != x && sel.selected_target == l && !sel.overrode_llm
-        }),
+        "selector_kept_llm_target" => sel
+            .llm_target
+            .as_deref()
+            .is_some_and(|l| l != x && sel.selected_target == l && !sel.overrode_llm),
         "selector_chose_other" => rank == Some(0) && sel.selected_target != x,
         "outranked" => rank.is_some_and(|r| r > 0) && sel.selected_target != x,
         _ => false,
@@ -64,7 +65,12 @@ fn each_case_gets_the_first_class_that_applies_and_every_class_occurs() {
                     .copied()
                     .unwrap();
                 assert_eq!(t.class.as_str(), first, "{q:?} expected {x}");
-                assert_eq!(t.mechanism_status, Status::Resolved, "{:?}", t.check_failures);
+                assert_eq!(
+                    t.mechanism_status,
+                    Status::Resolved,
+                    "{:?}",
+                    t.check_failures
+                );
                 if !seen.contains(&first) {
                     seen.push(first);
                 }
@@ -252,7 +258,8 @@ fn document_probes_equal_a_full_rebuild() {
                 Index::build_with_extra_token(&e.graph, e.tokenizer.as_ref(), tool, &term);
             assert_eq!(rebuilt.index.avgdl, patch.avgdl_after);
             let view = patch.view(&e.index);
-            let plan_p = crate::engine::query::QueryPlan::with_terms(q, &view, e.tokenizer.as_ref());
+            let plan_p =
+                crate::engine::query::QueryPlan::with_terms(q, &view, e.tokenizer.as_ref());
             let plan_r =
                 crate::engine::query::QueryPlan::new(q, &rebuilt.index, e.tokenizer.as_ref());
             let mut s = Vec::new();
@@ -388,7 +395,14 @@ fn the_retrieval_scope_hides_the_selector() {
     let k = Knobs::default();
     let r = e.retrieve("approve refund", &k.params);
     let sel = e.select(&r, &k.select);
-    let t = triage(&e, "approve refund", &[sel.selected_target.clone()], &k, &quiet()).unwrap();
+    let t = triage(
+        &e,
+        "approve refund",
+        &[sel.selected_target.clone()],
+        &k,
+        &quiet(),
+    )
+    .unwrap();
     let opts = json::JsonOptions {
         probes: false,
         selector: false,
