@@ -13,9 +13,9 @@ use super::query::{load_learning, write_stdout, write_text};
 use super::{EXIT_EMPTY, EXIT_OK, fail};
 use crate::engine::knobs::Knobs;
 use crate::engine::triage::json::{JsonOptions, to_json};
-use crate::engine::triage::{TriageOptions, triage};
+use crate::engine::triage::{Probe, Triage, TriageOptions, triage};
 use crate::lab::suite::load_suite;
-use crate::lab::triage::{CaseTriage, counts, has_labels, triage_suite};
+use crate::lab::triage::{CaseTriage, SideEffects, counts, has_labels, side_effects, triage_suite};
 use crate::output::triage::opt_rank;
 use crate::sanitize::line;
 
@@ -61,6 +61,10 @@ pub struct TriageArgs {
     /// Any other knob, e.g. --set relation_weight=requires:0.2 (repeatable)
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
+    /// Replay each probe that turns an outcome on over this suite and count the cases
+    /// whose top-1 or hit@k it changes (one case only)
+    #[arg(long, value_name = "SUITE", conflicts_with = "cases")]
+    pub side_effects: Option<String>,
     /// Skip the knob and document probes
     #[arg(long)]
     pub no_probes: bool,
@@ -116,12 +120,85 @@ pub fn run(a: TriageArgs) -> u8 {
         Ok(t) => t,
         Err(e) => return fail(format!("--expected: {e}")),
     };
+    let effects = match &a.side_effects {
+        Some(p) => match load_suite(Path::new(p)) {
+            Ok(s) => probe_side_effects(&engine, &s, &knobs, &t),
+            Err(e) => return fail(e),
+        },
+        None => Vec::new(),
+    };
     if a.json {
-        write_stdout(format!("{}\n", to_json(&t, None, OPERATOR)).as_bytes());
+        let mut s = to_json(&t, None, OPERATOR);
+        if a.side_effects.is_some() {
+            s.pop();
+            s.push_str(",\"side_effects\":");
+            s.push_str(&side_effects_json(&effects));
+            s.push('}');
+        }
+        write_stdout(format!("{s}\n").as_bytes());
     } else {
-        write_text(&crate::output::triage::triage_text(&t));
+        let mut s = crate::output::triage::triage_text(&t);
+        if let Some(p) = &a.side_effects {
+            s.push_str(&side_effects_text(p, &effects));
+        }
+        write_text(&s);
     }
     EXIT_OK
+}
+
+/// The side effects of every probe that turns one of X's outcomes on.
+fn probe_side_effects<'t>(
+    engine: &crate::engine::Engine,
+    suite: &crate::lab::suite::Suite,
+    knobs: &Knobs,
+    t: &'t Triage,
+) -> Vec<(&'t Probe, SideEffects)> {
+    let Some(tool) = engine.graph.tool_id(&t.expected) else {
+        return Vec::new();
+    };
+    t.probes
+        .iter()
+        .filter(|p| !p.flips(&t.outcome).is_empty())
+        .map(|p| (p, side_effects(engine, suite, knobs, &p.change, tool)))
+        .collect()
+}
+
+fn side_effects_json(effects: &[(&Probe, SideEffects)]) -> String {
+    let mut w = crate::jsonout::JsonWriter::new();
+    w.begin_arr();
+    for (p, fx) in effects {
+        w.begin_obj();
+        w.key("probe").str(&p.change.label());
+        w.key("cases").int(fx.cases as i64);
+        w.key("top1_changed").int(fx.top1_changed as i64);
+        w.key("hit_at_k_gained").int(fx.hit_gained as i64);
+        w.key("hit_at_k_lost").int(fx.hit_lost as i64);
+        w.end_obj();
+    }
+    w.end_arr();
+    w.finish()
+}
+
+fn side_effects_text(path: &str, effects: &[(&Probe, SideEffects)]) -> String {
+    let mut out = format!(
+        "\nside effects over {} (retrieval of each labelled case, its own parameters)\n",
+        line(path)
+    );
+    if effects.is_empty() {
+        out.push_str("  no probe turns an outcome on: nothing replayed\n");
+    }
+    for (p, fx) in effects {
+        let _ = writeln!(
+            out,
+            "  with {}: top-1 would change in {} of {} cases; hit@k gained in {}, lost in {}",
+            line(&p.change.label()),
+            fx.top1_changed,
+            fx.cases,
+            fx.hit_gained,
+            fx.hit_lost
+        );
+    }
+    out
 }
 
 fn run_suite(

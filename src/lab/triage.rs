@@ -10,8 +10,11 @@ use serde_json::{Map, Value};
 
 use super::suite::{Case, Suite};
 use crate::engine::Engine;
+use crate::engine::docpatch::DocPatch;
 use crate::engine::knobs::Knobs;
-use crate::engine::triage::{CLASSES, Triage, TriageError, TriageOptions, triage};
+use crate::engine::triage::probes::top_tools;
+use crate::engine::triage::{CLASSES, ProbeChange, Triage, TriageError, TriageOptions, triage};
+use crate::model::ToolId;
 
 /// The knobs a case may set for itself.
 const CASE_KNOBS: &[&str] = &[
@@ -167,6 +170,90 @@ pub fn counts(results: &[CaseTriage]) -> (Vec<(&'static str, usize)>, usize) {
     (out, unclassified)
 }
 
+/// What one probe's change does to the other cases of a suite (retrieval only: top-1 and
+/// hit@k of each labelled case, base against variant, each case with its own parameters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SideEffects {
+    pub cases: usize,
+    pub top1_changed: usize,
+    pub hit_gained: usize,
+    pub hit_lost: usize,
+}
+
+fn replay(
+    engine: &Engine,
+    case: &Case,
+    base: &Knobs,
+    change: &ProbeChange,
+    patch: Option<&DocPatch>,
+) -> Option<(bool, i8)> {
+    let k = case_knobs(base, case).ok()?;
+    let before = top_tools(engine, &case.query, &k.params, None);
+    let after = match change {
+        ProbeChange::Knob { set, .. } => {
+            let v = k.set_from_str(set).ok()?;
+            top_tools(engine, &case.query, &v.params, None)
+        }
+        ProbeChange::Document { .. } => top_tools(engine, &case.query, &k.params, patch),
+    };
+    let hit = |v: &[ToolId]| {
+        v.iter()
+            .any(|t| case.expected.iter().any(|e| engine.graph.tool_key(*t) == e))
+    };
+    let d = i8::from(hit(&after)) - i8::from(hit(&before));
+    Some((before.first() != after.first(), d))
+}
+
+/// Replays one probe's change over every labelled case of `suite` (in parallel; a
+/// document probe's patch is built once over the shared, unchanged index).
+pub fn side_effects(
+    engine: &Engine,
+    suite: &Suite,
+    base: &Knobs,
+    change: &ProbeChange,
+    expected_tool: ToolId,
+) -> SideEffects {
+    let patch = match change {
+        ProbeChange::Document { term, .. } => {
+            Some(DocPatch::new(&engine.index, expected_tool, term))
+        }
+        ProbeChange::Knob { .. } => None,
+    };
+    let cases: Vec<&Case> = suite
+        .cases
+        .iter()
+        .filter(|c| !c.expected.is_empty())
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let chunk = cases.len().div_ceil(threads).max(1);
+    let per: Vec<(bool, i8)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = cases
+            .chunks(chunk)
+            .map(|part| {
+                let patch = patch.as_ref();
+                sc.spawn(move || {
+                    part.iter()
+                        .filter_map(|c| replay(engine, c, base, change, patch))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("replay thread"))
+            .collect()
+    });
+    SideEffects {
+        cases: per.len(),
+        top1_changed: per.iter().filter(|p| p.0).count(),
+        hit_gained: per.iter().filter(|p| p.1 > 0).count(),
+        hit_lost: per.iter().filter(|p| p.1 < 0).count(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +344,50 @@ mod tests {
         ));
         let d = r[2].outcome.as_ref().unwrap();
         assert_eq!(d.expected, "listOrders", "unknown names are left out");
+    }
+
+    /// A side-effect replay equals re-running each case by hand with the change applied.
+    #[test]
+    fn side_effects_equal_per_case_reruns() {
+        let e = demo();
+        let s = parse_suite(
+            "t.jsonl",
+            "t",
+            concat!(
+                r#"{"case_id":"a","query":"approve refund","expected_target":"listOrders"}"#,
+                "\n",
+                r#"{"case_id":"b","query":"list orders","expected_target":"listOrders"}"#,
+                "\n",
+                r#"{"case_id":"c","query":"count orders by status","expected_target":"countOrders"}"#,
+                "\n",
+                r#"{"case_id":"d","query":"refund approval","expected_target":"listRefunds"}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let base = Knobs::default();
+        let change = ProbeChange::Knob {
+            knob: "top_k",
+            value: 1.into(),
+            set: "top_k=1".into(),
+        };
+        let tool = e.graph.tool_id("listOrders").unwrap();
+        let fx = side_effects(&e, &s, &base, &change, tool);
+        let v = base.set_from_str("top_k=1").unwrap();
+        let (mut lost, mut top1) = (0, 0);
+        for c in &s.cases {
+            let a = e.retrieve(&c.query, &base.params);
+            let b = e.retrieve(&c.query, &v.params);
+            let hit =
+                |r: &crate::engine::Retrieval| r.rows.iter().any(|x| c.expected.contains(&x.name));
+            lost += usize::from(hit(&a) && !hit(&b));
+            top1 += usize::from(a.rows.first().map(|r| &r.name) != b.rows.first().map(|r| &r.name));
+        }
+        assert_eq!(fx.cases, 4);
+        assert_eq!(
+            (fx.hit_lost, fx.top1_changed, fx.hit_gained),
+            (lost, top1, 0)
+        );
+        assert!(fx.hit_lost > 0);
     }
 }

@@ -343,9 +343,9 @@ fn path_block(out: &mut String, p: &PathEvidence) {
                     line(&h.relation),
                     line(&h.confidence),
                     f4(h.parent),
-                    h.weight,
-                    h.conf,
-                    h.decay,
+                    short(h.weight),
+                    short(h.conf),
+                    short(h.decay),
                     f4(h.score)
                 );
             }
@@ -427,18 +427,26 @@ fn probes_block(out: &mut String, t: &Triage) {
     for p in shown.iter().take(PROBES_SHOWN) {
         let _ = writeln!(out, "  {}", probe_text(p, t));
     }
-    let rest = t.probes.len() - shown.len().min(PROBES_SHOWN);
-    if rest > 0 {
+    if shown.len() > PROBES_SHOWN {
         let _ = writeln!(
             out,
-            "  {rest} other probe(s) {}",
-            if shown.len() > PROBES_SHOWN {
-                "not listed (see --json)"
-            } else {
-                "leave its rank and outcome unchanged"
-            }
+            "  {} more probe(s) change its rank or outcome (see --json)",
+            shown.len() - PROBES_SHOWN
         );
     }
+    let unchanged = t.probes.len() - shown.len();
+    if unchanged > 0 {
+        let _ = writeln!(
+            out,
+            "  {unchanged} other probe(s) leave its rank and outcome unchanged"
+        );
+    }
+}
+
+/// A factor as written when short (`1`, `0.7`), else to four decimals.
+fn short(x: f64) -> String {
+    let r = crate::pytext::float_repr(x);
+    if r.len() <= 6 { r } else { f4(x) }
 }
 
 /// The full human diagnosis of one case.

@@ -90,7 +90,13 @@ impl Finding {
                 absent_count,
                 ..
             } => {
-                let f: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
+                let f: Vec<String> = fields
+                    .iter()
+                    .map(|f| match f.producers_in_graph {
+                        0 => format!("{} (no data-flow producer in the graph)", f.field),
+                        n => format!("{} ({n} data-flow producer(s) in the graph)", f.field),
+                    })
+                    .collect();
                 format!(
                     "consumed fields without a retrieved producer: [{}]; data-flow producers not in the results: {absent_count}",
                     f.join(", ")

@@ -1,6 +1,8 @@
 //! Triage on the embedded demo graph: every class is assigned by its definition and in the
 //! issue's order, every reported tree checks, deficits are the engine's numbers, probes are
-//! single-knob re-runs, and document probes equal a full index rebuild.
+//! single-knob re-runs, and document probes equal a full index rebuild. On the golden graphs
+//! every class (and sub-cause) is exercised by a real case with its key evidence values.
+#![cfg(test)]
 
 use super::*;
 use crate::engine::Engine;
@@ -411,4 +413,176 @@ fn the_retrieval_scope_hides_the_selector() {
     assert_ne!(v["class"], "selected", "{v}");
     assert_eq!(v["class_scope"], "retrieval");
     assert!(!v.to_string().contains("\"selected\":true"), "{v}");
+}
+
+/// A golden graph of the shared corpus (None when the corpus is not next to the project).
+fn golden(name: &str) -> Option<Engine> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/golden/graphs")
+        .join(format!("{name}.json"));
+    p.is_file()
+        .then(|| Engine::new(crate::model::load::load_graph_file(&p).unwrap()))
+}
+
+/// The golden cases' parameters: top_k 5, depth 2, strong_evidence.
+fn top5(llm: Option<&str>) -> Knobs {
+    let mut k = Knobs::default();
+    k.params.top_k = 5;
+    k.select.llm_target = llm.map(String::from);
+    k
+}
+
+/// Triage of one golden case, checked against `retrieve` + `select` run on their own: the
+/// rank, the reported row and the selector's verdict are the same stages' values.
+fn case(e: &Engine, q: &str, x: &str, llm: Option<&str>) -> Triage {
+    let k = top5(llm);
+    let t = triage(e, q, &[x.to_string()], &k, &quiet()).unwrap();
+    let r = e.retrieve(q, &k.params);
+    let sel = e.select(&r, &k.select);
+    let pos = r.rows.iter().position(|row| row.name == x);
+    assert_eq!(t.rank, pos.map(|i| i + 1), "{q}");
+    assert_eq!(t.row.as_ref(), pos.map(|i| &r.rows[i]), "{q}");
+    assert_eq!(t.selection, SelectionBrief::of(&sel), "{q}");
+    assert_eq!(
+        t.mechanism_status,
+        Status::Resolved,
+        "{q}: {:?}",
+        t.check_failures
+    );
+    let rows: Vec<String> = r.rows.iter().map(|r| r.name.clone()).collect();
+    let first = CLASSES.iter().find(|c| holds(c, &t, &sel, &rows)).unwrap();
+    assert_eq!(t.class.as_str(), *first, "{q}");
+    t
+}
+
+#[test]
+fn golden_cases_exercise_every_class() {
+    let (Some(ec), Some(gh), Some(mx)) = (
+        golden("ecommerce"),
+        golden("github_subset"),
+        golden("mcp_mixed"),
+    ) else {
+        return;
+    };
+    // selected
+    let t = case(&ec, "Search for a product by name", "searchProducts", None);
+    assert_eq!(t.class, FailureClass::Selected);
+    assert_eq!((t.rank, t.full_rank), (Some(1), Some(1)));
+    assert_eq!(t.row.as_ref().unwrap().rounded_score(), 1.0);
+    // not_retrieved / below_cutoff: scored, past the cut, compared with winner and cutoff
+    let t = case(&ec, "Show my order history", "getUserOrders", None);
+    assert_eq!(t.class.sub_cause(), Some(SubCause::BelowCutoff));
+    assert_eq!((t.rank, t.full_rank), (None, Some(17)));
+    let against: Vec<&str> = t.deficit.iter().map(|d| d.against.as_str()).collect();
+    assert_eq!(against, ["winner", "cutoff"]);
+    assert_eq!(t.deficit[1].other.rank, Some(5));
+    assert!(t.findings.iter().any(|f| f.kind() == "sibling_tie"));
+    // not_retrieved / not_reachable: BM25 overlap, not a seed, no path within depth
+    let t = case(&gh, "Remove star from a repository", "unstarRepo", None);
+    let FailureClass::NotRetrieved {
+        sub_cause: SubCause::NotReachable,
+        full_rank: None,
+        bm25_rank: Some(b),
+        ..
+    } = t.class
+    else {
+        panic!("{:?}", t.class)
+    };
+    assert!(b > 5, "{b}");
+    // not_retrieved / no_term_overlap
+    let t = case(
+        &mx,
+        "Open a website, fill the search box, and click search",
+        "browser_navigate",
+        None,
+    );
+    let FailureClass::NotRetrieved {
+        sub_cause: SubCause::NoTermOverlap,
+        full_rank: None,
+        bm25_rank: None,
+        ..
+    } = t.class
+    else {
+        panic!("{:?}", t.class)
+    };
+    // selector_ambiguous
+    let t = case(&ec, "Cancel my order", "cancelOrder", None);
+    let FailureClass::SelectorAmbiguous {
+        selected,
+        reason_codes,
+        margin,
+        x,
+        ..
+    } = &t.class
+    else {
+        panic!("{:?}", t.class)
+    };
+    assert_eq!((selected.as_str(), *margin), ("requestRefund", 0.07));
+    assert_eq!(reason_codes, &["ambiguous_target"]);
+    assert_eq!(x.as_ref().unwrap().name, "cancelOrder");
+    // selector_overrode_llm
+    let t = case(
+        &ec,
+        "Search for a product by name",
+        "createProduct",
+        Some("createProduct"),
+    );
+    let FailureClass::SelectorOverrodeLlm {
+        selected,
+        llm_margin,
+        supporting_sources,
+    } = &t.class
+    else {
+        panic!("{:?}", t.class)
+    };
+    assert_eq!(
+        (selected.as_str(), *llm_margin),
+        ("searchProducts", Some(0.82))
+    );
+    assert!(supporting_sources.contains(&"contrastive_qualifier_match"));
+    // selector_kept_llm_target
+    let t = case(
+        &ec,
+        "See product reviews before buying",
+        "listProductReviews",
+        Some("getProductInventory"),
+    );
+    let FailureClass::SelectorKeptLlmTarget {
+        llm_target,
+        margin,
+        kept,
+        ..
+    } = &t.class
+    else {
+        panic!("{:?}", t.class)
+    };
+    assert_eq!(
+        (llm_target.as_str(), *margin),
+        ("getProductInventory", 0.236667)
+    );
+    assert_eq!(kept.as_ref().unwrap().original_rank, Some(1));
+    // selector_chose_other: first by rank, another selected
+    let t = case(&ec, "Add a product to my wishlist", "addToWishlist", None);
+    let FailureClass::SelectorChoseOther { selected, x, .. } = &t.class else {
+        panic!("{:?}", t.class)
+    };
+    assert_eq!(selected, "getWishlist");
+    assert_eq!(x.as_ref().unwrap().original_rank, Some(1));
+    // outranked: every tool above it, channel by channel
+    let t = case(
+        &ec,
+        "See product reviews before buying",
+        "listProductReviews",
+        None,
+    );
+    assert_eq!(t.class, FailureClass::Outranked { rank: 2 });
+    assert_eq!(t.above.len(), 1);
+    let r = ec.retrieve("See product reviews before buying", &top5(None).params);
+    let a = &t.above[0];
+    assert_eq!(a.name, r.rows[0].name);
+    assert_eq!(
+        (a.seed.other, a.seed.x),
+        (r.rows[0].breakdown.seed, r.rows[1].breakdown.seed)
+    );
+    assert_eq!(a.score.diff(), r.rows[0].score - r.rows[1].score);
 }
