@@ -476,7 +476,7 @@ pub fn triage_text(t: &Triage) -> String {
     let s = &t.selection;
     let _ = writeln!(
         out,
-        "selector: selected {} | llm target {} | policy {} | overrode {} | ambiguous {} | confidence {} | reasons: {}",
+        "selector verdict: selected {} | llm target {} | policy {} | overrode {} | ambiguous {} | confidence {} | reasons: {}",
         line(&s.selected_target),
         s.llm_target
             .as_deref()

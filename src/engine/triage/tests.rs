@@ -560,7 +560,7 @@ fn golden_cases_exercise_every_class() {
         (llm_target.as_str(), *margin),
         ("getProductInventory", 0.236667)
     );
-    assert_eq!(kept.as_ref().unwrap().original_rank, Some(1));
+    assert_eq!(kept.as_ref().unwrap().original_rank, Some(4));
     // selector_chose_other: first by rank, another selected
     let t = case(&ec, "Add a product to my wishlist", "addToWishlist", None);
     let FailureClass::SelectorChoseOther { selected, x, .. } = &t.class else {
