@@ -119,7 +119,7 @@ fn reported_numbers_equal_query_json() {
         let rows = r["results"].as_array().unwrap();
         let pos = rows.iter().position(|row| row["name"] == x);
         let ev = &t["evidence"];
-        assert_eq!(ev["rank"], pos.map(|i| i + 1).into(), "{q} {x}");
+        assert_eq!(ev["rank"], Value::from(pos.map(|i| i + 1)), "{q} {x}");
         if let Some(i) = pos {
             assert_eq!(ev["score"], rows[i]["score"], "{q} {x}");
             for k in ["seed", "graph", "learning", "history_demoted"] {
@@ -153,7 +153,7 @@ fn reported_numbers_equal_query_json() {
             .iter()
             .position(|row| row["name"] == x)
             .map(|i| i + 1);
-        assert_eq!(t["full_rank"], full.into(), "{q} {x}");
+        assert_eq!(t["full_rank"], Value::from(full), "{q} {x}");
         assert!(CLASSES.contains(&t["class"].as_str().unwrap()));
         let selected = ts["selected_target"] == x;
         assert_eq!(t["class"] == "selected", selected, "{q} {x}");
