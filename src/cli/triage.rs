@@ -291,7 +291,7 @@ fn suite_text(suite: &str, results: &[CaseTriage], skipped: usize) -> String {
     }
     let _ = writeln!(
         out,
-        "\n{:<22} {:<40} {:>4} {:>5}  {:<28} {:<28} query",
+        "\n{:<22} {:<30} {:>4} {:>5}  {:<28} {:<28} query",
         "case", "class", "rank", "full", "expected", "selected"
     );
     for r in results {
@@ -303,7 +303,7 @@ fn suite_text(suite: &str, results: &[CaseTriage], skipped: usize) -> String {
                 };
                 let _ = writeln!(
                     out,
-                    "{:<22} {:<40} {:>4} {:>5}  {:<28} {:<28} {:?}",
+                    "{:<22} {:<30} {:>4} {:>5}  {:<28} {:<28} {:?}",
                     line(&r.id),
                     class,
                     opt_rank(t.rank),

@@ -402,8 +402,8 @@ pub fn probe_text(p: &Probe, t: &Triage) -> String {
     s
 }
 
-/// Probes that change X's outcome first, then those that change its rank; the rest are
-/// counted.
+/// Probes that change X's outcome first, then those that change its rank, each group by
+/// the place X reaches; the rest are counted.
 fn probes_block(out: &mut String, t: &Triage) {
     if t.probes.is_empty() {
         return;
@@ -419,6 +419,14 @@ fn probes_block(out: &mut String, t: &Triage) {
             .iter()
             .filter(|p| p.flips(&t.outcome).is_empty() && changes_rank(p)),
     );
+    // outcome changes first, then by the place X reaches (grid order within a tie)
+    shown.sort_by_key(|p| {
+        (
+            p.flips(&t.outcome).is_empty(),
+            p.rank.is_none(),
+            p.full_rank.unwrap_or(usize::MAX),
+        )
+    });
     let _ = writeln!(
         out,
         "\nprobes (counterfactual evidence: each re-run changes exactly one thing; {} run)",
