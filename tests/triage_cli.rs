@@ -277,6 +277,54 @@ fn a_suite_gets_counts_per_class_and_one_json_line_per_case() {
     assert_eq!(one["full_rank"], lines[3]["full_rank"]);
 }
 
+/// `--side-effects` replays each outcome-changing probe over a suite, in text and JSON.
+#[test]
+fn side_effects_over_a_suite() {
+    let dir = tmp();
+    let suite = dir.join("fx.jsonl");
+    std::fs::write(
+        &suite,
+        concat!(
+            r#"{"case_id":"a","query":"approve refund","expected_target":"approveRefund"}"#,
+            "\n",
+            r#"{"case_id":"b","query":"list orders","expected_target":"listOrders"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let s = suite.to_str().unwrap();
+    let args = [
+        "triage",
+        "demo",
+        "approve refund",
+        "--expected",
+        "listOrders",
+        "--side-effects",
+        s,
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("side effects over"), "{out}");
+    assert!(out.contains("top-1 would change in"), "{out}");
+    let mut a = args.to_vec();
+    a.push("--json");
+    let v = json_of(&a);
+    let fx = v["side_effects"].as_array().unwrap();
+    let on = v["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["turns_on"].as_array().unwrap().is_empty())
+        .count();
+    assert_eq!(fx.len(), on);
+    for f in fx {
+        assert_eq!(f["cases"], 2, "{f}");
+    }
+    // top_k=1 drops listOrders from case b's results: hit@k is lost there
+    let k1 = fx.iter().find(|f| f["probe"] == "top_k=1");
+    assert!(k1.is_none(), "top_k=1 turns nothing on for listOrders");
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let (code, out, err) = run(&[
