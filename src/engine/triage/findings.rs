@@ -227,9 +227,12 @@ fn producer_missing(engine: &Engine, run: &FullRun, tool: ToolId) -> Option<Find
     })
 }
 
+/// A data-flow edge kind and the consumed field it carries.
+type FloodKey = (String, Option<String>);
+
 fn producer_floods(engine: &Engine, run: &FullRun, threshold: usize) -> Vec<Finding> {
     let g = &engine.graph;
-    let mut groups: Vec<((String, Option<String>), Vec<String>)> = Vec::new();
+    let mut groups: Vec<(FloodKey, Vec<String>)> = Vec::new();
     for r in &run.retrieval.rows {
         let RowOrigin::Expanded { edge, .. } = r.origin else {
             continue;

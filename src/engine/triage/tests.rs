@@ -400,7 +400,7 @@ fn the_retrieval_scope_hides_the_selector() {
     let t = triage(
         &e,
         "approve refund",
-        &[sel.selected_target.clone()],
+        std::slice::from_ref(&sel.selected_target),
         &k,
         &quiet(),
     )
