@@ -109,7 +109,8 @@ pub struct Retrieval {
 }
 
 impl Retrieval {
-    fn empty(query: &str, params: &Params) -> Retrieval {
+    /// The early-exit response (no query, no tools or no seed).
+    pub fn empty(query: &str, params: &Params) -> Retrieval {
         Retrieval {
             query: query.to_string(),
             params: params.clone(),
@@ -370,6 +371,14 @@ pub fn retrieve_full(engine: &Engine, query: &str, params: &Params) -> (FullRun,
     };
     let run = full_from_stages(engine, &st, query, params);
     (run, Some(st))
+}
+
+/// The full run of a query with no stages (no query, no tools or no seed).
+pub fn empty_full(query: &str, params: &Params) -> FullRun {
+    FullRun {
+        retrieval: Retrieval::empty(query, params),
+        ranking: Vec::new(),
+    }
 }
 
 /// The full run of already computed stages.

@@ -18,7 +18,7 @@ use super::super::intent::IntentLabel;
 use super::super::knobs::Knobs;
 use super::super::query::QueryPlan;
 use super::super::retrieve::{
-    FullRun, Stages, candidates, full_from_stages, rank_order, retrieve_full, seed_stages,
+    FullRun, Stages, candidates, empty_full, full_from_stages, rank_order, seed_stages,
     stages_from_hits,
 };
 use super::super::select::Selection;
@@ -256,7 +256,7 @@ pub fn patched_run(
 ) -> (FullRun, Selection) {
     let run = match patched_stages(engine, query, &knobs.params, patch) {
         Some(st) => full_from_stages(engine, &st, query, &knobs.params),
-        None => retrieve_full(engine, "", &knobs.params).0,
+        None => empty_full(query, &knobs.params),
     };
     let sel = engine.select(&run.retrieval, &knobs.select);
     (run, sel)
@@ -284,6 +284,42 @@ pub fn top_tools(
         .collect()
 }
 
+/// Knobs applied after the expansion (history, learning, the cut, the rendering, the
+/// selector): a variant reuses the base stages.
+const AFTER_EXPANSION: &[&str] = &[
+    "top_k",
+    "token_budget",
+    "history",
+    "learning",
+    "policy",
+    "llm_target",
+];
+
+/// The full run of a knob variant, sharing what the knob cannot change: the base stages
+/// for a knob applied after the expansion, else the query plan and BM25 candidates (which
+/// no knob changes) with the seeds and the expansion recomputed. The same stage functions
+/// as [`super::super::retrieve::retrieve_full`], so the run is the one it would return.
+pub fn variant_run(
+    engine: &Engine,
+    query: &str,
+    base: &Base,
+    knob: &str,
+    variant: &Knobs,
+) -> FullRun {
+    let p = &variant.params;
+    let Some(st) = &base.stages else {
+        return empty_full(query, p);
+    };
+    if AFTER_EXPANSION.contains(&knob) {
+        return full_from_stages(engine, st, query, p);
+    }
+    let plan = st.plan.clone();
+    match stages_from_hits(engine, query, p, plan, st.hits.clone(), &mut NoRecord) {
+        Some(vs) => full_from_stages(engine, &vs, query, p),
+        None => empty_full(query, p),
+    }
+}
+
 /// Every probe of a failing case: the knob grid, then one document probe per query term X
 /// lacks.
 pub fn run(
@@ -308,7 +344,7 @@ pub fn run(
                 continue;
             };
             let c = contract(knobs, &variant);
-            let (run, _) = retrieve_full(engine, query, &variant.params);
+            let run = variant_run(engine, query, base, k, &variant);
             let sel = engine.select(&run.retrieval, &variant.select);
             let change = ProbeChange::Knob {
                 knob: k,

@@ -311,6 +311,14 @@ fn probes_are_single_knob_reruns() {
                 assert_eq!(k.diff(&v).len(), 1, "{set}");
                 assert_eq!(p.mechanism_status, Status::Resolved);
                 let r = e.retrieve("approve refund", &v.params);
+                let base = Base::new(&e, "approve refund", &k);
+                let knob = set.split('=').next().unwrap();
+                let shared = probes::variant_run(&e, "approve refund", &base, knob, &v);
+                let (alone, _) =
+                    crate::engine::retrieve::retrieve_full(&e, "approve refund", &v.params);
+                assert_eq!(shared.retrieval, alone.retrieval, "{set}");
+                assert_eq!(shared.ranking, alone.ranking, "{set}");
+                assert_eq!(shared.retrieval, r, "{set}");
                 let rank = r.rows.iter().position(|r| r.name == "listOrders");
                 assert_eq!(p.rank, rank.map(|i| i + 1), "{set}");
                 let sel = e.select(&r, &v.select);
@@ -477,6 +485,17 @@ fn golden_cases_exercise_every_class() {
     assert_eq!(against, ["winner", "cutoff"]);
     assert_eq!(t.deficit[1].other.rank, Some(5));
     assert!(t.findings.iter().any(|f| f.kind() == "sibling_tie"));
+    // its knob probes share the base stages and equal independent re-runs
+    let k = top5(None);
+    let q = "Show my order history";
+    let base = Base::new(&ec, q, &k);
+    for (knob, v) in probes::grid(&ec, &k, base.stages.as_ref().unwrap().label) {
+        let var = k.set_from_str(&probes::set_text(knob, &v)).unwrap();
+        let shared = probes::variant_run(&ec, q, &base, knob, &var);
+        let (alone, _) = crate::engine::retrieve::retrieve_full(&ec, q, &var.params);
+        assert_eq!(shared.retrieval, alone.retrieval, "{knob} {v}");
+        assert_eq!(shared.ranking, alone.ranking, "{knob} {v}");
+    }
     // not_retrieved / not_reachable: BM25 overlap, not a seed, no path within depth
     let t = case(&gh, "Remove star from a repository", "unstarRepo", None);
     let FailureClass::NotRetrieved {
