@@ -1,6 +1,7 @@
 //! The import direction of the crate's layers, checked from the sources: each top-level
 //! module may use only the modules below it (ARCHITECTURE.md, "Layers"). Comments and
-//! `#[cfg(test)]` modules are not counted (a test may use the embedded demo graph).
+//! `#[cfg(test)]` modules (and files that start `#![cfg(test)]`) are not counted (a test may
+//! use the embedded demo graph).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -65,7 +66,7 @@ fn code_of(src: &str) -> String {
     let mut out = String::new();
     for line in src.lines() {
         let t = line.trim_start();
-        if t.starts_with("#[cfg(test)]") {
+        if t.starts_with("#[cfg(test)]") || t.starts_with("#![cfg(test)]") {
             break;
         }
         if t.starts_with("//") {

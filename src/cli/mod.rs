@@ -8,6 +8,7 @@ pub mod graph_arg;
 pub mod lab;
 pub mod query;
 pub mod select;
+pub mod triage;
 pub mod tui;
 
 use clap::{Parser, Subcommand};
@@ -50,6 +51,8 @@ pub enum Command {
     Trace(evidence::TraceArgs),
     /// Change exactly one knob and see what moves (one query, or a suite with --cases)
     Counterfactual(evidence::CounterfactualArgs),
+    /// Which stage failed for an expected tool and why it lost (one case, or a suite with --cases)
+    Triage(triage::TriageArgs),
     /// Run a read-only evidence tool (`toolscope evidence contracts` lists them)
     Evidence(evidence::EvidenceArgs),
     /// Regression fixtures, diffs and suite evaluation
@@ -80,6 +83,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Explain(args)) => evidence::run_explain(args),
         Some(Command::Trace(args)) => evidence::run_trace(args),
         Some(Command::Counterfactual(args)) => evidence::run_counterfactual(args),
+        Some(Command::Triage(args)) => triage::run(args),
         Some(Command::Evidence(args)) => evidence::run_evidence(args),
         Some(Command::Mcp(args)) => evidence::run_mcp(args),
         Some(Command::Lab(args)) => lab::run(args),

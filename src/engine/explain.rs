@@ -11,7 +11,7 @@ use super::expand::Origin;
 use super::index::K1;
 use super::params::{Params, SelectParams};
 use super::query::{Bm25Parts, finish_score};
-use super::retrieve::{Retrieval, RowOrigin, Stages, seed_stages};
+use super::retrieve::{Ranked, Retrieval, RowOrigin, Stages, seed_stages};
 use super::select::{EvidenceItem, Selection};
 use crate::model::{NodeId, ToolId};
 use crate::pytext::round;
@@ -558,16 +558,7 @@ pub fn explain_row(
             ))
         }
         RowMetric::Score => {
-            let mut parts = vec![history_node(base, row.history_hits)];
-            if let Some(l) = &row.learning {
-                parts.push(
-                    Explanation::leaf("promoted learning boost", l.score).with_detail(format!(
-                        "0.025 + 0.01 * min(observations - 1, 3) capped at 0.06; {} observations",
-                        l.observations
-                    )),
-                );
-            }
-            let raw = Explanation::node("final score", row.score, Op::Sum, parts);
+            let raw = final_score_tree(base, row.score, row.history_hits, row.learning.as_ref());
             Some(Explanation::node(
                 "retrieval.score",
                 row.rounded_score(),
@@ -576,6 +567,58 @@ pub fn explain_row(
             ))
         }
     }
+}
+
+/// The final (unrounded) score: the base after history demotion, plus any learning boost.
+fn final_score_tree(
+    base: Explanation,
+    score: f64,
+    hits: usize,
+    learning: Option<&super::learning::LearningSignal>,
+) -> Explanation {
+    let mut parts = vec![history_node(base, hits)];
+    if let Some(l) = learning {
+        parts.push(
+            Explanation::leaf("promoted learning boost", l.score).with_detail(format!(
+                "0.025 + 0.01 * min(observations - 1, 3) capped at 0.06; {} observations",
+                l.observations
+            )),
+        );
+    }
+    Explanation::node("final score", score, Op::Sum, parts)
+}
+
+/// Explains the final score of any entry of the full ranking (inside or past the top-k
+/// cut), from the stages it was ranked with.
+pub fn explain_ranked(engine: &Engine, st: &Stages, r: &Ranked) -> Explanation {
+    let base = match (&r.origin, engine.graph.node_of_tool(r.tool)) {
+        (RowOrigin::LearningOnly, _) | (_, None) => {
+            Explanation::leaf("retrieval score before learning", 0.0)
+                .with_detail("not reached by the seeds or the graph expansion")
+        }
+        (_, Some(n)) => explain_node_score(engine, st, n, 0),
+    };
+    final_score_tree(base, r.score, r.history_hits, r.learning.as_ref())
+}
+
+/// Explains the BFS score of a node of `st`'s expansion (its seed score, or the product
+/// chain from its seed), or a zero leaf for a pass-through node.
+pub fn explain_node(engine: &Engine, st: &Stages, node: NodeId) -> Explanation {
+    explain_node_score(engine, st, node, 0)
+}
+
+/// Explains the BM25 score a tool received for `st`'s query whether or not it became a
+/// seed (None when it has no BM25 score, or when the substring fallback chose the seeds
+/// and it is not one of them). Its value is the engine's: the candidate's partial score
+/// from the BM25 stage with the phrase multipliers applied.
+pub fn explain_bm25_of(engine: &Engine, st: &Stages, doc: ToolId) -> Option<Explanation> {
+    if st.used_fallback {
+        let raw = st.seeds.iter().find(|s| s.0 == doc)?.1;
+        return Some(explain_bm25(engine, st, doc, raw));
+    }
+    let i = st.hits.binary_search_by_key(&doc, |h| h.0).ok()?;
+    let raw = super::query::full_score(&engine.graph, &st.plan, doc, st.hits[i].1);
+    Some(explain_bm25(engine, st, doc, raw))
 }
 
 fn history_node(base: Explanation, hits: usize) -> Explanation {

@@ -37,7 +37,13 @@ struct ChunkDoc {
     name: Vec<u32>,
 }
 
-fn tokenize_chunk(tools: &[Tool], tokenizer: &dyn Tokenizer) -> TokenChunk {
+/// Tokenises a chunk of tools; `extra` appends one token to one document (chunk-local
+/// index), which is how [`Index::build_with_extra_token`] builds a document probe's corpus.
+fn tokenize_chunk(
+    tools: &[Tool],
+    tokenizer: &dyn Tokenizer,
+    extra: Option<(usize, &str)>,
+) -> TokenChunk {
     let mut ids: FxHashMap<Box<str>, u32> = FxHashMap::default();
     let mut terms: Vec<Box<str>> = Vec::new();
     let intern =
@@ -54,9 +60,14 @@ fn tokenize_chunk(tools: &[Tool], tokenizer: &dyn Tokenizer) -> TokenChunk {
     let mut docs = Vec::with_capacity(tools.len());
     let mut buf = Vec::new();
     let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
-    for tool in tools {
+    for (i, tool) in tools.iter().enumerate() {
         buf.clear();
         document_tokens(tool, tokenizer, &mut buf);
+        if let Some((d, t)) = extra
+            && d == i
+        {
+            buf.push(t.to_string());
+        }
         let dl = buf.len() as u32;
         slot.clear();
         let mut counts: Vec<(u32, u32)> = Vec::new();
@@ -103,6 +114,25 @@ pub struct Index {
 
 impl Index {
     pub fn build(graph: &Graph, tokenizer: &dyn Tokenizer) -> Index {
+        Index::build_inner(graph, tokenizer, None)
+    }
+
+    /// The index of the corpus with `token` appended once to tool `doc`'s document: a full
+    /// rebuild, the reference that document probes' patched view is tested against.
+    pub fn build_with_extra_token(
+        graph: &Graph,
+        tokenizer: &dyn Tokenizer,
+        doc: ToolId,
+        token: &str,
+    ) -> Index {
+        Index::build_inner(graph, tokenizer, Some((doc as usize, token)))
+    }
+
+    fn build_inner(
+        graph: &Graph,
+        tokenizer: &dyn Tokenizer,
+        extra: Option<(usize, &str)>,
+    ) -> Index {
         let n = graph.tools.len();
         let mut ix = Index::default();
         // tokenise documents on every core (chunk-local term ids), then merge in tool order
@@ -112,13 +142,19 @@ impl Index {
             .clamp(1, 8);
         let chunk = n.div_ceil(threads).max(256);
         let chunks: Vec<TokenChunk> = if n <= 256 || threads == 1 {
-            vec![tokenize_chunk(&graph.tools, tokenizer)]
+            vec![tokenize_chunk(&graph.tools, tokenizer, extra)]
         } else {
             std::thread::scope(|sc| {
                 let handles: Vec<_> = graph
                     .tools
                     .chunks(chunk)
-                    .map(|part| sc.spawn(move || tokenize_chunk(part, tokenizer)))
+                    .enumerate()
+                    .map(|(c, part)| {
+                        let local = extra
+                            .filter(|(d, _)| d / chunk == c)
+                            .map(|(d, t)| (d % chunk, t));
+                        sc.spawn(move || tokenize_chunk(part, tokenizer, local))
+                    })
                     .collect();
                 handles
                     .into_iter()
@@ -178,15 +214,24 @@ impl Index {
             let protected: FxHashSet<&str> = PROTECTED_TERMS.iter().copied().collect();
             for (id, p) in ix.postings.iter().enumerate() {
                 let term = &ix.term_text[id];
-                if p.len() as f64 / n as f64 >= 0.7
-                    && pytext::char_len(term) <= 4
-                    && !protected.contains(&**term)
-                {
+                if auto_stopword(term, p.len(), n, &protected) {
                     ix.stopwords.insert(term.clone());
                 }
             }
         }
         ix
+    }
+
+    /// Whether a term with document frequency `df` would be a stopword of this corpus (a
+    /// base stopword, or the automatic rule: in at least 70% of 10 or more documents and at
+    /// most 4 characters, unless protected). For a document probe's patched corpus.
+    pub fn stopword_at_df(&self, term: &str, df: usize) -> bool {
+        if self.stopwords.contains(term) {
+            return true;
+        }
+        let n = self.doc_count();
+        let protected: FxHashSet<&str> = PROTECTED_TERMS.iter().copied().collect();
+        n >= 10 && auto_stopword(term, df, n, &protected)
     }
 
     fn intern(&mut self, t: String) -> TermId {
@@ -267,6 +312,11 @@ impl Index {
             Err(_) => 0,
         }
     }
+}
+
+/// The automatic stopword rule of spec §3.3.
+fn auto_stopword(term: &str, df: usize, n: usize, protected: &FxHashSet<&str>) -> bool {
+    df as f64 / n as f64 >= 0.7 && pytext::char_len(term) <= 4 && !protected.contains(term)
 }
 
 fn push_tokens(tokenizer: &dyn Tokenizer, v: &Value, out: &mut Vec<String>) {

@@ -3,6 +3,8 @@
 //! [`Engine`] owns a loaded [`Graph`] and its BM25 [`index::Index`]; [`Engine::retrieve`]
 //! reproduces `retrieve_graphify` and [`Engine::select`] `select_target_candidate`.
 
+pub mod counterfactual;
+pub mod docpatch;
 pub mod domain;
 pub mod expand;
 pub mod explain;
@@ -21,6 +23,7 @@ pub mod semantic;
 pub mod subgraph;
 pub mod tokenize;
 pub mod trace;
+pub mod triage;
 
 use crate::model::Graph;
 
@@ -44,6 +47,8 @@ pub struct Engine {
     tool_terms: Vec<std::sync::OnceLock<semantic::ToolTerms>>,
     /// Tool-side selector facts, computed on first use.
     selector_facts: Vec<std::sync::OnceLock<select::SelectorFacts>>,
+    /// Field names and semantic tags a tool's contract produces, computed on first use.
+    produced: Vec<std::sync::OnceLock<Vec<String>>>,
 }
 
 impl Engine {
@@ -56,13 +61,35 @@ impl Engine {
         let selector_facts = (0..graph.tools.len())
             .map(|_| std::sync::OnceLock::new())
             .collect();
+        let produced = (0..graph.tools.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         Engine {
             graph,
             index,
             tokenizer,
             tool_terms,
             selector_facts,
+            produced,
         }
+    }
+
+    /// The field names and semantic tags of a tool's produces rows (promoted rows, else the
+    /// `api_contract` ones), cached.
+    pub fn produced_fields(&self, tool: crate::model::ToolId) -> &[String] {
+        self.produced[tool as usize].get_or_init(|| {
+            let mut out: Vec<String> = Vec::new();
+            for row in self.graph.tool(tool).facts.produces_or_api() {
+                for k in ["field_name", "semantic_tag"] {
+                    if let Some(s) = row.get(k).and_then(serde_json::Value::as_str)
+                        && !out.iter().any(|x| x == s)
+                    {
+                        out.push(s.to_string());
+                    }
+                }
+            }
+            out
+        })
     }
 
     /// The cached query-independent selector facts of a tool.

@@ -53,8 +53,37 @@ pub struct QueryPlan {
     pub korean: KoreanQuery,
 }
 
+/// What a query plan asks of the index: stopwords and term ids. The index answers it; a
+/// document probe's patched view ([`super::docpatch::DocPatch`]) answers it for the
+/// patched corpus.
+pub trait TermLookup {
+    fn is_stopword(&self, t: &str) -> bool;
+    fn term(&self, t: &str) -> Option<TermId>;
+}
+
+impl TermLookup for Index {
+    #[inline]
+    fn is_stopword(&self, t: &str) -> bool {
+        Index::is_stopword(self, t)
+    }
+
+    #[inline]
+    fn term(&self, t: &str) -> Option<TermId> {
+        Index::term(self, t)
+    }
+}
+
 impl QueryPlan {
     pub fn new(query: &str, index: &Index, tokenizer: &dyn Tokenizer) -> QueryPlan {
+        QueryPlan::with_terms(query, index, tokenizer)
+    }
+
+    /// [`QueryPlan::new`] over any term lookup.
+    pub fn with_terms<L: TermLookup + ?Sized>(
+        query: &str,
+        index: &L,
+        tokenizer: &dyn Tokenizer,
+    ) -> QueryPlan {
         let raw = tokenizer.tokenize(query);
         let mut plan = QueryPlan {
             raw_tokens: raw.clone(),
@@ -206,8 +235,21 @@ pub fn bm25_candidates(
             scratch[p.doc as usize] += p.score;
         }
     }
+    collect_candidates(index, plan, scratch, lo, hi, touched)
+}
+
+/// The candidates of BM25 sums accumulated in `scratch[lo..hi]`, in tool order, with the
+/// partial score of each positive sum; resets the scratch as it goes.
+pub(crate) fn collect_candidates(
+    index: &Index,
+    plan: &QueryPlan,
+    scratch: &mut [f64],
+    lo: usize,
+    hi: usize,
+    touched: usize,
+) -> Vec<(ToolId, f64)> {
     let m = plan.tokens.len();
-    let mut out = Vec::with_capacity(touched.min(n));
+    let mut out = Vec::with_capacity(touched.min(scratch.len()));
     if lo < hi {
         // tool order; resets the scratch as it goes
         for (d, slot) in scratch[lo..hi].iter_mut().enumerate() {
@@ -225,7 +267,7 @@ pub fn bm25_candidates(
 }
 
 /// `sum` with the long-name penalty and the order boost applied (in the reference's order).
-fn partial_score(index: &Index, plan: &QueryPlan, doc: ToolId, sum: f64, m: usize) -> f64 {
+pub fn partial_score(index: &Index, plan: &QueryPlan, doc: ToolId, sum: f64, m: usize) -> f64 {
     let mut s = sum;
     let name = &index.name_tokens[doc as usize];
     let l = name.len();
@@ -442,6 +484,22 @@ fn is_fallback_separator(c: char) -> bool {
         c,
         '_' | '-' | '/' | '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')'
     ) || pytext::is_space(c)
+}
+
+/// The substring fallback's score of one tool (0.0 when no query term occurs in its name
+/// or description), as [`fallback_seeds`] computes it.
+pub fn fallback_score(graph: &Graph, index: &Index, query: &str, doc: ToolId) -> f64 {
+    let q = strip_marks_lower(query);
+    let terms: Vec<&str> = q
+        .split(is_fallback_separator)
+        .filter(|t| t.chars().count() > 1)
+        .collect();
+    let Some((name, desc)) = index.fallback_texts(graph).get(doc as usize) else {
+        return 0.0;
+    };
+    let n = terms.iter().filter(|t| name.contains(**t)).count();
+    let d = terms.iter().filter(|t| desc.contains(**t)).count();
+    n as f64 + 0.5 * d as f64
 }
 
 /// Substring fallback (spec §3.6) when BM25 found nothing: `(tool, score)` for the top five.

@@ -109,7 +109,8 @@ pub struct Retrieval {
 }
 
 impl Retrieval {
-    fn empty(query: &str, params: &Params) -> Retrieval {
+    /// The early-exit response (no query, no tools or no seed).
+    pub fn empty(query: &str, params: &Params) -> Retrieval {
         Retrieval {
             query: query.to_string(),
             params: params.clone(),
@@ -160,13 +161,30 @@ pub fn seed_stages_recorded<R: expand::Recorder>(
     params: &Params,
     rec: &mut R,
 ) -> Option<Stages> {
-    let graph = &engine.graph;
-    if query.is_empty() || graph.tools.is_empty() {
+    if query.is_empty() || engine.graph.tools.is_empty() {
         return None;
     }
     let plan = QueryPlan::new(query, &engine.index, engine.tokenizer.as_ref());
     let mut scratch = Vec::new();
     let hits = query::bm25_candidates(&engine.index, &plan, &mut scratch);
+    stages_from_hits(engine, query, params, plan, hits, rec)
+}
+
+/// The stages after BM25: seeds (or the substring fallback when `hits` is empty), intent
+/// and the expansion, from a query plan and its BM25 candidates. A document probe passes
+/// the candidates of a patched index here; everything after BM25 is the same code.
+pub fn stages_from_hits<R: expand::Recorder>(
+    engine: &Engine,
+    query: &str,
+    params: &Params,
+    plan: QueryPlan,
+    hits: Vec<(ToolId, f64)>,
+    rec: &mut R,
+) -> Option<Stages> {
+    let graph = &engine.graph;
+    if query.is_empty() || graph.tools.is_empty() {
+        return None;
+    }
     let (seeds, used_fallback) = if hits.is_empty() {
         (query::fallback_seeds(graph, &engine.index, query), true)
     } else {
@@ -199,26 +217,33 @@ pub fn seed_stages_recorded<R: expand::Recorder>(
     })
 }
 
-pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
+/// One scored tool before the top-k cut: what a [`Row`] is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub tool: ToolId,
+    /// Score before history and learning.
+    pub base: f64,
+    /// Final score.
+    pub score: f64,
+    pub history_hits: usize,
+    pub origin: RowOrigin,
+    pub learning: Option<LearningSignal>,
+}
+
+/// Every scored tool in insertion order (seeds, then discovery order, then learning-only
+/// targets), with history demotion and learning boosts applied, and the learning signals.
+pub fn candidates(
+    engine: &Engine,
+    st: &Stages,
+    params: &Params,
+) -> (Vec<Ranked>, Vec<LearningSignal>) {
     let graph = &engine.graph;
-    let Some(st) = seed_stages(engine, query, params) else {
-        return Retrieval::empty(query, params);
-    };
-    // tool rows in insertion order, with history demotion
-    struct Cand {
-        tool: ToolId,
-        base: f64,
-        score: f64,
-        hits: usize,
-        origin: RowOrigin,
-        learning: Option<LearningSignal>,
-    }
     let seed_rank = |node: NodeId| {
         st.seeds
             .iter()
             .position(|&(t, _)| graph.node_of_tool(t) == Some(node))
     };
-    let mut cands: Vec<Cand> = Vec::new();
+    let mut cands: Vec<Ranked> = Vec::new();
     for s in &st.expansion.scored {
         let Some(tool) = graph.tool_of_node(s.node) else {
             continue;
@@ -256,17 +281,17 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
                 hits += 1;
             }
         }
-        cands.push(Cand {
+        cands.push(Ranked {
             tool,
             base: s.score,
             score,
-            hits,
+            history_hits: hits,
             origin,
             learning: None,
         });
     }
     // history entries naming scored non-tool nodes do not matter: those are never ranked
-    let signals = learning::signal_map(query, params.suggestions());
+    let signals = learning::signal_map(&st.query, params.suggestions());
     for sig in &signals {
         let Some(tool) = graph.tool_id(&sig.target) else {
             continue;
@@ -276,17 +301,23 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
                 c.score += sig.score;
                 c.learning = Some(sig.clone());
             }
-            None => cands.push(Cand {
+            None => cands.push(Ranked {
                 tool,
                 base: 0.0,
                 score: sig.score,
-                hits: 0,
+                history_hits: 0,
                 origin: RowOrigin::LearningOnly,
                 learning: Some(sig.clone()),
             }),
         }
     }
-    // a stable sort's first top_k: select, then sort the selection (total order: score, index)
+    (cands, signals)
+}
+
+/// Indices of `cands` in rank order (score descending, ties in insertion order: a stable
+/// sort), cut to the first `top_k` when given. The order is total, so the first `top_k` of
+/// the full order are exactly the cut order.
+pub fn rank_order(cands: &[Ranked], top_k: Option<usize>) -> Vec<usize> {
     let cmp = |a: &usize, b: &usize| {
         cands[*b]
             .score
@@ -295,13 +326,92 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
             .then(a.cmp(b))
     };
     let mut order: Vec<usize> = (0..cands.len()).collect();
-    if params.top_k > 0 && params.top_k < order.len() {
-        order.select_nth_unstable_by(params.top_k - 1, cmp);
-        order.truncate(params.top_k);
+    if let Some(k) = top_k {
+        if k > 0 && k < order.len() {
+            order.select_nth_unstable_by(k - 1, cmp);
+            order.truncate(k);
+        }
+        order.sort_by(cmp);
+        order.truncate(k);
+    } else {
+        order.sort_by(cmp);
     }
-    order.sort_by(cmp);
-    order.truncate(params.top_k);
+    order
+}
 
+/// A retrieval together with the full, untruncated ranking it was cut from and its stages.
+#[derive(Debug, Clone)]
+pub struct FullRun {
+    pub retrieval: Retrieval,
+    /// Every scored tool in rank order (the retrieval's rows are its first `top_k`).
+    pub ranking: Vec<Ranked>,
+}
+
+impl FullRun {
+    /// 1-based position of a tool in the full ranking.
+    pub fn full_rank(&self, tool: ToolId) -> Option<usize> {
+        self.ranking
+            .iter()
+            .position(|r| r.tool == tool)
+            .map(|i| i + 1)
+    }
+}
+
+/// [`retrieve`] that also keeps the full ranking (one pass: the rows are its prefix).
+pub fn retrieve_full(engine: &Engine, query: &str, params: &Params) -> (FullRun, Option<Stages>) {
+    let Some(st) = seed_stages(engine, query, params) else {
+        let retrieval = Retrieval::empty(query, params);
+        return (
+            FullRun {
+                retrieval,
+                ranking: Vec::new(),
+            },
+            None,
+        );
+    };
+    let run = full_from_stages(engine, &st, query, params);
+    (run, Some(st))
+}
+
+/// The full run of a query with no stages (no query, no tools or no seed).
+pub fn empty_full(query: &str, params: &Params) -> FullRun {
+    FullRun {
+        retrieval: Retrieval::empty(query, params),
+        ranking: Vec::new(),
+    }
+}
+
+/// The full run of already computed stages.
+pub fn full_from_stages(engine: &Engine, st: &Stages, query: &str, params: &Params) -> FullRun {
+    let (cands, signals) = candidates(engine, st, params);
+    let order = rank_order(&cands, None);
+    let k = params.top_k.min(order.len());
+    let retrieval = assemble(engine, st, query, params, &cands, &order[..k], signals);
+    let mut slots: Vec<Option<Ranked>> = cands.into_iter().map(Some).collect();
+    let ranking = order.iter().filter_map(|&i| slots[i].take()).collect();
+    FullRun { retrieval, ranking }
+}
+
+pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
+    let Some(st) = seed_stages(engine, query, params) else {
+        return Retrieval::empty(query, params);
+    };
+    let (cands, signals) = candidates(engine, &st, params);
+    let order = rank_order(&cands, Some(params.top_k));
+    assemble(engine, &st, query, params, &cands, &order, signals)
+}
+
+/// The response of a retrieval from its stages and the rank order of its rows.
+fn assemble(
+    engine: &Engine,
+    st: &Stages,
+    query: &str,
+    params: &Params,
+    cands: &[Ranked],
+    order: &[usize],
+    signals: Vec<LearningSignal>,
+) -> Retrieval {
+    let graph = &engine.graph;
     let ranked: Vec<(ToolId, f64)> = order
         .iter()
         .map(|&i| (cands[i].tool, cands[i].score))
@@ -338,7 +448,7 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
                 name,
                 score: c.score,
                 base: c.base,
-                history_hits: c.hits,
+                history_hits: c.history_hits,
                 origin: c.origin.clone(),
                 semantic: sem,
                 learning: c.learning.clone(),
@@ -354,7 +464,7 @@ pub fn retrieve(engine: &Engine, query: &str, params: &Params) -> Retrieval {
         rows,
         subgraph_text,
         intent_label,
-        intent: st.intent,
+        intent: st.intent.clone(),
         stats: Stats {
             seeds: st
                 .seeds

@@ -9,3 +9,4 @@ pub mod record;
 pub mod replay;
 pub mod scrub;
 pub mod suite;
+pub mod triage;

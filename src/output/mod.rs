@@ -4,3 +4,4 @@ pub mod batch;
 pub mod file;
 pub mod json;
 pub mod text;
+pub mod triage;
