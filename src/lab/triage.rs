@@ -6,8 +6,6 @@
 //! Case parameters are read flat (`{"top_k": 5, "llm_target": "x"}`, the fixture format)
 //! or nested as the golden case files carry them (`{"params": {...}, "selector": {...}}`).
 
-use serde_json::{Map, Value};
-
 use super::suite::{Case, Suite};
 use crate::engine::Engine;
 use crate::engine::docpatch::DocPatch;
@@ -15,16 +13,6 @@ use crate::engine::knobs::Knobs;
 use crate::engine::triage::probes::top_tools;
 use crate::engine::triage::{CLASSES, ProbeChange, Triage, TriageError, TriageOptions, triage};
 use crate::model::ToolId;
-
-/// The knobs a case may set for itself.
-const CASE_KNOBS: &[&str] = &[
-    "top_k",
-    "depth",
-    "token_budget",
-    "history",
-    "llm_target",
-    "policy",
-];
 
 /// The triage of one case, or why it could not be triaged.
 #[derive(Debug, Clone)]
@@ -54,30 +42,10 @@ impl std::fmt::Display for CaseError {
     }
 }
 
-/// The knobs of a case: `base` with the case's own parameters applied.
+/// The knobs of a case: `base` with the case's own parameters applied (the suite reader
+/// type-checked them: [`Case::knobs`]).
 pub fn case_knobs(base: &Knobs, case: &Case) -> Result<Knobs, String> {
-    let mut obj = Map::new();
-    let src = &case.extra;
-    for nest in ["params", "selector"] {
-        if let Some(Value::Object(o)) = src.get(nest) {
-            for k in CASE_KNOBS {
-                if let Some(v) = o.get(*k) {
-                    obj.insert((*k).to_string(), v.clone());
-                }
-            }
-        }
-    }
-    for k in CASE_KNOBS {
-        if let Some(v) = src.get(*k) {
-            obj.insert((*k).to_string(), v.clone());
-        }
-    }
-    if let Some(k) = case.top_k
-        && !obj.contains_key("top_k")
-    {
-        obj.insert("top_k".into(), k.into());
-    }
-    base.with(&obj)
+    case.knobs(base, &[])
 }
 
 /// The expected names of a case that are tools of the graph (all of them when none is, so
@@ -272,12 +240,18 @@ mod tests {
                 r#"{"case_id":"a","query":"q","expected_target":"listOrders","top_k":3,"llm_target":"getOrder","policy":"risk_limited"}"#,
                 "\n",
                 r#"{"id":"b","query":"q","labels":{"expected_tools":["listOrders"]},"params":{"top_k":6,"depth":1,"token_budget":900,"history":["x"]},"selector":{"llm_target":null,"policy":"strong_evidence"}}"#,
-                "\n",
-                r#"{"case_id":"c","query":"q","expected_target":"listOrders","depth":-1}"#,
                 "\n"
             ),
         )
         .unwrap();
+        // a parameter of the wrong type is refused when the suite is read
+        let bad = r#"{"case_id":"c","query":"q","expected_target":"listOrders","depth":-1}"#;
+        assert!(
+            parse_suite("t.jsonl", "t", bad)
+                .unwrap_err()
+                .to_string()
+                .contains("depth")
+        );
         let mut base = Knobs::default();
         base.params.depth = 3;
         base.select.llm_target = Some("cancelOrder".into());
@@ -298,11 +272,6 @@ mod tests {
         );
         assert_eq!(b.params.history, vec!["x".to_string()]);
         assert_eq!(b.select.llm_target, None, "an explicit null overrides");
-        assert!(
-            case_knobs(&base, &s.cases[2])
-                .unwrap_err()
-                .contains("depth")
-        );
     }
 
     #[test]
