@@ -14,14 +14,15 @@ pub mod build;
 pub mod frozen;
 pub mod leaves;
 pub mod mcp;
-pub mod oasop;
 pub mod openapi;
+pub mod operation_rows;
 pub mod par;
 pub mod progress;
 pub mod readiness;
 pub mod refs;
 pub mod row;
 pub mod schema;
+pub mod schema_hints;
 pub mod shape;
 pub mod source;
 

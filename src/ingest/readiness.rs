@@ -332,7 +332,9 @@ fn sev_rank(s: &str) -> u8 {
     }
 }
 
-/// The readiness report (a subset of the reference's checks).
+/// The readiness report (a subset of the reference's checks): each tool's issues, then the
+/// graph's (semantic coverage, connectivity, edge evidence), sorted by severity, tool and
+/// code; the summary, coverage, graph readiness and recommendations.
 pub fn report(
     tools: &[ToolSchema],
     g: &OutGraph,
@@ -341,168 +343,232 @@ pub fn report(
 ) -> Value {
     let mut issues: Vec<Issue> = Vec::new();
     for t in tools {
-        let oa = t.metadata.get("openapi");
-        if oa
-            .and_then(|o| o.get("operation_id_generated"))
-            .and_then(Value::as_bool)
-            == Some(true)
-        {
-            issues.push(Issue {
-                severity: "warning",
-                code: "missing_operation_id",
-                tool: Some(t.name.clone()),
-                message: "OperationId was generated from method and path.".into(),
-                evidence: json!({
-                    "method": t.meta_str("method"),
-                    "path": t.meta_str("path"),
-                    "operation_id": t.name,
-                }),
-                recommendation: "Add a stable operationId so tool names and saved plans stay stable.",
-            });
-        }
-        if let Some(o) = oa.filter(|o| {
-            o.get("operation_id_duplicate")
-                .is_some_and(crate::pytext::truthy)
-        }) {
-            issues.push(Issue {
-                severity: "warning",
-                code: "duplicate_operation_id",
-                tool: Some(t.name.clone()),
-                message: "OperationId is duplicated and the tool name was deduped.".into(),
-                evidence: json!({
-                    "operation_id": o.get("operation_id_original").cloned().unwrap_or(Value::Null),
-                    "duplicate_count": o.get("operation_id_duplicate_count").cloned().unwrap_or(Value::Null),
-                    "duplicate_index": o.get("operation_id_duplicate_index").cloned().unwrap_or(Value::Null),
-                    "deduped_name": o.get("operation_id_deduped_name").cloned().unwrap_or(Value::Null),
-                }),
-                recommendation: "Make operationId values unique, or use operationRef for ambiguous OpenAPI links.",
-            });
-        }
-        let md = &t.metadata;
-        let method = t.meta_str("method");
-        let path = t.meta_str("path");
-        let issue = |severity, code, message: &str, evidence, recommendation| Issue {
-            severity,
-            code,
-            tool: Some(t.name.clone()),
-            message: message.into(),
-            evidence,
-            recommendation,
-        };
-        let f = &t.readiness;
-        if let Some(content_types) = &f.body_without_schema {
-            issues.push(issue(
-                "blocker",
-                "missing_request_schema",
-                "Required request body declares content but no schema.",
-                json!({"method": method, "path": path, "content_types": content_types}),
-                "Add a requestBody schema or concrete request examples for executable fields.",
-            ));
-        }
-        if let Some((required, examples)) = &f.generic_body {
-            issues.push(issue(
-                if *examples == 0 { "blocker" } else { "warning" },
-                "generic_request_body",
-                "Request body schema is a generic object without declared properties.",
-                json!({"method": method, "path": path, "required": required, "example_field_count": examples}),
-                "Declare body properties in schema; examples are useful but should not be the only contract.",
-            ));
-        }
-        if let Some(sec) = oa.and_then(|o| o.get("security")) {
-            let mut schemes: Vec<&str> = sec
-                .get("requirements")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_object)
-                .flat_map(|r| r.keys().map(String::as_str))
-                .collect();
-            schemes.sort_unstable();
-            schemes.dedup();
-            if !schemes.is_empty() {
-                let defs = sec.get("schemes");
-                let mut credentials: Vec<&str> = schemes
-                    .iter()
-                    .map(|s| {
-                        let d = defs.and_then(|d| d.get(*s));
-                        if d.and_then(|d| d.get("type")).and_then(Value::as_str) == Some("apiKey") {
-                            d.and_then(|d| d.get("name"))
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                        } else {
-                            "Authorization"
-                        }
-                    })
-                    .collect();
-                credentials.sort_unstable();
-                credentials.dedup();
-                issues.push(issue(
-                    "warning",
-                    "auth_required",
-                    "OpenAPI security is required for execution.",
-                    json!({"schemes": schemes, "credentials": credentials}),
-                    "Provide credentials in the XGEN adapter or executor layer; do not store secrets in the graph.",
-                ));
-            }
-        }
-        for ct in &f.unsupported_content_types {
-            issues.push(issue(
-                "warning",
-                "unsupported_content_type",
-                "Request body declares a media type outside the built-in executor renderers.",
-                json!({"content_type": ct}),
-                "Add an adapter renderer for this media type or prefer JSON/form/multipart/raw body.",
-            ));
-        }
-        let resp = oa.and_then(|o| o.get("response"));
-        let status = resp.and_then(|r| r.get("status")).and_then(Value::as_str);
-        let resp_present = ["schema", "fields", "headers"]
-            .iter()
-            .any(|k| truthy_or_frozen(resp.and_then(|r| r.get(*k))));
-        if !resp_present {
-            issues.push(issue(
-                "warning",
-                "missing_response_schema",
-                "No success response schema or response fields were extracted.",
-                json!({"method": method, "path": path, "status": status}),
-                "Add a 2xx response schema or examples so producer search and plan binding can use outputs.",
-            ));
-        }
-        let contract = md.get("api_contract");
-        if !["produces", "consumes", "links"]
-            .iter()
-            .any(|k| truthy_or_frozen(contract.and_then(|c| c.get(*k))))
-        {
-            issues.push(issue(
-                "warning",
-                "no_contract_fields",
-                "No request, response, auth, or link contract fields were extracted.",
-                json!({"method": method, "path": path}),
-                "Add request/response schemas or examples so graph search has contract evidence.",
-            ));
-        }
-        if !f.request_array_paths.is_empty() {
-            issues.push(issue(
-                "info",
-                "array_leaf_alignment_required",
-                "Request body contains array leaf fields that require row-wise alignment.",
-                json!({"array_paths": f.request_array_paths}),
-                "Forward array diagnostics from HttpExecutor so missing indexes can be resumed precisely.",
-            ));
-        }
-        if let Some(env) = resp
-            .and_then(|r| r.get("envelope"))
-            .filter(|e| crate::pytext::truthy(e))
-        {
-            issues.push(issue(
-                "info",
-                "response_envelope_detected",
-                "Success response appears to use a wrapper envelope.",
-                json!({"envelope": env}),
-                "Keep body_view/value-path metadata when forwarding runtime responses.",
-            ));
-        }
+        tool_issues(t, &mut issues);
     }
+    semantic_issues(tools, semantic_summary, &mut issues);
+    let stats = graph_issues(tools, g, edge_quality, &mut issues);
+    sort_issues(&mut issues);
+    let summary = summary(tools, &issues);
+    let rcm = relation_counts(stats.rel);
+    let recs = recommendations(&issues);
+    let coverage = coverage(tools, &issues, semantic_summary);
+    // the issue rows are moved in (`json!` would copy each one through the serializer)
+    let issue_rows: Vec<Value> = issues
+        .into_iter()
+        .map(|i| {
+            super::schema::object([
+                ("severity", json!(i.severity)),
+                ("code", json!(i.code)),
+                ("tool", i.tool.map_or(Value::Null, Value::String)),
+                ("message", Value::String(i.message)),
+                ("evidence", i.evidence),
+                ("recommendation", json!(i.recommendation)),
+            ])
+        })
+        .collect();
+    let mut report = json!({
+        "summary": summary,
+        "coverage": coverage,
+        "graph_readiness": {
+            "edge_count": g.edge_count(),
+            "relation_counts": rcm,
+            "producer_edge_count": stats.producer,
+            "orphan_tool_count": stats.orphans.len(),
+            "isolated_tool_count": stats.orphans.len(),
+            "orphan_tools": stats.orphans,
+            "producer_consumer_candidate_count": stats.candidates,
+            // the graph object exists, edges or not
+            "graph_available": true,
+            "edge_quality_summary": edge_quality,
+        },
+    });
+    if let Value::Object(m) = &mut report {
+        m.insert("issues".into(), Value::Array(issue_rows));
+        m.insert("recommendations".into(), Value::Array(recs));
+    }
+    report
+}
+
+/// One tool's issues, in the order the reference checks them.
+fn tool_issues(t: &ToolSchema, issues: &mut Vec<Issue>) {
+    let oa = t.metadata.get("openapi");
+    operation_id_issues(t, oa, issues);
+    let md = &t.metadata;
+    let method = t.meta_str("method");
+    let path = t.meta_str("path");
+    let issue = |severity, code, message: &str, evidence, recommendation| Issue {
+        severity,
+        code,
+        tool: Some(t.name.clone()),
+        message: message.into(),
+        evidence,
+        recommendation,
+    };
+    let f = &t.readiness;
+    if let Some(content_types) = &f.body_without_schema {
+        issues.push(issue(
+            "blocker",
+            "missing_request_schema",
+            "Required request body declares content but no schema.",
+            json!({"method": method, "path": path, "content_types": content_types}),
+            "Add a requestBody schema or concrete request examples for executable fields.",
+        ));
+    }
+    if let Some((required, examples)) = &f.generic_body {
+        issues.push(issue(
+            if *examples == 0 { "blocker" } else { "warning" },
+            "generic_request_body",
+            "Request body schema is a generic object without declared properties.",
+            json!({"method": method, "path": path, "required": required, "example_field_count": examples}),
+            "Declare body properties in schema; examples are useful but should not be the only contract.",
+        ));
+    }
+    if let Some(evidence) = oa.and_then(|o| o.get("security")).and_then(auth_evidence) {
+        issues.push(issue(
+            "warning",
+            "auth_required",
+            "OpenAPI security is required for execution.",
+            evidence,
+            "Provide credentials in the XGEN adapter or executor layer; do not store secrets in the graph.",
+        ));
+    }
+    for ct in &f.unsupported_content_types {
+        issues.push(issue(
+            "warning",
+            "unsupported_content_type",
+            "Request body declares a media type outside the built-in executor renderers.",
+            json!({"content_type": ct}),
+            "Add an adapter renderer for this media type or prefer JSON/form/multipart/raw body.",
+        ));
+    }
+    let resp = oa.and_then(|o| o.get("response"));
+    let status = resp.and_then(|r| r.get("status")).and_then(Value::as_str);
+    let resp_present = ["schema", "fields", "headers"]
+        .iter()
+        .any(|k| truthy_or_frozen(resp.and_then(|r| r.get(*k))));
+    if !resp_present {
+        issues.push(issue(
+            "warning",
+            "missing_response_schema",
+            "No success response schema or response fields were extracted.",
+            json!({"method": method, "path": path, "status": status}),
+            "Add a 2xx response schema or examples so producer search and plan binding can use outputs.",
+        ));
+    }
+    let contract = md.get("api_contract");
+    if !["produces", "consumes", "links"]
+        .iter()
+        .any(|k| truthy_or_frozen(contract.and_then(|c| c.get(*k))))
+    {
+        issues.push(issue(
+            "warning",
+            "no_contract_fields",
+            "No request, response, auth, or link contract fields were extracted.",
+            json!({"method": method, "path": path}),
+            "Add request/response schemas or examples so graph search has contract evidence.",
+        ));
+    }
+    if !f.request_array_paths.is_empty() {
+        issues.push(issue(
+            "info",
+            "array_leaf_alignment_required",
+            "Request body contains array leaf fields that require row-wise alignment.",
+            json!({"array_paths": f.request_array_paths}),
+            "Forward array diagnostics from HttpExecutor so missing indexes can be resumed precisely.",
+        ));
+    }
+    if let Some(env) = resp
+        .and_then(|r| r.get("envelope"))
+        .filter(|e| crate::pytext::truthy(e))
+    {
+        issues.push(issue(
+            "info",
+            "response_envelope_detected",
+            "Success response appears to use a wrapper envelope.",
+            json!({"envelope": env}),
+            "Keep body_view/value-path metadata when forwarding runtime responses.",
+        ));
+    }
+}
+
+/// A generated or a duplicated operationId.
+fn operation_id_issues(t: &ToolSchema, oa: Option<&Value>, issues: &mut Vec<Issue>) {
+    if oa
+        .and_then(|o| o.get("operation_id_generated"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        issues.push(Issue {
+            severity: "warning",
+            code: "missing_operation_id",
+            tool: Some(t.name.clone()),
+            message: "OperationId was generated from method and path.".into(),
+            evidence: json!({
+                "method": t.meta_str("method"),
+                "path": t.meta_str("path"),
+                "operation_id": t.name,
+            }),
+            recommendation: "Add a stable operationId so tool names and saved plans stay stable.",
+        });
+    }
+    if let Some(o) = oa.filter(|o| {
+        o.get("operation_id_duplicate")
+            .is_some_and(crate::pytext::truthy)
+    }) {
+        issues.push(Issue {
+            severity: "warning",
+            code: "duplicate_operation_id",
+            tool: Some(t.name.clone()),
+            message: "OperationId is duplicated and the tool name was deduped.".into(),
+            evidence: json!({
+                "operation_id": o.get("operation_id_original").cloned().unwrap_or(Value::Null),
+                "duplicate_count": o.get("operation_id_duplicate_count").cloned().unwrap_or(Value::Null),
+                "duplicate_index": o.get("operation_id_duplicate_index").cloned().unwrap_or(Value::Null),
+                "deduped_name": o.get("operation_id_deduped_name").cloned().unwrap_or(Value::Null),
+            }),
+            recommendation: "Make operationId values unique, or use operationRef for ambiguous OpenAPI links.",
+        });
+    }
+}
+
+/// `auth_required`'s evidence: the schemes the requirements name and their credentials
+/// (an apiKey's name, else `Authorization`); None when no requirement names a scheme.
+fn auth_evidence(sec: &Value) -> Option<Value> {
+    let mut schemes: Vec<&str> = sec
+        .get("requirements")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|r| r.keys().map(String::as_str))
+        .collect();
+    schemes.sort_unstable();
+    schemes.dedup();
+    if schemes.is_empty() {
+        return None;
+    }
+    let defs = sec.get("schemes");
+    let mut credentials: Vec<&str> = schemes
+        .iter()
+        .map(|s| {
+            let d = defs.and_then(|d| d.get(*s));
+            if d.and_then(|d| d.get("type")).and_then(Value::as_str) == Some("apiKey") {
+                d.and_then(|d| d.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+            } else {
+                "Authorization"
+            }
+        })
+        .collect();
+    credentials.sort_unstable();
+    credentials.dedup();
+    Some(json!({"schemes": schemes, "credentials": credentials}))
+}
+
+/// Graph-level semantic coverage: canonical actions and primary resources below the
+/// semantic graph targets, and a module cluster too large to browse.
+fn semantic_issues(tools: &[ToolSchema], semantic_summary: &Value, issues: &mut Vec<Issue>) {
     // graph-level: canonical-action coverage below the semantic graph target
     let action_unknown = |t: &&ToolSchema| {
         t.metadata
@@ -602,6 +668,28 @@ pub fn report(
             recommendation: "Pass module_aliases or improve path grouping so XGEN can show smaller collection map clusters before rendering node-level graphs.",
         });
     }
+}
+
+/// What the graph readiness block reports of the graph's shape.
+struct GraphStats<'g> {
+    /// tools with no edge in or out, sorted
+    orphans: Vec<&'g String>,
+    /// edges per relation
+    rel: IndexMap<String, usize>,
+    /// edges that carry data (requires, precedes, produces_for, or a data flow)
+    producer: usize,
+    /// tool pairs whose contract fields suggest a producer and a consumer
+    candidates: usize,
+}
+
+/// Graph-level connectivity and edge evidence: no data-flow edge where contracts suggest
+/// pairs, every tool isolated, or no edge with strong deterministic evidence.
+fn graph_issues<'g>(
+    tools: &[ToolSchema],
+    g: &'g OutGraph,
+    edge_quality: &Value,
+    issues: &mut Vec<Issue>,
+) -> GraphStats<'g> {
     let mut connected = vec![false; g.nodes.len()];
     for (si, m) in g.succ.iter().enumerate() {
         for &ti in m.keys() {
@@ -669,6 +757,17 @@ pub fn report(
             recommendation: "Prefer api_contract/openapi_link/manual/run evidence for Planflow graph edges and keep name-based edges as low-trust expansion hints.",
         });
     }
+    GraphStats {
+        orphans,
+        rel,
+        producer,
+        candidates,
+    }
+}
+
+/// Sorts the issues by severity, then tool (graph-level first), then code; stable, so
+/// issues alike keep the order they were found in.
+fn sort_issues(issues: &mut [Issue]) {
     issues.sort_by(|a, b| {
         sev_rank(a.severity)
             .cmp(&sev_rank(b.severity))
@@ -680,6 +779,11 @@ pub fn report(
             })
             .then_with(|| a.code.cmp(b.code))
     });
+}
+
+/// `readiness_report.summary`: the counts, the score (100, less 15 a blocker and 5 a
+/// warning) and the status.
+fn summary(tools: &[ToolSchema], issues: &[Issue]) -> Value {
     let blockers = issues.iter().filter(|i| i.severity == "blocker").count();
     let warnings = issues.iter().filter(|i| i.severity == "warning").count();
     let score = (100i64 - 15 * blockers as i64 - 5 * warnings as i64).clamp(0, 100);
@@ -713,14 +817,32 @@ pub fn report(
                 == Some(true)
         })
         .count();
+    json!({
+        "tool_count": tools.len(),
+        "operation_count": tools.len(),
+        "unique_tool_count": tools.len(),
+        "unique_operation_count": unique_operations,
+        "deprecated_tool_count": deprecated,
+        "readiness_score": score,
+        "status": status,
+    })
+}
+
+/// Edges per relation, by relation name.
+fn relation_counts(rel: IndexMap<String, usize>) -> Map<String, Value> {
     let mut rc: Vec<(String, usize)> = rel.into_iter().collect();
     rc.sort();
     let mut rcm = Map::new();
     for (k, v) in rc {
         rcm.insert(k, json!(v));
     }
+    rcm
+}
+
+/// The issues' recommendations, each once in issue order (or the ready note).
+fn recommendations(issues: &[Issue]) -> Vec<Value> {
     let mut recs: Vec<Value> = Vec::new();
-    for i in &issues {
+    for i in issues {
         let r = json!(i.recommendation);
         if !recs.contains(&r) {
             recs.push(r);
@@ -731,50 +853,7 @@ pub fn report(
             "Collection is ready for graph search and Planflow smoke testing."
         ));
     }
-    let coverage = coverage(tools, &issues, semantic_summary);
-    // the issue rows are moved in (`json!` would copy each one through the serializer)
-    let issue_rows: Vec<Value> = issues
-        .into_iter()
-        .map(|i| {
-            super::schema::object([
-                ("severity", json!(i.severity)),
-                ("code", json!(i.code)),
-                ("tool", i.tool.map_or(Value::Null, Value::String)),
-                ("message", Value::String(i.message)),
-                ("evidence", i.evidence),
-                ("recommendation", json!(i.recommendation)),
-            ])
-        })
-        .collect();
-    let mut report = json!({
-        "summary": {
-            "tool_count": tools.len(),
-            "operation_count": tools.len(),
-            "unique_tool_count": tools.len(),
-            "unique_operation_count": unique_operations,
-            "deprecated_tool_count": deprecated,
-            "readiness_score": score,
-            "status": status,
-        },
-        "coverage": coverage,
-        "graph_readiness": {
-            "edge_count": g.edge_count(),
-            "relation_counts": rcm,
-            "producer_edge_count": producer,
-            "orphan_tool_count": orphans.len(),
-            "isolated_tool_count": orphans.len(),
-            "orphan_tools": orphans,
-            "producer_consumer_candidate_count": candidates,
-            // the graph object exists, edges or not
-            "graph_available": true,
-            "edge_quality_summary": edge_quality,
-        },
-    });
-    if let Value::Object(m) = &mut report {
-        m.insert("issues".into(), Value::Array(issue_rows));
-        m.insert("recommendations".into(), Value::Array(recs));
-    }
-    report
+    recs
 }
 
 /// `readiness_report.coverage`: schema and contract coverage, field counts, envelope samples,

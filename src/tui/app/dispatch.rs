@@ -1,0 +1,601 @@
+//! What each command does: [`App::run`] routes a [`CmdId`] (from a key, the palette or the
+//! mouse) to its handler, and the handlers change the state and return effects.
+
+use crate::engine::{Params, SelectParams};
+use crate::tui::clipboard;
+use crate::tui::commands::CmdId;
+use crate::tui::screens::{EvTab, Screen};
+use crate::tui::theme::ThemeKind;
+
+use super::{
+    App, BUDGETS, Effect, FlashLevel, HelpState, MAX_DEPTH, MAX_TOP_K, Overlay, POLICIES,
+    PaletteState, PaneId, PaneState, clean,
+};
+
+impl App {
+    /// Runs command `id` (with its argument, when typed in the palette). The guarded arms
+    /// first: a command that means something else off the Explore screen; then one arm per
+    /// command, each a call to its handler.
+    pub fn run(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
+        let arg = arg.map(str::trim).filter(|s| !s.is_empty());
+        match id {
+            CmdId::ForceQuit | CmdId::Quit => {
+                self.quit = true;
+                vec![Effect::Quit]
+            }
+            CmdId::Help => {
+                self.overlay = Overlay::Help(HelpState::default());
+                Vec::new()
+            }
+            CmdId::Palette => {
+                self.overlay = Overlay::Palette(PaletteState::default());
+                Vec::new()
+            }
+            CmdId::FocusQuery if self.screen != Screen::Explore => {
+                if self.engine.is_none() {
+                    return self.warn("no graph: this screen shows evidence without one".into());
+                }
+                self.screen = Screen::Explore;
+                self.run(CmdId::FocusQuery, arg)
+            }
+            CmdId::Down
+            | CmdId::Up
+            | CmdId::PageDown
+            | CmdId::PageUp
+            | CmdId::Top
+            | CmdId::Bottom
+                if self.screen != Screen::Explore && !self.input_active =>
+            {
+                let d = self.move_delta(id);
+                self.screen_move(d)
+            }
+            CmdId::NextPane | CmdId::PrevPane if self.screen != Screen::Explore => {
+                self.input_active = false;
+                self.screen_cycle(id == CmdId::NextPane)
+            }
+            CmdId::Back if self.screen != Screen::Explore => self.screen_back(),
+            CmdId::Copy if self.screen == Screen::Evidence => self.copy_evidence_row(),
+            CmdId::PaneExplain => self.focus_fx(PaneId::Explain),
+            CmdId::PaneTrace => self.focus_fx(PaneId::Trace),
+            CmdId::PaneCounterfactual => self.focus_fx(PaneId::Counterfactual),
+            CmdId::ExplainToggle => self.explain_toggle(),
+            CmdId::ExplainOpen => self.explain_open(),
+            CmdId::ExplainClose => self.explain_close(),
+            CmdId::ExplainAll => self.explain_all(),
+            CmdId::ExplainSelector => self.explain_selector_row(),
+            CmdId::ExplainMetric => self.explain_metric(arg),
+            CmdId::ExplainView => self.explain_view(),
+            CmdId::TraceScope => self.trace_scope(),
+            CmdId::TraceStage => self.trace_stage(arg),
+            CmdId::CfKnob => self.cf_knob(1, arg),
+            CmdId::CfKnobPrev => self.cf_knob(-1, None),
+            CmdId::CfUp => self.cf_step(1),
+            CmdId::CfDown => self.cf_step(-1),
+            CmdId::CfType => self.cf_type(arg),
+            CmdId::PathNext => self.path_next(),
+            CmdId::PathBack => self.path_back(),
+            CmdId::ScreenEnter => self.screen_enter(),
+            CmdId::EvTable => self.ev_table(),
+            CmdId::EvTabRow => self.ev_tab(EvTab::Row),
+            CmdId::EvTabSelector => self.ev_tab(EvTab::Selector),
+            CmdId::EvTabRecord => self.ev_tab(EvTab::Record),
+            CmdId::EvJson => self.ev_toggle_json(),
+            CmdId::RecordNext => self.record_step(1),
+            CmdId::RecordPrev => self.record_step(-1),
+            CmdId::ChangedOnly => self.diff_changed_only(),
+            CmdId::LabSort => self.lab_sort(arg),
+            CmdId::ScreenExplore => self.screen_explore(),
+            CmdId::ScreenLab => self.screen_lab(arg),
+            CmdId::ScreenEvidence => self.screen_evidence(arg),
+            CmdId::ScreenDiff => self.screen_diff(arg),
+            CmdId::FocusQuery => self.focus_query(arg),
+            CmdId::InputLeave => {
+                self.input_active = false;
+                self.focus = PaneId::Candidates;
+                Vec::new()
+            }
+            CmdId::Down
+            | CmdId::Up
+            | CmdId::PageDown
+            | CmdId::PageUp
+            | CmdId::Top
+            | CmdId::Bottom => {
+                let d = self.move_delta(id);
+                self.move_by(d)
+            }
+            CmdId::NextPane => self.cycle_pane(1),
+            CmdId::PrevPane => self.cycle_pane(PaneId::COUNT - 1),
+            CmdId::PaneCandidates => self.focus_fx(PaneId::Candidates),
+            CmdId::PaneDetail => self.focus_fx(PaneId::Detail),
+            CmdId::PaneSelector => self.focus_fx(PaneId::Selector),
+            CmdId::PaneGraph => self.focus_fx(PaneId::Graph),
+            CmdId::PaneSubgraph => self.focus_fx(PaneId::Subgraph),
+            CmdId::OpenDetail => self.focus_fx(PaneId::Detail),
+            CmdId::ToggleJson => self.toggle_json(),
+            CmdId::GraphJump => self.graph_jump(),
+            CmdId::GraphBack => self.graph_back(),
+            CmdId::Back => self.back(),
+            CmdId::Zoom => {
+                self.zoom = !self.zoom;
+                Vec::new()
+            }
+            CmdId::LlmPick => self.llm_pick(),
+            CmdId::LlmType => self.llm_type(arg),
+            CmdId::LlmClear => {
+                self.select.llm_target = None;
+                vec![self.requery(true)]
+            }
+            CmdId::PolicyCycle => self.policy_cycle(arg),
+            CmdId::TopKUp | CmdId::TopKDown => self.set_top_k(id, arg),
+            CmdId::DepthUp | CmdId::DepthDown => self.set_depth(id, arg),
+            CmdId::BudgetUp | CmdId::BudgetDown => self.set_budget(id, arg),
+            CmdId::HistoryAdd => self.history_add(arg),
+            CmdId::HistoryClear => {
+                self.params.history.clear();
+                vec![self.requery(true)]
+            }
+            CmdId::LearningToggle => self.learning_toggle(),
+            CmdId::ResetParams => self.reset_params(),
+            CmdId::DemoNext | CmdId::DemoPrev => self.demo_step(id, arg),
+            CmdId::Copy => self.copy(),
+            CmdId::Save => vec![Effect::SaveScreen],
+            CmdId::ThemeCycle => self.theme_cycle(arg),
+        }
+    }
+
+    /// Sets the query to `arg`, or puts the cursor in the query line.
+    fn focus_query(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        match arg {
+            Some(text) => {
+                self.query.set(&crate::sanitize::line(text));
+                vec![self.query_changed()]
+            }
+            None => {
+                self.input_active = true;
+                self.query.cursor = self.query.len();
+                Vec::new()
+            }
+        }
+    }
+
+    /// Folds or unfolds the selected tool's JSON.
+    fn toggle_json(&mut self) -> Vec<Effect> {
+        self.json_open = !self.json_open;
+        if self.json_open {
+            self.sync_json();
+        }
+        Vec::new()
+    }
+
+    /// Follows the graph pane to the node under its cursor.
+    fn graph_jump(&mut self) -> Vec<Effect> {
+        let Some(target) = crate::tui::views::graph::cursor_target(self) else {
+            return Vec::new();
+        };
+        if self.graph_stack.is_empty()
+            && let Some(root) = self.graph_focus()
+        {
+            self.graph_stack.push(root);
+        }
+        self.graph_stack.push(target);
+        *self.pane_mut(PaneId::Graph) = PaneState::default();
+        Vec::new()
+    }
+
+    /// Goes back one node in the graph pane.
+    fn graph_back(&mut self) -> Vec<Effect> {
+        let from = self.graph_stack.pop();
+        if self.graph_stack.len() == 1 {
+            // back at the candidate: follow the table again
+            self.graph_stack.clear();
+        }
+        // put the cursor on the node we came back from
+        let pos = from.and_then(|f| {
+            crate::tui::views::graph::neighbours(self)
+                .iter()
+                .position(|n| n.node == f)
+        });
+        *self.pane_mut(PaneId::Graph) = PaneState {
+            scroll: 0,
+            cursor: pos.unwrap_or(0),
+            seen_cursor: usize::MAX,
+        };
+        Vec::new()
+    }
+
+    /// Esc on Explore: unzoom, else back to the candidates, else back to the lab.
+    fn back(&mut self) -> Vec<Effect> {
+        if self.zoom {
+            self.zoom = false;
+        } else if self.focus != PaneId::Candidates {
+            self.focus = PaneId::Candidates;
+        } else if let Some(s) = self.return_to.take() {
+            // a lab case: back to the lab
+            self.screen = s;
+            self.lab_case = None;
+        }
+        Vec::new()
+    }
+
+    /// Makes the focused row the LLM target (or unsets it when it is).
+    fn llm_pick(&mut self) -> Vec<Effect> {
+        let name = if self.focus == PaneId::Selector {
+            let c = self.pane(PaneId::Selector).cursor;
+            self.selection()
+                .and_then(|s| s.rows.get(c))
+                .map(|r| r.name.clone())
+        } else {
+            self.selected_row().map(|r| r.name.clone())
+        };
+        let Some(name) = name else {
+            return Vec::new();
+        };
+        if self.select.llm_target.as_deref() == Some(name.as_str()) {
+            self.select.llm_target = None;
+            self.set_flash(
+                FlashLevel::Info,
+                format!("LLM target {} unset", clean(&name)),
+            );
+        } else {
+            self.set_flash(FlashLevel::Info, format!("LLM target: {}", clean(&name)));
+            self.select.llm_target = Some(name);
+        }
+        vec![self.requery(true)]
+    }
+
+    /// Sets the LLM target to `arg`, or opens the palette to type one.
+    fn llm_type(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        match arg {
+            Some(name) => {
+                self.select.llm_target = Some(name.to_string());
+                self.set_flash(FlashLevel::Info, format!("LLM target: {}", clean(name)));
+                vec![self.requery(true)]
+            }
+            None => {
+                let mut p = PaletteState::default();
+                p.input.set("llm ");
+                self.overlay = Overlay::Palette(p);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Sets the selector policy to `arg`, or to the next one.
+    fn policy_cycle(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        let next = match arg {
+            Some(a) => match POLICIES.iter().find(|p| **p == a) {
+                Some(p) => p.to_string(),
+                None => {
+                    self.set_flash(
+                        FlashLevel::Warn,
+                        format!("unknown policy {:?}: {}", clean(a), POLICIES.join(", ")),
+                    );
+                    return Vec::new();
+                }
+            },
+            None => {
+                let i = POLICIES
+                    .iter()
+                    .position(|p| *p == self.select.policy)
+                    .map(|i| (i + 1) % POLICIES.len())
+                    .unwrap_or(0);
+                POLICIES[i].to_string()
+            }
+        };
+        self.set_flash(FlashLevel::Info, format!("policy: {next}"));
+        self.select.policy = next;
+        vec![self.requery(true)]
+    }
+
+    /// Sets top-k to `arg`, or one up or down.
+    fn set_top_k(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
+        let v = match (arg, id) {
+            (Some(a), _) => match parse_num(a, 1, MAX_TOP_K) {
+                Ok(v) => v,
+                Err(e) => return self.warn(e),
+            },
+            (None, CmdId::TopKUp) => (self.params.top_k + 1).min(MAX_TOP_K),
+            _ => self.params.top_k.saturating_sub(1).max(1),
+        };
+        self.params.top_k = v;
+        vec![self.requery(true)]
+    }
+
+    /// Sets the expansion depth to `arg`, or one up or down.
+    fn set_depth(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
+        let v = match (arg, id) {
+            (Some(a), _) => match parse_num(a, 0, MAX_DEPTH) {
+                Ok(v) => v,
+                Err(e) => return self.warn(e),
+            },
+            (None, CmdId::DepthUp) => (self.params.depth + 1).min(MAX_DEPTH),
+            _ => self.params.depth.saturating_sub(1),
+        };
+        self.params.depth = v;
+        vec![self.requery(true)]
+    }
+
+    /// Sets the token budget to `arg`, or to the next or previous of [`BUDGETS`].
+    fn set_budget(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
+        let cur = self.params.token_budget;
+        let v = match (arg, id) {
+            (Some(a), _) => match parse_num(a, 1, 10_000_000) {
+                Ok(v) => v,
+                Err(e) => return self.warn(e),
+            },
+            (None, CmdId::BudgetUp) => BUDGETS.iter().copied().find(|b| *b > cur).unwrap_or(cur),
+            _ => BUDGETS
+                .iter()
+                .rev()
+                .copied()
+                .find(|b| *b < cur)
+                .unwrap_or(cur),
+        };
+        self.params.token_budget = v;
+        vec![self.requery(true)]
+    }
+
+    /// Adds `arg` (else the selected row) to the history.
+    fn history_add(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        let name = match arg {
+            Some(a) => a.to_string(),
+            None => match self.selected_row() {
+                Some(r) => r.name.clone(),
+                None => return Vec::new(),
+            },
+        };
+        self.set_flash(
+            FlashLevel::Info,
+            format!("history + {} (each entry demotes it x0.6)", clean(&name)),
+        );
+        self.params.history.push(name);
+        vec![self.requery(true)]
+    }
+
+    /// Turns the learning suggestions on or off.
+    fn learning_toggle(&mut self) -> Vec<Effect> {
+        self.params.learning_enabled = !self.params.learning_enabled;
+        self.set_flash(
+            FlashLevel::Info,
+            format!(
+                "learning suggestions {}",
+                if self.params.learning_enabled {
+                    "on"
+                } else {
+                    "off"
+                }
+            ),
+        );
+        vec![self.requery(true)]
+    }
+
+    /// Resets the retrieval and selector parameters (the learning suggestions stay).
+    fn reset_params(&mut self) -> Vec<Effect> {
+        let sugg = std::mem::take(&mut self.params.learning_suggestions);
+        self.params = Params {
+            learning_suggestions: sugg,
+            ..Params::default()
+        };
+        self.select = SelectParams::default();
+        self.set_flash(FlashLevel::Info, "parameters reset");
+        vec![self.requery(true)]
+    }
+
+    /// Goes to walkthrough step `arg` (1-based), or the next or previous one.
+    fn demo_step(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
+        let n = self.demo.steps.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let target = match (arg, id) {
+            (Some(a), _) => match parse_num(a, 1, n) {
+                Ok(v) => v - 1,
+                Err(e) => return self.warn(e),
+            },
+            (None, CmdId::DemoNext) => self.demo.pos.map(|p| (p + 1) % n).unwrap_or(0),
+            _ => self.demo.pos.map(|p| (p + n - 1) % n).unwrap_or(n - 1),
+        };
+        self.demo_goto(target)
+    }
+
+    /// Sets the theme to `arg`, or to the next one.
+    fn theme_cycle(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        let next = match arg {
+            Some(a) => match ThemeKind::parse(a) {
+                Some(t) => t,
+                None => return self.warn("themes: dark, light, high-contrast".into()),
+            },
+            None => self.caps.theme.next(),
+        };
+        self.set_theme(next);
+        self.set_flash(FlashLevel::Info, format!("theme: {}", next.as_str()));
+        Vec::new()
+    }
+
+    /// How far a movement command moves the cursor (Top and Bottom: as far as it goes).
+    fn move_delta(&self, id: CmdId) -> isize {
+        match id {
+            CmdId::Down => 1,
+            CmdId::Up => -1,
+            CmdId::PageDown => self.page() as isize,
+            CmdId::PageUp => -(self.page() as isize),
+            CmdId::Top => isize::MIN / 2,
+            _ => isize::MAX / 2,
+        }
+    }
+
+    /// Focuses the pane `step` places on in [`PaneId::ALL`] (wrapping), leaving the query line.
+    fn cycle_pane(&mut self, step: usize) -> Vec<Effect> {
+        self.input_active = false;
+        let i = PaneId::ALL
+            .iter()
+            .position(|p| *p == self.focus)
+            .unwrap_or(0);
+        self.focus_pane(PaneId::ALL[(i + step) % PaneId::COUNT]);
+        Vec::new()
+    }
+
+    pub(super) fn warn(&mut self, msg: String) -> Vec<Effect> {
+        self.set_flash(FlashLevel::Warn, msg);
+        Vec::new()
+    }
+
+    fn focus_fx(&mut self, p: PaneId) -> Vec<Effect> {
+        self.focus_pane(p);
+        Vec::new()
+    }
+
+    pub fn focus_pane(&mut self, p: PaneId) {
+        self.focus = p;
+        if p.is_drill() {
+            self.drill = p;
+        }
+        self.path_focus(p);
+    }
+
+    fn page(&self) -> usize {
+        let list_focused = match self.screen {
+            Screen::Explore => self.focus == PaneId::Candidates,
+            Screen::Evidence => self
+                .evidence
+                .as_ref()
+                .is_some_and(|e| e.focus != crate::tui::screens::EvFocus::Pane),
+            Screen::Diff => self
+                .diffv
+                .as_ref()
+                .is_some_and(|d| d.focus == crate::tui::screens::DiffFocus::Cases),
+            Screen::Lab => self
+                .lab
+                .as_ref()
+                .is_some_and(|l| l.focus == crate::tui::screens::LabFocus::Cases),
+        };
+        let h = if list_focused {
+            self.layout.table_rows.map(|r| r.height as usize)
+        } else {
+            self.layout.drill_area.map(|r| r.height as usize)
+        };
+        h.unwrap_or(10).saturating_sub(1).max(1)
+    }
+
+    /// Moves the cursor of the focused pane (or scrolls it when it has no items).
+    fn move_by(&mut self, delta: isize) -> Vec<Effect> {
+        let target = if self.input_active {
+            PaneId::Candidates
+        } else {
+            self.focus
+        };
+        match target {
+            PaneId::Candidates => {
+                let n = self.rows_len();
+                if n == 0 {
+                    return Vec::new();
+                }
+                let new = clamp_add(self.row, delta, n - 1);
+                if new != self.row {
+                    self.row = new;
+                    self.on_row_changed();
+                }
+            }
+            p => {
+                let items = crate::tui::views::item_count(self, p);
+                if items > 0 {
+                    let st = self.pane_mut(p);
+                    st.cursor = clamp_add(st.cursor, delta, items - 1);
+                } else {
+                    let max = if p == self.drill {
+                        let h = self
+                            .layout
+                            .drill_area
+                            .map(|r| r.height as usize)
+                            .unwrap_or(0);
+                        self.layout.drill_rows.saturating_sub(h)
+                    } else {
+                        usize::MAX / 4
+                    };
+                    let st = self.pane_mut(p);
+                    st.scroll = clamp_add(st.scroll, delta, max);
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Loads walkthrough step `i`: its query, and the LLM target and history its scene needs.
+    pub fn demo_goto(&mut self, i: usize) -> Vec<Effect> {
+        let Some(step) = self.demo.steps.get(i).cloned() else {
+            return Vec::new();
+        };
+        self.demo.pos = Some(i);
+        self.query.set(&step.query);
+        self.input_active = false;
+        self.params.history = step.history.clone();
+        self.select.llm_target = step.llm_target.clone();
+        self.select.policy = POLICIES[0].to_string();
+        self.row = 0;
+        self.on_row_changed();
+        vec![self.requery(false)]
+    }
+
+    fn copy(&mut self) -> Vec<Effect> {
+        let (Some(engine), Some(row)) = (self.engine.clone(), self.selected_row().cloned()) else {
+            return Vec::new();
+        };
+        let mut w = crate::jsonout::JsonWriter::with_capacity(4096);
+        crate::output::json::write_row(&engine, &row, &mut w);
+        let json = w.finish();
+        let what = format!(
+            "evidence JSON of {} (row {})",
+            clean(&row.name),
+            self.row + 1
+        );
+        self.emit_copy(&json, &what)
+    }
+
+    fn copy_evidence_row(&mut self) -> Vec<Effect> {
+        let Some(e) = self.evidence.as_ref() else {
+            return Vec::new();
+        };
+        let Some(row) = e.current_row() else {
+            return Vec::new();
+        };
+        let json = serde_json::to_string(&row.value).unwrap_or_default();
+        let what = format!("row JSON of {} (row {})", clean(&row.name), e.row + 1);
+        self.emit_copy(&json, &what)
+    }
+
+    fn emit_copy(&mut self, json: &str, what: &str) -> Vec<Effect> {
+        let seq = clipboard::osc52(json, self.caps.clipboard.tmux_passthrough);
+        let route = match (
+            self.caps.clipboard.tmux_passthrough,
+            self.caps.clipboard.over_ssh,
+        ) {
+            (true, _) => "OSC 52 to tmux and its passthrough",
+            (false, true) => "OSC 52 over SSH",
+            _ => "OSC 52",
+        };
+        self.set_flash(
+            FlashLevel::Info,
+            format!("copied {} bytes: {what} via {route}", json.len()),
+        );
+        vec![Effect::Emit(seq)]
+    }
+}
+
+fn clamp_add(v: usize, delta: isize, max: usize) -> usize {
+    let n = if delta < 0 {
+        v.saturating_sub(delta.unsigned_abs())
+    } else {
+        v.saturating_add(delta as usize)
+    };
+    n.min(max)
+}
+
+fn parse_num(s: &str, lo: usize, hi: usize) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(v) if v >= lo && v <= hi => Ok(v),
+        _ => Err(format!(
+            "expected a number from {lo} to {hi}, got {:?}",
+            clean(s)
+        )),
+    }
+}

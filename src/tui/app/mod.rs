@@ -1,0 +1,506 @@
+//! The explorer's state: events in, state (and effects) out. Nothing here touches the
+//! terminal; the runtime (`tui/mod.rs`) performs the [`Effect`]s and the views render a
+//! `&App`.
+//!
+//! One file per part: this one holds the state ([`App`], its panes and overlays, the
+//! events in and effects out), [`update`] what an event does to it (keys, mouse, paste,
+//! results, the help overlay), [`dispatch`] what each command does ([`App::run`]),
+//! [`palette`] the command palette and its value completion, and [`job`] the query job the
+//! worker runs. The children add `impl App` blocks; none imports another's private items.
+
+mod dispatch;
+mod job;
+mod palette;
+mod update;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::Event;
+use ratatui::layout::Rect;
+
+use super::caps::Caps;
+use super::commands::{self, CmdId, Ctx};
+use super::demo::DemoStep;
+use super::drill::{CfState, EvJob, EvOut, ExplainState, TraceState};
+use super::screens::{DiffView, EvidenceView, LabJob, LabMsg, LabView, Opened, Screen};
+use super::theme::{Theme, ThemeKind};
+use crate::engine::{Engine, Params, Retrieval, SelectParams, Selection};
+use crate::model::{NodeId, ToolId};
+
+pub use job::{QueryJob, QueryOutput, run_job};
+pub use palette::palette_items_for;
+
+pub const MAX_TOP_K: usize = 200;
+pub const MAX_DEPTH: usize = 8;
+pub const BUDGETS: [usize; 9] = [100, 250, 500, 1000, 2000, 4000, 8000, 16000, 32000];
+pub const POLICIES: [&str; 3] = ["strong_evidence", "risk_limited", "manual_review"];
+
+/// The panes. The candidates table is always on screen; the others share the drill-down
+/// area. A new drill-down pane is a new variant here, a view module and a registry entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PaneId {
+    Candidates,
+    Detail,
+    Selector,
+    Graph,
+    Subgraph,
+    Explain,
+    Trace,
+    Counterfactual,
+}
+
+impl PaneId {
+    pub const ALL: [PaneId; 8] = [
+        PaneId::Candidates,
+        PaneId::Detail,
+        PaneId::Selector,
+        PaneId::Graph,
+        PaneId::Subgraph,
+        PaneId::Explain,
+        PaneId::Trace,
+        PaneId::Counterfactual,
+    ];
+    pub const DRILL: [PaneId; 7] = [
+        PaneId::Detail,
+        PaneId::Selector,
+        PaneId::Graph,
+        PaneId::Subgraph,
+        PaneId::Explain,
+        PaneId::Trace,
+        PaneId::Counterfactual,
+    ];
+    /// The evidence drill-down path, in order: explain → trace → counterfactual.
+    pub const PATH: [PaneId; 3] = [PaneId::Explain, PaneId::Trace, PaneId::Counterfactual];
+    pub const COUNT: usize = 8;
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            PaneId::Candidates => "Candidates",
+            PaneId::Detail => "Detail",
+            PaneId::Selector => "Selector",
+            PaneId::Graph => "Graph",
+            PaneId::Subgraph => "Subgraph",
+            PaneId::Explain => "Explain",
+            PaneId::Trace => "Trace",
+            PaneId::Counterfactual => "Counterfactual",
+        }
+    }
+
+    /// A short title for narrow tab bars.
+    pub fn short(self) -> &'static str {
+        match self {
+            PaneId::Candidates => "Cand",
+            PaneId::Detail => "Det",
+            PaneId::Selector => "Sel",
+            PaneId::Graph => "Graph",
+            PaneId::Subgraph => "Sub",
+            PaneId::Explain => "Expl",
+            PaneId::Trace => "Trace",
+            PaneId::Counterfactual => "CF",
+        }
+    }
+
+    pub fn is_drill(self) -> bool {
+        self != PaneId::Candidates
+    }
+}
+
+/// Scroll position and item cursor of a pane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PaneState {
+    /// First visible row (after wrapping).
+    pub scroll: usize,
+    /// Index of the selected item, for panes with items (graph neighbours, selector rows).
+    pub cursor: usize,
+    /// The cursor as of the last render (a moved cursor scrolls its whole item into view).
+    pub seen_cursor: usize,
+}
+
+/// A single-line text input with a cursor (in characters).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineInput {
+    pub text: String,
+    pub cursor: usize,
+}
+
+impl LineInput {
+    pub fn set(&mut self, s: &str) {
+        self.text = s.to_string();
+        self.cursor = self.text.chars().count();
+    }
+
+    fn byte_at(&self, ci: usize) -> usize {
+        self.text
+            .char_indices()
+            .nth(ci)
+            .map(|(b, _)| b)
+            .unwrap_or(self.text.len())
+    }
+
+    pub fn insert(&mut self, c: char) {
+        let at = self.byte_at(self.cursor);
+        self.text.insert(at, c);
+        self.cursor += 1;
+    }
+
+    pub fn insert_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.insert(c);
+        }
+    }
+
+    pub fn backspace(&mut self) -> bool {
+        if self.cursor == 0 {
+            return false;
+        }
+        let at = self.byte_at(self.cursor - 1);
+        self.text.remove(at);
+        self.cursor -= 1;
+        true
+    }
+
+    pub fn delete(&mut self) -> bool {
+        if self.cursor >= self.text.chars().count() {
+            return false;
+        }
+        let at = self.byte_at(self.cursor);
+        self.text.remove(at);
+        true
+    }
+
+    pub fn kill_to_start(&mut self) -> bool {
+        if self.cursor == 0 {
+            return false;
+        }
+        let at = self.byte_at(self.cursor);
+        self.text.replace_range(..at, "");
+        self.cursor = 0;
+        true
+    }
+
+    pub fn delete_word(&mut self) -> bool {
+        let chars: Vec<char> = self.text.chars().collect();
+        let mut i = self.cursor.min(chars.len());
+        let end = i;
+        while i > 0 && chars[i - 1] == ' ' {
+            i -= 1;
+        }
+        while i > 0 && chars[i - 1] != ' ' {
+            i -= 1;
+        }
+        if i == end {
+            return false;
+        }
+        let (a, b) = (self.byte_at(i), self.byte_at(end));
+        self.text.replace_range(a..b, "");
+        self.cursor = i;
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.text.chars().count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+/// Loading progress of the graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadProgress {
+    pub phase: String,
+    /// Overall fraction in [0, 1].
+    pub fraction: f64,
+    pub detail: String,
+}
+
+/// Something the runtime must do.
+pub enum Effect {
+    Query(Box<QueryJob>),
+    /// An explain, trace or counterfactual job for the evidence worker.
+    Evidence(Box<EvJob>),
+    /// A suite evaluation for its own thread.
+    Lab(Box<LabJob>),
+    /// Bytes written to the terminal as they are (OSC 52).
+    Emit(String),
+    SaveScreen,
+    EngineReady(Arc<Engine>),
+    Quit,
+}
+
+/// What arrives on the loop's one channel.
+pub enum AppEvent {
+    Input(Event),
+    Query(QueryOutput),
+    QueryFailed {
+        generation: u64,
+        message: String,
+    },
+    Progress(LoadProgress),
+    Loaded(Result<Loaded, String>),
+    /// Evidence or a diff read by the loader (no graph).
+    Opened(Result<Opened, String>),
+    /// An answer of the evidence worker.
+    Evidence(Box<EvOut>),
+    EvidenceFailed(String),
+    Lab(LabMsg),
+    /// A termination signal (SIGTERM, SIGHUP, SIGQUIT).
+    Signal(i32),
+}
+
+/// A loaded graph and the warnings its loading produced.
+pub struct Loaded {
+    pub engine: Arc<Engine>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlashLevel {
+    Info,
+    Warn,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flash {
+    pub text: String,
+    pub level: FlashLevel,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HelpState {
+    pub filter: String,
+    pub scroll: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PaletteState {
+    pub input: LineInput,
+    pub selected: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Overlay {
+    #[default]
+    None,
+    Help(HelpState),
+    Palette(PaletteState),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DemoState {
+    pub steps: Vec<DemoStep>,
+    /// The step on screen (if the query is still the step's query).
+    pub pos: Option<usize>,
+}
+
+/// What the last render measured; fed back so scrolling and mouse clicks know the layout.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LayoutInfo {
+    pub size: (u16, u16),
+    /// Candidate rows area (without the header) and the first row drawn.
+    pub table_rows: Option<Rect>,
+    pub table_offset: usize,
+    /// Drill pane content area, the scroll offset used and the total content rows.
+    pub drill_area: Option<Rect>,
+    pub drill_scroll: usize,
+    pub drill_rows: usize,
+    pub help_rows: usize,
+    pub help_height: usize,
+}
+
+/// A palette entry: a command, or a value for a command's argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PaletteItem {
+    Command(CmdId),
+    Value { cmd: CmdId, value: String },
+}
+
+pub struct App {
+    pub caps: Caps,
+    pub theme: Theme,
+    pub source_label: String,
+    pub engine: Option<Arc<Engine>>,
+    pub load: Option<LoadProgress>,
+    /// Why loading failed (the runtime prints it after restoring the terminal).
+    pub load_error: Option<String>,
+    pub query: LineInput,
+    pub input_active: bool,
+    pub overlay: Overlay,
+    pub focus: PaneId,
+    /// The drill-down pane shown below the table.
+    pub drill: PaneId,
+    pub zoom: bool,
+    pub params: Params,
+    pub select: SelectParams,
+    pub learning_count: usize,
+    pub result: Option<QueryOutput>,
+    /// The generation of the newest job sent; older results are dropped.
+    pub generation: u64,
+    /// Name of the row to keep selected when the next result arrives.
+    keep_name: Option<String>,
+    pub row: usize,
+    pub panes: [PaneState; PaneId::COUNT],
+    pub json_open: bool,
+    pub json_lines: Option<(ToolId, Arc<Vec<String>>)>,
+    /// Graph pane breadcrumbs; empty = the selected candidate.
+    pub graph_stack: Vec<NodeId>,
+    pub demo: DemoState,
+    pub flash: Option<Flash>,
+    pub quit: bool,
+    /// The signal that ended the session, if one did.
+    pub exit_signal: Option<i32>,
+    pub layout: LayoutInfo,
+    pub dump_dir: PathBuf,
+    /// Whether the status bar shows the last query time (off in snapshots).
+    pub show_timing: bool,
+    pub screen: Screen,
+    pub explain: ExplainState,
+    pub trace: TraceState,
+    pub cf: CfState,
+    /// The evidence drill-down path (explain → trace → counterfactual) taken so far.
+    pub drill_path: Vec<PaneId>,
+    pub evidence: Option<EvidenceView>,
+    pub diffv: Option<DiffView>,
+    pub lab: Option<LabView>,
+    pub lab_generation: u64,
+    /// A suite to evaluate once the graph is loaded (`--cases`).
+    pub pending_lab: Option<(crate::lab::suite::Suite, String)>,
+    /// Where Esc on the candidates goes back to (a lab case opened in Explore).
+    pub return_to: Option<Screen>,
+    pub lab_case: Option<String>,
+}
+
+impl App {
+    pub fn new(caps: Caps, source_label: &str) -> App {
+        let theme = Theme::new(caps.theme, caps.color);
+        App {
+            caps,
+            theme,
+            source_label: source_label.to_string(),
+            engine: None,
+            load: Some(LoadProgress {
+                phase: "starting".into(),
+                fraction: 0.0,
+                detail: String::new(),
+            }),
+            load_error: None,
+            query: LineInput::default(),
+            input_active: false,
+            overlay: Overlay::None,
+            focus: PaneId::Candidates,
+            drill: PaneId::Detail,
+            zoom: false,
+            params: Params::default(),
+            select: SelectParams::default(),
+            learning_count: 0,
+            result: None,
+            generation: 0,
+            keep_name: None,
+            row: 0,
+            panes: [PaneState::default(); PaneId::COUNT],
+            json_open: false,
+            json_lines: None,
+            graph_stack: Vec::new(),
+            demo: DemoState::default(),
+            flash: None,
+            quit: false,
+            exit_signal: None,
+            layout: LayoutInfo::default(),
+            dump_dir: PathBuf::from("."),
+            show_timing: true,
+            screen: Screen::Explore,
+            explain: ExplainState::default(),
+            trace: TraceState::default(),
+            cf: CfState::default(),
+            drill_path: Vec::new(),
+            evidence: None,
+            diffv: None,
+            lab: None,
+            lab_generation: 0,
+            pending_lab: None,
+            return_to: None,
+            lab_case: None,
+        }
+    }
+
+    /// Sets the learning suggestions given with `--learning`.
+    pub fn set_learning(&mut self, suggestions: Vec<serde_json::Value>) {
+        self.learning_count = suggestions.len();
+        self.params.learning_suggestions = suggestions;
+        self.params.learning_enabled = true;
+    }
+
+    pub fn retrieval(&self) -> Option<&Retrieval> {
+        self.result.as_ref().map(|r| r.retrieval.as_ref())
+    }
+
+    pub fn selection(&self) -> Option<&Selection> {
+        self.result.as_ref().map(|r| r.selection.as_ref())
+    }
+
+    pub fn rows_len(&self) -> usize {
+        self.retrieval().map(|r| r.rows.len()).unwrap_or(0)
+    }
+
+    pub fn selected_row(&self) -> Option<&crate::engine::Row> {
+        self.retrieval().and_then(|r| r.rows.get(self.row))
+    }
+
+    /// Whether results for the current inputs are still being computed.
+    pub fn running(&self) -> bool {
+        self.engine.is_some() && self.result.as_ref().map(|r| r.generation) != Some(self.generation)
+    }
+
+    /// The graph node the graph pane shows.
+    pub fn graph_focus(&self) -> Option<NodeId> {
+        if let Some(&n) = self.graph_stack.last() {
+            return Some(n);
+        }
+        let e = self.engine.as_ref()?;
+        let row = self.selected_row()?;
+        e.graph.node_of_tool(row.tool)
+    }
+
+    pub fn ctx(&self) -> Ctx {
+        if self.input_active {
+            return commands::INPUT;
+        }
+        match self.screen {
+            Screen::Explore => commands::pane_ctx(self.focus),
+            Screen::Evidence => commands::EVIDENCE,
+            Screen::Diff => commands::DIFF,
+            Screen::Lab => commands::LAB,
+        }
+    }
+
+    pub fn pane(&self, p: PaneId) -> &PaneState {
+        &self.panes[p.index()]
+    }
+
+    fn pane_mut(&mut self, p: PaneId) -> &mut PaneState {
+        &mut self.panes[p.index()]
+    }
+
+    pub fn set_flash(&mut self, level: FlashLevel, text: impl Into<String>) {
+        self.flash = Some(Flash {
+            text: text.into(),
+            level,
+        });
+    }
+
+    pub fn set_theme(&mut self, kind: ThemeKind) {
+        self.caps.theme = kind;
+        self.theme = Theme::new(kind, self.caps.color);
+    }
+}
+
+fn clean(s: &str) -> String {
+    crate::sanitize::line(s)
+}

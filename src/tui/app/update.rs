@@ -1,0 +1,442 @@
+//! What an event does to the explorer's state: the event dispatch ([`App::on_event`]),
+//! a loaded graph, query results, paste, keys (the query line's editing keys, then the
+//! command registry), the mouse, the measured layout and the help overlay's keys.
+
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Rect;
+
+use crate::engine::Engine;
+use crate::tui::commands::{self, CmdId, Key};
+use crate::tui::screens::Screen;
+
+use super::{
+    App, AppEvent, Effect, FlashLevel, LayoutInfo, Overlay, PaneId, PaneState, QueryJob,
+    QueryOutput,
+};
+
+impl App {
+    pub fn on_event(&mut self, ev: AppEvent) -> Vec<Effect> {
+        let mut fx = self.on_event_inner(ev);
+        if !self.quit {
+            fx.extend(self.sync_drill());
+            if let Some(e) = self.evidence.as_mut() {
+                e.sync_json();
+            }
+        }
+        fx
+    }
+
+    fn on_event_inner(&mut self, ev: AppEvent) -> Vec<Effect> {
+        match ev {
+            AppEvent::Input(Event::Key(k)) => self.on_key(k),
+            AppEvent::Input(Event::Mouse(m)) => self.on_mouse(m),
+            AppEvent::Input(Event::Paste(s)) => self.on_paste(&s),
+            AppEvent::Input(_) => Vec::new(),
+            AppEvent::Query(out) => {
+                self.on_query_done(out);
+                Vec::new()
+            }
+            AppEvent::QueryFailed {
+                generation,
+                message,
+            } => {
+                if generation == self.generation {
+                    self.set_flash(FlashLevel::Error, format!("query failed: {message}"));
+                }
+                Vec::new()
+            }
+            AppEvent::Progress(p) => {
+                if self.engine.is_none() {
+                    self.load = Some(p);
+                }
+                Vec::new()
+            }
+            AppEvent::Loaded(Ok(l)) => {
+                let fx = self.on_loaded(l.engine);
+                if let Some(w) = l.warnings.first() {
+                    let more = l.warnings.len() - 1;
+                    self.set_flash(
+                        FlashLevel::Warn,
+                        if more > 0 {
+                            format!("{w} (+{more} more)")
+                        } else {
+                            w.clone()
+                        },
+                    );
+                }
+                fx
+            }
+            AppEvent::Signal(sig) => {
+                self.exit_signal = Some(sig);
+                self.quit = true;
+                vec![Effect::Quit]
+            }
+            AppEvent::Opened(Ok(o)) => {
+                self.on_opened(o);
+                Vec::new()
+            }
+            AppEvent::Evidence(out) => {
+                self.on_evidence(*out);
+                Vec::new()
+            }
+            AppEvent::EvidenceFailed(message) => {
+                self.set_flash(FlashLevel::Error, format!("evidence failed: {message}"));
+                Vec::new()
+            }
+            AppEvent::Lab(m) => {
+                self.on_lab(m);
+                Vec::new()
+            }
+            AppEvent::Opened(Err(message)) | AppEvent::Loaded(Err(message)) => {
+                self.load_error = Some(message.clone());
+                self.set_flash(FlashLevel::Error, message);
+                self.quit = true;
+                vec![Effect::Quit]
+            }
+        }
+    }
+
+    /// The graph is ready: remember it and run the first query.
+    pub fn on_loaded(&mut self, engine: Arc<Engine>) -> Vec<Effect> {
+        self.load = None;
+        self.engine = Some(engine.clone());
+        let mut fx = vec![Effect::EngineReady(engine)];
+        if self.query.is_empty() && !self.demo.steps.is_empty() {
+            fx.extend(self.demo_goto(0));
+        } else {
+            fx.push(self.requery(false));
+        }
+        if let Some((suite, label)) = self.pending_lab.take() {
+            fx.extend(self.start_lab(suite, &label));
+        }
+        fx
+    }
+
+    /// A worker result: kept only if it answers the newest job.
+    pub fn on_query_done(&mut self, out: QueryOutput) {
+        if out.generation != self.generation {
+            return;
+        }
+        let keep = self.keep_name.take();
+        let idx = keep
+            .as_deref()
+            .and_then(|n| out.retrieval.rows.iter().position(|r| r.name == n));
+        let old_name = self.selected_row().map(|r| r.name.clone());
+        self.result = Some(out);
+        self.row = idx.unwrap_or(0);
+        let new_name = self.selected_row().map(|r| r.name.clone());
+        if old_name != new_name {
+            self.on_row_changed();
+        }
+        let n = self
+            .selection()
+            .map(|s| s.rows.len())
+            .unwrap_or(0)
+            .saturating_sub(1);
+        let sel = self.pane_mut(PaneId::Selector);
+        sel.cursor = sel.cursor.min(n);
+        self.sync_json();
+    }
+
+    /// Selects candidate row `i` (as moving the cursor there would).
+    pub fn select_row(&mut self, i: usize) {
+        if i != self.row && i < self.rows_len() {
+            self.row = i;
+            self.on_row_changed();
+        }
+    }
+
+    pub(super) fn on_row_changed(&mut self) {
+        self.graph_stack.clear();
+        *self.pane_mut(PaneId::Graph) = PaneState::default();
+        *self.pane_mut(PaneId::Detail) = PaneState::default();
+        *self.pane_mut(PaneId::Trace) = PaneState::default();
+        self.sync_json();
+    }
+
+    /// Keeps the pretty-printed JSON of the selected tool when it is unfolded.
+    pub(super) fn sync_json(&mut self) {
+        if !self.json_open {
+            return;
+        }
+        let Some(engine) = self.engine.clone() else {
+            return;
+        };
+        let Some(tool) = self.selected_row().map(|r| r.tool) else {
+            self.json_lines = None;
+            return;
+        };
+        if self.json_lines.as_ref().map(|(t, _)| *t) == Some(tool) {
+            return;
+        }
+        let compact = engine.graph.tool(tool).compact_json();
+        let pretty = serde_json::from_str::<serde_json::Value>(compact)
+            .ok()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok())
+            .unwrap_or_else(|| compact.to_string());
+        let lines: Vec<String> = pretty.lines().map(crate::sanitize::line).collect();
+        self.json_lines = Some((tool, Arc::new(lines)));
+    }
+
+    /// Issues a new job for the current inputs. `keep` keeps the selected row by name.
+    pub fn requery(&mut self, keep: bool) -> Effect {
+        self.generation += 1;
+        self.keep_name = if keep {
+            self.selected_row().map(|r| r.name.clone())
+        } else {
+            None
+        };
+        let reuse = self.result.as_ref().map(|r| r.retrieval.clone());
+        Effect::Query(Box::new(QueryJob {
+            generation: self.generation,
+            query: self.query.text.clone(),
+            params: self.params.clone(),
+            select: self.select.clone(),
+            reuse,
+        }))
+    }
+
+    pub(super) fn query_changed(&mut self) -> Effect {
+        if let Some(p) = self.demo.pos
+            && self.demo.steps.get(p).map(|s| s.query.as_str()) != Some(self.query.text.as_str())
+        {
+            self.demo.pos = None;
+        }
+        self.row = 0;
+        self.on_row_changed();
+        self.requery(false)
+    }
+
+    pub fn on_paste(&mut self, s: &str) -> Vec<Effect> {
+        let clean = crate::sanitize::line(s);
+        match &mut self.overlay {
+            Overlay::Palette(p) => {
+                p.input.insert_str(&clean);
+                p.selected = 0;
+                Vec::new()
+            }
+            Overlay::Help(h) => {
+                h.filter.push_str(&clean);
+                h.scroll = 0;
+                Vec::new()
+            }
+            Overlay::None => {
+                if self.engine.is_none() || self.screen != Screen::Explore {
+                    return Vec::new();
+                }
+                if let Err(m) = crate::limits::check_query_len(self.query.text.len() + clean.len())
+                {
+                    self.set_flash(FlashLevel::Error, format!("paste refused: {m}"));
+                    return Vec::new();
+                }
+                self.input_active = true;
+                self.query.insert_str(&clean);
+                vec![self.query_changed()]
+            }
+        }
+    }
+
+    pub fn on_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        if k.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        let key = Key::from_event(&k);
+        if key.code == KeyCode::Char('c') && key.mods.contains(KeyModifiers::CONTROL) {
+            self.quit = true;
+            return vec![Effect::Quit];
+        }
+        self.flash = None;
+        match &self.overlay {
+            Overlay::Help(_) => return self.help_key(key),
+            Overlay::Palette(_) => return self.palette_key(key),
+            Overlay::None => {}
+        }
+        if self.load.is_some() {
+            // while loading: help, quit and nothing else
+            return match key.code {
+                KeyCode::Char('q') | KeyCode::Esc => {
+                    self.quit = true;
+                    vec![Effect::Quit]
+                }
+                KeyCode::Char('?') | KeyCode::F(1) => self.run(CmdId::Help, None),
+                _ => {
+                    self.set_flash(FlashLevel::Info, "still loading the graph (q quits)");
+                    Vec::new()
+                }
+            };
+        }
+        if self.input_active
+            && let Some(fx) = self.edit_key(key)
+        {
+            return fx;
+        }
+        let ctx = self.ctx();
+        match commands::lookup(self, key, ctx) {
+            Some(c) => match (c.enabled)(self) {
+                None => self.run(c.id, None),
+                Some(why) => {
+                    self.set_flash(FlashLevel::Warn, format!("{}: {why}", c.label));
+                    Vec::new()
+                }
+            },
+            None => Vec::new(),
+        }
+    }
+
+    /// Editing keys of the query line; `None` when the key is a command.
+    fn edit_key(&mut self, key: Key) -> Option<Vec<Effect>> {
+        let ctrl = key.mods.contains(KeyModifiers::CONTROL);
+        let alt = key.mods.contains(KeyModifiers::ALT);
+        let changed = match key.code {
+            KeyCode::Char(c) if !ctrl && !alt => {
+                if c.is_control() {
+                    return Some(Vec::new());
+                }
+                self.query.insert(c);
+                true
+            }
+            KeyCode::Char('u') if ctrl => self.query.kill_to_start(),
+            KeyCode::Char('w') if ctrl => self.query.delete_word(),
+            KeyCode::Char('a') if ctrl => {
+                self.query.cursor = 0;
+                false
+            }
+            KeyCode::Char('e') if ctrl => {
+                self.query.cursor = self.query.len();
+                false
+            }
+            KeyCode::Backspace => self.query.backspace(),
+            KeyCode::Delete => self.query.delete(),
+            KeyCode::Left => {
+                self.query.cursor = self.query.cursor.saturating_sub(1);
+                false
+            }
+            KeyCode::Right => {
+                self.query.cursor = (self.query.cursor + 1).min(self.query.len());
+                false
+            }
+            KeyCode::Home => {
+                self.query.cursor = 0;
+                false
+            }
+            KeyCode::End => {
+                self.query.cursor = self.query.len();
+                false
+            }
+            _ => return None,
+        };
+        Some(if changed {
+            vec![self.query_changed()]
+        } else {
+            Vec::new()
+        })
+    }
+
+    fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        if !self.caps.mouse
+            || self.overlay != Overlay::None
+            || self.engine.is_none()
+            || self.screen != Screen::Explore
+        {
+            return Vec::new();
+        }
+        let inside = |r: Option<Rect>| {
+            r.is_some_and(|r| {
+                m.column >= r.x
+                    && m.column < r.x.saturating_add(r.width)
+                    && m.row >= r.y
+                    && m.row < r.y.saturating_add(r.height)
+            })
+        };
+        let in_table = inside(self.layout.table_rows);
+        let in_drill = inside(self.layout.drill_area);
+        match m.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                if in_table {
+                    self.focus = PaneId::Candidates;
+                } else if in_drill {
+                    self.focus = self.drill;
+                }
+                self.input_active = false;
+                let id = if m.kind == MouseEventKind::ScrollDown {
+                    CmdId::Down
+                } else {
+                    CmdId::Up
+                };
+                self.run(id, None)
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.input_active = false;
+                if let Some(r) = self.layout.table_rows.filter(|_| in_table) {
+                    self.focus = PaneId::Candidates;
+                    let idx = self.layout.table_offset + (m.row - r.y) as usize;
+                    if idx < self.rows_len() && idx != self.row {
+                        self.row = idx;
+                        self.on_row_changed();
+                    }
+                } else if in_drill {
+                    self.focus = self.drill;
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Stores what the last render measured (scroll offsets are clamped there).
+    pub fn note_layout(&mut self, info: LayoutInfo) {
+        let p = match self.screen {
+            Screen::Explore => {
+                let d = self.drill;
+                Some(self.pane_mut(d))
+            }
+            Screen::Evidence => self.evidence.as_mut().map(|e| &mut e.pane),
+            Screen::Diff => self.diffv.as_mut().map(|d| &mut d.pane),
+            Screen::Lab => self.lab.as_mut().map(|l| &mut l.pane),
+        };
+        if let Some(p) = p {
+            p.scroll = info.drill_scroll;
+            p.seen_cursor = p.cursor;
+        }
+        if let Overlay::Help(h) = &mut self.overlay {
+            h.scroll = h
+                .scroll
+                .min(info.help_rows.saturating_sub(info.help_height));
+        }
+        self.layout = info;
+    }
+
+    fn help_key(&mut self, key: Key) -> Vec<Effect> {
+        let Overlay::Help(h) = &mut self.overlay else {
+            return Vec::new();
+        };
+        let page = self.layout.help_height.max(2) - 1;
+        match key.code {
+            KeyCode::Esc if !h.filter.is_empty() => {
+                h.filter.clear();
+                h.scroll = 0;
+            }
+            KeyCode::Esc | KeyCode::F(1) | KeyCode::Enter => self.overlay = Overlay::None,
+            KeyCode::Char('?') if h.filter.is_empty() => self.overlay = Overlay::None,
+            KeyCode::Backspace => {
+                h.filter.pop();
+                h.scroll = 0;
+            }
+            KeyCode::Down => h.scroll = h.scroll.saturating_add(1),
+            KeyCode::Up => h.scroll = h.scroll.saturating_sub(1),
+            KeyCode::PageDown => h.scroll = h.scroll.saturating_add(page),
+            KeyCode::PageUp => h.scroll = h.scroll.saturating_sub(page),
+            KeyCode::Home => h.scroll = 0,
+            KeyCode::Char(c) if !key.mods.contains(KeyModifiers::CONTROL) && !c.is_control() => {
+                h.filter.push(c);
+                h.scroll = 0;
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+}
