@@ -722,6 +722,31 @@ pub fn outcome_json(o: &Outcome) -> String {
     crate::jsonout::to_compact_safe(&Value::Object(m))
 }
 
+/// Replays a batch of values on every core, in order.
+fn replay_batch(engine: &Engine, items: &[(String, Value)]) -> Vec<Outcome> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 16);
+    let chunk = items.len().div_ceil(threads).max(1);
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                sc.spawn(move || {
+                    part.iter()
+                        .filter_map(|(label, v)| replay_value(engine, v, label))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("replay thread"))
+            .collect()
+    })
+}
+
 /// Replays every record of `paths` (files, fixture folders, or `-` for standard input) on
 /// every core. Parts that cannot be read — a torn or non-JSON line, a value that is no
 /// record — are `unreadable` outcomes with their place, never fatal; `Err` only when a
@@ -730,11 +755,19 @@ pub fn replay_paths(
     engine: &Engine,
     paths: &[String],
 ) -> Result<Vec<Outcome>, crate::error::InputError> {
-    let mut items: Vec<(String, Value)> = Vec::new();
+    // records are replayed in batches as they are read, so memory holds one batch of
+    // values (and the outcomes), not the whole file's values
+    const BATCH: usize = 4096;
+    let mut out: Vec<Outcome> = Vec::new();
+    let mut items: Vec<(String, Value)> = Vec::with_capacity(BATCH);
     let mut unreadable: Vec<Outcome> = Vec::new();
     for p in paths {
         let mut visit = |v: &Value, o: &super::record::Origin| {
             items.push((o.label.clone(), v.clone()));
+            if items.len() == BATCH {
+                out.extend(replay_batch(engine, &items));
+                items.clear();
+            }
             Ok(())
         };
         let errors = if p == "-" {
@@ -761,27 +794,7 @@ pub fn replay_paths(
             });
         }
     }
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 16);
-    let chunk = items.len().div_ceil(threads).max(1);
-    let mut out: Vec<Outcome> = std::thread::scope(|sc| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                sc.spawn(move || {
-                    part.iter()
-                        .filter_map(|(label, v)| replay_value(engine, v, label))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("replay thread"))
-            .collect()
-    });
+    out.extend(replay_batch(engine, &items));
     out.extend(unreadable);
     Ok(out)
 }
