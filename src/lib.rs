@@ -15,6 +15,7 @@ pub mod lab;
 pub mod limits;
 pub mod model;
 pub mod output;
+pub mod par;
 pub mod pytext;
 pub mod sanitize;
 pub mod sniff;

@@ -11,53 +11,58 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("sanitize", &[]),
     ("pytext", &[]),
+    ("par", &[]),
     ("jsonout", &["pytext", "sanitize"]),
     ("limits", &["error", "sanitize"]),
     ("sniff", &["error", "limits", "sanitize"]),
     (
         "model",
-        &["error", "sanitize", "limits", "pytext", "jsonout"],
+        &["error", "sanitize", "limits", "par", "pytext", "jsonout"],
     ),
     ("demo", &["error", "model"]),
     (
         "engine",
-        &["error", "sanitize", "limits", "pytext", "jsonout", "model"],
+        &[
+            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model",
+        ],
     ),
     (
         "ingest",
-        &["error", "sanitize", "limits", "pytext", "jsonout", "model"],
+        &[
+            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model",
+        ],
     ),
     (
         "output",
         &[
-            "error", "sanitize", "limits", "pytext", "jsonout", "model", "engine",
+            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model", "engine",
         ],
     ),
     (
         "lab",
         &[
-            "error", "sanitize", "limits", "pytext", "jsonout", "model", "engine", "output",
+            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model", "engine", "output",
         ],
     ),
     (
         "evidence",
         &[
-            "error", "sanitize", "limits", "pytext", "jsonout", "model", "demo", "engine",
+            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model", "demo", "engine",
             "output", "lab", "ingest",
         ],
     ),
     (
         "tui",
         &[
-            "error", "sanitize", "limits", "pytext", "jsonout", "sniff", "model", "demo", "engine",
-            "ingest", "output", "lab", "evidence",
+            "error", "sanitize", "limits", "par", "pytext", "jsonout", "sniff", "model", "demo",
+            "engine", "ingest", "output", "lab", "evidence",
         ],
     ),
     (
         "cli",
         &[
-            "error", "sanitize", "limits", "pytext", "jsonout", "sniff", "model", "demo", "engine",
-            "ingest", "output", "lab", "evidence", "tui",
+            "error", "sanitize", "limits", "par", "pytext", "jsonout", "sniff", "model", "demo",
+            "engine", "ingest", "output", "lab", "evidence", "tui",
         ],
     ),
 ];

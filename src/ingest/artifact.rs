@@ -68,9 +68,9 @@ fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std
         ('[', ']')
     };
     buf.push(open);
-    let window = crate::ingest::par::threads() * 64;
+    let window = crate::par::threads() * 64;
     let render = |wi: usize, part: &[(Option<&String>, &Value)]| {
-        crate::ingest::par::map_chunks(part, |chunk, first| {
+        crate::par::map_chunks(part, |chunk, first| {
             let mut out = String::with_capacity(1 << 16);
             for (j, (k, v)) in chunk.iter().enumerate() {
                 if wi > 0 || first > 0 || j > 0 {

@@ -16,7 +16,6 @@ pub mod leaves;
 pub mod mcp;
 pub mod openapi;
 pub mod operation_rows;
-pub mod par;
 pub mod progress;
 pub mod readiness;
 pub mod refs;
@@ -94,7 +93,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     let docs_name = first.name.clone();
     if first_kind.is_openapi() {
         let value = build::collection::build_collection(&docs, &built_at, &opts.progress)?;
-        par::drop_later(docs);
+        crate::par::drop_later(docs);
         let tool_count = value
             .get("tools")
             .and_then(Value::as_object)

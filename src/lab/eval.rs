@@ -91,29 +91,9 @@ pub fn evaluate(
         .iter()
         .map(|c| c.knobs(base, overrides))
         .collect::<Result<_, _>>()?;
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
-    let chunk = suite.cases.len().div_ceil(threads).max(1);
-    let results: Vec<CaseResult> = std::thread::scope(|sc| {
-        let handles: Vec<_> = suite
-            .cases
-            .chunks(chunk)
-            .zip(knobs.chunks(chunk))
-            .map(|(part, kn)| {
-                sc.spawn(move || {
-                    part.iter()
-                        .zip(kn)
-                        .map(|(c, kc)| eval_case(engine, c, &kc.params, &kc.select, k))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("eval thread"))
-            .collect()
+    let pairs: Vec<(&Case, &Knobs)> = suite.cases.iter().zip(&knobs).collect();
+    let results: Vec<CaseResult> = crate::par::map_heavy(&pairs, |(c, kc)| {
+        eval_case(engine, c, &kc.params, &kc.select, k)
     });
     let summary = summarize(&results, k);
     Ok((results, summary))

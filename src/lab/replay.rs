@@ -724,27 +724,10 @@ pub fn outcome_json(o: &Outcome) -> String {
 
 /// Replays a batch of values on every core, in order.
 fn replay_batch(engine: &Engine, items: &[(String, Value)]) -> Vec<Outcome> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 16);
-    let chunk = items.len().div_ceil(threads).max(1);
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                sc.spawn(move || {
-                    part.iter()
-                        .filter_map(|(label, v)| replay_value(engine, v, label))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("replay thread"))
-            .collect()
-    })
+    crate::par::map_heavy(items, |(label, v)| replay_value(engine, v, label))
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Replays every record of `paths` (files, fixture folders, or `-` for standard input) on

@@ -97,27 +97,7 @@ pub fn triage_suite(
         .iter()
         .filter(|c| !c.expected.is_empty())
         .collect();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
-    let chunk = cases.len().div_ceil(threads).max(1);
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = cases
-            .chunks(chunk)
-            .map(|part| {
-                sc.spawn(move || {
-                    part.iter()
-                        .map(|c| triage_case(engine, c, base, opts))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("triage thread"))
-            .collect()
-    })
+    crate::par::map_heavy(&cases, |c| triage_case(engine, c, base, opts))
 }
 
 /// Cases per class in [`CLASSES`] order (every class listed, zeros included), then the
@@ -192,28 +172,12 @@ pub fn side_effects(
         .iter()
         .filter(|c| !c.expected.is_empty())
         .collect();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
-    let chunk = cases.len().div_ceil(threads).max(1);
-    let per: Vec<(bool, i8)> = std::thread::scope(|sc| {
-        let handles: Vec<_> = cases
-            .chunks(chunk)
-            .map(|part| {
-                let patch = patch.as_ref();
-                sc.spawn(move || {
-                    part.iter()
-                        .filter_map(|c| replay(engine, c, base, change, patch))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
+    let patch = patch.as_ref();
+    let per: Vec<(bool, i8)> =
+        crate::par::map_heavy(&cases, |c| replay(engine, c, base, change, patch))
             .into_iter()
-            .flat_map(|h| h.join().expect("replay thread"))
-            .collect()
-    });
+            .flatten()
+            .collect();
     SideEffects {
         cases: per.len(),
         top1_changed: per.iter().filter(|p| p.0).count(),

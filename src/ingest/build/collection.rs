@@ -249,7 +249,7 @@ pub fn build_collection(
     );
 
     // 4. register tool nodes
-    crate::ingest::par::for_each_mut(&mut list, normalize);
+    crate::par::for_each_mut(&mut list, normalize);
     let mut graph = OutGraph::default();
     for t in &list {
         graph.add_node(&t.name, t.node_attrs());
@@ -265,7 +265,7 @@ pub fn build_collection(
     let mut stats = EdgeStats::default();
     let mut budget_reached = false;
     if list.len() >= 2 {
-        let det: Vec<DetTool> = crate::ingest::par::map(&list, det_with_refs);
+        let det: Vec<DetTool> = crate::par::map(&list, det_with_refs);
         let found = detect(&det, 0.0, RELATION_BUDGET);
         let labels: Vec<String> = list.iter().map(label_of).collect();
         budget_reached = found.budget_reached;
@@ -509,7 +509,7 @@ fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
         .map(|(k, req, resp)| (k, (req, resp)))
         .collect();
     // each tool on its own (on every core): whether it was given refs
-    let touched = crate::ingest::par::map_mut(list, |t| {
+    let touched = crate::par::map_mut(list, |t| {
         let (Some(m), Some(p)) = (t.meta_str("method"), t.meta_str("path")) else {
             return false;
         };

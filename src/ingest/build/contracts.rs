@@ -499,7 +499,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
     // max(2, int(max(1, n) * 0.12))
     let max_freq = 2usize.max(((n.max(1) as f64) * 0.12).floor() as usize);
     // tools prepared while they were built; the others now
-    crate::ingest::par::for_each_mut(tools, |t| {
+    crate::par::for_each_mut(tools, |t| {
         if t.promotion.is_none() {
             view_and_freeze_metadata_rows(t);
         }
@@ -512,7 +512,7 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         }
     }
     // per tool: [promoted, produces added, consumes added, produces skipped, consumes skipped]
-    let counts = crate::ingest::par::map_mut(tools, |t| {
+    let counts = crate::par::map_mut(tools, |t| {
         let prep = t.promotion.take().map(|p| *p).unwrap_or_default();
         let cons = prep.consumes;
         let mut prods = prep.produces;
@@ -759,7 +759,7 @@ fn rank_producers(
 pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
     // keys of every produce and consume row (on every core)
     let rows_keys = |which: &str| -> Vec<Vec<Keys>> {
-        crate::ingest::par::map(tools, |t| meta_rows(t, which).iter().map(keys_of).collect())
+        crate::par::map(tools, |t| meta_rows(t, which).iter().map(keys_of).collect())
     };
     let (prod_keys, cons_row_keys) = (rows_keys("produces"), rows_keys("consumes"));
     // producer index: key kind + value → tools (ordered, unique)

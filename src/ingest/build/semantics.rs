@@ -161,7 +161,7 @@ pub fn words(s: &str) -> Vec<String> {
 }
 
 pub fn annotate(tools: &mut [ToolSchema]) -> Value {
-    crate::ingest::par::for_each_mut(tools, derive);
+    crate::par::for_each_mut(tools, derive);
     summary(tools)
 }
 

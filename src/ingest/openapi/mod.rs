@@ -127,7 +127,7 @@ pub fn spec_tools(
         deprecated_skipped: ops.deprecated_skipped,
     };
     drop(ops);
-    super::par::drop_later(normalized);
+    crate::par::drop_later(normalized);
     Ok(out)
 }
 
@@ -262,7 +262,7 @@ fn build_tools(
         counter.tick();
         t
     };
-    let threads = super::par::threads();
+    let threads = crate::par::threads();
     if threads == 1 || jobs.len() < 64 {
         let out = jobs.iter().map(|job| tool_of(ctx, job)).collect();
         super::leaves::clear_row_cache();

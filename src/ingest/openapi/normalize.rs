@@ -90,7 +90,7 @@ fn normalize_members(v: &Value) -> Value {
         return normalize_nullable(v);
     }
     let members: Vec<(&String, &Value)> = m.iter().collect();
-    let values = crate::ingest::par::map(&members, |&(_, x)| match x {
+    let values = crate::par::map(&members, |&(_, x)| match x {
         Value::Object(_) => normalize_nullable(x),
         Value::Array(a) => Value::Array(a.iter().map(normalize_nullable).collect()),
         other => other.clone(),

@@ -1,5 +1,8 @@
-//! Data parallelism for the build phases that treat every tool on its own: scoped threads,
-//! one per core, take chunks of the slice and results keep their order.
+//! The one way work runs on every core: scoped threads, one per core (at most 8), take
+//! chunks of a slice from a shared queue and results keep their order. The build's
+//! per-tool phases use [`map`] and [`map_mut`] (cheap items: small inputs stay on the
+//! calling thread); suite evaluation, triage and replay use [`map_heavy`] (every item is
+//! a whole query). A foundation module: it imports nothing of the crate.
 
 /// Threads to use: the machine's cores, at most 8.
 pub fn threads() -> usize {
@@ -37,8 +40,18 @@ const CHUNKS_PER_THREAD: usize = 16;
 
 /// `items.iter().map(f).collect()`, in parallel, in order (chunks from a shared queue).
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    map_from(items, MIN_PARALLEL, f)
+}
+
+/// [`map`] for items that each cost a query or more (suite cases, triage, replayed
+/// records): parallel from two items on.
+pub fn map_heavy<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    map_from(items, 2, f)
+}
+
+fn map_from<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let n = threads();
-    if n == 1 || items.len() < MIN_PARALLEL {
+    if n == 1 || items.len() < min {
         return items.iter().map(f).collect();
     }
     let chunk = items.len().div_ceil(n * CHUNKS_PER_THREAD);
@@ -130,6 +143,11 @@ mod tests {
         assert_eq!(
             super::map(&v, |x| x * 2),
             (0..1000).map(|x| x * 2).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            super::map_heavy(&v[..3], |x| x + 1),
+            vec![1, 2, 3],
+            "small inputs in order too"
         );
         let mut w = v.clone();
         super::for_each_mut(&mut w, |x| *x += 1);
