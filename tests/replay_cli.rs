@@ -190,4 +190,47 @@ fn standard_input_and_bad_paths() {
     assert_eq!(code, 2);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("/no/such/file.jsonl"), "{err}");
+
+    // a pretty document cut short is one error where it breaks, not hundreds of
+    // "JSON Lines" errors; nothing readable at all is bad input (exit 2, one line)
+    let dir = std::env::temp_dir().join(format!("toolscope-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pretty = std::fs::read(traces("demo-one.json")).unwrap();
+    let cut = dir.join("cut.json");
+    std::fs::write(&cut, &pretty[..pretty.len() / 2]).unwrap();
+    let (code, out, err) = toolscope(&["lab", "replay", "demo", cut.to_str().unwrap()], None);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no record could be read") && err.contains("truncated JSON"),
+        "{err}"
+    );
+    // a FIFO is refused by type, never waited on
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo.jsonl");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let (code, _, err) = toolscope(&["lab", "replay", "demo", fifo.to_str().unwrap()], None);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("FIFO"), "{err}");
+    }
+    // a file name with an escape sequence and a zero-width character reaches the
+    // terminal inert
+    let evil = dir.join("ev\u{1b}]0;PWNED\u{7}\u{200b}il.jsonl");
+    std::fs::copy(traces("drifts.jsonl"), &evil).unwrap();
+    let (code, out, err) = toolscope(&["lab", "replay", "demo", evil.to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{200b}'),
+        "{out}"
+    );
+    assert!(!err.contains('\u{1b}'), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -546,6 +546,23 @@ fn run_replay(a: ReplayArgs) -> u8 {
     for o in &outcomes {
         sum.add(o);
     }
+    if sum.unreadable == sum.records {
+        // nothing could be read: bad input, not a replay with no drift
+        let first = outcomes
+            .first()
+            .map(|o| {
+                format!(
+                    " (first: {}: {})",
+                    o.record,
+                    o.detail.as_deref().unwrap_or("")
+                )
+            })
+            .unwrap_or_default();
+        return fail(format!(
+            "{}: no record could be read{first}",
+            line(&a.files.join(", "))
+        ));
+    }
     let kinds = || {
         DriftKind::ALL
             .iter()

@@ -457,6 +457,11 @@ pub fn walk_text(
             &v,
             &origin(label.to_string(), stem.to_string(), String::new()),
         )),
+        Err(whole) if !first_line_is_json(text) => {
+            // not JSON Lines either (a document cut short, say): one error, where the
+            // document breaks
+            push(Err(crate::model::load::json_error(shown, &whole, "")));
+        }
         Err(whole) => {
             let mut any_line = false;
             for (i, line) in text.split('\n').enumerate() {
@@ -484,6 +489,14 @@ pub fn walk_text(
         }
     }
     errors
+}
+
+/// Whether the first non-empty line of `text` is a JSON value on its own: what makes a
+/// file that is not one JSON document JSON Lines rather than a broken document.
+fn first_line_is_json(text: &str) -> bool {
+    text.split('\n')
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok())
 }
 
 /// The files of a folder with one of `extensions`, sorted, `manifest.json` aside.
