@@ -3,6 +3,7 @@
 //! command line and MCP from one implementation. Tools return facts with provenance and a
 //! `mechanism_status`; they never recommend an action.
 
+pub mod contracts;
 pub mod counterfactual;
 pub mod foreign;
 pub mod knobs;

@@ -1,0 +1,416 @@
+//! The one command registry. Each command has an id, a palette name, a label, a group,
+//! an optional footer hint, key bindings (each valid in some contexts) and a "when enabled"
+//! check that gives the reason when it is not. The keymap, the `?`/F1 help overlay, the `:`
+//! palette and the footer hints are all read from [`REGISTRY`]; nothing else binds keys.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::{App, PaneId};
+use super::caps::Glyphs;
+
+/// Contexts a key binding is valid in (a bit set).
+pub type Ctx = u16;
+pub const INPUT: Ctx = 1;
+pub const CANDIDATES: Ctx = 2;
+pub const DETAIL: Ctx = 4;
+pub const SELECTOR: Ctx = 8;
+pub const GRAPH: Ctx = 16;
+pub const SUBGRAPH: Ctx = 32;
+pub const EXPLAIN: Ctx = 64;
+pub const TRACE: Ctx = 128;
+pub const CFACT: Ctx = 256;
+/// The screens besides Explore (each one context).
+pub const EVIDENCE: Ctx = 512;
+pub const DIFF: Ctx = 1024;
+pub const LAB: Ctx = 2048;
+/// Every pane of the Explore screen in normal mode (not while typing the query).
+pub const PANES: Ctx = CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT;
+pub const DRILL: Ctx = DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT;
+pub const SCREENS: Ctx = EVIDENCE | DIFF | LAB;
+/// Every context in normal mode, on every screen.
+pub const NORMAL: Ctx = PANES | SCREENS;
+pub const ANY: Ctx = NORMAL | INPUT;
+
+pub fn pane_ctx(p: PaneId) -> Ctx {
+    match p {
+        PaneId::Candidates => CANDIDATES,
+        PaneId::Detail => DETAIL,
+        PaneId::Selector => SELECTOR,
+        PaneId::Graph => GRAPH,
+        PaneId::Subgraph => SUBGRAPH,
+        PaneId::Explain => EXPLAIN,
+        PaneId::Trace => TRACE,
+        PaneId::Counterfactual => CFACT,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmdId {
+    ForceQuit,
+    Quit,
+    Help,
+    Palette,
+    FocusQuery,
+    InputLeave,
+    Down,
+    Up,
+    PageDown,
+    PageUp,
+    Top,
+    Bottom,
+    NextPane,
+    PrevPane,
+    PaneCandidates,
+    PaneDetail,
+    PaneSelector,
+    PaneGraph,
+    PaneSubgraph,
+    PaneExplain,
+    PaneTrace,
+    PaneCounterfactual,
+    ExplainToggle,
+    ExplainOpen,
+    ExplainClose,
+    ExplainMetric,
+    ExplainView,
+    ExplainAll,
+    ExplainSelector,
+    TraceScope,
+    TraceStage,
+    CfKnob,
+    CfKnobPrev,
+    CfUp,
+    CfDown,
+    CfType,
+    PathNext,
+    PathBack,
+    ScreenEnter,
+    EvTable,
+    EvTabRow,
+    EvTabSelector,
+    EvTabRecord,
+    EvJson,
+    RecordNext,
+    RecordPrev,
+    ChangedOnly,
+    LabSort,
+    ScreenExplore,
+    ScreenLab,
+    ScreenEvidence,
+    ScreenDiff,
+    OpenDetail,
+    ToggleJson,
+    GraphJump,
+    GraphBack,
+    Back,
+    Zoom,
+    LlmPick,
+    LlmType,
+    LlmClear,
+    PolicyCycle,
+    TopKUp,
+    TopKDown,
+    DepthUp,
+    DepthDown,
+    BudgetUp,
+    BudgetDown,
+    HistoryAdd,
+    HistoryClear,
+    LearningToggle,
+    ResetParams,
+    DemoNext,
+    DemoPrev,
+    Copy,
+    Save,
+    ThemeCycle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    General,
+    Navigate,
+    Panes,
+    Selector,
+    Graph,
+    Drill,
+    Params,
+    Demo,
+    Screens,
+    Export,
+}
+
+impl Group {
+    pub const ORDER: [Group; 10] = [
+        Group::General,
+        Group::Navigate,
+        Group::Panes,
+        Group::Selector,
+        Group::Graph,
+        Group::Drill,
+        Group::Params,
+        Group::Demo,
+        Group::Screens,
+        Group::Export,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::General => "General",
+            Group::Navigate => "Navigate",
+            Group::Panes => "Panes",
+            Group::Selector => "Target selector",
+            Group::Graph => "Graph",
+            Group::Drill => "Explain, trace, counterfactual (evidence drill-down)",
+            Group::Params => "Parameters (re-run live)",
+            Group::Demo => "Demo walkthrough",
+            Group::Screens => "Screens: Evidence, Diff, Lab",
+            Group::Export => "Copy and export",
+        }
+    }
+}
+
+/// A key with modifiers (SHIFT is ignored for characters: `G` is `G`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    pub fn from_event(e: &KeyEvent) -> Key {
+        let mut mods = e.modifiers;
+        if matches!(e.code, KeyCode::Char(_) | KeyCode::BackTab) {
+            mods.remove(KeyModifiers::SHIFT);
+        }
+        Key { code: e.code, mods }
+    }
+
+    pub fn label(&self, g: &Glyphs) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Up => g.up.to_string(),
+            KeyCode::Down => g.down.to_string(),
+            KeyCode::Left => "Left".into(),
+            KeyCode::Right => "Right".into(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "S-Tab".into(),
+            KeyCode::Backspace => "Bksp".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::F(n) => format!("F{n}"),
+            other => format!("{other:?}"),
+        };
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            format!("Ctrl-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+const fn ch(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::NONE,
+    }
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::CONTROL,
+    }
+}
+
+const fn code(c: KeyCode) -> Key {
+    Key {
+        code: c,
+        mods: KeyModifiers::NONE,
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Binding {
+    pub key: Key,
+    pub when: Ctx,
+}
+
+const fn b(key: Key, when: Ctx) -> Binding {
+    Binding { key, when }
+}
+
+/// What a palette command accepts after its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    None,
+    /// Optional argument (shown as `[X]`).
+    Optional(&'static str),
+}
+
+pub type Enabled = fn(&App) -> Option<&'static str>;
+
+pub struct Command {
+    pub id: CmdId,
+    /// Palette name (`:name`).
+    pub name: &'static str,
+    pub label: &'static str,
+    pub group: Group,
+    /// Short footer label, when the command earns a footer slot.
+    pub hint: Option<&'static str>,
+    /// Key text for the footer when it differs from the first binding (e.g. "j/k").
+    pub hint_keys: Option<&'static str>,
+    pub bindings: &'static [Binding],
+    pub arg: Arg,
+    /// `None` when enabled, else why not.
+    pub enabled: Enabled,
+}
+
+mod table;
+pub use table::REGISTRY;
+
+pub fn get(id: CmdId) -> &'static Command {
+    REGISTRY
+        .iter()
+        .find(|c| c.id == id)
+        .expect("every command id is registered")
+}
+
+pub fn by_name(name: &str) -> Option<&'static Command> {
+    REGISTRY.iter().find(|c| c.name == name)
+}
+
+/// The command a key runs in a context: the first enabled match in registry order, or the
+/// first match (disabled) so the caller can say why it did nothing.
+pub fn lookup(app: &App, key: Key, ctx: Ctx) -> Option<&'static Command> {
+    let mut first: Option<&'static Command> = None;
+    for c in REGISTRY {
+        if c.bindings
+            .iter()
+            .any(|bd| bd.key == key && bd.when & ctx != 0)
+        {
+            if (c.enabled)(app).is_none() {
+                return Some(c);
+            }
+            first.get_or_insert(c);
+        }
+    }
+    first
+}
+
+/// Keys of a command in a context, as labels.
+pub fn keys_in(c: &Command, ctx: Ctx, g: &Glyphs) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for bd in c.bindings {
+        if bd.when & ctx != 0 {
+            let l = bd.key.label(g);
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+    }
+    out
+}
+
+/// All keys of a command with where they apply, for the help overlay.
+pub fn keys_all(c: &Command, g: &Glyphs) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for bd in c.bindings {
+        let l = bd.key.label(g);
+        if !parts.contains(&l) {
+            parts.push(l);
+        }
+    }
+    parts.join(" ")
+}
+
+/// Where a command's keys work, in words (for the help overlay).
+pub fn where_label(c: &Command) -> &'static str {
+    let all = c.bindings.iter().fold(0, |acc, bd| acc | bd.when);
+    match all {
+        ANY | NORMAL | PANES => "",
+        x if x == PANES | EVIDENCE => "",
+        EXPLAIN => "explain",
+        TRACE => "trace",
+        CFACT => "counterfactual",
+        EVIDENCE => "evidence",
+        DIFF => "diff",
+        LAB => "lab",
+        SCREENS => "evidence, diff, lab",
+        x if x == TRACE | CFACT => "trace, counterfactual",
+        x if x == EXPLAIN | TRACE => "explain, trace",
+        INPUT => "query line",
+        CANDIDATES => "candidates",
+        DETAIL => "detail",
+        SELECTOR => "selector",
+        GRAPH => "graph",
+        x if x == CANDIDATES | SELECTOR => "candidates, selector",
+        x if x == CANDIDATES | DETAIL | SELECTOR => "candidates, detail, selector",
+        _ => "",
+    }
+}
+
+/// Footer hints for a context: (keys, label, enabled).
+pub fn hints(app: &App, ctx: Ctx, g: &Glyphs) -> Vec<(String, &'static str, bool)> {
+    let mut out = Vec::new();
+    for c in REGISTRY {
+        let Some(h) = c.hint else { continue };
+        let keys = keys_in(c, ctx, g);
+        if keys.is_empty() {
+            continue;
+        }
+        let k = c
+            .hint_keys
+            .map(String::from)
+            .unwrap_or_else(|| keys[0].clone());
+        out.push((k, h, (c.enabled)(app).is_none()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_ids_are_unique() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            for bb in &REGISTRY[i + 1..] {
+                assert_ne!(a.name, bb.name);
+                assert_ne!(a.id, bb.id);
+            }
+        }
+    }
+
+    /// Within one context a key runs at most one command unless the earlier one can be
+    /// disabled (then the later one is its fallback, like Esc in the graph pane).
+    #[test]
+    fn no_silent_key_conflicts() {
+        let fallbacks = [
+            (CmdId::GraphBack, CmdId::Back),
+            (CmdId::PathBack, CmdId::Back),
+            (CmdId::GraphJump, CmdId::LlmPick),
+        ];
+        for (i, a) in REGISTRY.iter().enumerate() {
+            for bb in &REGISTRY[i + 1..] {
+                for x in a.bindings {
+                    for y in bb.bindings {
+                        if x.key == y.key && x.when & y.when != 0 {
+                            assert!(
+                                fallbacks.contains(&(a.id, bb.id)),
+                                "{:?} and {:?} share {:?}",
+                                a.id,
+                                bb.id,
+                                x.key
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
