@@ -118,7 +118,10 @@ fn sniff_json(t: &str) -> Kind {
     {
         return Kind::Graph;
     }
-    if EVIDENCE_KEYS.iter().any(|k| has(k)) {
+    if EVIDENCE_KEYS.iter().any(|k| has(k))
+        || has("schema_version") && (has("spans") || has("trace_id"))
+    {
+        // (a trace envelope: schema_version, trace_id, …, spans)
         return Kind::Evidence;
     }
     if has("name")
@@ -282,6 +285,10 @@ mod tests {
             Kind::ToolList
         );
         assert_eq!(k(r#"{"results": [], "stats": {}}"#), Kind::Evidence);
+        assert_eq!(
+            k(r#"{"schema_version": "1.0", "trace_id": "t", "operation": "x", "spans": []}"#),
+            Kind::Evidence
+        );
         assert_eq!(
             k(r#"{"id": "1", "retrieval": {}, "selection": null}"#),
             Kind::Evidence

@@ -181,6 +181,19 @@ fn planted_drifts_are_classified_exactly() {
 }
 
 #[test]
+fn lab_diff_reads_trace_envelopes() {
+    let f = traces("demo-list.json");
+    let (code, out, err) = toolscope(&["lab", "diff", &f, &f], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0 of 3 cases changed"), "{out}");
+    // the unsupported schema is one error with its place, not an empty run
+    let (code, _, err) = toolscope(&["lab", "diff", &f, &traces("drifts.jsonl")], None);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("drifts.jsonl:6"), "{err}");
+}
+
+#[test]
 fn standard_input_and_bad_paths() {
     let bytes = std::fs::read(traces("demo-list.json")).unwrap();
     let (code, out, _) = toolscope(&["lab", "replay", "demo", "-"], Some(bytes));

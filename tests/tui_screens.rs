@@ -1,7 +1,7 @@
 //! State tests of the evidence panes (Explain, Trace, Counterfactual, the breadcrumbs)
 //! and of the Evidence, Diff and Lab screens: keys in, state out.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -285,6 +285,25 @@ fn breadcrumbs_follow_explain_trace_counterfactual_and_esc_goes_back() {
     assert_eq!(h.app.drill_path, vec![PaneId::Trace]);
     h.key(KeyCode::Esc);
     assert_eq!(h.app.focus, PaneId::Candidates);
+}
+
+#[test]
+fn evidence_screen_reads_trace_envelopes() {
+    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    let h = Harness::opened(caps(), Source::Evidence(traces.join("drifts.jsonl")));
+    assert_eq!(h.app.screen, Screen::Evidence);
+    let e = h.app.evidence.clone().unwrap();
+    // 5 envelopes read; the unsupported schema and the torn last line are named
+    assert_eq!(e.set.records.len(), 5, "{:?}", e.set.errors);
+    assert_eq!(e.set.errors.len(), 2, "{:?}", e.set.errors);
+    assert!(e.set.errors.iter().any(|m| m.contains("schema_version")));
+    let r = e.current().unwrap();
+    assert_eq!(r.kind, "trace envelope");
+    assert_eq!(r.id, "drift-version-skew");
+    assert_eq!(r.query.as_deref(), Some("cancel my order"));
+    assert_eq!(r.rows.len(), 5);
+    assert_eq!(r.rows[0].name, "cancelOrder");
+    assert!(r.selected_target().is_some());
 }
 
 #[test]

@@ -93,6 +93,19 @@ impl RunRecord {
     /// no selection); `Err`: it is one, but a field has the wrong type — the error names
     /// the field by JSON pointer, relative to `v`.
     pub fn parse(v: &Value, fallback_id: &str) -> Result<Option<RunRecord>, Malformed> {
+        if let Some(schema) = v.get("spans").and(v.get("schema_version"))
+            && schema.as_str() != Some(TRACE_SCHEMA)
+        {
+            return Err(Malformed::new(
+                "/schema_version",
+                &format!(
+                    "trace envelope schema_version {} is not supported (this version reads {TRACE_SCHEMA})",
+                    crate::sanitize::line(&schema.to_string())
+                ),
+            ));
+        }
+        let normalised = envelope_as_response(v);
+        let v = normalised.as_ref().unwrap_or(v);
         let Some(o) = v.as_object() else {
             return Ok(None);
         };
@@ -193,6 +206,93 @@ impl RunRecord {
         }
         Ok(Some(rec))
     }
+}
+
+/// The trace envelope schema this version reads.
+pub const TRACE_SCHEMA: &str = "1.0";
+
+/// A graph-tool-call trace envelope (`TraceEnvelope.to_dict()`: `schema_version` and
+/// `spans`) in the shape of a response, so every reader of records sees one: `id` (the
+/// trace id), `query` (from the attributes), `results` (the `retrieval` span's ranked
+/// decisions in rank order: name, score, rank and the evidence they carry) and
+/// `target_selector` (the `target_selection` span's attributes, with the selected
+/// decision's reason codes less the recorder's `selector.*` markers). `None` for anything
+/// else. `lab replay` reads envelopes itself, to point into them.
+pub fn envelope_as_response(v: &Value) -> Option<Value> {
+    let o = v.as_object()?;
+    let spans = o.get("spans")?.as_array()?;
+    o.get("schema_version")?;
+    let mut out = Map::new();
+    if let Some(id) = o.get("trace_id") {
+        out.insert("id".into(), id.clone());
+    }
+    if let Some(q) = o.get("attributes").and_then(|a| a.get("query")) {
+        out.insert("query".into(), q.clone());
+    }
+    let stage = |name: &str| {
+        spans
+            .iter()
+            .find(|s| s.get("stage").and_then(Value::as_str) == Some(name))
+    };
+    let decisions = |s: &Value| {
+        s.get("decisions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    if let Some(r) = stage("retrieval") {
+        let mut ranked: Vec<Value> = decisions(r)
+            .into_iter()
+            .filter(|d| d.get("outcome").and_then(Value::as_str) == Some("ranked"))
+            .collect();
+        ranked.sort_by_key(|d| {
+            d.get("rank_after")
+                .and_then(Value::as_u64)
+                .unwrap_or(u64::MAX)
+        });
+        let rows = ranked
+            .into_iter()
+            .map(|d| {
+                let mut row = Map::new();
+                for (k, from) in [
+                    ("name", "subject"),
+                    ("score", "score"),
+                    ("rank", "rank_after"),
+                ] {
+                    if let Some(x) = d.get(from) {
+                        row.insert(k.into(), x.clone());
+                    }
+                }
+                if let Some(Value::Object(ev)) = d.get("evidence") {
+                    for (k, x) in ev {
+                        row.entry(k.clone()).or_insert_with(|| x.clone());
+                    }
+                }
+                Value::Object(row)
+            })
+            .collect();
+        out.insert("results".into(), Value::Array(rows));
+    }
+    if let Some(t) = stage("target_selection")
+        && let Some(Value::Object(attrs)) = t.get("attributes")
+    {
+        let mut sel = attrs.clone();
+        if let Some(codes) = decisions(t)
+            .iter()
+            .find(|d| d.get("outcome").and_then(Value::as_str) == Some("selected"))
+            .and_then(|d| d.get("reason_codes"))
+            .and_then(Value::as_array)
+        {
+            let codes: Vec<Value> = codes
+                .iter()
+                .filter(|c| !c.as_str().is_some_and(|s| s.starts_with("selector.")))
+                .cloned()
+                .collect();
+            sel.insert("reason_codes".into(), Value::Array(codes));
+        }
+        out.insert("target_selector".into(), Value::Object(sel));
+    }
+    Some(Value::Object(out))
 }
 
 /// What is wrong with a record that has the shape of one: a JSON pointer (relative to the

@@ -26,8 +26,7 @@ use crate::engine::{Engine, PROFILE, Params, Retrieval, SelectParams, Selection}
 pub const ENGINE_VERSION: &str = "0.47.0";
 /// The recorder keeps this many characters of a text attribute and appends `...`.
 pub const TRACE_TEXT_CHARS: usize = 240;
-/// The trace envelope schema this reader knows.
-pub const TRACE_SCHEMA: &str = "1.0";
+pub use super::record::TRACE_SCHEMA;
 
 /// What became of one record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

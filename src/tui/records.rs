@@ -372,6 +372,11 @@ impl EvRecord {
         let Some(compact) = RunRecord::parse(v, fallback_id)? else {
             return Ok(None);
         };
+        // a trace envelope is read in the shape of a response (its JSON view stays the
+        // envelope as recorded)
+        let original = v;
+        let normalised = crate::lab::record::envelope_as_response(v);
+        let v = normalised.as_ref().unwrap_or(v);
         let Some(o) = v.as_object() else {
             return Ok(None);
         };
@@ -438,7 +443,9 @@ impl EvRecord {
                 .collect();
             rows.sort_by_key(|r| r.rank);
         }
-        let kind = if o.contains_key("case_id")
+        let kind = if normalised.is_some() {
+            "trace envelope"
+        } else if o.contains_key("case_id")
             || o.contains_key("actual_top_3")
             || o.contains_key("ranking")
         {
@@ -498,8 +505,8 @@ impl EvRecord {
             selector,
             seeds,
             unknown,
-            value: v.clone(),
-            bytes: json_len(v),
+            value: original.clone(),
+            bytes: json_len(original),
             compact,
         }))
     }
