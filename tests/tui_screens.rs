@@ -631,3 +631,41 @@ fn cli_refuses_what_it_cannot_open_before_taking_the_terminal() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// UX trial defect 3: at 80x24 the footer keeps `? help` and `q quit` in every pane, mode
+/// and screen (`F1 help` and `Ctrl-C quit` while typing, where `?` and `q` are text).
+#[test]
+fn help_and_quit_stay_on_the_footer_at_80x24() {
+    fn footer(h: &mut Harness) -> String {
+        let s = h.screen(80, 24);
+        s.lines().last().unwrap_or("").to_string()
+    }
+    fn check(what: &str, f: &str) {
+        let typing = f.contains("F1 help") && f.contains("Ctrl-C quit");
+        let normal = f.contains("? help") && f.contains("q quit");
+        assert!(typing || normal, "{what}: {f}");
+    }
+    let mut h = Harness::demo(caps());
+    for pane in 1..=8 {
+        h.keys(&pane.to_string());
+        let f = footer(&mut h);
+        check(&format!("pane {pane}"), &f);
+        assert!(!f.contains("F1 help"), "pane {pane}: {f}");
+    }
+    h.keys("1/");
+    let f = footer(&mut h);
+    check("typing", &f);
+    assert!(!f.contains("j/k"), "no j/k while typing: {f}");
+    let d = evidence_dir();
+    for source in [
+        Source::Evidence(d.join("newer.json")),
+        Source::Diff(d.join("bad"), d.join("good")),
+    ] {
+        let mut h = Harness::opened(caps(), source);
+        let f = footer(&mut h);
+        check(&format!("{:?}", h.app.screen), &f);
+    }
+    let mut h = Harness::lab(caps(), demo_suite(), "demo suite");
+    let f = footer(&mut h);
+    check("lab", &f);
+}

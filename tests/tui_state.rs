@@ -428,7 +428,7 @@ fn help_overlay_filters_as_you_type() {
     h.keys("?");
     assert!(matches!(h.app.overlay, Overlay::Help(_)));
     h.keys("polic");
-    assert!(matches!(&h.app.overlay, Overlay::Help(s) if s.filter == "polic"));
+    assert!(matches!(&h.app.overlay, Overlay::Help(s) if s.filter.text == "polic"));
     let screen = h.screen(120, 40);
     assert!(screen.contains("Next selector policy"), "{screen}");
     assert!(!screen.contains("Copy the selected row"), "{screen}");
@@ -590,4 +590,168 @@ fn learning_suggestions_show_as_chip_evidence_and_toggle() {
     assert!(!r.stats.learning_applied);
     assert!(r.rows.iter().all(|x| x.breakdown.learning == 0.0));
     assert!(h.screen(120, 40).contains("learn off"));
+}
+
+fn palette_error(h: &Harness) -> Option<String> {
+    match &h.app.overlay {
+        Overlay::Palette(p) => p.error.clone(),
+        _ => None,
+    }
+}
+
+fn flash(h: &Harness) -> String {
+    h.app
+        .flash
+        .as_ref()
+        .map(|f| f.text.clone())
+        .unwrap_or_default()
+}
+
+/// UX trial defects 1 and 2: the palette never runs a guess.
+#[test]
+fn palette_runs_nothing_on_a_guess() {
+    let mut h = demo();
+    // `:` then Enter closes the palette; it does not quit
+    h.keys(":");
+    h.key(KeyCode::Enter);
+    assert!(!h.app.quit);
+    assert!(matches!(h.app.overlay, Overlay::None));
+    // unknown text: answered in the palette, nothing changes
+    let (focus, zoom, depth) = (h.app.focus, h.app.zoom, h.app.params.depth);
+    for typed in ["zzz", "nonsense", "depht 0"] {
+        h.keys(&format!(":{typed}"));
+        h.key(KeyCode::Enter);
+        let e = palette_error(&h).unwrap_or_else(|| panic!("{typed}: no answer"));
+        assert!(e.starts_with("unknown command: "), "{typed}: {e}");
+        assert_eq!(
+            (h.app.focus, h.app.zoom, h.app.params.depth),
+            (focus, zoom, depth)
+        );
+        h.key(KeyCode::Esc);
+    }
+    h.keys(":depht");
+    h.key(KeyCode::Enter);
+    assert!(
+        palette_error(&h).unwrap().contains(":depth"),
+        "closest name offered"
+    );
+    // typing again clears the answer; the argument is kept and used
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    assert_eq!(palette_error(&h), None);
+    h.keys("depth 0");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.params.depth, 0);
+    assert_eq!(flash(&h), "depth 2 → 0");
+    // an ambiguous prefix and a stray argument run nothing
+    h.keys(":dep");
+    h.key(KeyCode::Enter);
+    assert!(palette_error(&h).unwrap().starts_with("ambiguous"));
+    h.key(KeyCode::Esc);
+    h.keys(":zoom 3");
+    h.key(KeyCode::Enter);
+    assert!(palette_error(&h).unwrap().contains("takes no argument"));
+    assert!(!h.app.zoom);
+    h.key(KeyCode::Esc);
+    // exiting and discarding commands need their whole name, even when highlighted
+    h.keys(":qui");
+    h.key(KeyCode::Enter);
+    assert!(!h.app.quit);
+    h.key(KeyCode::Esc);
+    h.keys(":res");
+    h.key(KeyCode::Enter);
+    assert!(palette_error(&h).unwrap().contains("whole name"));
+    h.key(KeyCode::Esc);
+    h.keys(":");
+    for _ in 0..200 {
+        h.key(KeyCode::Down);
+    }
+    h.key(KeyCode::Enter);
+    assert!(
+        !h.app.quit,
+        "the last entry is an exiting command: it needs its name"
+    );
+    h.key(KeyCode::Esc);
+    // nothing is highlighted until an arrow moves; Up above the first clears it
+    h.keys(":");
+    assert!(matches!(&h.app.overlay, Overlay::Palette(p) if p.selected.is_none()));
+    h.key(KeyCode::Down);
+    assert!(matches!(&h.app.overlay, Overlay::Palette(p) if p.selected == Some(0)));
+    h.key(KeyCode::Up);
+    assert!(matches!(&h.app.overlay, Overlay::Palette(p) if p.selected.is_none()));
+    h.key(KeyCode::Esc);
+}
+
+/// Defects 12, 19 and 20: `/` starts a fresh query, and every parameter key says what it did.
+#[test]
+fn fresh_query_and_honest_parameter_feedback() {
+    let mut h = demo();
+    h.keys("/");
+    h.keys("abc");
+    assert_eq!(
+        h.app.query.text, "abc",
+        "typing replaces the selected query"
+    );
+    h.key(KeyCode::Esc);
+    h.keys("/");
+    h.key(KeyCode::End);
+    h.keys("d");
+    assert_eq!(
+        h.app.query.text, "abcd",
+        "End keeps the text to go on editing"
+    );
+    h.key(KeyCode::Esc);
+    h.keys("/");
+    h.key(KeyCode::Backspace);
+    assert_eq!(h.app.query.text, "", "deleting a selected query clears it");
+    h.keys("list orders");
+    h.key(KeyCode::Enter);
+    h.keys("+");
+    assert_eq!(flash(&h), "top_k 10 → 11");
+    h.keys("-");
+    assert_eq!(flash(&h), "top_k 11 → 10");
+    h.keys(">");
+    assert_eq!(flash(&h), "depth 2 → 3");
+    h.keys("b");
+    assert!(flash(&h).starts_with("token_budget "), "{}", flash(&h));
+    h.keys("x");
+    assert!(flash(&h).contains("no LLM target is set"), "{}", flash(&h));
+    h.keys(":llm fooBar");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.flash.as_ref().unwrap().level, FlashLevel::Warn);
+    assert!(
+        flash(&h).contains("not a tool in this graph"),
+        "{}",
+        flash(&h)
+    );
+    h.keys("x");
+    assert_eq!(flash(&h), "LLM target fooBar unset");
+    h.keys(":topk 1");
+    h.key(KeyCode::Enter);
+    h.keys("-");
+    assert!(flash(&h).contains("minimum (1)"), "{}", flash(&h));
+}
+
+/// Defect 16: the help filter matches word prefixes, Ctrl-U clears it, and the keys of
+/// text inputs and overlays are listed.
+#[test]
+fn help_filter_is_word_prefixes_and_lists_every_key() {
+    use toolscope::tui::views::help::filter_matches;
+    assert!(filter_matches("vis", "the visited nodes"));
+    assert!(
+        !filter_matches("vis", "a status bar"),
+        "no loose fuzzy match"
+    );
+    assert!(filter_matches("ctrl-u", "Ctrl-U Delete to the start"));
+    assert!(filter_matches("del sta", "Ctrl-U Delete to the start"));
+    let mut h = demo();
+    h.keys("?");
+    h.keys("vis");
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    assert!(matches!(&h.app.overlay, Overlay::Help(s) if s.filter.text.is_empty()));
+    let screen = h.screen(120, 40);
+    assert!(!screen.contains("filter: u"), "Ctrl-U is not typed");
+    h.keys("line editing");
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("Line editing"), "{screen}");
+    assert!(screen.contains("Ctrl-U"), "{screen}");
 }

@@ -121,17 +121,30 @@ impl App {
             }
             CmdId::LlmPick => self.llm_pick(),
             CmdId::LlmType => self.llm_type(arg),
-            CmdId::LlmClear => {
-                self.select.llm_target = None;
-                vec![self.requery(true)]
-            }
+            CmdId::LlmClear => match self.select.llm_target.take() {
+                Some(old) => {
+                    self.set_flash(
+                        FlashLevel::Info,
+                        format!("LLM target {} unset", clean(&old)),
+                    );
+                    vec![self.requery(true)]
+                }
+                None => self.warn("no LLM target to unset".into()),
+            },
             CmdId::PolicyCycle => self.policy_cycle(arg),
             CmdId::TopKUp | CmdId::TopKDown => self.set_top_k(id, arg),
             CmdId::DepthUp | CmdId::DepthDown => self.set_depth(id, arg),
             CmdId::BudgetUp | CmdId::BudgetDown => self.set_budget(id, arg),
             CmdId::HistoryAdd => self.history_add(arg),
             CmdId::HistoryClear => {
-                self.params.history.clear();
+                let n = std::mem::take(&mut self.params.history).len();
+                self.set_flash(
+                    FlashLevel::Info,
+                    format!(
+                        "history cleared ({n} entr{})",
+                        if n == 1 { "y" } else { "ies" }
+                    ),
+                );
                 vec![self.requery(true)]
             }
             CmdId::LearningToggle => self.learning_toggle(),
@@ -151,8 +164,9 @@ impl App {
                 vec![self.query_changed()]
             }
             None => {
+                // a fresh query: the old text is selected, typing replaces it
                 self.input_active = true;
-                self.query.cursor = self.query.len();
+                self.query.select_all();
                 Vec::new()
             }
         }
@@ -248,7 +262,17 @@ impl App {
         match arg {
             Some(name) => {
                 self.select.llm_target = Some(name.to_string());
-                self.set_flash(FlashLevel::Info, format!("LLM target: {}", clean(name)));
+                if self.tool_known(name) {
+                    self.set_flash(FlashLevel::Info, format!("LLM target: {}", clean(name)));
+                } else {
+                    self.set_flash(
+                        FlashLevel::Warn,
+                        format!(
+                            "LLM target: {} is not a tool in this graph (set anyway, as a model may name one)",
+                            clean(name)
+                        ),
+                    );
+                }
                 vec![self.requery(true)]
             }
             None => {
@@ -297,8 +321,8 @@ impl App {
             (None, CmdId::TopKUp) => (self.params.top_k + 1).min(MAX_TOP_K),
             _ => self.params.top_k.saturating_sub(1).max(1),
         };
-        self.params.top_k = v;
-        vec![self.requery(true)]
+        let old = std::mem::replace(&mut self.params.top_k, v);
+        self.param_changed("top_k", old, v, 1, MAX_TOP_K)
     }
 
     /// Sets the expansion depth to `arg`, or one up or down.
@@ -311,8 +335,8 @@ impl App {
             (None, CmdId::DepthUp) => (self.params.depth + 1).min(MAX_DEPTH),
             _ => self.params.depth.saturating_sub(1),
         };
-        self.params.depth = v;
-        vec![self.requery(true)]
+        let old = std::mem::replace(&mut self.params.depth, v);
+        self.param_changed("depth", old, v, 0, MAX_DEPTH)
     }
 
     /// Sets the token budget to `arg`, or to the next or previous of [`BUDGETS`].
@@ -332,7 +356,8 @@ impl App {
                 .unwrap_or(cur),
         };
         self.params.token_budget = v;
-        vec![self.requery(true)]
+        let (lo, hi) = (BUDGETS[0], BUDGETS[BUDGETS.len() - 1]);
+        self.param_changed("token_budget", cur, v, lo.min(cur), hi.max(cur))
     }
 
     /// Adds `arg` (else the selected row) to the history.
@@ -344,10 +369,20 @@ impl App {
                 None => return Vec::new(),
             },
         };
-        self.set_flash(
-            FlashLevel::Info,
-            format!("history + {} (each entry demotes it x0.6)", clean(&name)),
-        );
+        if self.tool_known(&name) {
+            self.set_flash(
+                FlashLevel::Info,
+                format!("history + {} (each entry demotes it x0.6)", clean(&name)),
+            );
+        } else {
+            self.set_flash(
+                FlashLevel::Warn,
+                format!(
+                    "history + {}: not a tool in this graph, so it demotes nothing",
+                    clean(&name)
+                ),
+            );
+        }
         self.params.history.push(name);
         vec![self.requery(true)]
     }
@@ -433,6 +468,39 @@ impl App {
             .unwrap_or(0);
         self.focus_pane(PaneId::ALL[(i + step) % PaneId::COUNT]);
         Vec::new()
+    }
+
+    /// Posts what a parameter change did (`top_k 10 → 11`, or why it stayed) and re-runs
+    /// the query when it changed.
+    fn param_changed(
+        &mut self,
+        name: &str,
+        old: usize,
+        new: usize,
+        min: usize,
+        max: usize,
+    ) -> Vec<Effect> {
+        if old == new {
+            let why = if new <= min {
+                " (the minimum)"
+            } else if new >= max {
+                " (the maximum)"
+            } else {
+                ""
+            };
+            self.set_flash(FlashLevel::Info, format!("{name} stays {new}{why}"));
+            return Vec::new();
+        }
+        let arrow = crate::tui::views::glyphs(self).arrow_out;
+        self.set_flash(FlashLevel::Info, format!("{name} {old} {arrow} {new}"));
+        vec![self.requery(true)]
+    }
+
+    /// Whether the loaded graph has a tool of this name.
+    fn tool_known(&self, name: &str) -> bool {
+        self.engine
+            .as_ref()
+            .is_none_or(|e| e.graph.tool_by_name(name).is_some())
     }
 
     pub(super) fn warn(&mut self, msg: String) -> Vec<Effect> {

@@ -29,7 +29,7 @@ use crate::engine::{Engine, Params, Retrieval, SelectParams, Selection};
 use crate::model::{NodeId, ToolId};
 
 pub use job::{QueryJob, QueryOutput, run_job};
-pub use palette::palette_items_for;
+pub use palette::{enter_preview, palette_items_for};
 
 pub const MAX_TOP_K: usize = 200;
 pub const MAX_DEPTH: usize = 8;
@@ -121,17 +121,87 @@ pub struct PaneState {
     pub seen_cursor: usize,
 }
 
-/// A single-line text input with a cursor (in characters).
+/// A single-line text input with a cursor (in characters). `selected` marks the whole text
+/// as selected (a fresh `/`): typing or deleting replaces it, moving the cursor keeps it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LineInput {
     pub text: String,
     pub cursor: usize,
+    pub selected: bool,
 }
 
 impl LineInput {
     pub fn set(&mut self, s: &str) {
         self.text = s.to_string();
         self.cursor = self.text.chars().count();
+        self.selected = false;
+    }
+
+    /// Selects the whole text (so the next typed character replaces it).
+    pub fn select_all(&mut self) {
+        self.cursor = self.len();
+        self.selected = !self.text.is_empty();
+    }
+
+    /// Types `c` (replacing a selected text); true when the text changed.
+    pub fn type_char(&mut self, c: char) -> bool {
+        if std::mem::take(&mut self.selected) {
+            self.text.clear();
+            self.cursor = 0;
+        }
+        self.insert(c);
+        true
+    }
+
+    /// Applies a line-editing action; true when the text changed.
+    pub fn apply(&mut self, e: crate::tui::commands::edit::Edit) -> bool {
+        use crate::tui::commands::edit::Edit;
+        if std::mem::take(&mut self.selected) {
+            match e {
+                Edit::Backspace
+                | Edit::Delete
+                | Edit::KillToStart
+                | Edit::KillToEnd
+                | Edit::DeleteWord => {
+                    let changed = !self.text.is_empty();
+                    self.set("");
+                    return changed;
+                }
+                _ => {}
+            }
+        }
+        match e {
+            Edit::Left => {
+                self.cursor = self.cursor.saturating_sub(1);
+                false
+            }
+            Edit::Right => {
+                self.cursor = (self.cursor + 1).min(self.len());
+                false
+            }
+            Edit::Home => {
+                self.cursor = 0;
+                false
+            }
+            Edit::End => {
+                self.cursor = self.len();
+                false
+            }
+            Edit::Backspace => self.backspace(),
+            Edit::Delete => self.delete(),
+            Edit::KillToStart => self.kill_to_start(),
+            Edit::KillToEnd => self.kill_to_end(),
+            Edit::DeleteWord => self.delete_word(),
+        }
+    }
+
+    pub fn kill_to_end(&mut self) -> bool {
+        let at = self.byte_at(self.cursor);
+        if at >= self.text.len() {
+            return false;
+        }
+        self.text.truncate(at);
+        true
     }
 
     fn byte_at(&self, ci: usize) -> usize {
@@ -149,6 +219,10 @@ impl LineInput {
     }
 
     pub fn insert_str(&mut self, s: &str) {
+        if std::mem::take(&mut self.selected) {
+            self.text.clear();
+            self.cursor = 0;
+        }
         for c in s.chars() {
             self.insert(c);
         }
@@ -275,14 +349,18 @@ pub struct Flash {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HelpState {
-    pub filter: String,
+    pub filter: LineInput,
     pub scroll: usize,
 }
 
+/// The `:` palette: its input, the highlighted entry (none until an arrow key moves) and
+/// the answer to the last Enter that ran nothing (an unknown or ambiguous command, a bad
+/// argument), shown in the palette until the input changes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PaletteState {
     pub input: LineInput,
-    pub selected: usize,
+    pub selected: Option<usize>,
+    pub error: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -4,12 +4,12 @@
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
-use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
+use crate::tui::commands::edit::{self, PaletteKey};
 use crate::tui::commands::{self, Arg, CmdId, Key};
 use crate::tui::theme::ThemeKind;
 
-use super::{App, BUDGETS, Effect, FlashLevel, Overlay, POLICIES, PaletteItem, clean};
+use super::{App, BUDGETS, Effect, Overlay, POLICIES, PaletteItem, PaletteState, clean};
 
 impl App {
     pub(super) fn palette_key(&mut self, key: Key) -> Vec<Effect> {
@@ -17,84 +17,100 @@ impl App {
         let Overlay::Palette(p) = &mut self.overlay else {
             return Vec::new();
         };
-        let ctrl = key.mods.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Esc => self.overlay = Overlay::None,
-            KeyCode::Down => p.selected = (p.selected + 1).min(items.len().saturating_sub(1)),
-            KeyCode::Up => p.selected = p.selected.saturating_sub(1),
-            KeyCode::Tab => {
-                // complete the highlighted entry into the input
-                if let Some(it) = items.get(p.selected) {
-                    match it {
-                        PaletteItem::Command(id) => {
-                            let c = commands::get(*id);
-                            p.input.set(&format!(
-                                "{}{}",
-                                c.name,
-                                if c.arg == Arg::None { "" } else { " " }
-                            ));
+        if let Some(a) = edit::lookup(edit::PALETTE_KEYS, key) {
+            match a {
+                PaletteKey::Close => self.overlay = Overlay::None,
+                PaletteKey::Down if !items.is_empty() => {
+                    p.selected = Some(p.selected.map_or(0, |i| (i + 1).min(items.len() - 1)));
+                }
+                PaletteKey::Down => {}
+                PaletteKey::Up => p.selected = p.selected.and_then(|i| i.checked_sub(1)),
+                PaletteKey::Complete => {
+                    // complete the highlighted (or first) entry into the input
+                    if let Some(it) = items.get(p.selected.unwrap_or(0)) {
+                        match it {
+                            PaletteItem::Command(id) => {
+                                let c = commands::get(*id);
+                                p.input.set(&format!(
+                                    "{}{}",
+                                    c.name,
+                                    if c.arg == Arg::None { "" } else { " " }
+                                ));
+                            }
+                            PaletteItem::Value { cmd, value } => {
+                                p.input
+                                    .set(&format!("{} {}", commands::get(*cmd).name, value));
+                            }
                         }
-                        PaletteItem::Value { cmd, value } => {
-                            p.input
-                                .set(&format!("{} {}", commands::get(*cmd).name, value));
-                        }
+                        p.selected = None;
+                        p.error = None;
                     }
-                    p.selected = 0;
+                }
+                PaletteKey::Accept => {
+                    let text = p.input.text.clone();
+                    let chosen = p.selected.and_then(|i| items.get(i).cloned());
+                    return self.palette_accept(&text, chosen);
                 }
             }
-            KeyCode::Backspace => {
-                p.input.backspace();
-                p.selected = 0;
-            }
-            KeyCode::Left => p.input.cursor = p.input.cursor.saturating_sub(1),
-            KeyCode::Right => p.input.cursor = (p.input.cursor + 1).min(p.input.len()),
-            KeyCode::Char('u') if ctrl => {
-                p.input.kill_to_start();
-                p.selected = 0;
-            }
-            KeyCode::Char('w') if ctrl => {
-                p.input.delete_word();
-                p.selected = 0;
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() => {
-                p.input.insert(c);
-                p.selected = 0;
-            }
-            KeyCode::Enter => {
-                let text = p.input.text.clone();
-                let chosen = items.get(p.selected).cloned();
-                return self.palette_accept(&text, chosen);
-            }
-            _ => {}
+            return Vec::new();
+        }
+        let changed = match edit::lookup(edit::EDIT_KEYS, key) {
+            Some(e) => p.input.apply(e),
+            None => edit::typed_char(key).is_some_and(|c| p.input.type_char(c)),
+        };
+        if changed {
+            p.selected = None;
+            p.error = None;
         }
         Vec::new()
     }
 
+    /// Enter in the palette: the highlighted entry, else the typed command (its exact
+    /// name or a unique prefix) with its argument. Text that names no command runs
+    /// nothing and is answered in the palette.
     fn palette_accept(&mut self, text: &str, chosen: Option<PaletteItem>) -> Vec<Effect> {
         let text = text.trim();
         let (word, rest) = match text.split_once(' ') {
-            Some((w, r)) => (w, Some(r.trim())),
+            Some((w, r)) => (w, Some(r.trim()).filter(|r| !r.is_empty())),
             None => (text, None),
         };
-        // an exact command name runs with its argument
-        if let Some(c) = commands::by_name(word) {
-            let arg_given = rest.filter(|r| !r.is_empty());
-            if let (Some(a), Some(PaletteItem::Value { cmd, value })) = (arg_given, &chosen)
-                && *cmd == c.id
-                && value.to_lowercase().contains(&a.to_lowercase())
-            {
-                return self.palette_run(c.id, Some(value.clone()));
-            }
-            return self.palette_run(c.id, arg_given.map(String::from));
-        }
         match chosen {
-            Some(PaletteItem::Command(id)) => self.palette_run(id, None),
-            Some(PaletteItem::Value { cmd, value }) => self.palette_run(cmd, Some(value)),
-            None => {
-                self.overlay = Overlay::None;
-                self.warn(format!("no command matches {:?}", clean(text)))
+            Some(PaletteItem::Command(id))
+                if commands::exact_only(id) && word != commands::get(id).name =>
+            {
+                let name = commands::get(id).name;
+                if let Overlay::Palette(p) = &mut self.overlay {
+                    p.error = Some(format!("type :{name} to run it (nothing was run)"));
+                }
+                return Vec::new();
             }
+            Some(PaletteItem::Command(id)) => {
+                // a highlighted command keeps what was typed after the first word
+                let arg = rest.filter(|_| commands::get(id).arg != Arg::None);
+                return self.palette_run(id, arg.map(String::from));
+            }
+            Some(PaletteItem::Value { cmd, value }) => return self.palette_run(cmd, Some(value)),
+            None => {}
         }
+        if text.is_empty() {
+            self.overlay = Overlay::None;
+            return Vec::new();
+        }
+        let answer = match commands::resolve(word) {
+            Ok(c) if rest.is_some() && c.arg == Arg::None => {
+                format!(":{} takes no argument (nothing was run)", c.name)
+            }
+            Ok(c) => {
+                let arg = rest.map(|a| complete_value(self, c.id, a));
+                return self.palette_run(c.id, arg);
+            }
+            Err(e) => e,
+        };
+        if let Overlay::Palette(p) = &mut self.overlay {
+            p.error = Some(answer);
+            p.selected = None;
+        }
+        Vec::new()
     }
 
     fn palette_run(&mut self, id: CmdId, arg: Option<String>) -> Vec<Effect> {
@@ -111,9 +127,7 @@ impl App {
         }
         if id == CmdId::LlmType && arg.is_none() {
             // `:llm` alone unsets the target
-            self.select.llm_target = None;
-            self.set_flash(FlashLevel::Info, "LLM target unset");
-            return vec![self.requery(true)];
+            return self.run(CmdId::LlmClear, None);
         }
         self.run(id, arg.as_deref())
     }
@@ -206,7 +220,10 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
             })
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // best match first; commands that exit or discard state after the rest
+    scored.sort_by(|a, b| {
+        (commands::exact_only(a.2), b.0, a.1).cmp(&(commands::exact_only(b.2), a.0, b.1))
+    });
     scored
         .into_iter()
         .map(|(_, _, id)| PaletteItem::Command(id))
@@ -277,4 +294,89 @@ fn tool_values(app: &App, pat: &str, matcher: &SkimMatcherV2) -> Vec<String> {
         );
     }
     out
+}
+
+/// A typed argument completed against the command's known values: itself when it is one,
+/// else the one value it is a case-insensitive prefix of, else as typed (the command
+/// then validates it and says why not).
+fn complete_value(app: &App, id: CmdId, arg: &str) -> String {
+    let values: Vec<String> = match id {
+        CmdId::LlmType | CmdId::HistoryAdd => match &app.engine {
+            Some(e) => e.graph.tools.iter().map(|t| t.name.clone()).collect(),
+            None => Vec::new(),
+        },
+        CmdId::PolicyCycle => POLICIES.iter().map(|s| s.to_string()).collect(),
+        CmdId::ThemeCycle => ThemeKind::ALL.iter().map(|t| t.as_str().into()).collect(),
+        CmdId::ExplainMetric => crate::tui::drill::Metric::ALL
+            .iter()
+            .map(|m| m.id().to_string())
+            .collect(),
+        CmdId::TraceStage => std::iter::once("all".to_string())
+            .chain(app.trace_stages())
+            .collect(),
+        CmdId::CfKnob => crate::evidence::knobs::KNOBS
+            .iter()
+            .map(|k| k.to_string())
+            .collect(),
+        CmdId::LabSort => crate::tui::screens::LabSort::ALL
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect(),
+        _ => return arg.to_string(),
+    };
+    if values.iter().any(|v| v == arg) {
+        return arg.to_string();
+    }
+    let low = arg.to_lowercase();
+    let mut hits = values.iter().filter(|v| v.to_lowercase().starts_with(&low));
+    match (hits.next(), hits.next()) {
+        (Some(one), None) => one.clone(),
+        _ => arg.to_string(),
+    }
+}
+
+/// What Enter runs for the palette as it stands (nothing is run on a guess), for the line
+/// under its input.
+pub fn enter_preview(app: &App, p: &PaletteState, items: &[PaletteItem]) -> String {
+    let text = p.input.text.trim();
+    if let Some(it) = p.selected.and_then(|i| items.get(i)) {
+        return match it {
+            PaletteItem::Command(id) => format!("Enter runs :{}", commands::get(*id).name),
+            PaletteItem::Value { cmd, value } => {
+                format!("Enter runs :{} {}", commands::get(*cmd).name, clean(value))
+            }
+        };
+    }
+    if text.is_empty() {
+        return "Enter closes; type a command name, or Down to pick from the list".into();
+    }
+    let (word, rest) = match text.split_once(' ') {
+        Some((w, r)) => (w, r.trim()),
+        None => (text, ""),
+    };
+    match commands::resolve(word) {
+        Ok(c) if rest.is_empty() => format!("Enter runs :{}", c.name),
+        Ok(c) if c.arg == Arg::None => format!(":{} takes no argument", c.name),
+        Ok(c) => {
+            let v = complete_value(app, c.id, rest);
+            let unknown = matches!(c.id, CmdId::LlmType | CmdId::HistoryAdd)
+                && app
+                    .engine
+                    .as_ref()
+                    .is_some_and(|e| e.graph.tool_by_name(&v).is_none());
+            format!(
+                "Enter runs :{} {}{}",
+                c.name,
+                clean(&v),
+                if unknown {
+                    " (not a tool in this graph; Down picks one)"
+                } else {
+                    ""
+                }
+            )
+        }
+        Err(e) => e
+            .replace(" (nothing was run)", "")
+            .replace("; Tab completes, ? lists keys", ""),
+    }
 }

@@ -10,6 +10,7 @@ use ratatui::crossterm::event::{
 use ratatui::layout::Rect;
 
 use crate::engine::Engine;
+use crate::tui::commands::edit::{self, HelpKey};
 use crate::tui::commands::{self, CmdId, Key};
 use crate::tui::screens::Screen;
 
@@ -216,11 +217,12 @@ impl App {
         match &mut self.overlay {
             Overlay::Palette(p) => {
                 p.input.insert_str(&clean);
-                p.selected = 0;
+                p.selected = None;
+                p.error = None;
                 Vec::new()
             }
             Overlay::Help(h) => {
-                h.filter.push_str(&clean);
+                h.filter.insert_str(&clean);
                 h.scroll = 0;
                 Vec::new()
             }
@@ -287,47 +289,13 @@ impl App {
         }
     }
 
-    /// Editing keys of the query line; `None` when the key is a command.
+    /// Editing keys of the query line (typed characters and [`edit::EDIT_KEYS`]); `None`
+    /// when the key is a command.
     fn edit_key(&mut self, key: Key) -> Option<Vec<Effect>> {
-        let ctrl = key.mods.contains(KeyModifiers::CONTROL);
-        let alt = key.mods.contains(KeyModifiers::ALT);
-        let changed = match key.code {
-            KeyCode::Char(c) if !ctrl && !alt => {
-                if c.is_control() {
-                    return Some(Vec::new());
-                }
-                self.query.insert(c);
-                true
-            }
-            KeyCode::Char('u') if ctrl => self.query.kill_to_start(),
-            KeyCode::Char('w') if ctrl => self.query.delete_word(),
-            KeyCode::Char('a') if ctrl => {
-                self.query.cursor = 0;
-                false
-            }
-            KeyCode::Char('e') if ctrl => {
-                self.query.cursor = self.query.len();
-                false
-            }
-            KeyCode::Backspace => self.query.backspace(),
-            KeyCode::Delete => self.query.delete(),
-            KeyCode::Left => {
-                self.query.cursor = self.query.cursor.saturating_sub(1);
-                false
-            }
-            KeyCode::Right => {
-                self.query.cursor = (self.query.cursor + 1).min(self.query.len());
-                false
-            }
-            KeyCode::Home => {
-                self.query.cursor = 0;
-                false
-            }
-            KeyCode::End => {
-                self.query.cursor = self.query.len();
-                false
-            }
-            _ => return None,
+        let changed = match (edit::typed_char(key), edit::lookup(edit::EDIT_KEYS, key)) {
+            (Some(c), _) => self.query.type_char(c),
+            (None, Some(e)) => self.query.apply(e),
+            (None, None) => return None,
         };
         Some(if changed {
             vec![self.query_changed()]
@@ -411,31 +379,36 @@ impl App {
     }
 
     fn help_key(&mut self, key: Key) -> Vec<Effect> {
+        let page = self.layout.help_height.max(2) - 1;
         let Overlay::Help(h) = &mut self.overlay else {
             return Vec::new();
         };
-        let page = self.layout.help_height.max(2) - 1;
-        match key.code {
-            KeyCode::Esc if !h.filter.is_empty() => {
-                h.filter.clear();
-                h.scroll = 0;
+        let typed = edit::typed_char(key);
+        // `?` closes only while there is no filter; otherwise it is typed
+        let act =
+            edit::lookup(edit::HELP_KEYS, key).filter(|_| typed.is_none() || h.filter.is_empty());
+        if let Some(a) = act {
+            match a {
+                HelpKey::ClearOrClose if !h.filter.is_empty() => {
+                    h.filter.set("");
+                    h.scroll = 0;
+                }
+                HelpKey::ClearOrClose | HelpKey::Close => self.overlay = Overlay::None,
+                HelpKey::Down => h.scroll = h.scroll.saturating_add(1),
+                HelpKey::Up => h.scroll = h.scroll.saturating_sub(1),
+                HelpKey::PageDown => h.scroll = h.scroll.saturating_add(page),
+                HelpKey::PageUp => h.scroll = h.scroll.saturating_sub(page),
+                HelpKey::Top => h.scroll = 0,
             }
-            KeyCode::Esc | KeyCode::F(1) | KeyCode::Enter => self.overlay = Overlay::None,
-            KeyCode::Char('?') if h.filter.is_empty() => self.overlay = Overlay::None,
-            KeyCode::Backspace => {
-                h.filter.pop();
-                h.scroll = 0;
-            }
-            KeyCode::Down => h.scroll = h.scroll.saturating_add(1),
-            KeyCode::Up => h.scroll = h.scroll.saturating_sub(1),
-            KeyCode::PageDown => h.scroll = h.scroll.saturating_add(page),
-            KeyCode::PageUp => h.scroll = h.scroll.saturating_sub(page),
-            KeyCode::Home => h.scroll = 0,
-            KeyCode::Char(c) if !key.mods.contains(KeyModifiers::CONTROL) && !c.is_control() => {
-                h.filter.push(c);
-                h.scroll = 0;
-            }
-            _ => {}
+            return Vec::new();
+        }
+        let changed = match (typed, edit::lookup(edit::EDIT_KEYS, key)) {
+            (Some(c), _) => h.filter.type_char(c),
+            (None, Some(e)) => h.filter.apply(e),
+            (None, None) => false,
+        };
+        if changed {
+            h.scroll = 0;
         }
         Vec::new()
     }

@@ -206,7 +206,7 @@ impl Key {
             other => format!("{other:?}"),
         };
         if self.mods.contains(KeyModifiers::CONTROL) {
-            format!("Ctrl-{base}")
+            format!("Ctrl-{}", base.to_uppercase())
         } else {
             base
         }
@@ -270,6 +270,7 @@ pub struct Command {
     pub enabled: Enabled,
 }
 
+pub mod edit;
 mod table;
 pub use table::REGISTRY;
 
@@ -282,6 +283,99 @@ pub fn get(id: CmdId) -> &'static Command {
 
 pub fn by_name(name: &str) -> Option<&'static Command> {
     REGISTRY.iter().find(|c| c.name == name)
+}
+
+/// Commands that exit or discard state run from the palette only by their exact name.
+pub fn exact_only(id: CmdId) -> bool {
+    matches!(
+        id,
+        CmdId::ForceQuit | CmdId::Quit | CmdId::ResetParams | CmdId::HistoryClear
+    )
+}
+
+/// The command a palette word names: its exact name, or the one name it is a prefix of.
+/// Otherwise the answer says why nothing runs (unknown, with the closest names;
+/// ambiguous, with the candidates; an exiting command given by a prefix).
+pub fn resolve(word: &str) -> Result<&'static Command, String> {
+    if let Some(c) = by_name(word) {
+        return Ok(c);
+    }
+    let shown = crate::sanitize::line(word);
+    let pre: Vec<&'static Command> = REGISTRY
+        .iter()
+        .filter(|c| !word.is_empty() && c.name.starts_with(word))
+        .collect();
+    match pre.as_slice() {
+        [c] if exact_only(c.id) => Err(format!(
+            "type the whole name to run :{} (nothing was run)",
+            c.name
+        )),
+        [c] => Ok(c),
+        [] => {
+            let near = closest(word);
+            Err(if near.is_empty() {
+                format!("unknown command: {shown} (nothing was run; Tab completes, ? lists keys)")
+            } else {
+                format!(
+                    "unknown command: {shown} (nothing was run); closest: {}",
+                    near.iter()
+                        .map(|n| format!(":{n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        }
+        many => Err(format!(
+            "ambiguous: {shown} could be {} (nothing was run)",
+            many.iter()
+                .take(6)
+                .map(|c| format!(":{}", c.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Up to three command names near `word`: within two edits (a swap of neighbours is one),
+/// or containing it.
+pub fn closest(word: &str) -> Vec<&'static str> {
+    let w: Vec<char> = word.to_lowercase().chars().collect();
+    let mut scored: Vec<(usize, &'static str)> = REGISTRY
+        .iter()
+        .filter_map(|c| {
+            let n: Vec<char> = c.name.chars().collect();
+            let d = edit_distance(&w, &n);
+            let contains = w.len() >= 3 && c.name.contains(word);
+            (d <= 2 || contains).then_some((if contains { d.min(2) } else { d }, c.name))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+/// Optimal string alignment distance (insert, delete, substitute, swap neighbours).
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let (n, m) = (a.len(), b.len());
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, v) in d[0].iter_mut().enumerate() {
+        *v = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[n][m]
 }
 
 /// The command a key runs in a context: the first enabled match in registry order, or the
@@ -354,27 +448,70 @@ pub fn where_label(c: &Command) -> &'static str {
     }
 }
 
-/// Footer hints for a context: (keys, label, enabled).
-pub fn hints(app: &App, ctx: Ctx, g: &Glyphs) -> Vec<(String, &'static str, bool)> {
+/// A footer hint: the command, its key text and its label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    pub id: CmdId,
+    pub keys: String,
+    pub label: &'static str,
+}
+
+/// Footer hints for a context, in registry order: enabled commands with a key there (a
+/// disabled one is explained in help, not advertised). While typing, the keys shown are
+/// the ones that work while typing (`Down`, not `j/k`), and quitting is Ctrl-C.
+pub fn hints(app: &App, ctx: Ctx, g: &Glyphs) -> Vec<Hint> {
     let mut out = Vec::new();
     for c in REGISTRY {
-        let Some(h) = c.hint else { continue };
+        let hint = match (c.id, c.hint) {
+            (CmdId::ForceQuit, _) if ctx == INPUT => "quit",
+            (CmdId::ExplainView, Some(_)) if app.explain.chips => "tree",
+            (_, Some(h)) => h,
+            (_, None) => continue,
+        };
         let keys = keys_in(c, ctx, g);
-        if keys.is_empty() {
+        if keys.is_empty() || (c.enabled)(app).is_some() {
             continue;
         }
-        let k = c
-            .hint_keys
-            .map(String::from)
-            .unwrap_or_else(|| keys[0].clone());
-        out.push((k, h, (c.enabled)(app).is_none()));
+        let keys = match c.hint_keys {
+            _ if ctx == INPUT => keys.join("/"),
+            Some(k) => k.to_string(),
+            None => keys[0].clone(),
+        };
+        out.push(Hint {
+            id: c.id,
+            keys,
+            label: hint,
+        });
     }
     out
+}
+
+/// The hints a footer always keeps, at its right end: help and quit.
+pub fn pinned(id: CmdId) -> bool {
+    matches!(id, CmdId::Help | CmdId::Quit | CmdId::ForceQuit)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn palette_words_resolve_exactly_or_by_unique_prefix() {
+        assert_eq!(resolve("depth").unwrap().id, CmdId::DepthUp);
+        assert_eq!(resolve("subg").unwrap().id, CmdId::PaneSubgraph);
+        let e = resolve("depht").err().unwrap();
+        assert!(e.starts_with("unknown command: depht"), "{e}");
+        assert!(e.contains(":depth"), "{e}");
+        let e = resolve("zzz").err().unwrap();
+        assert!(e.starts_with("unknown command: zzz"), "{e}");
+        assert!(resolve("dep").err().unwrap().starts_with("ambiguous"));
+        assert!(resolve("q").err().unwrap().starts_with("ambiguous"));
+        // exiting and discarding commands need their whole name
+        assert!(resolve("quit!").is_ok() && resolve("quit").is_ok());
+        assert!(resolve("rese").err().unwrap().contains("whole name"));
+        assert!(resolve("").is_err());
+        assert_eq!(edit_distance(&['a', 'b'], &['b', 'a']), 1);
+    }
 
     #[test]
     fn names_and_ids_are_unique() {

@@ -2,8 +2,6 @@
 //! key, where it works and why a command is disabled), plus the legend of the table's
 //! marks, chips and badges and the reason-code meanings. Typing filters immediately.
 
-use fuzzy_matcher::FuzzyMatcher;
-use fuzzy_matcher::skim::SkimMatcherV2;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -11,6 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use super::super::app::{App, HelpState};
+use super::super::caps::Glyphs;
+use super::super::commands::edit::{self, KeyRow};
 use super::super::commands::{self, Group, REGISTRY};
 use super::super::text;
 use super::super::theme::Role;
@@ -63,6 +63,27 @@ const LEGEND: &[(&str, &str)] = &[
         "?key",
         "evidence: a key this reader does not know, shown as given (never dropped)",
     ),
+    (
+        "r w d",
+        "status bar: the query's intent shares, read / write / delete",
+    ),
+    ("k d", "status bar: top_k and expansion depth (k10 d2)"),
+    (
+        "seeds ~",
+        "status bar: BM25 seeds; ~ means the substring fallback ran",
+    ),
+    (
+        "tok",
+        "status bar: token budget used / limit (budget in the long form)",
+    ),
+    (
+        "vis",
+        "status bar: visited graph nodes / edges (visited in the long form)",
+    ),
+    (
+        "hist",
+        "status bar: history entries (each demotes its tool x0.6)",
+    ),
 ];
 
 const CODES: &[&str] = &[
@@ -104,7 +125,7 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
     }
     let w = inner.width as usize;
     // filter line
-    let f = super::clean(&h.filter);
+    let f = super::clean(&h.filter.text);
     put_line(
         buf,
         Rect::new(inner.x, inner.y, inner.width, 1),
@@ -114,8 +135,7 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
             Span::styled("_", st(app, Role::Prompt)),
         ]),
     );
-    let matcher = SkimMatcherV2::default().ignore_case();
-    let pass = |hay: &str| f.is_empty() || matcher.fuzzy_match(hay, &f).is_some();
+    let pass = |hay: &str| filter_matches(&f, hay);
     let ctx = app.ctx();
     let mut rows: Vec<Line<'static>> = Vec::new();
     let kw = 16usize.min(w / 3);
@@ -168,6 +188,34 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
                 st(app, Role::Section),
             ));
             rows.extend(group_rows);
+        }
+    }
+    // the keys of text inputs and overlays, from their tables
+    let tables: [(&str, Vec<(String, &str)>); 3] = [
+        (
+            "Line editing (query line, palette, help filter)",
+            rows_of(edit::EDIT_KEYS, g),
+        ),
+        ("Palette (:)", rows_of(edit::PALETTE_KEYS, g)),
+        ("Help overlay (?)", rows_of(edit::HELP_KEYS, g)),
+    ];
+    for (title, entries) in tables {
+        let lines: Vec<Line<'static>> = entries
+            .into_iter()
+            .filter(|(k, l)| pass(&format!("{k} {l} {title}")))
+            .map(|(k, l)| {
+                Line::from(vec![
+                    Span::styled(
+                        format!("  {}", text::fit(&k, kw, g.ellipsis)),
+                        st(app, Role::Key),
+                    ),
+                    Span::raw(format!(" {l}")),
+                ])
+            })
+            .collect();
+        if !lines.is_empty() {
+            rows.push(Line::styled(title.to_string(), st(app, Role::Section)));
+            rows.extend(lines);
         }
     }
     let legend: Vec<Line<'static>> = LEGEND
@@ -240,4 +288,32 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
         );
     }
     (total, height)
+}
+
+/// The help filter: every word of it starts a word of the entry (case-insensitive); a
+/// filter word with punctuation in it (`ctrl-u`, `?`) matches as a substring.
+pub fn filter_matches(filter: &str, hay: &str) -> bool {
+    let hay = hay.to_lowercase();
+    let words: Vec<&str> = hay
+        .split(|c: char| !c.is_alphanumeric() && c != '!')
+        .filter(|w| !w.is_empty())
+        .collect();
+    filter.to_lowercase().split_whitespace().all(|fw| {
+        if fw.chars().all(char::is_alphanumeric) {
+            words.iter().any(|w| w.starts_with(fw))
+        } else {
+            hay.contains(fw)
+        }
+    })
+}
+
+/// (keys, label) of a key table, for the overlay.
+fn rows_of<A>(table: &[KeyRow<A>], g: &Glyphs) -> Vec<(String, &'static str)> {
+    table
+        .iter()
+        .map(|r| {
+            let keys: Vec<String> = r.keys.iter().map(|k| k.label(g)).collect();
+            (keys.join(" "), r.label)
+        })
+        .collect()
 }

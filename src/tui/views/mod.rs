@@ -424,11 +424,13 @@ fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: boo
             spans.push(Span::styled(label, st));
             spans.push(Span::raw(" "));
         }
+        // readable tab names come before the selected tool's name (which is shortened)
         let w: usize = spans.iter().map(|s| text::width(&s.content)).sum();
         let sub = pane_subtitle(app, active)
             .map(|s| text::width(&s) + 3)
             .unwrap_or(0);
-        if w + sub.min(24) <= avail {
+        let room = if form == 0 { sub.min(24) } else { 0 };
+        if w + room <= avail {
             break;
         }
     }

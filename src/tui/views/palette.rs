@@ -1,6 +1,8 @@
-//! The `:` command palette: fuzzy over the registry's commands; after a command name and a
-//! space it lists that command's values (tool names for `:llm`/`:history`, policies,
-//! themes, demo steps). Enter runs, Tab completes, Esc closes.
+//! The `:` command palette: the input, a line saying what Enter will run (or why the last
+//! Enter ran nothing), and suggestions — fuzzy over the registry's commands, or after a
+//! command name and a space that command's values (tool names for `:llm`/`:history`,
+//! policies, themes, demo steps). Nothing is highlighted until an arrow key moves; Enter
+//! runs only an exact name or unique prefix, Tab completes, Esc closes.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
@@ -8,7 +10,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use super::super::app::{App, PaletteItem, PaletteState, palette_items_for};
+use super::super::app::{App, PaletteItem, PaletteState, enter_preview, palette_items_for};
 use super::super::commands::{self, Arg};
 use super::super::text;
 use super::super::theme::Role;
@@ -43,11 +45,27 @@ pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option
     let before: String = p.input.text.chars().take(p.input.cursor).collect();
     let cx = inner.x + 2 + text::width(&clean(&before)).min(iw.saturating_sub(3)) as u16;
     let items = palette_items_for(app, &p.input.text);
-    let list_h = inner.height.saturating_sub(1) as usize;
-    let sel = p.selected.min(items.len().saturating_sub(1));
-    let offset = if sel >= list_h { sel + 1 - list_h } else { 0 };
+    // the answer to the last Enter, else what Enter would do now
+    let (note, role) = match &p.error {
+        Some(e) => (e.clone(), Role::Warn),
+        None => (enter_preview(app, p, &items), Role::Muted),
+    };
+    if inner.height > 1 {
+        put_line(
+            buf,
+            Rect::new(inner.x, inner.y + 1, inner.width, 1),
+            &text::truncate_line(Line::styled(note, st(app, role)), iw, g.ellipsis),
+        );
+    }
+    let top = inner.y + 2;
+    let list_h = inner.height.saturating_sub(2) as usize;
+    let sel = p.selected.map(|s| s.min(items.len().saturating_sub(1)));
+    let offset = match sel {
+        Some(s) if s >= list_h => s + 1 - list_h,
+        _ => 0,
+    };
     for (i, it) in items.iter().enumerate().skip(offset).take(list_h) {
-        let y = inner.y + 1 + (i - offset) as u16;
+        let y = top + (i - offset) as u16;
         let line = match it {
             PaletteItem::Command(id) => {
                 let c = commands::get(*id);
@@ -96,7 +114,7 @@ pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option
         };
         let mut line = text::truncate_line(line, iw, g.ellipsis);
         let rr = Rect::new(inner.x, y, inner.width, 1);
-        if i == sel {
+        if Some(i) == sel {
             let s = st(app, Role::Selection);
             buf.set_style(rr, s);
             for sp in line.spans.iter_mut() {
@@ -105,10 +123,10 @@ pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option
         }
         put_line(buf, rr, &line);
     }
-    if items.is_empty() && list_h > 0 {
+    if items.is_empty() && list_h > 0 && p.input.text.split_once(' ').is_none() {
         put_line(
             buf,
-            Rect::new(inner.x, inner.y + 1, inner.width, 1),
+            Rect::new(inner.x, top, inner.width, 1),
             &Line::styled("no match", st(app, Role::Muted)),
         );
     }

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::super::app::{App, FlashLevel};
+use super::super::app::{App, FlashLevel, PaneId};
 use super::super::commands;
 use super::super::screens::Screen;
 use super::super::text;
@@ -51,9 +51,22 @@ pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer) {
             ));
         }
         Line::from(spans)
-    } else if app.rows_len() > 0 {
+    } else if app.input_active {
+        Line::styled(
+            " typing replaces a selected query; End or Ctrl-E keeps it; Ctrl-U clears; Enter: done",
+            st(app, Role::Muted),
+        )
+    } else if app.rows_len() > 0 && app.focus == PaneId::Candidates {
         Line::styled(
             " Enter: evidence  Tab: panes  l: LLM target  h: history  +/-: top_k  ?: all keys",
+            st(app, Role::Muted),
+        )
+    } else if app.rows_len() > 0 {
+        Line::styled(
+            format!(
+                " {}: j/k scroll  Tab: next pane  Esc: back to candidates  ?: all keys",
+                app.focus.title()
+            ),
             st(app, Role::Muted),
         )
     } else {
@@ -230,25 +243,40 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
     );
 }
 
+/// The footer: the focused pane's and mode's hints from the left, as many as fit, and
+/// `? help  q quit` always at the right (other hints are dropped first).
 pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
-    let hints = commands::hints(app, app.ctx(), g);
+    let (mut pinned, rest): (Vec<_>, Vec<_>) = commands::hints(app, app.ctx(), g)
+        .into_iter()
+        .partition(|h| commands::pinned(h.id));
+    pinned.sort_by_key(|h| h.id != commands::CmdId::Help);
+    let hint_w = |h: &commands::Hint| text::width(&h.keys) + 1 + text::width(h.label) + 2;
+    let width = r.width as usize;
+    let right_w: usize = pinned.iter().map(hint_w).sum();
     let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
     let mut used = 1usize;
-    let width = r.width as usize;
-    for (keys, label, enabled) in hints {
-        let w = text::width(&keys) + 1 + text::width(label) + 2;
-        if used + w > width {
+    let push = |spans: &mut Vec<Span<'static>>, h: &commands::Hint| {
+        spans.push(Span::styled(h.keys.clone(), st(app, Role::Key)));
+        spans.push(Span::styled(
+            format!(" {}  ", h.label),
+            st(app, Role::Muted),
+        ));
+    };
+    for h in &rest {
+        let w = hint_w(h);
+        if used + w + right_w > width {
             break;
         }
         used += w;
-        let (ks, ls) = if enabled {
-            (st(app, Role::Key), st(app, Role::Muted))
-        } else {
-            (st(app, Role::Disabled), st(app, Role::Disabled))
-        };
-        spans.push(Span::styled(keys, ks));
-        spans.push(Span::styled(format!(" {label}  "), ls));
+        push(&mut spans, h);
     }
-    put_line(buf, r, &Line::from(spans));
+    if used + right_w <= width {
+        spans.push(Span::raw(" ".repeat(width - used - right_w)));
+    }
+    for h in &pinned {
+        push(&mut spans, h);
+    }
+    let line = text::truncate_line(Line::from(spans), width, g.ellipsis);
+    put_line(buf, r, &line);
 }
