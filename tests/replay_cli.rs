@@ -247,3 +247,42 @@ fn standard_input_and_bad_paths() {
     assert!(!err.contains('\u{1b}'), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// UX trial defects 9 and 10: a batch output line carries its query and knobs, so it can be
+/// read, replayed and opened on a graph as a case list; records without a query on a graph
+/// are a one-line usage error, not a meaningless Diff.
+#[test]
+fn batch_output_carries_its_query_and_opens_on_a_graph() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("batch-query");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = dir.join("cases.jsonl");
+    std::fs::write(
+        &cases,
+        "{\"id\":\"a\",\"query\":\"cancel my order\",\"params\":{\"top_k\":5},\"selector\":{\"llm_target\":\"getOrder\"}}\n\
+         {\"id\":\"b\",\"query\":\"approve refund\"}\n",
+    )
+    .unwrap();
+    let (code, out, err) = toolscope(&["query", "demo", "--batch", cases.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    let recs = lines(&out);
+    assert_eq!(recs[0]["query"], "cancel my order");
+    assert_eq!(recs[0]["params"]["top_k"], 5);
+    assert_eq!(recs[0]["selector"]["llm_target"], "getOrder");
+    assert_eq!(recs[0]["retrieval"]["results"].as_array().unwrap().len(), 5);
+    assert!(recs[1].get("params").is_none() && recs[1]["selection"].is_null());
+    let run = dir.join("run.jsonl");
+    std::fs::write(&run, &out).unwrap();
+    let (code, out, err) = toolscope(&["lab", "replay", "demo", run.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 reproduced, 0 drifted"), "{out}");
+    let noq = dir.join("noq.jsonl");
+    std::fs::write(
+        &noq,
+        "{\"id\":\"x\",\"retrieval\":{\"results\":[]},\"selection\":null}\n",
+    )
+    .unwrap();
+    let (code, _, err) = toolscope(&["demo", noq.to_str().unwrap()], None);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("noq.jsonl:/query"), "{err}");
+}

@@ -669,3 +669,38 @@ fn help_and_quit_stay_on_the_footer_at_80x24() {
     let f = footer(&mut h);
     check("lab", &f);
 }
+
+/// UX trial defects 7 and 8: an unlabelled suite is not 80 failures, and expected tools
+/// the graph lacks are named on the Lab screen as `lab eval` names them.
+#[test]
+fn lab_shows_unlabelled_cases_and_missing_expected_tools() {
+    let mut suite = demo_suite();
+    for c in &mut suite.cases {
+        c.expected.clear();
+    }
+    let n = suite.cases.len();
+    let mut h = Harness::lab(caps(), suite, "unlabelled");
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains(&format!(
+            "unlabelled suite: {n} cases have no expected tool"
+        )),
+        "{s}"
+    );
+    assert!(
+        !s.contains(" miss "),
+        "no hit/miss for unlabelled cases: {s}"
+    );
+    assert!(!s.contains("hit@1"), "no metrics: {s}");
+    let mut suite = demo_suite();
+    suite.cases[0].expected = vec!["findPetsByStatus".into()];
+    let first = suite.cases[0].id.clone();
+    let mut h = Harness::lab(caps(), suite, "missing");
+    let s = h.screen(80, 24);
+    assert!(
+        s.contains(&format!(
+            "warning: 1 expected tool is not in the graph (first: {first}: findPetsB"
+        )),
+        "{s}"
+    );
+}

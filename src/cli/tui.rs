@@ -124,6 +124,11 @@ pub fn run_diff(args: &DiffArgs) -> u8 {
 
 pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
     use crate::tui::records::{FileKind, detect};
+    let mut graph_and_records: Option<String> = None;
+    let graph_source = |p: std::path::PathBuf, k: FileKind| match k {
+        FileKind::Spec => Source::Spec(p),
+        _ => Source::File(p),
+    };
     let source = match files {
         [] => Source::Demo,
         [f] if f == "demo" => Source::Demo,
@@ -153,13 +158,41 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
                 }
             }
         }
+        [d, f] | [f, d] if d == "demo" => match check_path(f) {
+            Ok(p) if detect(&p) == FileKind::Evidence => {
+                graph_and_records = Some(f.clone());
+                Source::Demo
+            }
+            Ok(_) => {
+                return fail(format!(
+                    "{}: with the demo graph, give captured records (their queries become a \
+                     case list) or use --cases SUITE",
+                    crate::sanitize::line(f)
+                ));
+            }
+            Err(c) => return c,
+        },
         [a, b] => match (check_path(a), check_path(b)) {
-            (Ok(a), Ok(b)) => Source::Diff(a, b),
+            (Ok(pa), Ok(pb)) => match (detect(&pa), detect(&pb)) {
+                // a graph and captured records: the records' queries as a case list
+                (k @ (FileKind::Graph | FileKind::Spec), FileKind::Evidence) => {
+                    graph_and_records = Some(b.clone());
+                    graph_source(pa, k)
+                }
+                (FileKind::Evidence, k @ (FileKind::Graph | FileKind::Spec)) => {
+                    graph_and_records = Some(a.clone());
+                    graph_source(pb, k)
+                }
+                _ => Source::Diff(pa, pb),
+            },
             (Err(c), _) | (_, Err(c)) => return c,
         },
         _ => return fail("at most two files: one opens it, two are compared (Diff screen)"),
     };
-    let cases = match &args.cases {
+    if graph_and_records.is_some() && args.cases.is_some() {
+        return fail("give either a records file or --cases with the graph, not both");
+    }
+    let cases = match args.cases.as_ref().or(graph_and_records.as_ref()) {
         None => None,
         Some(c) => {
             if matches!(source, Source::Evidence(_) | Source::Diff(..)) {
@@ -172,6 +205,13 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
                         .map(|f| f.to_string_lossy().into_owned())
                         .unwrap_or_else(|| c.clone());
                     Some((s, label))
+                }
+                Err(e) if graph_and_records.is_some() => {
+                    return fail(format!(
+                        "{e} (a graph and a records file open the records' queries as a case \
+                         list; to read records without queries open the file alone, or check \
+                         them with `toolscope lab replay GRAPH FILE`)"
+                    ));
                 }
                 Err(e) => return fail(e),
             }

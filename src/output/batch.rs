@@ -1,5 +1,6 @@
 //! Batch mode's one line: a golden-format case (`id`, `query`, `params`, `selector`) in,
-//! `{"id", "retrieval", "selection"}` out, with the reference's keys and number forms.
+//! `{"id", "query", "params"?, "selector"?, "retrieval", "selection"}` out — the case's own
+//! question and knobs, then the reference's response with its keys and number forms.
 //! Used by `toolscope query --batch`, the harness and the parity tests.
 
 use serde::Deserialize;
@@ -51,6 +52,39 @@ fn case_params(p: CaseParams) -> Params {
     }
 }
 
+/// The case's own parameters as given (absent ones are the defaults), when it has any.
+fn write_params(p: &CaseParams, w: &mut JsonWriter) {
+    let any = p.top_k.is_some()
+        || p.depth.is_some()
+        || p.token_budget.is_some()
+        || p.history.is_some()
+        || p.learning_suggestions.is_some();
+    if !any {
+        return;
+    }
+    w.key("params").begin_obj();
+    for (k, v) in [
+        ("top_k", p.top_k),
+        ("depth", p.depth),
+        ("token_budget", p.token_budget),
+    ] {
+        if let Some(v) = v {
+            w.key(k).int(v as i64);
+        }
+    }
+    if let Some(h) = &p.history {
+        w.key("history").str_list(h);
+    }
+    if let Some(l) = &p.learning_suggestions {
+        w.key("learning_suggestions").begin_arr();
+        for x in l {
+            w.value(x);
+        }
+        w.end_arr();
+    }
+    w.end_obj();
+}
+
 /// Why a batch line could not be run.
 #[derive(Debug)]
 pub enum BatchError {
@@ -68,15 +102,26 @@ impl std::fmt::Display for BatchError {
     }
 }
 
-/// One batch line: `{"id", "retrieval", "selection"}`.
+/// One batch line: `{"id", "query", "params"?, "selector"?, "retrieval", "selection"}`.
 pub fn batch_line(engine: &Engine, line: &str) -> Result<String, BatchError> {
     let case: Case = serde_json::from_str(line).map_err(BatchError::Json)?;
     crate::limits::check_query(&case.query).map_err(BatchError::Query)?;
-    let params = case_params(case.params);
-    let r = engine.retrieve(&case.query, &params);
     let mut w = JsonWriter::with_capacity(16384);
     w.begin_obj();
     w.key("id").value(&case.id);
+    // the question and the knobs it was asked with, so the line can be read (and replayed)
+    // on its own; parity compares only `retrieval` and `selection`
+    w.key("query").str(&case.query);
+    write_params(&case.params, &mut w);
+    if let Some(sel) = &case.selector {
+        w.key("selector").begin_obj();
+        w.key("llm_target").opt_str(sel.llm_target.as_deref());
+        w.key("policy")
+            .str(sel.policy.as_deref().unwrap_or("strong_evidence"));
+        w.end_obj();
+    }
+    let params = case_params(case.params);
+    let r = engine.retrieve(&case.query, &params);
     w.key("retrieval");
     json::write_retrieval(engine, &r, &mut w);
     w.key("selection");

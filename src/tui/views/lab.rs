@@ -69,14 +69,10 @@ pub fn status(app: &App, _short: bool) -> Vec<Vec<Span<'static>>> {
         l.suite.cases.len()
     ))]);
     segs.push(vec![Span::raw(format!("sorted by {}", l.sort.name()))]);
-    let missing: usize = l
-        .results
-        .iter()
-        .filter(|r| !r.missing_from_graph.is_empty())
-        .count();
+    let missing: usize = l.results.iter().map(|r| r.missing_from_graph.len()).sum();
     if missing > 0 {
         segs.push(vec![Span::styled(
-            format!("{missing} expect tools not in the graph"),
+            format!("{missing} expected not in graph"),
             st(app, Role::Warn),
         )]);
     }
@@ -108,6 +104,15 @@ fn summary_line(app: &App, l: &LabView, width: usize) -> Line<'static> {
         ]);
     }
     let s = l.summary.as_ref().expect("summary");
+    let labelled = l.results.iter().filter(|c| !c.expected.is_empty()).count();
+    if labelled == 0 {
+        return Line::styled(
+            format!(
+                " unlabelled suite: {total} cases have no expected tool (no hit/miss, no metrics)"
+            ),
+            st(app, Role::Warn),
+        );
+    }
     let m = |name: String, v: f64| -> Vec<Span<'static>> {
         vec![
             Span::styled(format!(" {name} "), st(app, Role::Muted)),
@@ -130,7 +135,12 @@ fn summary_line(app: &App, l: &LabView, width: usize) -> Line<'static> {
         .into(),
         s.selector_accuracy,
     ));
-    if !narrow {
+    if labelled < total {
+        sp.push(Span::styled(
+            format!("  ({labelled} of {total} cases labelled)"),
+            st(app, Role::Warn),
+        ));
+    } else if !narrow {
         sp.push(Span::styled(
             format!("  ({} cases)", s.cases),
             st(app, Role::Muted),
@@ -156,7 +166,21 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             g.ellipsis,
         ),
     );
-    let main = Rect::new(main.x, main.y + 1, main.width, main.height - 1);
+    let mut main = Rect::new(main.x, main.y + 1, main.width, main.height - 1);
+    if let Some(w) = missing_warning(l)
+        && main.height > 6
+    {
+        put_line(
+            buf,
+            Rect::new(main.x, main.y, main.width, 1),
+            &text::truncate_line(
+                Line::styled(w, st(app, Role::Warn)),
+                main.width as usize,
+                g.ellipsis,
+            ),
+        );
+        main = Rect::new(main.x, main.y + 1, main.width, main.height - 1);
+    }
     let chrome: u16 = if compact { 1 } else { 2 };
     let (list_r, pane_r) = if main.height < 12 {
         match l.focus {
@@ -186,7 +210,9 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             .max()
             .unwrap_or(2)
             .clamp(4, (w / 4).max(8));
-        let namew = 22usize;
+        // the query keeps its share: selected and expected take at most 30% each
+        let fixed = 2 + idw + 6 + 4 + 4 + 2;
+        let namew = (w.saturating_sub(fixed) * 3 / 10).clamp(8, 22);
         let head = format!(
             "  {} rank h@1 sel {} {} query",
             text::fit("case", idw, g.ellipsis),
@@ -203,11 +229,20 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                         Span::styled(text::fit(g.cross, 3, g.ellipsis), st(app, Role::Bad))
                     }
                 };
-                let rank = c
-                    .first_hit_rank
-                    .map(|r| format!("#{r}"))
-                    .unwrap_or_else(|| "miss".into());
-                let failed = c.hit1 < 1.0 || c.selector_correct < 1.0;
+                let labelled = !c.expected.is_empty();
+                let rank = match (labelled, c.first_hit_rank) {
+                    (false, _) => "-".into(),
+                    (true, Some(r)) => format!("#{r}"),
+                    (true, None) => "miss".into(),
+                };
+                let failed = labelled && (c.hit1 < 1.0 || c.selector_correct < 1.0);
+                let ok = |b: bool| -> Span<'static> {
+                    if labelled {
+                        ok(b)
+                    } else {
+                        Span::styled(text::fit("-", 3, g.ellipsis), st(app, Role::Muted))
+                    }
+                };
                 Line::from(vec![
                     Span::styled(
                         if failed {
@@ -220,10 +255,10 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                     Span::raw(text::fit(&clean(&c.id), idw, g.ellipsis)),
                     Span::styled(
                         format!(" {:>4} ", rank),
-                        if c.first_hit_rank.is_some() {
-                            st(app, Role::Score)
-                        } else {
-                            st(app, Role::Bad)
+                        match (labelled, c.first_hit_rank) {
+                            (false, _) => st(app, Role::Muted),
+                            (true, Some(_)) => st(app, Role::Score),
+                            (true, None) => st(app, Role::Bad),
                         },
                     ),
                     ok(c.hit1 >= 1.0),
@@ -297,43 +332,53 @@ fn detail(app: &App, l: &LabView) -> Doc {
         (format!("  {:?}", clean(&c.query)), Style::default()),
         ("   Enter: open in Explore".into(), st(app, Role::Muted)),
     ]));
-    d.text_indent(
-        spans(vec![
-            ("  expected ".into(), st(app, Role::Muted)),
-            (
-                if c.expected.is_empty() {
-                    "(none)".into()
-                } else {
-                    clean(&c.expected.join(", "))
-                },
-                st(app, Role::Matched),
-            ),
-            ("  first hit ".into(), st(app, Role::Muted)),
-            (
-                c.first_hit_rank
-                    .map(|r| format!("#{r}"))
-                    .unwrap_or_else(|| "none".into()),
-                Style::default(),
-            ),
-            ("  RR ".into(), st(app, Role::Muted)),
-            (format!("{:.3}", c.rr), st(app, Role::Score)),
-            (format!("  recall@{} ", l.k), st(app, Role::Muted)),
-            (format!("{:.3}", c.recall), st(app, Role::Score)),
-        ]),
-        4,
-    );
+    if c.expected.is_empty() {
+        d.text(Line::styled(
+            "  expected (none: an unlabelled case has no hit, rank or recall)",
+            st(app, Role::Muted),
+        ));
+    } else {
+        d.text_indent(
+            spans(vec![
+                ("  expected ".into(), st(app, Role::Muted)),
+                (
+                    if c.expected.is_empty() {
+                        "(none)".into()
+                    } else {
+                        clean(&c.expected.join(", "))
+                    },
+                    st(app, Role::Matched),
+                ),
+                ("  first hit ".into(), st(app, Role::Muted)),
+                (
+                    c.first_hit_rank
+                        .map(|r| format!("#{r}"))
+                        .unwrap_or_else(|| "none".into()),
+                    Style::default(),
+                ),
+                ("  RR ".into(), st(app, Role::Muted)),
+                (format!("{:.3}", c.rr), st(app, Role::Score)),
+                (format!("  recall@{} ", l.k), st(app, Role::Muted)),
+                (format!("{:.3}", c.recall), st(app, Role::Score)),
+            ]),
+            4,
+        );
+    }
     let sel_ok = c.selector_correct >= 1.0;
+    let mark = if c.expected.is_empty() {
+        (
+            " (unlabelled: no hit or miss)".to_string(),
+            st(app, Role::Muted),
+        )
+    } else if sel_ok {
+        (format!(" {}", g.check), st(app, Role::Good))
+    } else {
+        (format!(" {}", g.cross), st(app, Role::Bad))
+    };
     d.text(spans(vec![
         ("  selected ".into(), st(app, Role::Muted)),
         (clean(&c.selected), Style::default()),
-        (
-            format!(" {}", if sel_ok { g.check } else { g.cross }),
-            if sel_ok {
-                st(app, Role::Good)
-            } else {
-                st(app, Role::Bad)
-            },
-        ),
+        mark,
     ]));
     d.text(Line::styled("  top 5", st(app, Role::Section)));
     for (i, t) in c.top.iter().enumerate() {
@@ -364,4 +409,20 @@ fn detail(app: &App, l: &LabView) -> Doc {
         ));
     }
     d
+}
+
+/// The CLI's warning for expected tools the graph does not have, counted over the suite:
+/// `N expected tools are not in the graph (first: CASE: TOOL)`.
+fn missing_warning(l: &LabView) -> Option<String> {
+    let n: usize = l.results.iter().map(|r| r.missing_from_graph.len()).sum();
+    let first = l
+        .results
+        .iter()
+        .find(|r| !r.missing_from_graph.is_empty())?;
+    Some(format!(
+        " warning: {n} expected tool{} not in the graph (first: {}: {})",
+        if n == 1 { " is" } else { "s are" },
+        clean(&first.id),
+        clean(&first.missing_from_graph[0])
+    ))
 }
