@@ -755,3 +755,37 @@ fn help_filter_is_word_prefixes_and_lists_every_key() {
     assert!(screen.contains("Line editing"), "{screen}");
     assert!(screen.contains("Ctrl-U"), "{screen}");
 }
+
+/// UX trial defect 5: the narration opens in full with `i`, and says so once the
+/// parameters no longer match the step it narrates.
+#[test]
+fn narration_opens_in_full_and_goes_stale_honestly() {
+    let mut h = demo();
+    let s = h.screen(80, 24);
+    assert!(
+        s.contains("i: full"),
+        "a cut narration points to the rest: {s}"
+    );
+    h.keys("i");
+    assert!(matches!(h.app.overlay, Overlay::Note));
+    let s = h.screen(80, 24);
+    assert!(s.contains("rank 1 is deleteExpiredCoupons"), "{s}");
+    assert!(s.contains("deleteCoupon by a wide"), "the note wraps: {s}");
+    h.key(KeyCode::Esc);
+    assert!(matches!(h.app.overlay, Overlay::None));
+    // walkthrough steps run at their own parameters
+    h.keys("+");
+    assert!(!h.app.demo_on_screen().unwrap().1);
+    h.keys("j"); // the next key clears the "top_k 10 → 11" message
+    let s = h.screen(120, 40);
+    assert!(s.contains("parameters changed"), "{s}");
+    goto_demo(&mut h, 7);
+    assert_eq!(h.app.params.top_k, 10);
+    assert_eq!(h.app.select.llm_target.as_deref(), Some("getPayment"));
+    assert!(h.app.demo_on_screen().unwrap().1);
+    h.keys("x");
+    assert!(
+        !h.app.demo_on_screen().unwrap().1,
+        "unsetting the LLM target is a change"
+    );
+}

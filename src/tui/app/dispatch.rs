@@ -150,6 +150,10 @@ impl App {
             CmdId::LearningToggle => self.learning_toggle(),
             CmdId::ResetParams => self.reset_params(),
             CmdId::DemoNext | CmdId::DemoPrev => self.demo_step(id, arg),
+            CmdId::DemoNote => {
+                self.overlay = Overlay::Note;
+                Vec::new()
+            }
             CmdId::Copy => self.copy(),
             CmdId::Save => vec![Effect::SaveScreen],
             CmdId::ThemeCycle => self.theme_cycle(arg),
@@ -596,9 +600,15 @@ impl App {
         self.demo.pos = Some(i);
         self.query.set(&step.query);
         self.input_active = false;
-        self.params.history = step.history.clone();
-        self.select.llm_target = step.llm_target.clone();
-        self.select.policy = POLICIES[0].to_string();
+        // the walkthrough runs at the parameters its narration was checked at
+        let (params, select) = crate::tui::demo::step_params(&step);
+        let learning = std::mem::take(&mut self.params.learning_suggestions);
+        self.params = Params {
+            learning_suggestions: learning,
+            learning_enabled: self.params.learning_enabled,
+            ..params
+        };
+        self.select = select;
         self.row = 0;
         self.on_row_changed();
         vec![self.requery(false)]

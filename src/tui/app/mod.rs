@@ -369,6 +369,8 @@ pub enum Overlay {
     None,
     Help(HelpState),
     Palette(PaletteState),
+    /// The walkthrough step's narration in full, with what it claims is on screen.
+    Note,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -544,6 +546,19 @@ impl App {
         let e = self.engine.as_ref()?;
         let row = self.selected_row()?;
         e.graph.node_of_tool(row.tool)
+    }
+
+    /// The walkthrough step on screen, and whether the screen still shows it as narrated
+    /// (false once a parameter, the LLM target or the policy was changed).
+    pub fn demo_on_screen(&self) -> Option<(&DemoStep, bool)> {
+        let step = self.demo.steps.get(self.demo.pos?)?;
+        let (p, s) = crate::tui::demo::step_params(step);
+        let fresh = self.params.top_k == p.top_k
+            && self.params.depth == p.depth
+            && self.params.token_budget == p.token_budget
+            && self.params.history == p.history
+            && self.select == s;
+        Some((step, fresh))
     }
 
     pub fn ctx(&self) -> Ctx {

@@ -226,6 +226,7 @@ impl App {
                 h.scroll = 0;
                 Vec::new()
             }
+            Overlay::Note => Vec::new(),
             Overlay::None => {
                 if self.engine.is_none() || self.screen != Screen::Explore {
                     return Vec::new();
@@ -255,6 +256,12 @@ impl App {
         match &self.overlay {
             Overlay::Help(_) => return self.help_key(key),
             Overlay::Palette(_) => return self.palette_key(key),
+            Overlay::Note => {
+                if edit::lookup(edit::NOTE_KEYS, key).is_some() {
+                    self.overlay = Overlay::None;
+                }
+                return Vec::new();
+            }
             Overlay::None => {}
         }
         if self.load.is_some() {

@@ -166,6 +166,13 @@ pub const HELP_KEYS: &[KeyRow<HelpKey>] = &[
     },
 ];
 
+/// Keys of the narration overlay (`i`): it only closes.
+pub const NOTE_KEYS: &[KeyRow<()>] = &[KeyRow {
+    keys: &[code(KeyCode::Esc), code(KeyCode::Enter), ch('i'), ch('q')],
+    action: (),
+    label: "Close the narration",
+}];
+
 /// The action of `key` in a table.
 pub fn lookup<A: Copy>(table: &[KeyRow<A>], key: Key) -> Option<A> {
     table

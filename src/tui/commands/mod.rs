@@ -120,6 +120,7 @@ pub enum CmdId {
     ResetParams,
     DemoNext,
     DemoPrev,
+    DemoNote,
     Copy,
     Save,
     ThemeCycle,

@@ -60,6 +60,14 @@ fn need_demo(a: &App) -> Option<&'static str> {
     })
 }
 
+fn need_demo_step(a: &App) -> Option<&'static str> {
+    need_demo(a).or(if a.demo.pos.is_none() {
+        Some("no walkthrough step on screen (n goes to the next)")
+    } else {
+        None
+    })
+}
+
 fn need_crumbs(a: &App) -> Option<&'static str> {
     if a.graph_stack.len() > 1 {
         None
@@ -855,6 +863,17 @@ pub static REGISTRY: &[Command] = &[
         bindings: &[b(ch('N'), PANES)],
         arg: Arg::None,
         enabled: need_demo,
+    },
+    Command {
+        id: CmdId::DemoNote,
+        name: "narration",
+        label: "The walkthrough step's narration in full, with what it says is on screen",
+        group: Group::Demo,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('i'), PANES)],
+        arg: Arg::None,
+        enabled: need_demo_step,
     },
     Command {
         id: CmdId::ScreenEnter,

@@ -199,7 +199,8 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
         ("Palette (:)", rows_of(edit::PALETTE_KEYS, g)),
         ("Help overlay (?)", rows_of(edit::HELP_KEYS, g)),
     ];
-    for (title, entries) in tables {
+    let note = ("Narration overlay (i)", rows_of(edit::NOTE_KEYS, g));
+    for (title, entries) in tables.into_iter().chain([note]) {
         let lines: Vec<Line<'static>> = entries
             .into_iter()
             .filter(|(k, l)| pass(&format!("{k} {l} {title}")))

@@ -22,6 +22,7 @@ pub mod graph;
 pub mod help;
 pub mod lab;
 pub mod loading;
+pub mod note;
 pub mod palette;
 pub mod selector;
 pub mod status;
@@ -221,6 +222,10 @@ fn overlays(
         Overlay::Palette(p) => {
             let c = palette::draw(app, p, area, buf);
             (info, c)
+        }
+        Overlay::Note => {
+            note::draw(app, area, buf);
+            (info, None)
         }
         Overlay::None => (info, cursor),
     }

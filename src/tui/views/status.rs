@@ -39,12 +39,20 @@ pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer) {
         l
     } else if app.screen != Screen::Explore {
         Line::styled(screen_tip(app).to_string(), st(app, Role::Muted))
-    } else if let Some(step) = app.demo.pos.and_then(|p| app.demo.steps.get(p)) {
+    } else if let Some((step, fresh)) = app.demo_on_screen() {
         let mut spans = vec![Span::styled(
             format!(" {} ", clean(&step.section)),
             st(app, Role::Note),
         )];
-        if !step.note.is_empty() {
+        if !fresh {
+            spans.push(Span::styled(
+                format!(
+                    "{} parameters changed: the narration no longer describes the screen (n: next step)",
+                    g.sep.trim()
+                ),
+                st(app, Role::Warn),
+            ));
+        } else if !step.note.is_empty() {
             spans.push(Span::styled(
                 format!("{} {}", g.sep.trim(), clean(&step.note)),
                 st(app, Role::Muted),
@@ -72,11 +80,22 @@ pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer) {
     } else {
         Line::default()
     };
-    put_line(
-        buf,
-        r,
-        &text::truncate_line(line, r.width as usize, g.ellipsis),
-    );
+    let width = r.width as usize;
+    let line_w: usize = line.spans.iter().map(|s| text::width(&s.content)).sum();
+    let line = if line_w > width
+        && app.flash.is_none()
+        && app.screen == Screen::Explore
+        && app.demo_on_screen().is_some()
+    {
+        // a cut narration says where the rest is
+        let more = " i: full";
+        let mut l = text::truncate_line(line, width.saturating_sub(more.len()), g.ellipsis);
+        l.spans.push(Span::styled(more, st(app, Role::Key)));
+        l
+    } else {
+        text::truncate_line(line, width, g.ellipsis)
+    };
+    put_line(buf, r, &line);
 }
 
 /// `0.667` as "0.67", `1.0` as "1": the short status form.
