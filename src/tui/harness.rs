@@ -28,6 +28,8 @@ pub struct Harness {
     pub emitted: Vec<String>,
     /// Screens the app asked to save.
     pub saves: usize,
+    /// Where copies are saved (none: copies are only emitted).
+    pub copy_dir: Option<std::path::PathBuf>,
 }
 
 impl Harness {
@@ -51,6 +53,7 @@ impl Harness {
         let mut h = Harness {
             app,
             emitted: Vec::new(),
+            copy_dir: None,
             saves: 0,
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
@@ -85,6 +88,7 @@ impl Harness {
         let mut h = Harness {
             app,
             emitted: Vec::new(),
+            copy_dir: None,
             saves: 0,
         };
         h.event(AppEvent::Opened(opened));
@@ -106,6 +110,7 @@ impl Harness {
         let mut h = Harness {
             app,
             emitted: Vec::new(),
+            copy_dir: None,
             saves: 0,
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
@@ -131,6 +136,7 @@ impl Harness {
         Harness {
             app,
             emitted: Vec::new(),
+            copy_dir: None,
             saves: 0,
         }
     }
@@ -164,6 +170,12 @@ impl Harness {
                     }
                 }
                 Effect::Emit(s) => self.emitted.push(s),
+                Effect::Copy(job) => {
+                    // never tmux from a test; a file only where the test asked
+                    let dir = self.copy_dir.clone();
+                    let seq = self.app.deliver_copy(&job, false, dir.as_deref());
+                    self.emitted.push(seq);
+                }
                 Effect::SaveScreen => self.saves += 1,
                 Effect::EngineReady(_) | Effect::Quit => {}
             }

@@ -179,6 +179,13 @@ pub fn run(opts: Options) -> u8 {
                     let b = terminal.backend_mut();
                     let _ = b.write_all(seq.as_bytes()).and_then(|_| b.flush());
                 }
+                Effect::Copy(job) => {
+                    let in_tmux = app.caps.clipboard.tmux_passthrough;
+                    let dir = app.dump_dir.clone();
+                    let seq = app.deliver_copy(&job, in_tmux, Some(&dir));
+                    let b = terminal.backend_mut();
+                    let _ = b.write_all(seq.as_bytes()).and_then(|_| b.flush());
+                }
                 Effect::SaveScreen => save_screen(&mut app),
                 Effect::Quit => {}
             }

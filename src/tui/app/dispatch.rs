@@ -642,20 +642,44 @@ impl App {
     }
 
     fn emit_copy(&mut self, json: &str, what: &str) -> Vec<Effect> {
-        let seq = clipboard::osc52(json, self.caps.clipboard.tmux_passthrough);
-        let route = match (
-            self.caps.clipboard.tmux_passthrough,
-            self.caps.clipboard.over_ssh,
-        ) {
-            (true, _) => "OSC 52 to tmux and its passthrough",
-            (false, true) => "OSC 52 over SSH",
-            _ => "OSC 52",
+        let stem = self
+            .selected_row()
+            .map(|r| r.name.clone())
+            .unwrap_or_else(|| "evidence".into());
+        vec![Effect::Copy(Box::new(clipboard::CopyJob {
+            payload: json.to_string(),
+            what: what.to_string(),
+            stem,
+        }))]
+    }
+
+    /// Delivers a copy (the runtime's half of `y`): OSC 52 out, the tmux buffer when
+    /// `in_tmux`, the file in `dir` when given; posts what was confirmed. Returns the
+    /// sequence to write to the terminal.
+    pub fn deliver_copy(
+        &mut self,
+        job: &clipboard::CopyJob,
+        in_tmux: bool,
+        dir: Option<&std::path::Path>,
+    ) -> String {
+        let seq = clipboard::osc52(&job.payload, self.caps.clipboard.tmux_passthrough);
+        let tmux = if in_tmux {
+            clipboard::tmux_load(&job.payload)
+        } else {
+            clipboard::TmuxCopy::Absent
         };
+        let file = dir
+            .map(|d| clipboard::save_copy(d, &job.stem, &job.payload).map_err(|e| e.to_string()));
+        let (ok, text) = clipboard::message(job, &tmux, file.as_ref());
         self.set_flash(
-            FlashLevel::Info,
-            format!("copied {} bytes: {what} via {route}", json.len()),
+            if ok {
+                FlashLevel::Info
+            } else {
+                FlashLevel::Warn
+            },
+            text,
         );
-        vec![Effect::Emit(seq)]
+        seq
     }
 }
 

@@ -301,8 +301,10 @@ pub enum Effect {
     Evidence(Box<EvJob>),
     /// A suite evaluation for its own thread.
     Lab(Box<LabJob>),
-    /// Bytes written to the terminal as they are (OSC 52).
+    /// Bytes written to the terminal as they are.
     Emit(String),
+    /// A copy (`y`): OSC 52, the tmux buffer inside tmux, and a file.
+    Copy(Box<crate::tui::clipboard::CopyJob>),
     SaveScreen,
     EngineReady(Arc<Engine>),
     Quit,
