@@ -8,6 +8,7 @@ pub mod graph_arg;
 pub mod lab;
 pub mod query;
 pub mod select;
+pub mod shell;
 pub mod triage;
 pub mod tui;
 
@@ -61,6 +62,10 @@ pub enum Command {
     Mcp(evidence::McpArgs),
     /// Two runs side by side in the explorer's Diff screen (evidence files or fixture folders)
     Diff(tui::DiffArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) to stdout
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff) to stdout: toolscope man > ~/.local/share/man/man1/toolscope.1
+    Man,
     /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
     #[command(hide = true)]
     Bench(bench::BenchArgs),
@@ -89,6 +94,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Lab(args)) => lab::run(args),
         Some(Command::Doctor(args)) => doctor::run(&args),
         Some(Command::Diff(args)) => tui::run_diff(&args),
+        Some(Command::Completions(args)) => shell::completions(&args),
+        Some(Command::Man) => shell::man(),
         None => tui::run(&cli.file, &cli.ui, &cli.explore),
     };
     ExitCode::from(code)

