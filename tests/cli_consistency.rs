@@ -6,6 +6,8 @@
 //! explorer's k and evaluates an unlabelled suite as unlabelled. Every input is made here.
 
 use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
 
 fn bin() -> Command {
     Command::cargo_bin("toolscope").unwrap()
@@ -19,6 +21,21 @@ fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into(),
         String::from_utf8_lossy(&out.stderr).into(),
     )
+}
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "toolscope-consistency-{}-{tag}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
 }
 
 /// A usage or input error: exit 2, nothing on stdout, exactly one line on stderr.
@@ -98,4 +115,98 @@ fn man_page_is_roff_and_names_every_subcommand() {
     assert!(out.contains("\\-\\-top\\-k"), "subcommand options");
     // one string definition, not one per rendered part
     assert_eq!(out.matches(".ds Aq").count(), 2, ".ie/.el pair once");
+}
+
+#[test]
+fn top_k_zero_is_a_usage_error_naming_the_range() {
+    let d = tmp("topk");
+    let suite = write(
+        &d,
+        "s.json",
+        r#"[{"query":"approve a refund","expected_tools":["approveRefund"]}]"#,
+    );
+    let out_dir = d.join("fx");
+    for args in [
+        vec!["query", "demo", "refund approval", "--top-k", "0"],
+        vec![
+            "triage",
+            "demo",
+            "refund",
+            "--expected",
+            "approveRefund",
+            "--top-k",
+            "0",
+        ],
+        vec!["lab", "eval", "demo", &suite, "--top-k", "0"],
+        vec![
+            "lab", "diff", "demo", "demo", "--cases", &suite, "--top-k", "0",
+        ],
+        vec![
+            "lab",
+            "capture",
+            "demo",
+            "--cases",
+            &suite,
+            "-o",
+            out_dir.to_str().unwrap(),
+            "--top-k",
+            "0",
+        ],
+    ] {
+        let err = one_line_error(&args);
+        assert!(err.contains("'--top-k <TOP_K>'"), "{args:?}: {err}");
+        assert!(err.contains("from 1 to 10000"), "{args:?}: {err}");
+        assert!(err.contains("0 returns no result"), "{args:?}: {err}");
+    }
+    assert!(!out_dir.exists(), "nothing captured");
+    let err = one_line_error(&["query", "demo", "x", "--top-k", "10001"]);
+    assert!(err.contains("from 1 to 10000"), "{err}");
+    // the smallest allowed value runs
+    let (code, out, _) = run(&["query", "demo", "refund approval", "--top-k", "1", "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn unknown_policy_is_a_usage_error_listing_the_policies() {
+    for args in [
+        vec!["query", "demo", "refund", "--select", "--policy", "bogus"],
+        vec![
+            "select",
+            "demo",
+            "refund",
+            "--candidates",
+            "approveRefund",
+            "--policy",
+            "bogus",
+        ],
+        vec![
+            "triage",
+            "demo",
+            "refund",
+            "--expected",
+            "approveRefund",
+            "--policy",
+            "bogus",
+        ],
+    ] {
+        let err = one_line_error(&args);
+        assert!(err.contains("'bogus'"), "{err}");
+        assert!(
+            err.contains("[possible values: strong_evidence, risk_limited, manual_review]"),
+            "{args:?}: {err}"
+        );
+    }
+    let err = one_line_error(&["query", "demo", "refund", "--policy", "risk"]);
+    assert!(
+        err.contains("a similar value exists: 'risk_limited'"),
+        "{err}"
+    );
+    // every listed policy is accepted and reaches the selector
+    for p in ["strong_evidence", "risk_limited", "manual_review"] {
+        let (code, out, err) = run(&["query", "demo", "approve refund", "--select", "--policy", p]);
+        assert_eq!(code, 0, "{p}: {err}");
+        assert!(out.contains(&format!("policy {p}")), "{p}: {out}");
+    }
 }

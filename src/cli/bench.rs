@@ -19,7 +19,7 @@ pub struct BenchArgs {
     /// Queries, one per line (`#` comments and blank lines skipped)
     #[arg(long, value_name = "FILE")]
     pub queries: String,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,
     /// Also run the target selector after each retrieval
     #[arg(long)]

@@ -60,7 +60,8 @@ pub struct CaptureArgs {
     /// Output folder
     #[arg(short, long, value_name = "DIR")]
     pub output: String,
-    #[arg(long, default_value_t = 5)]
+    /// Number of results of a case without its own top_k (1 or more)
+    #[arg(long, default_value_t = 5, value_parser = super::top_k_arg)]
     pub top_k: usize,
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
@@ -96,7 +97,8 @@ pub struct DiffArgs {
     pub set: Vec<String>,
     #[arg(long = "base", value_name = "KNOB=VALUE")]
     pub base: Vec<String>,
-    #[arg(long, default_value_t = 5)]
+    /// Number of results of a case without its own top_k (1 or more; with --cases)
+    #[arg(long, default_value_t = 5, value_parser = super::top_k_arg)]
     pub top_k: usize,
     #[arg(long)]
     pub json: bool,
@@ -110,7 +112,9 @@ pub struct EvalArgs {
     pub graph: String,
     /// Suite of labelled cases
     pub suite: String,
-    #[arg(long, default_value_t = 5)]
+    /// The cut-off k of hit@k and recall@k, and the number of results of a case without its
+    /// own top_k (1 or more)
+    #[arg(long, default_value_t = 5, value_parser = super::top_k_arg)]
     pub top_k: usize,
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,

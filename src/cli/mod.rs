@@ -164,6 +164,28 @@ pub fn query_arg(s: &str) -> Result<String, String> {
     crate::limits::check_query(s).map(|()| s.to_string())
 }
 
+/// clap's parser for `--top-k`: an integer from 1 to the knob limit
+/// ([`crate::engine::knobs::TOP_K_MAX`]); 0 is refused, as the explorer refuses it, because
+/// it returns nothing.
+pub fn top_k_arg(s: &str) -> Result<usize, String> {
+    let max = crate::engine::knobs::TOP_K_MAX;
+    let bad = || format!("expected an integer from 1 to {max} (the number of results)");
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n as usize),
+        Ok(0) => Err(format!("{}; 0 returns no result", bad())),
+        _ => Err(bad()),
+    }
+}
+
+/// The selector policies the engine knows ([`crate::engine::triage::probes::POLICIES`]):
+/// `strong_evidence` and `risk_limited` let strong evidence override the model's pick,
+/// `manual_review` never overrides. clap refuses any other name and lists these.
+pub fn policy_arg() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::engine::triage::probes::POLICIES.iter().copied(),
+    )
+}
+
 /// Prints an input error as one line and returns the input-error exit code.
 pub fn fail(e: impl std::fmt::Display) -> u8 {
     crate::sanitize::eprint_line(format!("toolscope: {e}"));

@@ -16,11 +16,11 @@ use crate::output::{json, text};
 pub struct QueryArgs {
     /// Graph artifact (saved tool graph or collection.json, optionally gzip), or `demo`
     pub graph: String,
-    /// The query text
+    /// The query text (omit with --batch)
     #[arg(value_parser = super::query_arg, required_unless_present = "batch", conflicts_with = "batch")]
     pub query: Option<String>,
-    /// Number of results
-    #[arg(long, default_value_t = 10)]
+    /// Number of results (1 or more)
+    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,
     /// BFS depth of the graph expansion
     #[arg(long, default_value_t = 2)]
@@ -37,8 +37,9 @@ pub struct QueryArgs {
     /// The tool the model picked; implies --select
     #[arg(long, value_name = "NAME")]
     pub llm_target: Option<String>,
-    /// Selector policy: strong_evidence, risk_limited (any other never overrides)
-    #[arg(long, default_value = "strong_evidence")]
+    /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
+    /// model's pick), manual_review (never overrides)
+    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
     pub policy: String,
     /// Run the target selector over the results
     #[arg(long)]

@@ -27,7 +27,9 @@ pub struct SelectArgs {
     /// The tool the model picked
     #[arg(long)]
     pub llm_target: Option<String>,
-    #[arg(long, default_value = "strong_evidence")]
+    /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
+    /// model's pick), manual_review (never overrides)
+    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
     pub policy: String,
     #[arg(long)]
     pub json: bool,
