@@ -210,3 +210,99 @@ fn unknown_policy_is_a_usage_error_listing_the_policies() {
         assert!(out.contains(&format!("policy {p}")), "{p}: {out}");
     }
 }
+
+#[test]
+fn a_missing_file_reads_the_same_everywhere() {
+    let gone = "/nonexistent-toolscope/x.json";
+    let want = format!("toolscope: {gone}: no such file\n");
+    for args in [
+        vec!["query", gone, "x"],
+        vec!["query", "demo", "--batch", gone],
+        vec!["query", "demo", "x", "--learning", gone],
+        vec!["select", "demo", "x", "--from", gone],
+        vec!["lab", "eval", "demo", gone],
+        vec!["lab", "eval", gone, gone],
+        vec!["lab", "check", "demo", gone],
+        vec!["lab", "diff", gone, gone],
+        vec!["lab", "replay", "demo", gone],
+        vec!["triage", "demo", "--cases", gone],
+        vec!["explain", gone, "x"],
+        vec!["build", gone, "-o", "/nonexistent-toolscope/out.json"],
+        vec!["bench", "demo", "--queries", gone],
+        vec!["diff", gone, "/nonexistent-toolscope/y.json"],
+        vec![gone],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(out.is_empty(), "{args:?}");
+        assert_eq!(err, want, "{args:?}");
+    }
+}
+
+#[test]
+fn a_type_error_in_a_batch_line_names_the_json_pointer() {
+    let d = tmp("batch");
+    let f = write(
+        &d,
+        "cases.jsonl",
+        "{\"id\":\"a\",\"query\":\"list orders\"}\n{\"id\":\"b\",\"query\":\"list orders\",\"params\":{\"top_k\":\"x\"}}\n",
+    );
+    let (code, out, err) = run(&["query", "demo", "--batch", &f]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(out.lines().count(), 1, "the good first line is answered");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cases.jsonl:2:")
+            && err.contains(" /params/top_k: invalid type: string \"x\""),
+        "{err}"
+    );
+    let f = write(
+        &d,
+        "sel.jsonl",
+        "{\"query\":\"q\",\"selector\":{\"policy\":7}}\n",
+    );
+    let err = one_line_error(&["query", "demo", "--batch", &f]);
+    assert!(
+        err.contains(":1:") && err.contains("/selector/policy: invalid type"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_plain_text_file_is_called_what_it_is() {
+    let d = tmp("plain");
+    let f = write(&d, "notes.txt", "hello, these are my notes\nsecond line\n");
+    for (args, want) in [
+        (
+            vec!["build", &f, "-o", "-"],
+            "plain text, not a recognised input",
+        ),
+        (vec!["query", &f, "x"], "not JSON"),
+        (
+            vec!["lab", "eval", "demo", &f],
+            "1:1: not JSON: expected a suite object",
+        ),
+        (
+            vec!["triage", "demo", "--cases", &f],
+            "not JSON: expected a suite object",
+        ),
+        (
+            vec!["query", "demo", "x", "--learning", &f],
+            "not JSON: expected learning",
+        ),
+        (
+            vec!["select", "demo", "x", "--from", &f],
+            "not JSON: expected a retrieval response",
+        ),
+        (
+            vec!["query", "demo", "--batch", &f],
+            "1:1: not JSON: expected a case object",
+        ),
+        (vec!["lab", "diff", &f, &f], "not JSON: expected evidence"),
+    ] {
+        let err = one_line_error(&args);
+        assert!(err.contains(&f), "{args:?}: names the file: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("scalar"), "{args:?}: {err}");
+    }
+}

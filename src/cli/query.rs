@@ -84,6 +84,13 @@ pub fn load_learning(path: &str) -> Result<Vec<Value>, InputError> {
             "expected a JSON list of learning suggestions".into(),
         )),
         Err(_) => {
+            if let Some(e) = crate::model::load::not_json(
+                path,
+                &text,
+                "learning suggestions (a JSON list, {\"suggestions\": [...]} or JSON Lines)",
+            ) {
+                return Err(e);
+            }
             let mut items = Vec::new();
             for (i, l) in text.lines().enumerate() {
                 if l.trim().is_empty() {
@@ -217,9 +224,11 @@ fn run_batch(engine: &Engine, path: &str) -> u8 {
                     return EXIT_OK; // closed pipe
                 }
             }
-            Err(crate::output::batch::BatchError::Json(e)) => {
+            Err(crate::output::batch::BatchError::Json(e, pointer)) => {
                 let _ = out.flush();
-                return fail(json_error(&name, &e, "").with_line(at));
+                let err = crate::model::load::not_json(&name, &line, "a case object per line")
+                    .unwrap_or_else(|| json_error(&name, &e, &pointer));
+                return fail(err.with_line(at));
             }
             Err(crate::output::batch::BatchError::Query(m)) => {
                 let _ = out.flush();

@@ -45,7 +45,12 @@ pub fn run(a: SelectArgs) -> u8 {
             let v: Value = match read_input(Path::new(p)).and_then(|b| into_text(p, b)) {
                 Ok(t) => match serde_json::from_str(&t) {
                     Ok(v) => v,
-                    Err(e) => return fail(crate::model::load::json_error(p, &e, "")),
+                    Err(e) => {
+                        return fail(
+                            crate::model::load::not_json(p, &t, "a retrieval response (JSON)")
+                                .unwrap_or_else(|| crate::model::load::json_error(p, &e, "")),
+                        );
+                    }
                 },
                 Err(e) => return fail(e),
             };

@@ -108,9 +108,10 @@ fn check_path(f: &str) -> Result<PathBuf, u8> {
 }
 
 pub fn run_diff(args: &DiffArgs) -> u8 {
-    let (a, b) = match (check_path(&args.a), check_path(&args.b)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(c), _) | (_, Err(c)) => return c,
+    // one error line: the first file that cannot be opened
+    let (a, b) = match check_path(&args.a).and_then(|a| Ok((a, check_path(&args.b)?))) {
+        Ok(ab) => ab,
+        Err(c) => return c,
     };
     crate::tui::run(crate::tui::Options {
         source: Source::Diff(a, b),
@@ -153,9 +154,9 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
                 }
             }
         }
-        [a, b] => match (check_path(a), check_path(b)) {
-            (Ok(a), Ok(b)) => Source::Diff(a, b),
-            (Err(c), _) | (_, Err(c)) => return c,
+        [a, b] => match check_path(a).and_then(|a| Ok((a, check_path(b)?))) {
+            Ok((a, b)) => Source::Diff(a, b),
+            Err(c) => return c,
         },
         _ => return fail("at most two files: one opens it, two are compared (Diff screen)"),
     };
