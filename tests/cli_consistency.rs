@@ -306,3 +306,30 @@ fn a_plain_text_file_is_called_what_it_is() {
         assert!(!err.contains("scalar"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_missing_query_shows_the_usage_as_help_does() {
+    let (_, help, _) = run(&["query", "--help"]);
+    let usage = help
+        .lines()
+        .find(|l| l.starts_with("Usage: "))
+        .unwrap()
+        .trim_start_matches("Usage: ")
+        .to_string();
+    assert_eq!(usage, "toolscope query [OPTIONS] <GRAPH> <QUERY>");
+    assert!(help.contains("--batch <CASES.jsonl>"), "{help}");
+    let err = one_line_error(&["query", "demo"]);
+    assert!(err.contains("not provided: <QUERY>"), "{err}");
+    assert!(err.contains(&format!("usage: {usage} | ")), "{err}");
+    // the same for a command without an override: --help's usage, [OPTIONS] included
+    let (_, help, _) = run(&["lab", "eval", "--help"]);
+    assert!(
+        help.contains("Usage: toolscope lab eval [OPTIONS] <GRAPH> <SUITE>"),
+        "{help}"
+    );
+    let err = one_line_error(&["lab", "eval", "demo"]);
+    assert!(
+        err.contains("usage: toolscope lab eval [OPTIONS] <GRAPH> <SUITE> (see --help)"),
+        "{err}"
+    );
+}

@@ -41,6 +41,8 @@ pub enum Command {
     /// Build a tool graph from OpenAPI/Swagger specs, MCP tool lists or function lists
     Build(build::BuildArgs),
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
+    #[command(override_usage = "toolscope query [OPTIONS] <GRAPH> <QUERY>\n       \
+                                toolscope query [OPTIONS] <GRAPH> --batch <CASES.jsonl>")]
     Query(query::QueryArgs),
     /// Run the target selector over named candidates or a captured response's rows
     Select(select::SelectArgs),
@@ -53,6 +55,10 @@ pub enum Command {
     /// Change exactly one knob and see what moves (one query, or a suite with --cases)
     Counterfactual(evidence::CounterfactualArgs),
     /// Which stage failed for an expected tool and why it lost (one case, or a suite with --cases)
+    #[command(
+        override_usage = "toolscope triage [OPTIONS] <GRAPH> <QUERY> --expected <NAME>\n       \
+                          toolscope triage [OPTIONS] <GRAPH> --cases <SUITE>"
+    )]
     Triage(triage::TriageArgs),
     /// Run a read-only evidence tool (`toolscope evidence contracts` lists them)
     Evidence(evidence::EvidenceArgs),
@@ -114,11 +120,46 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
         }
         _ => {}
     }
+    let rendered = e.render().to_string();
+    // a missing argument also shows the usage, exactly as --help writes it
+    let usage = match e.kind() {
+        ErrorKind::MissingRequiredArgument => {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            help_usage(&args)
+                .map(|u| format!("; usage: {u}"))
+                .unwrap_or_default()
+        }
+        _ => String::new(),
+    };
     crate::sanitize::eprint_line(format!(
-        "toolscope: {} (see --help)",
-        one_line_usage(&e.render().to_string())
+        "toolscope: {}{usage} (see --help)",
+        one_line_usage(&rendered)
     ));
     ExitCode::from(EXIT_INPUT)
+}
+
+/// The usage line of the (sub)command `args` name, as its `--help` prints it, on one line
+/// (alternative forms joined by ` | `).
+pub fn help_usage(args: &[String]) -> Option<String> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut at = &mut cmd;
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        if at.find_subcommand(a).is_none() {
+            break;
+        }
+        at = at.find_subcommand_mut(a)?;
+    }
+    let rendered = at.render_usage().to_string();
+    let forms: Vec<String> = rendered
+        .trim_start()
+        .trim_start_matches("Usage:")
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    (!forms.is_empty()).then(|| forms.join(" | "))
 }
 
 /// clap's rendered error as one line: the first paragraph and any `tip:`, whitespace
