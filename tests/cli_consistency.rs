@@ -333,3 +333,34 @@ fn a_missing_query_shows_the_usage_as_help_does() {
         "{err}"
     );
 }
+
+#[test]
+fn doctor_names_no_color_only_when_it_is_set() {
+    let colour = |no_color: Option<&str>| {
+        let mut c = bin();
+        c.arg("doctor")
+            .env("TERM", "dumb")
+            .env_remove("COLORTERM")
+            .env_remove("TMUX");
+        match no_color {
+            Some(v) => c.env("NO_COLOR", v),
+            None => c.env_remove("NO_COLOR"),
+        };
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find(|l| l.trim_start().starts_with("colour"))
+            .unwrap()
+            .to_string()
+    };
+    let dumb = colour(None);
+    assert!(
+        dumb.contains("none (bold/reverse/underline only)"),
+        "{dumb}"
+    );
+    assert!(dumb.contains("TERM=dumb"), "{dumb}");
+    assert!(!dumb.contains("NO_COLOR"), "{dumb}");
+    let set = colour(Some("1"));
+    assert!(set.contains("NO_COLOR is set"), "{set}");
+}
