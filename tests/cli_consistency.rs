@@ -364,3 +364,163 @@ fn doctor_names_no_color_only_when_it_is_set() {
     let set = colour(Some("1"));
     assert!(set.contains("NO_COLOR is set"), "{set}");
 }
+
+/// The metrics line of `lab eval`'s text output.
+fn metrics_line(out: &str) -> &str {
+    out.lines().nth(1).unwrap()
+}
+
+#[test]
+fn lab_eval_prints_each_metric_once_at_the_explorers_k() {
+    let d = tmp("eval");
+    let suite = write(
+        &d,
+        "s.json",
+        r#"[{"query":"approve a refund","expected_tools":["approveRefund"]},
+            {"query":"list orders of a member","expected_tools":["listMemberOrders"]}]"#,
+    );
+    // the default k is the explorer's (its Lab screen evaluates at the engine's default top_k)
+    let explorer_k = toolscope::engine::Params::default().top_k;
+    assert_eq!(explorer_k, 10);
+    let (code, out, err) = run(&["lab", "eval", "demo", &suite]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines().next().unwrap().ends_with("· 2 cases · k=10"),
+        "{out}"
+    );
+    assert_eq!(
+        metrics_line(&out),
+        "hit@1 1.0000  hit@5 1.0000  hit@10 1.0000  recall@10 1.0000  MRR 1.0000  selector accuracy 1.0000"
+    );
+    let (_, help, _) = run(&["lab", "eval", "--help"]);
+    assert!(help.contains("[default: 10]"), "{help}");
+    for (k, want) in [
+        ("5", vec!["hit@1", "hit@5", "recall@5"]),
+        ("3", vec!["hit@1", "hit@3", "recall@3"]),
+        ("1", vec!["hit@1", "recall@1"]),
+    ] {
+        let (_, out, _) = run(&["lab", "eval", "demo", &suite, "--top-k", k]);
+        let names: Vec<&str> = metrics_line(&out)
+            .split("  ")
+            .map(|m| m.rsplit_once(' ').unwrap().0)
+            .collect();
+        let mut want = want.clone();
+        want.extend(["MRR", "selector accuracy"]);
+        assert_eq!(names, want, "k={k}: {out}");
+        let (_, json, _) = run(&["lab", "eval", "demo", &suite, "--top-k", k, "--json"]);
+        for m in &want {
+            let key = format!("\"{}\":", m.replace(' ', "_"));
+            assert_eq!(json.matches(&key).count(), 1, "k={k}: {key} once in {json}");
+        }
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["summary"]["k"].to_string(), k);
+    }
+}
+
+#[test]
+fn an_unlabelled_suite_is_evaluated_as_unlabelled() {
+    let d = tmp("unlabelled");
+    let queries = [
+        "approve a refund",
+        "list orders of a member",
+        "cancel an order",
+    ];
+    let lines: Vec<String> = queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| format!("{{\"id\":\"u{i}\",\"query\":\"{q}\"}}"))
+        .collect();
+    let suite = write(&d, "unlabelled.jsonl", &(lines.join("\n") + "\n"));
+    let (code, out, err) = run(&["lab", "eval", "demo", &suite]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("unlabelled suite: 3 cases have no expected tool"),
+        "{out}"
+    );
+    for word in ["hit@", "recall@", "MRR", "selector accuracy", " ok ", " x "] {
+        assert!(
+            !out.contains(word),
+            "no {word:?} on an unlabelled suite: {out}"
+        );
+    }
+    // each case with its rank-1 tool and the selector's target, as `query --select` gives
+    for (i, q) in queries.iter().enumerate() {
+        let (_, j, _) = run(&["query", "demo", q, "--select", "--json"]);
+        let v: Value = serde_json::from_str(&j).unwrap();
+        let top = v["results"][0]["name"].as_str().unwrap();
+        let selected = v["target_selector"]["selected_target"].as_str().unwrap();
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(&format!("u{i} ")))
+            .unwrap_or_else(|| panic!("case u{i} listed: {out}"));
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!((cols[1], cols[2]), (top, selected), "{row}");
+    }
+    let (code, json, _) = run(&["lab", "eval", "demo", &suite, "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let s = &v["summary"];
+    assert_eq!(
+        (s["cases"].as_u64(), s["labelled"].as_u64()),
+        (Some(3), Some(0))
+    );
+    for m in [
+        "hit@1",
+        "hit@5",
+        "hit@10",
+        "recall@10",
+        "MRR",
+        "selector_accuracy",
+    ] {
+        assert!(s[m].is_null(), "{m} is null: {s}");
+    }
+    for c in v["cases"].as_array().unwrap() {
+        assert_eq!(c["labelled"], false);
+        assert!(c["rr"].is_null() && c["selector_correct"].is_null(), "{c}");
+        assert!(c["selected"].as_str().is_some_and(|t| !t.is_empty()), "{c}");
+    }
+    // a comparison has nothing to compare
+    let (code, out, err) = run(&["lab", "eval", "demo", &suite, "--vs-set", "depth=1"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("Δ"), "{out}");
+    assert!(
+        err.contains("unlabelled suite has no metrics to compare"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_partly_labelled_suite_is_scored_over_its_labelled_cases() {
+    let d = tmp("mixed");
+    let suite = write(
+        &d,
+        "mixed.jsonl",
+        concat!(
+            "{\"id\":\"l1\",\"query\":\"approve a refund\",\"labels\":{\"expected_tools\":[\"approveRefund\"]}}\n",
+            "{\"id\":\"u1\",\"query\":\"list orders of a member\"}\n"
+        ),
+    );
+    let (code, out, err) = run(&["lab", "eval", "demo", &suite]);
+    assert_eq!(code, 0, "{err}");
+    // the unlabelled case does not count as a miss (hit@1 would be 0.5) nor as recall 1.0
+    assert!(
+        metrics_line(&out).starts_with("hit@1 1.0000  hit@5 1.0000"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 case has no expected tool: not scored"),
+        "{out}"
+    );
+    let (_, json, _) = run(&["lab", "eval", "demo", &suite, "--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["summary"]["labelled"], 1);
+    assert_eq!(v["summary"]["unlabelled"], 1);
+    assert_eq!(v["summary"]["hit@1"], 1.0);
+    let ids: Vec<&str> = v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["l1", "u1"], "labelled first");
+}
