@@ -21,12 +21,6 @@ impl InputError {
 }
 
 impl InputError {
-    /// A file that cannot be opened or read: `FILE: no such file`, `FILE: permission
-    /// denied`, … — the one wording of I/O failures on inputs ([`crate::limits::io_message`]).
-    pub fn io(file: &str, e: &std::io::Error) -> Self {
-        InputError::new(file, "", crate::limits::io_message(e))
-    }
-
     /// For errors inside one line of a JSON Lines file: puts the file's line number first.
     pub fn with_line(mut self, line: usize) -> Self {
         let rest = match self.place.split_once(':') {

@@ -69,7 +69,7 @@ pub fn run(args: BenchArgs) -> u8 {
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .map(String::from)
             .collect(),
-        Err(e) => return fail(crate::error::InputError::io(&args.queries, &e)),
+        Err(e) => return fail(crate::limits::io_error(&args.queries, &e)),
     };
     let t0 = Instant::now();
     let graph = if args.graph == "demo" {

@@ -487,7 +487,7 @@ pub fn walk(
 ) -> Result<Vec<InputError>, InputError> {
     let mut errors = Vec::new();
     let shown = crate::limits::shown(path);
-    let meta = std::fs::metadata(path).map_err(|e| InputError::io(&shown, &e))?;
+    let meta = std::fs::metadata(path).map_err(|e| crate::limits::io_error(&shown, &e))?;
     if meta.is_dir() {
         let files = folder_files(path, &["json", "jsonl"])?;
         if files.is_empty() {
@@ -609,7 +609,7 @@ fn first_line_is_json(text: &str) -> bool {
 pub fn folder_files(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, InputError> {
     let shown = crate::limits::shown(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| InputError::io(&shown, &e))?
+        .map_err(|e| crate::limits::io_error(&shown, &e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.extension()
