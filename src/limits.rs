@@ -279,6 +279,12 @@ pub fn human_bytes(n: u64) -> String {
     format!("{n} bytes")
 }
 
+/// A file that cannot be opened or read: `FILE: no such file`, `FILE: permission denied`,
+/// … — the one wording of I/O failures on inputs, whichever command reads the file.
+pub fn io_error(file: &str, e: &std::io::Error) -> InputError {
+    InputError::new(file, "", io_message(e))
+}
+
 /// The message for an I/O error, short and without the OS error number for the common
 /// kinds.
 pub fn io_message(e: &std::io::Error) -> String {
@@ -338,7 +344,7 @@ pub fn shown(path: &Path) -> String {
 /// file); returns the file and its length.
 pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), InputError> {
     let name = shown(path);
-    let meta = std::fs::metadata(path).map_err(|e| InputError::new(&name, "", io_message(&e)))?;
+    let meta = std::fs::metadata(path).map_err(|e| io_error(&name, &e))?;
     if let Some(why) = special_kind(&meta) {
         return Err(InputError::new(&name, "", why.into()));
     }
@@ -349,12 +355,8 @@ pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), InputError> {
         use std::os::unix::fs::OpenOptionsExt;
         opts.custom_flags(libc::O_NONBLOCK);
     }
-    let file = opts
-        .open(path)
-        .map_err(|e| InputError::new(&name, "", io_message(&e)))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| InputError::new(&name, "", io_message(&e)))?;
+    let file = opts.open(path).map_err(|e| io_error(&name, &e))?;
+    let meta = file.metadata().map_err(|e| io_error(&name, &e))?;
     if let Some(why) = special_kind(&meta) {
         return Err(InputError::new(&name, "", why.into()));
     }
@@ -371,7 +373,7 @@ pub fn read_bounded(mut r: impl Read, file: &str, limit: &Limit) -> Result<Vec<u
     r.by_ref()
         .take(max.saturating_add(1))
         .read_to_end(&mut out)
-        .map_err(|e| InputError::new(file, "", io_message(&e)))?;
+        .map_err(|e| io_error(file, &e))?;
     if out.len() as u64 > max {
         return Err(limit.exceeded(file, ""));
     }
@@ -386,7 +388,7 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, InputError> {
     let mut bytes = Vec::with_capacity(len.min(INPUT_BYTES.get()) as usize + 1);
     file.take(INPUT_BYTES.get().saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| InputError::new(&name, "", io_message(&e)))?;
+        .map_err(|e| io_error(&name, &e))?;
     if bytes.len() as u64 > INPUT_BYTES.get() {
         return Err(INPUT_BYTES.exceeded(&name, ""));
     }

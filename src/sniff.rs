@@ -71,7 +71,7 @@ pub fn read_head(path: &Path, max: u64) -> Result<Head, InputError> {
     let mut raw = Vec::new();
     file.take(max)
         .read_to_end(&mut raw)
-        .map_err(|e| InputError::new(&name, "", crate::limits::io_message(&e)))?;
+        .map_err(|e| crate::limits::io_error(&name, &e))?;
     let gzip = crate::limits::is_gzip(&raw);
     if gzip {
         let (file, _) = crate::limits::open_regular(path)?;

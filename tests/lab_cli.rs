@@ -246,10 +246,12 @@ fn eval_matches_the_reference_on_petstore() {
             .to_str()
             .unwrap(),
         "--json",
+        "--top-k",
+        "5",
     ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    // spec §9.B T13, produced by graph-tool-call: hit@1 13/23, hit@5 23/23
+    // spec §9.B T13, at the reference's top_k 5, produced by graph-tool-call: hit@1 13/23, hit@5 23/23
     assert_eq!(v["summary"]["hit@1"].as_f64().unwrap(), 13.0 / 23.0);
     assert_eq!(v["summary"]["hit@5"].as_f64().unwrap(), 1.0);
 }

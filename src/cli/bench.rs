@@ -19,7 +19,7 @@ pub struct BenchArgs {
     /// Queries, one per line (`#` comments and blank lines skipped)
     #[arg(long, value_name = "FILE")]
     pub queries: String,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,
     /// Also run the target selector after each retrieval
     #[arg(long)]
@@ -69,7 +69,7 @@ pub fn run(args: BenchArgs) -> u8 {
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .map(String::from)
             .collect(),
-        Err(e) => return fail(format!("{}: {e}", args.queries)),
+        Err(e) => return fail(crate::limits::io_error(&args.queries, &e)),
     };
     let t0 = Instant::now();
     let graph = if args.graph == "demo" {

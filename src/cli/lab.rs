@@ -60,7 +60,8 @@ pub struct CaptureArgs {
     /// Output folder
     #[arg(short, long, value_name = "DIR")]
     pub output: String,
-    #[arg(long, default_value_t = 5)]
+    /// Number of results of a case without its own top_k (1 or more)
+    #[arg(long, default_value_t = 5, value_parser = super::top_k_arg)]
     pub top_k: usize,
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
@@ -96,7 +97,8 @@ pub struct DiffArgs {
     pub set: Vec<String>,
     #[arg(long = "base", value_name = "KNOB=VALUE")]
     pub base: Vec<String>,
-    #[arg(long, default_value_t = 5)]
+    /// Number of results of a case without its own top_k (1 or more; with --cases)
+    #[arg(long, default_value_t = 5, value_parser = super::top_k_arg)]
     pub top_k: usize,
     #[arg(long)]
     pub json: bool,
@@ -110,7 +112,9 @@ pub struct EvalArgs {
     pub graph: String,
     /// Suite of labelled cases
     pub suite: String,
-    #[arg(long, default_value_t = 5)]
+    /// The cut-off k of hit@k and recall@k, and the number of results of a case without its
+    /// own top_k; the default is the explorer's, so the Lab screen shows the same numbers
+    #[arg(long, default_value_t = crate::engine::Params::default().top_k, value_parser = super::top_k_arg)]
     pub top_k: usize,
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
@@ -397,8 +401,14 @@ fn run_eval(a: EvalArgs) -> u8 {
             line(&missing[0])
         ));
     }
-    // the comparison run, if any
-    let vs = if a.vs.is_some() || !a.vs_set.is_empty() {
+    // the comparison run, if any (nothing to compare on an unlabelled suite)
+    let compare = a.vs.is_some() || !a.vs_set.is_empty();
+    if compare && sum.labelled == 0 {
+        crate::sanitize::eprint_line(
+            "note: --vs/--vs-set ignored: an unlabelled suite has no metrics to compare",
+        );
+    }
+    let vs = if compare && sum.labelled > 0 {
         let over_b: Vec<String> = a.set.iter().chain(&a.vs_set).cloned().collect();
         let other = match &a.vs {
             Some(g) => match load_engine(g) {
@@ -416,90 +426,176 @@ fn run_eval(a: EvalArgs) -> u8 {
         None
     };
     let deltas = vs.as_ref().map(|(rb, _)| eval::paired(&results, rb));
+    eval::worst_first(&mut results);
+    let out = if a.json {
+        eval_json(
+            &suite.name,
+            &sum,
+            vs.as_ref().map(|v| &v.1),
+            deltas.as_ref(),
+            &results,
+        )
+    } else {
+        let vs = vs.as_ref().map(|v| &v.1).zip(deltas.as_ref());
+        eval_text(&suite.name, &sum, vs, &results, a.all)
+    };
     if a.json {
-        let mut w = JsonWriter::new();
-        w.begin_obj();
-        w.key("suite").str(&suite.name);
-        let summ = |w: &mut JsonWriter, s: &eval::Summary| {
-            w.begin_obj();
-            w.key("cases").int(s.cases as i64);
-            w.key("k").int(s.k as i64);
-            w.key("hit@1").f64(s.hit1);
-            w.key("hit@5").f64(s.hit5);
-            w.key(&format!("hit@{}", s.k)).f64(s.hitk);
-            w.key(&format!("recall@{}", s.k)).f64(s.recall);
-            w.key("MRR").f64(s.mrr);
-            w.key("selector_accuracy").f64(s.selector_accuracy);
-            w.end_obj();
-        };
-        w.key("summary");
-        summ(&mut w, &sum);
-        if let (Some((_, sb)), Some(d)) = (&vs, &deltas) {
-            w.key("vs_summary");
-            summ(&mut w, sb);
-            w.key("paired_deltas").begin_obj();
-            for (name, (m, lo, hi)) in d {
-                w.key(name)
-                    .begin_obj()
-                    .key("delta")
-                    .f64(*m)
-                    .key("ci95")
-                    .begin_arr()
-                    .f64(*lo)
-                    .f64(*hi)
-                    .end_arr()
-                    .end_obj();
-            }
-            w.end_obj();
-        }
-        eval::worst_first(&mut results);
-        w.key("cases").begin_arr();
-        for r in &results {
-            w.begin_obj();
-            w.key("id").str(&r.id);
-            w.key("query").str(&r.query);
-            w.key("expected").str_list(&r.expected);
-            w.key("first_hit_rank");
-            match r.first_hit_rank {
-                Some(x) => w.int(x as i64),
-                None => w.null(),
-            };
-            w.key("rr").f64(r.rr);
-            w.key("selected").str(&r.selected);
-            w.key("selector_correct").bool(r.selector_correct > 0.0);
-            w.key("top").str_list(&r.top);
-            w.end_obj();
-        }
-        w.end_arr();
-        w.end_obj();
-        write_stdout(format!("{}\n", w.finish()).as_bytes());
-        return EXIT_OK;
+        write_stdout(out.as_bytes());
+    } else {
+        super::query::write_text(&out);
     }
-    let pct = |x: f64| format!("{:.4}", x);
-    let mut s = format!(
-        "{} · {} cases · k={}\nhit@1 {}  hit@5 {}  hit@{} {}  recall@{} {}  MRR {}  selector accuracy {}\n",
-        line(&suite.name),
-        sum.cases,
-        sum.k,
-        pct(sum.hit1),
-        pct(sum.hit5),
-        sum.k,
-        pct(sum.hitk),
-        sum.k,
-        pct(sum.recall),
-        pct(sum.mrr),
-        pct(sum.selector_accuracy)
-    );
-    if let (Some((_, sb)), Some(d)) = (&vs, &deltas) {
-        s.push_str(&format!(
-            "vs:   hit@1 {}  hit@5 {}  hit@{} {}  MRR {}  selector accuracy {}\n",
-            pct(sb.hit1),
-            pct(sb.hit5),
-            sb.k,
-            pct(sb.hitk),
-            pct(sb.mrr),
-            pct(sb.selector_accuracy)
-        ));
+    EXIT_OK
+}
+
+/// The metrics of a summary as `(name, value)`, each once (`hit@5` appears once at k=5).
+fn metrics(s: &eval::Summary) -> Vec<(String, f64)> {
+    let mut m: Vec<(String, f64)> = s
+        .hit_cutoffs()
+        .into_iter()
+        .map(|(n, v)| (format!("hit@{n}"), v))
+        .collect();
+    m.push((format!("recall@{}", s.k), s.recall));
+    m.push(("MRR".into(), s.mrr));
+    m.push(("selector accuracy".into(), s.selector_accuracy));
+    m
+}
+
+/// What an unlabelled or partly labelled suite is told.
+fn unlabelled_note(s: &eval::Summary) -> Option<String> {
+    match (s.labelled, s.unlabelled()) {
+        (_, 0) => None,
+        (0, n) => Some(format!(
+            "unlabelled suite: {} no expected tool; shown are each case's ranking and \
+             selection, with no hit/miss and no metrics",
+            cases_have(n)
+        )),
+        (l, n) => Some(format!(
+            "{} no expected tool: not scored (the metrics are over the {l} labelled; the \
+             unlabelled are listed last)",
+            cases_have(n)
+        )),
+    }
+}
+
+fn cases_have(n: usize) -> String {
+    if n == 1 {
+        "1 case has".into()
+    } else {
+        format!("{n} cases have")
+    }
+}
+
+fn eval_json(
+    suite: &str,
+    sum: &eval::Summary,
+    vs: Option<&eval::Summary>,
+    deltas: Option<&eval::Deltas>,
+    results: &[eval::CaseResult],
+) -> String {
+    let mut w = JsonWriter::new();
+    w.begin_obj();
+    w.key("suite").str(suite);
+    let summ = |w: &mut JsonWriter, s: &eval::Summary| {
+        w.begin_obj();
+        w.key("cases").int(s.cases as i64);
+        w.key("labelled").int(s.labelled as i64);
+        w.key("unlabelled").int(s.unlabelled() as i64);
+        w.key("k").int(s.k as i64);
+        // no labelled case: every metric is null, not a mean over nothing
+        for (name, v) in metrics(s) {
+            w.key(&name.replace(' ', "_"));
+            if s.labelled == 0 {
+                w.null();
+            } else {
+                w.f64(v);
+            }
+        }
+        w.end_obj();
+    };
+    w.key("summary");
+    summ(&mut w, sum);
+    if let Some(note) = unlabelled_note(sum) {
+        w.key("note").str(&note);
+    }
+    if let (Some(sb), Some(d)) = (vs, deltas) {
+        w.key("vs_summary");
+        summ(&mut w, sb);
+        w.key("paired_deltas").begin_obj();
+        for (name, (m, lo, hi)) in d {
+            w.key(name)
+                .begin_obj()
+                .key("delta")
+                .f64(*m)
+                .key("ci95")
+                .begin_arr()
+                .f64(*lo)
+                .f64(*hi)
+                .end_arr()
+                .end_obj();
+        }
+        w.end_obj();
+    }
+    w.key("cases").begin_arr();
+    for r in results
+        .iter()
+        .filter(|r| r.labelled)
+        .chain(results.iter().filter(|r| !r.labelled))
+    {
+        w.begin_obj();
+        w.key("id").str(&r.id);
+        w.key("query").str(&r.query);
+        w.key("labelled").bool(r.labelled);
+        w.key("expected").str_list(&r.expected);
+        w.key("first_hit_rank");
+        match r.first_hit_rank {
+            Some(x) => w.int(x as i64),
+            None => w.null(),
+        };
+        w.key("rr");
+        if r.labelled {
+            w.f64(r.rr);
+        } else {
+            w.null();
+        }
+        w.key("selected").str(&r.selected);
+        w.key("selector_correct");
+        if r.labelled {
+            w.bool(r.selector_correct > 0.0);
+        } else {
+            w.null();
+        }
+        w.key("top").str_list(&r.top);
+        w.end_obj();
+    }
+    w.end_arr();
+    w.end_obj();
+    format!("{}\n", w.finish())
+}
+
+fn eval_text(
+    suite: &str,
+    sum: &eval::Summary,
+    vs: Option<(&eval::Summary, &eval::Deltas)>,
+    results: &[eval::CaseResult],
+    all: bool,
+) -> String {
+    let show = |m: Vec<(String, f64)>| {
+        m.iter()
+            .map(|(n, v)| format!("{n} {v:.4}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let mut s = format!("{} · {} cases · k={}\n", line(suite), sum.cases, sum.k);
+    if sum.labelled > 0 {
+        s.push_str(&show(metrics(sum)));
+        s.push('\n');
+    }
+    if let Some(note) = unlabelled_note(sum) {
+        s.push_str(&note);
+        s.push('\n');
+    }
+    if let Some((sb, d)) = vs {
+        s.push_str(&format!("vs:   {}\n", show(metrics(sb))));
         for (name, (m, lo, hi)) in d {
             s.push_str(&format!(
                 "  Δ {name:<18} {m:+.4}  95% CI [{lo:+.4}, {hi:+.4}]\n"
@@ -507,29 +603,59 @@ fn run_eval(a: EvalArgs) -> u8 {
         }
         s.push_str("  (paired bootstrap, 1000 resamples, seed 42)\n");
     }
-    eval::worst_first(&mut results);
-    s.push_str(&format!(
-        "\n{:<28} {:>5} {:>6} {:<3} {:<30} query\n",
-        "case (worst first)", "rank", "RR", "sel", "expected"
-    ));
-    for r in results.iter().take(if a.all { usize::MAX } else { 15 }) {
+    let limit = if all { usize::MAX } else { 15 };
+    let cut = |t: &str, n: usize| line(t).chars().take(n).collect::<String>();
+    let scored: Vec<&eval::CaseResult> = results.iter().filter(|r| r.labelled).collect();
+    if !scored.is_empty() {
         s.push_str(&format!(
-            "{:<28} {:>5} {:>6.3} {:<3} {:<30} {}\n",
-            line(&r.id).chars().take(28).collect::<String>(),
-            r.first_hit_rank
-                .map(|x| x.to_string())
-                .unwrap_or_else(|| "-".into()),
-            r.rr,
-            if r.selector_correct > 0.0 { "ok" } else { "x" },
-            line(&r.expected.join(","))
-                .chars()
-                .take(30)
-                .collect::<String>(),
-            line(&r.query)
+            "\n{:<28} {:>5} {:>6} {:<3} {:<30} query\n",
+            "case (worst first)", "rank", "RR", "sel", "expected"
+        ));
+        for r in scored.iter().take(limit) {
+            s.push_str(&format!(
+                "{:<28} {:>5} {:>6.3} {:<3} {:<30} {}\n",
+                cut(&r.id, 28),
+                r.first_hit_rank
+                    .map(|x| x.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                r.rr,
+                if r.selector_correct > 0.0 { "ok" } else { "x" },
+                cut(&r.expected.join(","), 30),
+                line(&r.query)
+            ));
+        }
+    }
+    let unscored: Vec<&eval::CaseResult> = results.iter().filter(|r| !r.labelled).collect();
+    if !unscored.is_empty() {
+        s.push_str(&format!(
+            "\n{:<28} {:<30} {:<30} query\n",
+            "case (no expected tool)", "rank 1", "selected"
+        ));
+        for r in unscored.iter().take(limit) {
+            s.push_str(&format!(
+                "{:<28} {:<30} {:<30} {}\n",
+                cut(&r.id, 28),
+                cut(r.top.first().map(String::as_str).unwrap_or("-"), 30),
+                cut(
+                    if r.selected.is_empty() {
+                        "-"
+                    } else {
+                        &r.selected
+                    },
+                    30
+                ),
+                line(&r.query)
+            ));
+        }
+    }
+    let shown = scored.len().min(limit) + unscored.len().min(limit);
+    if shown < results.len() {
+        s.push_str(&format!(
+            "… {} more cases (--all lists them)\n",
+            results.len() - shown
         ));
     }
-    super::query::write_text(&s);
-    EXIT_OK
+    s
 }
 
 fn run_replay(a: ReplayArgs) -> u8 {

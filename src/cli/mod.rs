@@ -8,6 +8,7 @@ pub mod graph_arg;
 pub mod lab;
 pub mod query;
 pub mod select;
+pub mod shell;
 pub mod triage;
 pub mod tui;
 
@@ -40,6 +41,8 @@ pub enum Command {
     /// Build a tool graph from OpenAPI/Swagger specs, MCP tool lists or function lists
     Build(build::BuildArgs),
     /// Rank tools for a query (retrieve_graphify) and optionally run the target selector
+    #[command(override_usage = "toolscope query [OPTIONS] <GRAPH> <QUERY>\n       \
+                                toolscope query [OPTIONS] <GRAPH> --batch <CASES.jsonl>")]
     Query(query::QueryArgs),
     /// Run the target selector over named candidates or a captured response's rows
     Select(select::SelectArgs),
@@ -52,6 +55,10 @@ pub enum Command {
     /// Change exactly one knob and see what moves (one query, or a suite with --cases)
     Counterfactual(evidence::CounterfactualArgs),
     /// Which stage failed for an expected tool and why it lost (one case, or a suite with --cases)
+    #[command(
+        override_usage = "toolscope triage [OPTIONS] <GRAPH> <QUERY> --expected <NAME>\n       \
+                          toolscope triage [OPTIONS] <GRAPH> --cases <SUITE>"
+    )]
     Triage(triage::TriageArgs),
     /// Run a read-only evidence tool (`toolscope evidence contracts` lists them)
     Evidence(evidence::EvidenceArgs),
@@ -61,6 +68,10 @@ pub enum Command {
     Mcp(evidence::McpArgs),
     /// Two runs side by side in the explorer's Diff screen (evidence files or fixture folders)
     Diff(tui::DiffArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) to stdout
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff) to stdout: toolscope man > ~/.local/share/man/man1/toolscope.1
+    Man,
     /// Time loading and querying a graph (used by scripts/bench-vs-reference.sh)
     #[command(hide = true)]
     Bench(bench::BenchArgs),
@@ -89,6 +100,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Lab(args)) => lab::run(args),
         Some(Command::Doctor(args)) => doctor::run(&args),
         Some(Command::Diff(args)) => tui::run_diff(&args),
+        Some(Command::Completions(args)) => shell::completions(&args),
+        Some(Command::Man) => shell::man(),
         None => tui::run(&cli.file, &cli.ui, &cli.explore),
     };
     ExitCode::from(code)
@@ -107,11 +120,46 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
         }
         _ => {}
     }
+    let rendered = e.render().to_string();
+    // a missing argument also shows the usage, exactly as --help writes it
+    let usage = match e.kind() {
+        ErrorKind::MissingRequiredArgument => {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            help_usage(&args)
+                .map(|u| format!("; usage: {u}"))
+                .unwrap_or_default()
+        }
+        _ => String::new(),
+    };
     crate::sanitize::eprint_line(format!(
-        "toolscope: {} (see --help)",
-        one_line_usage(&e.render().to_string())
+        "toolscope: {}{usage} (see --help)",
+        one_line_usage(&rendered)
     ));
     ExitCode::from(EXIT_INPUT)
+}
+
+/// The usage line of the (sub)command `args` name, as its `--help` prints it, on one line
+/// (alternative forms joined by ` | `).
+pub fn help_usage(args: &[String]) -> Option<String> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut at = &mut cmd;
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        if at.find_subcommand(a).is_none() {
+            break;
+        }
+        at = at.find_subcommand_mut(a)?;
+    }
+    let rendered = at.render_usage().to_string();
+    let forms: Vec<String> = rendered
+        .trim_start()
+        .trim_start_matches("Usage:")
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    (!forms.is_empty()).then(|| forms.join(" | "))
 }
 
 /// clap's rendered error as one line: the first paragraph and any `tip:`, whitespace
@@ -155,6 +203,28 @@ pub fn one_line_usage(rendered: &str) -> String {
 /// [`crate::limits::QUERY_BYTES`].
 pub fn query_arg(s: &str) -> Result<String, String> {
     crate::limits::check_query(s).map(|()| s.to_string())
+}
+
+/// clap's parser for `--top-k`: an integer from 1 to the knob limit
+/// ([`crate::engine::knobs::TOP_K_MAX`]); 0 is refused, as the explorer refuses it, because
+/// it returns nothing.
+pub fn top_k_arg(s: &str) -> Result<usize, String> {
+    let max = crate::engine::knobs::TOP_K_MAX;
+    let bad = || format!("expected an integer from 1 to {max} (the number of results)");
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n as usize),
+        Ok(0) => Err(format!("{}; 0 returns no result", bad())),
+        _ => Err(bad()),
+    }
+}
+
+/// The selector policies the engine knows ([`crate::engine::triage::probes::POLICIES`]):
+/// `strong_evidence` and `risk_limited` let strong evidence override the model's pick,
+/// `manual_review` never overrides. clap refuses any other name and lists these.
+pub fn policy_arg() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::engine::triage::probes::POLICIES.iter().copied(),
+    )
 }
 
 /// Prints an input error as one line and returns the input-error exit code.

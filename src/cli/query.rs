@@ -16,11 +16,11 @@ use crate::output::{json, text};
 pub struct QueryArgs {
     /// Graph artifact (saved tool graph or collection.json, optionally gzip), or `demo`
     pub graph: String,
-    /// The query text
+    /// The query text (omit with --batch)
     #[arg(value_parser = super::query_arg, required_unless_present = "batch", conflicts_with = "batch")]
     pub query: Option<String>,
-    /// Number of results
-    #[arg(long, default_value_t = 10)]
+    /// Number of results (1 or more)
+    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,
     /// BFS depth of the graph expansion
     #[arg(long, default_value_t = 2)]
@@ -37,8 +37,9 @@ pub struct QueryArgs {
     /// The tool the model picked; implies --select
     #[arg(long, value_name = "NAME")]
     pub llm_target: Option<String>,
-    /// Selector policy: strong_evidence, risk_limited (any other never overrides)
-    #[arg(long, default_value = "strong_evidence")]
+    /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
+    /// model's pick), manual_review (never overrides)
+    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
     pub policy: String,
     /// Run the target selector over the results
     #[arg(long)]
@@ -83,6 +84,13 @@ pub fn load_learning(path: &str) -> Result<Vec<Value>, InputError> {
             "expected a JSON list of learning suggestions".into(),
         )),
         Err(_) => {
+            if let Some(e) = crate::model::load::not_json(
+                path,
+                &text,
+                "learning suggestions (a JSON list, {\"suggestions\": [...]} or JSON Lines)",
+            ) {
+                return Err(e);
+            }
             let mut items = Vec::new();
             for (i, l) in text.lines().enumerate() {
                 if l.trim().is_empty() {
@@ -216,9 +224,11 @@ fn run_batch(engine: &Engine, path: &str) -> u8 {
                     return EXIT_OK; // closed pipe
                 }
             }
-            Err(crate::output::batch::BatchError::Json(e)) => {
+            Err(crate::output::batch::BatchError::Json(e, pointer)) => {
                 let _ = out.flush();
-                return fail(json_error(&name, &e, "").with_line(at));
+                let err = crate::model::load::not_json(&name, &line, "a case object per line")
+                    .unwrap_or_else(|| json_error(&name, &e, &pointer));
+                return fail(err.with_line(at));
             }
             Err(crate::output::batch::BatchError::Query(m)) => {
                 let _ = out.flush();

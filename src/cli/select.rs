@@ -27,7 +27,9 @@ pub struct SelectArgs {
     /// The tool the model picked
     #[arg(long)]
     pub llm_target: Option<String>,
-    #[arg(long, default_value = "strong_evidence")]
+    /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
+    /// model's pick), manual_review (never overrides)
+    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
     pub policy: String,
     #[arg(long)]
     pub json: bool,
@@ -43,7 +45,12 @@ pub fn run(a: SelectArgs) -> u8 {
             let v: Value = match read_input(Path::new(p)).and_then(|b| into_text(p, b)) {
                 Ok(t) => match serde_json::from_str(&t) {
                     Ok(v) => v,
-                    Err(e) => return fail(crate::model::load::json_error(p, &e, "")),
+                    Err(e) => {
+                        return fail(
+                            crate::model::load::not_json(p, &t, "a retrieval response (JSON)")
+                                .unwrap_or_else(|| crate::model::load::json_error(p, &e, "")),
+                        );
+                    }
                 },
                 Err(e) => return fail(e),
             };

@@ -42,10 +42,12 @@ pub struct TriageArgs {
     /// The tool the model picked (handed to the selector with the rows)
     #[arg(long, value_name = "NAME")]
     pub llm_target: Option<String>,
-    /// Selector policy: strong_evidence, risk_limited (any other never overrides)
-    #[arg(long, default_value = "strong_evidence")]
+    /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
+    /// model's pick), manual_review (never overrides)
+    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
     pub policy: String,
-    #[arg(long, default_value_t = 10)]
+    /// Number of results (1 or more)
+    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,
     /// BFS depth of the graph expansion
     #[arg(long, default_value_t = 2)]

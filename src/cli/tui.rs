@@ -108,9 +108,10 @@ fn check_path(f: &str) -> Result<PathBuf, u8> {
 }
 
 pub fn run_diff(args: &DiffArgs) -> u8 {
-    let (a, b) = match (check_path(&args.a), check_path(&args.b)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(c), _) | (_, Err(c)) => return c,
+    // one error line: the first file that cannot be opened
+    let (a, b) = match check_path(&args.a).and_then(|a| Ok((a, check_path(&args.b)?))) {
+        Ok(ab) => ab,
+        Err(c) => return c,
     };
     crate::tui::run(crate::tui::Options {
         source: Source::Diff(a, b),
@@ -172,8 +173,9 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
             }
             Err(c) => return c,
         },
-        [a, b] => match (check_path(a), check_path(b)) {
-            (Ok(pa), Ok(pb)) => match (detect(&pa), detect(&pb)) {
+        // one error line when both are missing: the first is checked first
+        [a, b] => match check_path(a).and_then(|pa| Ok((pa, check_path(b)?))) {
+            Ok((pa, pb)) => match (detect(&pa), detect(&pb)) {
                 // a graph and captured records: the records' queries as a case list
                 (k @ (FileKind::Graph | FileKind::Spec), FileKind::Evidence) => {
                     graph_and_records = Some(b.clone());
@@ -185,7 +187,7 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
                 }
                 _ => Source::Diff(pa, pb),
             },
-            (Err(c), _) | (_, Err(c)) => return c,
+            Err(c) => return c,
         },
         _ => return fail("at most two files: one opens it, two are compared (Diff screen)"),
     };

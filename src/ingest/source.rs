@@ -95,6 +95,10 @@ pub fn parse_json(name: &str, text: &str) -> Result<Value, InputError> {
     })
 }
 
+/// What `build` and a spec GRAPH argument accept, for the errors that refuse a document.
+const EXPECTED_INPUT: &str = "expected an OpenAPI 3.x / Swagger 2.0 spec (JSON or YAML), \
+     an MCP tools/list result, a function list or a tool graph";
+
 /// Recognises the document type from its content.
 pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
     match v {
@@ -145,14 +149,27 @@ pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
             Err(InputError::new(
                 name,
                 "",
-                "not a recognised input: expected an OpenAPI 3.x / Swagger 2.0 spec, an MCP tools/list result, a function list or a tool graph".into(),
+                format!("not a recognised input: {EXPECTED_INPUT}"),
             ))
         }
         Value::Array(items) => classify_list(name, items),
-        _ => Err(InputError::new(
+        // a plain-text file reads as one YAML string
+        Value::String(_) => Err(InputError::new(
             name,
             "",
-            "not a recognised input: the document is a scalar".into(),
+            format!("plain text, not a recognised input: {EXPECTED_INPUT}"),
+        )),
+        other => Err(InputError::new(
+            name,
+            "",
+            format!(
+                "a single {} value, not a recognised input: {EXPECTED_INPUT}",
+                match other {
+                    Value::Null => "null",
+                    Value::Bool(_) => "boolean",
+                    _ => "number",
+                }
+            ),
         )),
     }
 }

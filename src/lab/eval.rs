@@ -1,5 +1,7 @@
 //! Suite evaluation: hit@1, hit@5, hit@k, recall@k, MRR and selector accuracy per case and
-//! overall; cases are evaluated in parallel across cores.
+//! overall; cases are evaluated in parallel across cores. A case without an expected tool
+//! is unlabelled: it is run (its ranking and selection are reported) but not scored, and
+//! the metrics are the means over the labelled cases only (none when there are none).
 
 use super::metrics::{hit_at_k, mean, paired_bootstrap, recall_at_k, reciprocal_rank};
 use super::suite::{Case, Suite};
@@ -11,6 +13,8 @@ pub struct CaseResult {
     pub id: String,
     pub query: String,
     pub expected: Vec<String>,
+    /// The case names an expected tool; an unlabelled case has no hit, miss or score.
+    pub labelled: bool,
     pub first_hit_rank: Option<usize>,
     pub hit1: f64,
     pub hit5: f64,
@@ -26,7 +30,10 @@ pub struct CaseResult {
 
 #[derive(Debug, Clone)]
 pub struct Summary {
+    /// Every case run.
     pub cases: usize,
+    /// The cases with an expected tool: the metrics are their means.
+    pub labelled: usize,
     pub k: usize,
     pub hit1: f64,
     pub hit5: f64,
@@ -34,6 +41,26 @@ pub struct Summary {
     pub recall: f64,
     pub mrr: f64,
     pub selector_accuracy: f64,
+}
+
+impl Summary {
+    /// Cases with no expected tool (run, not scored).
+    pub fn unlabelled(&self) -> usize {
+        self.cases - self.labelled
+    }
+
+    /// The hit@N cut-offs worth printing, each once: 1, then 5 when k is above 5 (hit@5 is
+    /// computed on the first min(5, k) rows, the same as hit@k otherwise), then k when above 1.
+    pub fn hit_cutoffs(&self) -> Vec<(usize, f64)> {
+        let mut v = vec![(1, self.hit1)];
+        if self.k > 5 {
+            v.push((5, self.hit5));
+        }
+        if self.k > 1 {
+            v.push((self.k, self.hitk));
+        }
+        v
+    }
 }
 
 fn eval_case(
@@ -50,6 +77,7 @@ fn eval_case(
         id: c.id.clone(),
         query: c.query.clone(),
         expected: c.expected.clone(),
+        labelled: !c.expected.is_empty(),
         first_hit_rank: names
             .iter()
             .position(|n| c.expected.contains(n))
@@ -99,11 +127,13 @@ pub fn evaluate(
     Ok((results, summary))
 }
 
-/// The means over per-case results (also for results evaluated in parts).
+/// The means over the labelled per-case results (also for results evaluated in parts).
 pub fn summarize(results: &[CaseResult], k: usize) -> Summary {
-    let col = |f: fn(&CaseResult) -> f64| mean(&results.iter().map(f).collect::<Vec<_>>());
+    let scored: Vec<&CaseResult> = results.iter().filter(|r| r.labelled).collect();
+    let col = |f: fn(&CaseResult) -> f64| mean(&scored.iter().map(|r| f(r)).collect::<Vec<_>>());
     Summary {
         cases: results.len(),
+        labelled: scored.len(),
         k,
         hit1: col(|r| r.hit1),
         hit5: col(|r| r.hit5),
@@ -128,10 +158,18 @@ pub fn worst_first(results: &mut [CaseResult]) {
     });
 }
 
-/// Paired deltas (variant − base) of hit@k, MRR and selector accuracy with bootstrap CIs.
-pub fn paired(base: &[CaseResult], variant: &[CaseResult]) -> [(&'static str, (f64, f64, f64)); 4] {
+/// Named paired deltas: (metric, (mean delta, 2.5th, 97.5th percentile)).
+pub type Deltas = [(&'static str, (f64, f64, f64)); 4];
+
+/// Paired deltas (variant − base) of hit@k, MRR and selector accuracy with bootstrap CIs,
+/// over the labelled cases.
+pub fn paired(base: &[CaseResult], variant: &[CaseResult]) -> Deltas {
     let d = |f: fn(&CaseResult) -> f64| -> Vec<f64> {
-        base.iter().zip(variant).map(|(a, b)| f(b) - f(a)).collect()
+        base.iter()
+            .zip(variant)
+            .filter(|(a, _)| a.labelled)
+            .map(|(a, b)| f(b) - f(a))
+            .collect()
     };
     [
         ("hit@1", paired_bootstrap(&d(|r| r.hit1), 1000, 42)),

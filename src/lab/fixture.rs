@@ -220,7 +220,7 @@ pub fn capture(
 ) -> Result<CaptureReport, String> {
     let shown_dir = sanitize::path(dir);
     std::fs::create_dir_all(dir)
-        .map_err(|e| format!("{shown_dir}: {}", crate::limits::io_message(&e)))?;
+        .map_err(|e| crate::limits::io_error(&shown_dir, &e).to_string())?;
     let fingerprint = format!("sha256:{}", engine.graph.fingerprint());
     let manifest_path = dir.join(MANIFEST);
     let mut listed: Vec<String> = Vec::new();

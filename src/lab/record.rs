@@ -487,8 +487,7 @@ pub fn walk(
 ) -> Result<Vec<InputError>, InputError> {
     let mut errors = Vec::new();
     let shown = crate::limits::shown(path);
-    let meta = std::fs::metadata(path)
-        .map_err(|e| InputError::new(&shown, "", crate::limits::io_message(&e)))?;
+    let meta = std::fs::metadata(path).map_err(|e| crate::limits::io_error(&shown, &e))?;
     if meta.is_dir() {
         let files = folder_files(path, &["json", "jsonl"])?;
         if files.is_empty() {
@@ -558,9 +557,16 @@ pub fn walk_text(
             &origin(label.to_string(), stem.to_string(), String::new()),
         )),
         Err(whole) if !first_line_is_json(text) => {
-            // not JSON Lines either (a document cut short, say): one error, where the
-            // document breaks
-            push(Err(crate::model::load::json_error(shown, &whole, "")));
+            // not JSON Lines either (a document cut short, or plain text): one error,
+            // where the document breaks
+            push(Err(crate::model::load::not_json(
+                shown,
+                text,
+                "evidence (a retrieval response, fixture, selector block or JSON Lines of them)",
+            )
+            .unwrap_or_else(|| {
+                crate::model::load::json_error(shown, &whole, "")
+            })));
         }
         Err(whole) => {
             let mut any_line = false;
@@ -603,7 +609,7 @@ fn first_line_is_json(text: &str) -> bool {
 pub fn folder_files(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, InputError> {
     let shown = crate::limits::shown(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| InputError::new(&shown, "", crate::limits::io_message(&e)))?
+        .map_err(|e| crate::limits::io_error(&shown, &e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.extension()

@@ -370,6 +370,9 @@ pub fn load_suite(path: &Path) -> Result<Suite, InputError> {
     parse_suite(&file, &name, &text)
 }
 
+/// What a suite file may be, for the errors that refuse one.
+const SUITE_FORMS: &str = "a suite object, a list of cases or JSON Lines";
+
 pub fn parse_suite(file: &str, name: &str, text: &str) -> Result<Suite, InputError> {
     if text.trim().is_empty() {
         return Err(InputError::new(file, "", "empty suite".into()));
@@ -409,13 +412,12 @@ pub fn parse_suite(file: &str, name: &str, text: &str) -> Result<Suite, InputErr
             }
         }
         Ok(_) => {
-            return Err(InputError::new(
-                file,
-                "",
-                "expected a suite object, a list of cases or JSON Lines".into(),
-            ));
+            return Err(InputError::new(file, "", format!("expected {SUITE_FORMS}")));
         }
         Err(_) => {
+            if let Some(e) = crate::model::load::not_json(file, text, SUITE_FORMS) {
+                return Err(e);
+            }
             for (i, line) in text.lines().enumerate() {
                 if line.trim().is_empty() {
                     continue;

@@ -88,7 +88,9 @@ fn write_params(p: &CaseParams, w: &mut JsonWriter) {
 /// Why a batch line could not be run.
 #[derive(Debug)]
 pub enum BatchError {
-    Json(serde_json::Error),
+    /// Not a case: the JSON error and the JSON pointer of the value at fault (empty when
+    /// the line as a whole is; a wrong type names its field, e.g. `/params/top_k`).
+    Json(serde_json::Error, String),
     /// The query is over [`crate::limits::QUERY_BYTES`].
     Query(String),
 }
@@ -96,7 +98,8 @@ pub enum BatchError {
 impl std::fmt::Display for BatchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BatchError::Json(e) => e.fmt(f),
+            BatchError::Json(e, pointer) if pointer.is_empty() => e.fmt(f),
+            BatchError::Json(e, pointer) => write!(f, "{pointer}: {e}"),
             BatchError::Query(m) => f.write_str(m),
         }
     }
@@ -104,7 +107,15 @@ impl std::fmt::Display for BatchError {
 
 /// One batch line: `{"id", "query", "params"?, "selector"?, "retrieval", "selection"}`.
 pub fn batch_line(engine: &Engine, line: &str) -> Result<String, BatchError> {
-    let case: Case = serde_json::from_str(line).map_err(BatchError::Json)?;
+    let case: Case = serde_json::from_str(line).map_err(|e| {
+        // the cold path: parse again, tracking the path, to name the field at fault
+        let mut de = serde_json::Deserializer::from_str(line);
+        let pointer = match serde_path_to_error::deserialize::<_, Case>(&mut de) {
+            Err(pe) => crate::model::load::path_to_pointer(pe.path()),
+            Ok(_) => String::new(),
+        };
+        BatchError::Json(e, pointer)
+    })?;
     crate::limits::check_query(&case.query).map_err(BatchError::Query)?;
     let mut w = JsonWriter::with_capacity(16384);
     w.begin_obj();

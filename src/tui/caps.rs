@@ -23,7 +23,7 @@ pub enum ColorChoice {
 /// What the terminal is drawn with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColorLevel {
-    /// No colour at all (NO_COLOR): bold, reverse and underline only.
+    /// No colour at all (NO_COLOR, TERM=dumb, --color never): bold, reverse and underline only.
     Mono,
     Ansi16,
     Ansi256,
@@ -33,7 +33,8 @@ pub enum ColorLevel {
 impl ColorLevel {
     pub fn as_str(self) -> &'static str {
         match self {
-            ColorLevel::Mono => "none (NO_COLOR: bold/reverse/underline only)",
+            // why (NO_COLOR, TERM=dumb, --color never) is the reason printed beside it
+            ColorLevel::Mono => "none (bold/reverse/underline only)",
             ColorLevel::Ansi16 => "16 colours",
             ColorLevel::Ansi256 => "256 colours",
             ColorLevel::TrueColor => "truecolor (24-bit)",

@@ -25,7 +25,7 @@ use super::tool::Tool;
 use crate::error::InputError;
 use fast::{fast_load, parse_tool_row};
 use serde_rows::{FileTop, GraphSec, ToolRowTexts, ToolRows, line_col};
-pub use serde_rows::{json_error, parse_with_pointer, pointer_escape};
+pub use serde_rows::{json_error, not_json, parse_with_pointer, path_to_pointer, pointer_escape};
 use tool_row::lets_pages_go;
 pub use tool_row::parse_facts;
 

@@ -51,6 +51,25 @@ pub fn parse_with_pointer<'a, T: Deserialize<'a>>(
     }
 }
 
+/// A text that does not start like JSON at all (plain text, a log, YAML): `not JSON:
+/// expected WHAT` at the first non-blank character, instead of the parser's `expected value`.
+/// `None` when the text starts like a JSON value.
+pub fn not_json(name: &str, text: &str, what: &str) -> Option<InputError> {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    let first = body.chars().next()?;
+    if matches!(first, '{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') {
+        return None;
+    }
+    let skipped = &text[..text.len() - body.len()];
+    let line = skipped.matches('\n').count() + 1;
+    let col = skipped.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Some(InputError::new(
+        name,
+        &format!("{line}:{col}"),
+        format!("not JSON: expected {what}"),
+    ))
+}
+
 pub fn json_error(name: &str, e: &serde_json::Error, pointer: &str) -> InputError {
     let msg = e.to_string();
     let msg = match msg.rfind(" at line ") {
@@ -72,7 +91,8 @@ pub fn json_error(name: &str, e: &serde_json::Error, pointer: &str) -> InputErro
     InputError::new(name, &place, msg)
 }
 
-fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+/// A serde path as a JSON pointer (`/params/top_k`).
+pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::new();
     for seg in path.iter() {
