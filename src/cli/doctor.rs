@@ -1,10 +1,12 @@
-//! `toolscope doctor`: the terminal capabilities the explorer decides at start.
+//! `toolscope doctor`: the terminal capabilities the explorer decides at start, and the
+//! configuration file in force (its path, whether it was read, its warnings).
 
 use clap::Args;
 
 use super::EXIT_OK;
 use super::tui::UiArgs;
 use crate::tui::caps::{Caps, EnvProbe};
+use crate::tui::config::Loaded;
 
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
@@ -14,10 +16,19 @@ pub struct DoctorArgs {
 }
 
 pub fn run(args: &DoctorArgs) -> u8 {
-    let ui = &args.ui;
     let env = EnvProbe::from_process();
-    let caps = Caps::detect(&env, &ui.options());
-    let report = caps.report(&env, crate::tui::terminal_size());
+    let loaded = Loaded::from_process();
+    let (opts, startup) = loaded.resolve(&args.ui.flags());
+    for w in &startup.warnings {
+        crate::sanitize::eprint_line(format!("toolscope: {w}"));
+    }
+    let mut caps = Caps::detect(&env, &opts);
+    if let Some(r) = &startup.color_reason {
+        caps.color_reason = r.clone();
+    }
+    let mut report = caps.report(&env, crate::tui::terminal_size());
+    report.push('\n');
+    report.push_str(&loaded.report(&startup));
     super::query::write_text(&report);
     EXIT_OK
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::fail;
 use crate::tui::caps::{ColorChoice, UiOptions};
+use crate::tui::config::{Loaded, Startup, UiFlags};
 use crate::tui::event::Source;
 use crate::tui::theme::ThemeKind;
 
@@ -36,32 +37,40 @@ pub struct UiArgs {
     /// Capture the mouse: wheel scrolls, click selects (off by default)
     #[arg(long)]
     pub mouse: bool,
-    /// Colour: auto follows NO_COLOR, COLORTERM, TERM and tmux
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
-    pub color: ColorArg,
-    /// Theme
-    #[arg(long, value_enum, default_value_t = ThemeArg::Dark)]
-    pub theme: ThemeArg,
+    /// Colour: auto follows NO_COLOR, COLORTERM, TERM and tmux [default: auto, or the
+    /// configuration file's `color`]
+    #[arg(long, value_enum)]
+    pub color: Option<ColorArg>,
+    /// Theme [default: dark, or the configuration file's `theme`]
+    #[arg(long, value_enum)]
+    pub theme: Option<ThemeArg>,
 }
 
 impl UiArgs {
-    pub fn options(&self) -> UiOptions {
-        UiOptions {
-            color: match self.color {
+    /// The flags as given (an absent `--color` or `--theme` leaves the choice to the
+    /// configuration file).
+    pub fn flags(&self) -> UiFlags {
+        UiFlags {
+            color: self.color.map(|c| match c {
                 ColorArg::Auto => ColorChoice::Auto,
                 ColorArg::Never => ColorChoice::Never,
                 ColorArg::C16 => ColorChoice::Ansi16,
                 ColorArg::C256 => ColorChoice::Ansi256,
                 ColorArg::Truecolor => ColorChoice::TrueColor,
-            },
+            }),
             ascii: self.ascii,
             mouse: self.mouse,
-            theme: match self.theme {
+            theme: self.theme.map(|t| match t {
                 ThemeArg::Dark => ThemeKind::Dark,
                 ThemeArg::Light => ThemeKind::Light,
                 ThemeArg::HighContrast => ThemeKind::HighContrast,
-            },
+            }),
         }
+    }
+
+    /// The flags over the configuration file over the defaults.
+    pub fn resolve(&self) -> (UiOptions, Startup) {
+        Loaded::from_process().resolve(&self.flags())
     }
 }
 
@@ -113,13 +122,15 @@ pub fn run_diff(args: &DiffArgs) -> u8 {
         Ok(ab) => ab,
         Err(c) => return c,
     };
+    let (ui, startup) = args.ui.resolve();
     crate::tui::run(crate::tui::Options {
         source: Source::Diff(a, b),
-        ui: args.ui.options(),
+        ui,
         learning: Vec::new(),
         query: None,
         dump_dir: None,
         cases: None,
+        startup,
     })
 }
 
@@ -226,12 +237,14 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
         },
         None => Vec::new(),
     };
+    let (ui, startup) = ui.resolve();
     crate::tui::run(crate::tui::Options {
         source,
-        ui: ui.options(),
+        ui,
         learning,
         query: args.query.clone(),
         dump_dir: args.dump_dir.clone(),
         cases,
+        startup,
     })
 }

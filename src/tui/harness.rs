@@ -40,6 +40,18 @@ impl Harness {
 
     /// An app on `engine` as if loaded from `source`; `query` is typed in before loading.
     pub fn with(caps: Caps, source: Source, engine: Arc<Engine>, query: Option<&str>) -> Harness {
+        Harness::configured(caps, source, engine, query, Default::default())
+    }
+
+    /// [`Harness::with`], started with what a configuration file gave
+    /// ([`super::config::Loaded::resolve`]).
+    pub fn configured(
+        caps: Caps,
+        source: Source,
+        engine: Arc<Engine>,
+        query: Option<&str>,
+        startup: super::config::Startup,
+    ) -> Harness {
         let opts = Options {
             source,
             ui: Default::default(),
@@ -47,6 +59,7 @@ impl Harness {
             query: query.map(String::from),
             dump_dir: Some(std::env::temp_dir()),
             cases: None,
+            startup,
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;
@@ -73,6 +86,7 @@ impl Harness {
             query: None,
             dump_dir: Some(std::env::temp_dir()),
             cases: None,
+            startup: Default::default(),
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;
@@ -104,6 +118,7 @@ impl Harness {
             query: None,
             dump_dir: Some(std::env::temp_dir()),
             cases: Some((suite, label.to_string())),
+            startup: Default::default(),
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;
@@ -130,6 +145,7 @@ impl Harness {
             query: None,
             dump_dir: None,
             cases: None,
+            startup: Default::default(),
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;

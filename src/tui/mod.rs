@@ -13,6 +13,7 @@ pub mod app;
 pub mod caps;
 pub mod clipboard;
 pub mod commands;
+pub mod config;
 pub mod demo;
 pub mod drill;
 pub mod emergency;
@@ -60,6 +61,9 @@ pub struct Options {
     /// A suite to evaluate on the Lab screen once the graph is loaded (`--cases`), and
     /// its label.
     pub cases: Option<(crate::lab::suite::Suite, String)>,
+    /// What the configuration file adds: key overrides, starting parameters, a custom
+    /// theme, and its warnings (shown at start).
+    pub startup: config::Startup,
 }
 
 /// Builds the initial state for a source (shared by the runtime and the harness).
@@ -75,6 +79,25 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
         Source::Diff(a, b) => format!("{} vs {}", name(a), name(b)),
     };
     let mut app = App::new(caps, &label);
+    let st = &opts.startup;
+    if let Some(t) = &st.custom_theme {
+        app.theme = t.build(app.caps.color);
+    }
+    app.keys = st.keys.clone();
+    app.start_params = st.params.clone();
+    app.params = st.params.0.clone();
+    app.select = st.params.1.clone();
+    if let Some(w) = st.warnings.first() {
+        let more = st.warnings.len() - 1;
+        app.set_flash(
+            FlashLevel::Warn,
+            if more > 0 {
+                format!("{w} (+{more} more: toolscope doctor lists them)")
+            } else {
+                w.clone()
+            },
+        );
+    }
     match &opts.source {
         Source::Demo => app.demo.steps = demo::demo_steps(),
         Source::Evidence(_) => app.screen = screens::Screen::Evidence,
@@ -108,7 +131,14 @@ pub fn run(opts: Options) -> u8 {
         return 2;
     }
     let env = EnvProbe::from_process();
-    let caps = Caps::detect(&env, &opts.ui);
+    let mut caps = Caps::detect(&env, &opts.ui);
+    if let Some(r) = &opts.startup.color_reason {
+        caps.color_reason = r.clone();
+    }
+    // the configuration file's warnings stay on the shell's screen, above the explorer's
+    for w in &opts.startup.warnings {
+        crate::sanitize::eprint_line(format!("toolscope: {w}"));
+    }
     let mut app = initial_app(caps, &opts);
 
     let (tx, rx) = channel();

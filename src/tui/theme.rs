@@ -333,6 +333,11 @@ impl Theme {
     pub fn get(&self, role: Role) -> Style {
         self.styles[role as usize]
     }
+
+    /// Replaces one role's style (a custom theme of the configuration file).
+    pub fn set(&mut self, role: Role, style: Style) {
+        self.styles[role as usize] = style;
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What each command does: [`App::run`] routes a [`CmdId`] (from a key, the palette or the
 //! mouse) to its handler, and the handlers change the state and return effects.
 
-use crate::engine::{Params, SelectParams};
+use crate::engine::Params;
 use crate::tui::clipboard;
 use crate::tui::commands::CmdId;
 use crate::tui::screens::{EvTab, Screen};
@@ -413,9 +413,9 @@ impl App {
         let sugg = std::mem::take(&mut self.params.learning_suggestions);
         self.params = Params {
             learning_suggestions: sugg,
-            ..Params::default()
+            ..self.start_params.0.clone()
         };
-        self.select = SelectParams::default();
+        self.select = self.start_params.1.clone();
         self.set_flash(FlashLevel::Info, "parameters reset");
         vec![self.requery(true)]
     }

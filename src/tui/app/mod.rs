@@ -407,6 +407,11 @@ pub enum PaletteItem {
 pub struct App {
     pub caps: Caps,
     pub theme: Theme,
+    /// The configuration file's key overrides over the registry.
+    pub keys: commands::keymap::Keymap,
+    /// The parameters a start and `:reset` use (the configuration file's `[params]` over
+    /// the built-in defaults).
+    pub start_params: (Params, SelectParams),
     pub source_label: String,
     pub engine: Option<Arc<Engine>>,
     pub load: Option<LoadProgress>,
@@ -465,6 +470,8 @@ impl App {
         App {
             caps,
             theme,
+            keys: commands::keymap::Keymap::default(),
+            start_params: (Params::default(), SelectParams::default()),
             source_label: source_label.to_string(),
             engine: None,
             load: Some(LoadProgress {

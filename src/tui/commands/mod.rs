@@ -7,6 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::{App, PaneId};
 use super::caps::Glyphs;
+use keymap::Keymap;
 
 /// Contexts a key binding is valid in (a bit set).
 pub type Ctx = u16;
@@ -235,7 +236,7 @@ const fn code(c: KeyCode) -> Key {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Binding {
     pub key: Key,
     pub when: Ctx,
@@ -272,6 +273,7 @@ pub struct Command {
 }
 
 pub mod edit;
+pub mod keymap;
 mod table;
 pub use table::REGISTRY;
 
@@ -380,11 +382,14 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 }
 
 /// The command a key runs in a context: the first enabled match in registry order, or the
-/// first match (disabled) so the caller can say why it did nothing.
+/// first match (disabled) so the caller can say why it did nothing. Bindings come from the
+/// app's [`keymap::Keymap`] (the configuration file's overrides over the registry).
 pub fn lookup(app: &App, key: Key, ctx: Ctx) -> Option<&'static Command> {
     let mut first: Option<&'static Command> = None;
     for c in REGISTRY {
-        if c.bindings
+        if app
+            .keys
+            .bindings(c)
             .iter()
             .any(|bd| bd.key == key && bd.when & ctx != 0)
         {
@@ -397,10 +402,10 @@ pub fn lookup(app: &App, key: Key, ctx: Ctx) -> Option<&'static Command> {
     first
 }
 
-/// Keys of a command in a context, as labels.
-pub fn keys_in(c: &Command, ctx: Ctx, g: &Glyphs) -> Vec<String> {
+/// Keys of a command in a context under a keymap, as labels.
+pub fn keys_in(km: &Keymap, c: &'static Command, ctx: Ctx, g: &Glyphs) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for bd in c.bindings {
+    for bd in km.bindings(c) {
         if bd.when & ctx != 0 {
             let l = bd.key.label(g);
             if !out.contains(&l) {
@@ -411,10 +416,10 @@ pub fn keys_in(c: &Command, ctx: Ctx, g: &Glyphs) -> Vec<String> {
     out
 }
 
-/// All keys of a command with where they apply, for the help overlay.
-pub fn keys_all(c: &Command, g: &Glyphs) -> String {
+/// All keys of a command under a keymap, for the help overlay and the palette.
+pub fn keys_all(km: &Keymap, c: &'static Command, g: &Glyphs) -> String {
     let mut parts: Vec<String> = Vec::new();
-    for bd in c.bindings {
+    for bd in km.bindings(c) {
         let l = bd.key.label(g);
         if !parts.contains(&l) {
             parts.push(l);
@@ -469,14 +474,26 @@ pub fn hints(app: &App, ctx: Ctx, g: &Glyphs) -> Vec<Hint> {
             (_, Some(h)) => h,
             (_, None) => continue,
         };
-        let keys = keys_in(c, ctx, g);
+        let keys = keys_in(&app.keys, c, ctx, g);
         if keys.is_empty() || (c.enabled)(app).is_some() {
             continue;
         }
-        let keys = match c.hint_keys {
+        let keys = match (c.hint_keys, hint_pair(c.id)) {
             _ if ctx == INPUT => keys.join("/"),
-            Some(k) => k.to_string(),
-            None => keys[0].clone(),
+            // rebound keys: the footer shows them, not the built-in key text
+            (Some(_), Some((other, self_first)))
+                if app.keys.is_overridden(c.id) || app.keys.is_overridden(other) =>
+            {
+                let o = keys_in(&app.keys, get(other), ctx, g);
+                match (o.first(), self_first) {
+                    (Some(o), true) => format!("{}/{o}", keys[0]),
+                    (Some(o), false) => format!("{o}/{}", keys[0]),
+                    (None, _) => keys[0].clone(),
+                }
+            }
+            (Some(_), None) if app.keys.is_overridden(c.id) => keys.join("/"),
+            (Some(k), _) => k.to_string(),
+            (None, _) => keys[0].clone(),
         };
         out.push(Hint {
             id: c.id,
@@ -485,6 +502,17 @@ pub fn hints(app: &App, ctx: Ctx, g: &Glyphs) -> Vec<Hint> {
         });
     }
     out
+}
+
+/// Footer hints whose key text names a pair of commands (`j/k` for down and up): the
+/// other command, and whether this one's key comes first.
+fn hint_pair(id: CmdId) -> Option<(CmdId, bool)> {
+    match id {
+        CmdId::Down => Some((CmdId::Up, true)),
+        CmdId::CfUp => Some((CmdId::CfDown, false)),
+        CmdId::RecordNext => Some((CmdId::RecordPrev, false)),
+        _ => None,
+    }
 }
 
 /// The hints a footer always keeps, at its right end: help and quit.

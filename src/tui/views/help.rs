@@ -142,14 +142,14 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
     for grp in Group::ORDER {
         let mut group_rows: Vec<Line<'static>> = Vec::new();
         for c in REGISTRY.iter().filter(|c| c.group == grp) {
-            let keys = commands::keys_all(c, g);
+            let keys = commands::keys_all(&app.keys, c, g);
             let wh = commands::where_label(c);
             let disabled = (c.enabled)(app);
             let hay = format!("{keys} {} :{} {} {wh}", c.label, c.name, grp.title());
             if !pass(&hay) {
                 continue;
             }
-            let active_here = c.bindings.iter().any(|bd| bd.when & ctx != 0);
+            let active_here = app.keys.bindings(c).iter().any(|bd| bd.when & ctx != 0);
             let kst = if disabled.is_some() {
                 st(app, Role::Disabled)
             } else {
@@ -177,7 +177,7 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
                     format!("  (disabled: {why})"),
                     st(app, Role::Warn),
                 ));
-            } else if !active_here && !c.bindings.is_empty() {
+            } else if !active_here && !app.keys.bindings(c).is_empty() {
                 sp.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
             }
             group_rows.push(Line::from(sp));

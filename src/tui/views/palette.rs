@@ -69,7 +69,7 @@ pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option
         let line = match it {
             PaletteItem::Command(id) => {
                 let c = commands::get(*id);
-                let keys = commands::keys_all(c, g);
+                let keys = commands::keys_all(&app.keys, c, g);
                 let name = match c.arg {
                     Arg::None => c.name.to_string(),
                     Arg::Optional(a) => format!("{} [{a}]", c.name),
