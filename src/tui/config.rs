@@ -177,6 +177,25 @@ pub struct Startup {
     pub color_reason: Option<String>,
     /// One line each: the invalid file's error, or key overrides that were ignored.
     pub warnings: Vec<String>,
+    /// The file as the warnings name it, and its bare name (for the narrow status line).
+    pub shown: String,
+    pub name: String,
+}
+
+impl Startup {
+    /// The warning the explorer shows at start: the first, naming the file by its bare
+    /// name (the full path is on stderr and in `doctor`), and how many more there are.
+    pub fn flash(&self) -> Option<String> {
+        let w = self.warnings.first()?;
+        let w = match w.strip_prefix(self.shown.as_str()) {
+            Some(rest) if !self.shown.is_empty() => format!("{}{rest}", self.name),
+            _ => w.clone(),
+        };
+        Some(match self.warnings.len() - 1 {
+            0 => w,
+            more => format!("{w} (+{more} more: toolscope doctor lists them)"),
+        })
+    }
 }
 
 /// The file looked for, what became of it and its contents (the defaults unless read).
@@ -269,6 +288,13 @@ impl Loaded {
                 custom_theme,
                 color_reason,
                 warnings,
+                shown: self.shown(),
+                name: self
+                    .located
+                    .as_ref()
+                    .and_then(|l| l.path.file_name())
+                    .map(|n| crate::sanitize::line(&n.to_string_lossy()))
+                    .unwrap_or_else(|| "config.toml".into()),
             },
         )
     }

@@ -87,16 +87,8 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
     app.start_params = st.params.clone();
     app.params = st.params.0.clone();
     app.select = st.params.1.clone();
-    if let Some(w) = st.warnings.first() {
-        let more = st.warnings.len() - 1;
-        app.set_flash(
-            FlashLevel::Warn,
-            if more > 0 {
-                format!("{w} (+{more} more: toolscope doctor lists them)")
-            } else {
-                w.clone()
-            },
-        );
+    if let Some(w) = st.flash() {
+        app.set_flash(FlashLevel::Warn, w);
     }
     match &opts.source {
         Source::Demo => app.demo.steps = demo::demo_steps(),
