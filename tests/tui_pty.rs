@@ -1,6 +1,7 @@
 //! End to end: the real binary in a pseudo-terminal (portable-pty + vt100). Types a demo
 //! query, reads the top candidate and its badges off the screen, opens help, quits and
-//! checks that the terminal was restored (alternate screen left, cursor shown).
+//! checks that the terminal was restored (alternate screen left, cursor shown); reads the
+//! raw bytes for the 16-colour SGR codes.
 
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
@@ -10,6 +11,8 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
 struct Pty {
     parser: Arc<Mutex<vt100::Parser>>,
+    /// Every byte the child wrote, as written.
+    raw: Arc<Mutex<Vec<u8>>>,
     writer: Box<dyn Write + Send>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
 }
@@ -70,7 +73,8 @@ impl Pty {
         let mut reader = pair.master.try_clone_reader().unwrap();
         let writer = pair.master.take_writer().unwrap();
         let parser = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 0)));
-        let p = parser.clone();
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let (p, r) = (parser.clone(), raw.clone());
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
@@ -78,15 +82,21 @@ impl Pty {
                     break;
                 }
                 p.lock().unwrap().process(&buf[..n]);
+                r.lock().unwrap().extend_from_slice(&buf[..n]);
             }
         });
         // keep the master alive for the child's lifetime
         std::mem::forget(pair.master);
         Pty {
             parser,
+            raw,
             writer,
             child,
         }
+    }
+
+    fn raw(&self) -> Vec<u8> {
+        self.raw.lock().unwrap().clone()
     }
 
     fn screen(&self) -> String {
@@ -414,4 +424,76 @@ fn build_on_a_terminal_shows_progress_then_clears_it_before_warnings_and_the_sum
     assert!(!text.contains('%'), "no progress left on screen:\n{text}");
     assert!(out.exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The SGR sequences' parameters in a byte stream.
+fn sgr_params(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
+            let start = i + 2;
+            let mut j = start;
+            while j < bytes.len() && (0x20..=0x3f).contains(&bytes[j]) {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j] == b'm' {
+                out.push(String::from_utf8_lossy(&bytes[start..j]).into_owned());
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `--color 16`, and a terminal that says it has 16 colours (TERM=xterm), get the classic
+/// codes only: 30–37/90–97 and 40–47/100–107, never `38;5;N` or `38;2;R;G;B`.
+#[test]
+fn sixteen_colours_write_only_the_classic_sgr_codes() {
+    type Run<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let runs: [Run; 3] = [
+        (&["--color", "16"], &[("COLORTERM", "")], "--color 16"),
+        (&[], &[("TERM", "xterm"), ("COLORTERM", "")], "TERM=xterm"),
+        (
+            &["--color", "16", "--theme", "high-contrast"],
+            &[("COLORTERM", "truecolor")],
+            "--color 16 over COLORTERM=truecolor",
+        ),
+    ];
+    for (args, envs, what) in runs {
+        let mut p = Pty::spawn_env(args, envs, 120, 40);
+        p.wait_for("the first demo step", |s| {
+            s.contains("Candidates (10)") && s.contains("deleteExpiredCoupons")
+        });
+        // move, open a pane and the help overlay: more styles on screen
+        p.send("j");
+        p.send("6");
+        p.send("?");
+        p.wait_for("help", |s| s.contains("Quit now"));
+        p.send("?");
+        p.wait_for("help closed", |s| !s.contains("Quit now"));
+        p.send("q");
+        let status = wait_exit(&mut p);
+        assert!(status.success(), "{what}: exit {status:?}");
+        let params = sgr_params(&p.raw());
+        let mut classic = 0;
+        for sgr in &params {
+            let v: Vec<u16> = sgr.split(';').filter_map(|x| x.parse().ok()).collect();
+            assert!(
+                !v.iter().any(|n| matches!(n, 38 | 48 | 58)),
+                "{what}: extended colour in SGR {sgr:?}"
+            );
+            classic += v
+                .iter()
+                .filter(|n| matches!(n, 30..=37 | 90..=97 | 40..=47 | 100..=107))
+                .count();
+        }
+        eprintln!(
+            "{what}: {} SGR sequences, {classic} classic colour codes, 0 extended",
+            params.len()
+        );
+        assert!(classic > 20, "{what}: colours are drawn ({classic})");
+    }
 }
