@@ -167,7 +167,9 @@ pub fn render(
         }
         let avail = (area.x + area.width).saturating_sub(x);
         if *is_cursor && focused {
-            let sel = theme.get(Role::Selection);
+            // the gutter carries the marker; no reverse video over bars where there is no
+            // background for the cursor row
+            let sel = theme.get(Role::CursorRow);
             buf.set_style(Rect::new(x, y, avail, 1), sel);
             let mut l = line.clone();
             for s in l.spans.iter_mut() {

@@ -333,19 +333,28 @@ pub fn list_box(
         );
         let mut line = text::truncate_line(row(i), rr.width as usize, g.ellipsis);
         if i == sel {
-            let sst = st(app, Role::Selection);
+            let sst = st(app, Role::CursorRow);
+            let marks = app.theme.marks_cursor();
             if focused {
                 buf.set_style(rr, sst);
                 for s in line.spans.iter_mut() {
                     s.style = s.style.patch(sst);
                 }
-            } else if let Some(first) = line.spans.first_mut() {
-                // an unfocused selection keeps a visible marker
-                let w = text::width(&first.content);
-                *first = Span::styled(
-                    text::fit(g.cursor, w.max(1), g.ellipsis),
-                    st(app, Role::Key),
-                );
+            }
+            if !focused || marks {
+                // an unfocused selection, and any without a background, shows a marker in
+                // the row's first cell; a flag after it (`•` failed, `?` unknown keys) stays
+                if let Some(first) = line.spans.first_mut() {
+                    let w = text::width(&first.content);
+                    let flag = first.content.trim();
+                    let mark = if w >= 2 && !flag.is_empty() && text::width(flag) == 1 {
+                        format!("{}{flag}", g.cursor)
+                    } else {
+                        g.cursor.to_string()
+                    };
+                    *first =
+                        Span::styled(text::fit(&mark, w.max(1), g.ellipsis), st(app, Role::Key));
+                }
             }
         }
         put_line(buf, rr, &line);
