@@ -591,3 +591,71 @@ fn learning_suggestions_show_as_chip_evidence_and_toggle() {
     assert!(r.rows.iter().all(|x| x.breakdown.learning == 0.0));
     assert!(h.screen(120, 40).contains("learn off"));
 }
+
+fn click_at(column: u16, row: u16) -> AppEvent {
+    AppEvent::Input(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }))
+}
+
+/// The text of row `y`, columns `x0..x1`, of a buffer.
+fn cells(buf: &ratatui::buffer::Buffer, y: u16, x0: u16, x1: u16) -> String {
+    (x0..x1).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+#[test]
+fn a_click_on_a_pane_tab_label_switches_to_that_pane() {
+    let mut caps = Caps::fixed(ColorLevel::Ansi16, false);
+    caps.mouse = true;
+    for (w, ht) in [(120u16, 40u16), (80, 24)] {
+        let mut h = Harness::demo(caps.clone());
+        for target in [
+            PaneId::Trace,
+            PaneId::Selector,
+            PaneId::Counterfactual,
+            PaneId::Graph,
+            PaneId::Detail,
+        ] {
+            h.render(w, ht);
+            let buf = h.render(w, ht);
+            let tabs = h.app.layout.tabs.clone();
+            assert_eq!(tabs.len(), PaneId::DRILL.len(), "{w}x{ht}: {tabs:?}");
+            let t = *tabs.iter().find(|t| t.pane == target).unwrap();
+            // the hit box is the label as drawn: it starts with the pane's number
+            let num = PaneId::ALL.iter().position(|p| *p == target).unwrap() + 1;
+            let drawn = cells(&buf, t.y, t.x0, t.x1);
+            assert!(
+                drawn.starts_with(&num.to_string()),
+                "{w}x{ht} {target:?}: {drawn:?}"
+            );
+            // its last cell, so a box one cell too far left or right fails
+            h.event(click_at(t.x1 - 1, t.y));
+            assert_eq!(h.app.focus, target, "{w}x{ht}: clicked {drawn:?}");
+            assert_eq!(h.app.drill, target, "{w}x{ht}");
+        }
+        // the separator between two labels and the cell after the last are not tabs
+        h.render(w, ht);
+        let buf = h.render(w, ht);
+        let tabs = h.app.layout.tabs.clone();
+        let sep = tabs[0].x1 + 1;
+        assert_eq!(cells(&buf, tabs[0].y, sep, sep + 1), "│");
+        h.event(click_at(sep, tabs[0].y));
+        assert_eq!(h.app.focus, PaneId::Detail, "{w}x{ht}: separator");
+        assert_eq!(h.app.drill, PaneId::Detail);
+    }
+    // without --mouse a click on a tab does nothing
+    let mut h = demo();
+    h.render(120, 40);
+    let t = *h
+        .app
+        .layout
+        .tabs
+        .iter()
+        .find(|t| t.pane == PaneId::Trace)
+        .unwrap();
+    h.event(click_at(t.x0, t.y));
+    assert_eq!(h.app.drill, PaneId::Detail);
+}

@@ -191,7 +191,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         info.table_offset = offset;
     }
     if let Some(r) = drill_rect {
-        let inner = pane_block(app, app.drill, r, buf, compact);
+        let (inner, tabs) = pane_block(app, app.drill, r, buf, compact);
+        info.tabs = tabs;
         let st = app.pane(app.drill);
         let focused = app.focus == app.drill && !app.input_active;
         let d = drill_doc(app, app.drill);
@@ -401,15 +402,24 @@ pub fn block(app: &App, focused: bool, compact: bool) -> Block<'static> {
         .border_style(app.theme.get(role))
 }
 
-/// The drill-down pane's frame: tabs for every drill pane in the title.
-fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: bool) -> Rect {
+/// The drill-down pane's frame: tabs for every drill pane in the title. Returns the
+/// content area and where each tab's label was drawn (for mouse clicks).
+fn pane_block(
+    app: &App,
+    active: PaneId,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+) -> (Rect, Vec<TabHit>) {
     let focused = app.focus == active && !app.input_active;
     let g = glyphs(app);
     // full titles when they fit, else short ones, else numbers (the active tab keeps its title)
     let avail = r.width.saturating_sub(2) as usize;
+    let mut labels: Vec<(usize, PaneId)> = Vec::new();
     let mut spans: Vec<Span<'static>> = Vec::new();
     for form in 0..3 {
         spans = vec![Span::raw(" ")];
+        labels.clear();
         for (i, p) in PaneId::DRILL.iter().enumerate() {
             if i > 0 {
                 spans.push(Span::styled(
@@ -430,6 +440,7 @@ fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: boo
                 1 => format!("{num} {}", p.short()),
                 _ => num.to_string(),
             };
+            labels.push((spans.len(), *p));
             spans.push(Span::styled(label, st));
             spans.push(Span::raw(" "));
         }
@@ -451,15 +462,50 @@ fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: boo
             app.theme.get(Role::Muted),
         ));
     }
-    let title = text::truncate_line(
-        Line::from(spans),
-        r.width.saturating_sub(2) as usize,
-        g.ellipsis,
-    );
-    let b = block(app, focused, compact).title(title);
+    let b = block(app, focused, compact);
     let inner = b.inner(r);
-    b.render(r, buf);
-    inner
+    let tabs = tab_hits(&spans, &labels, inner.x, r.y, avail);
+    let title = text::truncate_line(Line::from(spans), avail, g.ellipsis);
+    b.title(title).render(r, buf);
+    (inner, tabs)
+}
+
+/// Where a pane tab's label is on screen: row `y`, columns `x0..x1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TabHit {
+    pub pane: PaneId,
+    pub y: u16,
+    pub x0: u16,
+    pub x1: u16,
+}
+
+/// The cells of the labels (`labels`: span index and pane) in a title drawn from `x` on
+/// row `y` and cut at `room` cells; a label cut short keeps what is visible of it.
+fn tab_hits(
+    spans: &[Span<'static>],
+    labels: &[(usize, PaneId)],
+    x: u16,
+    y: u16,
+    room: usize,
+) -> Vec<TabHit> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    for (i, s) in spans.iter().enumerate() {
+        let w = text::width(&s.content);
+        if let Some((_, pane)) = labels.iter().find(|(j, _)| *j == i) {
+            let end = (at + w).min(room);
+            if end > at {
+                out.push(TabHit {
+                    pane: *pane,
+                    y,
+                    x0: x + at as u16,
+                    x1: x + end as u16,
+                });
+            }
+        }
+        at += w;
+    }
+    out
 }
 
 fn pane_subtitle(app: &App, p: PaneId) -> Option<String> {
