@@ -659,3 +659,65 @@ fn a_click_on_a_pane_tab_label_switches_to_that_pane() {
     h.event(click_at(t.x0, t.y));
     assert_eq!(h.app.drill, PaneId::Detail);
 }
+
+#[test]
+fn scroll_markers_sit_in_the_frame_never_over_content() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use toolscope::tui::views::{doc, drill_doc};
+    let mut marked = 0;
+    for (w, ht) in [(80u16, 24u16), (120, 40)] {
+        for pane in PaneId::DRILL {
+            let mut h = demo();
+            goto_demo(&mut h, 4);
+            h.app.focus_pane(pane);
+            h.render(w, ht);
+            let buf = h.render(w, ht);
+            let l = h.app.layout.clone();
+            let inner = l.drill_area.unwrap();
+            // every row of the document, drawn on a buffer tall enough for all of them
+            let d = drill_doc(&h.app, pane);
+            let tall_area = Rect::new(0, 0, inner.width, l.drill_rows.max(1) as u16);
+            let mut tall = Buffer::empty(tall_area);
+            let st = *h.app.pane(pane);
+            let focused = h.app.focus == pane && !h.app.input_active;
+            doc::render(
+                &d,
+                tall_area,
+                &mut tall,
+                &st,
+                focused,
+                &h.app.theme,
+                h.app.caps.glyphs(),
+            );
+            // each visible row is the document's row, cell for cell
+            for i in 0..inner.height {
+                let shown = cells(&buf, inner.y + i, inner.x, inner.x + inner.width);
+                let want = l.drill_scroll + i as usize;
+                let full = if want < l.drill_rows {
+                    cells(&tall, want as u16, 0, inner.width)
+                } else {
+                    " ".repeat(inner.width as usize)
+                };
+                assert_eq!(shown, full, "{w}x{ht} {pane:?} row {i}");
+            }
+            let top = cells(&buf, inner.y - 1, 0, w);
+            if l.drill_rows > inner.height as usize {
+                let m = format!(
+                    " {}/{} ",
+                    (l.drill_scroll + inner.height as usize).min(l.drill_rows),
+                    l.drill_rows
+                );
+                // at the right end of the frame's top line, one border cell before its end
+                let tail: String = top.chars().rev().take(m.chars().count() + 1).collect();
+                let tail: String = tail.chars().rev().collect();
+                assert!(tail.starts_with(&m), "{w}x{ht} {pane:?}: {m:?} in {top:?}");
+                // and clear of the tabs
+                let last_tab = l.tabs.iter().map(|t| t.x1).max().unwrap();
+                assert!(last_tab + (m.chars().count() as u16) < w, "{top:?}");
+                marked += 1;
+            }
+        }
+    }
+    assert!(marked >= 4, "only {marked} panes scrolled");
+}

@@ -191,12 +191,14 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         info.table_offset = offset;
     }
     if let Some(r) = drill_rect {
-        let (inner, tabs) = pane_block(app, app.drill, r, buf, compact);
-        info.tabs = tabs;
+        // the content first: its scroll marker goes in the frame's top line, beside the tabs
+        let inner = block(app, false, compact).inner(r);
         let st = app.pane(app.drill);
         let focused = app.focus == app.drill && !app.input_active;
         let d = drill_doc(app, app.drill);
         let (scroll, total) = doc::render(&d, inner, buf, st, focused, &app.theme, glyphs(app));
+        let marker = doc::scroll_marker(scroll, inner.height as usize, total);
+        info.tabs = pane_block(app, app.drill, r, buf, compact, marker.as_deref());
         info.drill_area = Some(inner);
         info.drill_scroll = scroll;
         info.drill_rows = total;
@@ -263,15 +265,17 @@ pub fn screen_pane(
     info: &mut LayoutInfo,
 ) {
     let g = glyphs(app);
+    let inner = block(app, focused, compact).inner(r);
+    let (scroll, total) = doc::render(d, inner, buf, state, focused, &app.theme, g);
+    let marker = doc::scroll_marker(scroll, inner.height as usize, total);
     let t = text::truncate_line(
         Line::from(title),
-        r.width.saturating_sub(2) as usize,
+        title_room(r, inner, marker.as_deref()),
         g.ellipsis,
     );
     let b = block(app, focused, compact).title(t);
-    let inner = b.inner(r);
     b.render(r, buf);
-    let (scroll, total) = doc::render(d, inner, buf, state, focused, &app.theme, g);
+    put_marker(app, r, marker.as_deref(), buf);
     info.drill_area = Some(inner);
     info.drill_scroll = scroll;
     info.drill_rows = total;
@@ -402,17 +406,41 @@ pub fn block(app: &App, focused: bool, compact: bool) -> Block<'static> {
         .border_style(app.theme.get(role))
 }
 
-/// The drill-down pane's frame: tabs for every drill pane in the title. Returns the
-/// content area and where each tab's label was drawn (for mouse clicks).
+/// Where a pane's title may go: the frame's top line inside the corners, less the room
+/// of the scroll marker (and one border cell before it).
+fn title_room(r: Rect, inner: Rect, marker: Option<&str>) -> usize {
+    match marker {
+        None => r.width.saturating_sub(2) as usize,
+        Some(m) => (r.x + r.width)
+            .saturating_sub(2 + text::width(m) as u16)
+            .saturating_sub(inner.x) as usize,
+    }
+}
+
+/// The scroll marker at the right end of a frame's top line, one border cell before the
+/// corner (it never covers content or the title: see [`title_room`]).
+fn put_marker(app: &App, r: Rect, marker: Option<&str>, buf: &mut Buffer) {
+    let Some(m) = marker else { return };
+    let w = text::width(m) as u16;
+    if r.height == 0 || w + 4 > r.width {
+        return;
+    }
+    buf.set_string(r.x + r.width - 1 - w, r.y, m, st(app, Role::Muted));
+}
+
+/// The drill-down pane's frame: tabs for every drill pane in the title and the scroll
+/// marker. Returns where each tab's label was drawn (for mouse clicks).
 fn pane_block(
     app: &App,
     active: PaneId,
     r: Rect,
     buf: &mut Buffer,
     compact: bool,
-) -> (Rect, Vec<TabHit>) {
+    marker: Option<&str>,
+) -> Vec<TabHit> {
     let focused = app.focus == active && !app.input_active;
     let g = glyphs(app);
+    let inner = block(app, focused, compact).inner(r);
     // full titles when they fit, else short ones, else numbers (the active tab keeps its title)
     let avail = r.width.saturating_sub(2) as usize;
     let mut labels: Vec<(usize, PaneId)> = Vec::new();
@@ -452,6 +480,11 @@ fn pane_block(
             break;
         }
     }
+    // the scroll marker takes room from the subtitle (cut first), never from the tabs: it is
+    // left out when the tabs alone do not leave room for it
+    let tabs_w: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+    let marker = marker.filter(|m| tabs_w <= title_room(r, inner, Some(m)));
+    let avail = title_room(r, inner, marker);
     if let Some(extra) = pane_subtitle(app, active) {
         spans.push(Span::styled(
             format!("{} ", g.sep.trim()),
@@ -462,12 +495,12 @@ fn pane_block(
             app.theme.get(Role::Muted),
         ));
     }
-    let b = block(app, focused, compact);
-    let inner = b.inner(r);
     let tabs = tab_hits(&spans, &labels, inner.x, r.y, avail);
     let title = text::truncate_line(Line::from(spans), avail, g.ellipsis);
-    b.title(title).render(r, buf);
-    (inner, tabs)
+    let b = block(app, focused, compact).title(title);
+    b.render(r, buf);
+    put_marker(app, r, marker, buf);
+    tabs
 }
 
 /// Where a pane tab's label is on screen: row `y`, columns `x0..x1`.
