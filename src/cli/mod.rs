@@ -98,7 +98,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Evidence(args)) => evidence::run_evidence(args),
         Some(Command::Mcp(args)) => evidence::run_mcp(args),
         Some(Command::Lab(args)) => lab::run(args),
-        Some(Command::Doctor(args)) => doctor::run(&args),
+        Some(Command::Doctor(args)) => doctor::run(&args, &cli.ui),
         Some(Command::Diff(args)) => tui::run_diff(&args),
         Some(Command::Completions(args)) => shell::completions(&args),
         Some(Command::Man) => shell::man(),

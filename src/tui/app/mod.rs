@@ -395,6 +395,8 @@ pub struct LayoutInfo {
     pub drill_rows: usize,
     pub help_rows: usize,
     pub help_height: usize,
+    /// Where the drill-down pane's tab labels are (a click on one switches to it).
+    pub tabs: Vec<crate::tui::views::TabHit>,
 }
 
 /// A palette entry: a command, or a value for a command's argument.

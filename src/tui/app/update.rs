@@ -346,7 +346,16 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 self.input_active = false;
-                if let Some(r) = self.layout.table_rows.filter(|_| in_table) {
+                let tab = self
+                    .layout
+                    .tabs
+                    .iter()
+                    .find(|t| m.row == t.y && m.column >= t.x0 && m.column < t.x1)
+                    .map(|t| t.pane);
+                if let Some(p) = tab {
+                    // a click on a pane tab's label: that pane, as its number key
+                    self.focus_pane(p);
+                } else if let Some(r) = self.layout.table_rows.filter(|_| in_table) {
                     self.focus = PaneId::Candidates;
                     let idx = self.layout.table_offset + (m.row - r.y) as usize;
                     if idx < self.rows_len() && idx != self.row {

@@ -84,7 +84,8 @@ pub fn spans(parts: Vec<(String, Style)>) -> Line<'static> {
     )
 }
 
-/// Draws `doc` into `area`. Returns (scroll offset used, total rows).
+/// Draws `doc` into `area`. Returns (scroll offset used, total rows); the caller shows
+/// [`scroll_marker`] in the pane's border, never over the content.
 pub fn render(
     doc: &Doc,
     area: Rect,
@@ -167,7 +168,9 @@ pub fn render(
         }
         let avail = (area.x + area.width).saturating_sub(x);
         if *is_cursor && focused {
-            let sel = theme.get(Role::Selection);
+            // the gutter carries the marker; no reverse video over bars where there is no
+            // background for the cursor row
+            let sel = theme.get(Role::CursorRow);
             buf.set_style(Rect::new(x, y, avail, 1), sel);
             let mut l = line.clone();
             for s in l.spans.iter_mut() {
@@ -178,15 +181,11 @@ pub fn render(
             buf.set_line(x, y, line, avail);
         }
     }
-    // a scroll position marker on the right edge when there is more than one screen
-    if total > h && w > 1 {
-        let pos = format!(" {}/{} ", (scroll + h).min(total), total);
-        let pw = text::width(&pos) as u16;
-        if pw < area.width {
-            let x = area.x + area.width - pw;
-            let y = area.y + area.height - 1;
-            buf.set_string(x, y, pos, theme.get(Role::Muted));
-        }
-    }
     (scroll, total)
+}
+
+/// The scroll position (` 22/73 `: the last row shown of all rows) when the content is
+/// longer than the `height` rows shown.
+pub fn scroll_marker(scroll: usize, height: usize, total: usize) -> Option<String> {
+    (height > 0 && total > height).then(|| format!(" {}/{} ", (scroll + height).min(total), total))
 }
