@@ -799,6 +799,8 @@ fn narration_opens_in_full_and_goes_stale_honestly() {
         !h.app.demo_on_screen().unwrap().1,
         "unsetting the LLM target is a change"
     );
+}
+
 fn click_at(column: u16, row: u16) -> AppEvent {
     AppEvent::Input(Event::Mouse(MouseEvent {
         kind: MouseEventKind::Down(MouseButton::Left),

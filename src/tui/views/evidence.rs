@@ -100,16 +100,7 @@ fn why_text(app: &App, w: &Why) -> (String, Role) {
             relation,
             confidence,
         } => (
-            format!(
-                "{} {}{} from {}",
-                g.arrow_in,
-                clean(relation),
-                confidence
-                    .as_ref()
-                    .map(|c| format!(" [{}]", clean(c)))
-                    .unwrap_or_default(),
-                clean(from)
-            ),
+            super::explore::expanded_text(g.arrow_in, from, relation, confidence.as_deref()),
             Role::WhyGraph,
         ),
         Why::Graph => (format!("{} graph expansion", g.arrow_in), Role::WhyGraph),

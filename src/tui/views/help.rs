@@ -47,7 +47,7 @@ const LEGEND: &[(&str, &str)] = &[
     ),
     ("seed #k", "why: k-th BM25 seed"),
     (
-        "<- rel [C] from X",
+        "<- X rel [C]",
         "why: pulled in from X over a rel edge with confidence C",
     ),
     ("learning", "why: only a learning signal put it here"),
@@ -62,6 +62,10 @@ const LEGEND: &[(&str, &str)] = &[
     (
         "?key",
         "evidence: a key this reader does not know, shown as given (never dropped)",
+    ),
+    (
+        "history: x0.6",
+        "why: demoted by the history (x0.6 per entry naming the tool; ^n for n entries)",
     ),
     (
         "r w d",
