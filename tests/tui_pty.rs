@@ -198,7 +198,10 @@ fn type_a_query_read_the_screen_open_help_and_quit() {
         .lines()
         .find(|l| l.contains("   2 requestRefund"))
         .unwrap();
-    assert!(second.contains("← requires [EXTRACTED] from"), "{second}");
+    assert!(
+        second.contains("← approveRefund requires [EX"),
+        "{second}"
+    );
     // leave the query line, open help, close it
     p.send("\u{1b}");
     std::thread::sleep(Duration::from_millis(150));
@@ -685,4 +688,80 @@ fn under_tmux_growing_then_quitting_leaves_no_frame_lines() {
             "{frame_text:?} is left on the shell screen:\n{s}"
         );
     }
+}
+
+/// Issue 17 item 6: find inside a pane. Ctrl-F in the Detail pane's tool JSON, type, Enter
+/// keeps it; n/N step through the matches, which are highlighted; Esc clears the find.
+#[test]
+fn find_in_a_pane_highlights_and_steps_through_matches() {
+    let mut p = Pty::spawn_env(&[], &[("NO_COLOR", "1")], 80, 24);
+    p.wait_for("the first demo step", |s| {
+        s.contains("deleteExpiredCoupons")
+    });
+    p.send("2");
+    p.send("o");
+    // the tool JSON unfolds below the fold: the pane's row count grows past 100
+    p.wait_for("the tool JSON", |s| {
+        s.lines()
+            .find(|l| l.contains("2 Detail"))
+            .and_then(|l| l.rsplit('/').next())
+            .and_then(|t| {
+                t.trim_matches(|c: char| !c.is_ascii_digit())
+                    .parse::<usize>()
+                    .ok()
+            })
+            .is_some_and(|n| n > 100)
+    });
+    p.send("\u{6}"); // Ctrl-F
+    p.send("coupon");
+    let s = p.wait_for("the find line", |s| {
+        s.contains("find: coupon_") && s.contains("1/")
+    });
+    let total: usize = s
+        .lines()
+        .find(|l| l.contains("find: coupon_"))
+        .and_then(|l| l.split("1/").nth(1))
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no match count: {s}"));
+    assert!(total > 2, "{s}");
+    p.send("\r");
+    p.wait_for("the find kept", |s| {
+        s.contains("find: coupon ") && s.contains("n/N")
+    });
+    p.send("n");
+    p.wait_for("the second match", |s| s.contains(&format!("2/{total}")));
+    p.send("N");
+    p.send("N");
+    p.wait_for("wrapping back to the last", |s| {
+        s.contains(&format!("{total}/{total}"))
+    });
+    {
+        // the matches are drawn differently from the text around them (bold/underline or
+        // reverse in NO_COLOR)
+        let parser = p.parser.lock().unwrap();
+        let scr = parser.screen();
+        let (rows, cols) = scr.size();
+        let mut marked = 0;
+        for r in 3..rows.saturating_sub(3) {
+            for c in 0..cols {
+                if let Some(cell) = scr.cell(r, c)
+                    && cell.contents().eq_ignore_ascii_case("c")
+                    && (cell.underline() || cell.inverse())
+                {
+                    marked += 1;
+                }
+            }
+        }
+        assert!(
+            marked >= 1,
+            "no highlighted match on screen:\n{}",
+            scr.contents()
+        );
+    }
+    p.send("\u{1b}");
+    p.wait_for("the find closed", |s| !s.contains("find: coupon"));
+    p.send("q");
+    let status = wait_exit(&mut p);
+    assert!(status.success(), "exit status {status:?}");
 }

@@ -930,3 +930,44 @@ fn scroll_markers_sit_in_the_frame_never_over_content() {
     }
     assert!(marked >= 4, "only {marked} panes scrolled");
 }
+
+/// Issue 17 item 6: find inside a pane, as state.
+#[test]
+fn find_in_a_pane_counts_steps_and_closes() {
+    let mut h = demo();
+    h.keys("2o");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    assert!(h.app.find.as_ref().is_some_and(|f| f.typing));
+    h.keys("coupon");
+    h.render(120, 40);
+    let n = h.app.find.as_ref().unwrap().matches;
+    assert!(n > 2, "{n} matches");
+    // while typing, n is text; after Enter it steps
+    h.key(KeyCode::Enter);
+    h.keys("n");
+    assert_eq!(h.app.find.as_ref().unwrap().current, 1);
+    assert_eq!(h.app.demo.pos, Some(0), "n stepped the find, not the demo");
+    h.render(120, 40);
+    h.keys("NN");
+    assert_eq!(h.app.find.as_ref().unwrap().current, n - 1, "wraps");
+    let s = h.screen(120, 40);
+    assert!(s.contains(&format!("find: coupon  {n}/{n}")), "{s}");
+    // Esc clears the find first, then goes back as before
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none());
+    assert_eq!(h.app.focus, PaneId::Detail);
+    h.keys("n");
+    assert_eq!(
+        h.app.demo.pos,
+        Some(1),
+        "without a find, n is the next demo step"
+    );
+    // no match says so
+    h.keys("3");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("zzqx");
+    h.render(120, 40);
+    h.key(KeyCode::Enter);
+    h.keys("n");
+    assert!(flash(&h).contains("no match"), "{}", flash(&h));
+}

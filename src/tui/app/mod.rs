@@ -285,6 +285,19 @@ impl LineInput {
     }
 }
 
+/// Find inside the drill-down pane (`Ctrl-F`): the pattern, whether it is being typed, the
+/// match that is current, and whether the next render should scroll to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Find {
+    pub pane: PaneId,
+    pub input: LineInput,
+    pub typing: bool,
+    pub current: usize,
+    /// Matches counted by the last render.
+    pub matches: usize,
+    pub jump: bool,
+}
+
 /// Loading progress of the graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadProgress {
@@ -397,6 +410,8 @@ pub struct LayoutInfo {
     pub help_height: usize,
     /// Where the drill-down pane's tab labels are (a click on one switches to it).
     pub tabs: Vec<crate::tui::views::TabHit>,
+    /// Matches of the find pattern in the drill-down pane.
+    pub find_matches: usize,
 }
 
 /// A palette entry: a command, or a value for a command's argument.
@@ -408,6 +423,8 @@ pub enum PaletteItem {
 
 pub struct App {
     pub caps: Caps,
+    /// Find inside the drill-down pane, while one is open.
+    pub find: Option<Find>,
     pub theme: Theme,
     pub source_label: String,
     pub engine: Option<Arc<Engine>>,
@@ -477,6 +494,7 @@ impl App {
             load_error: None,
             query: LineInput::default(),
             input_active: false,
+            find: None,
             overlay: Overlay::None,
             focus: PaneId::Candidates,
             drill: PaneId::Detail,
@@ -566,7 +584,7 @@ impl App {
     }
 
     pub fn ctx(&self) -> Ctx {
-        if self.input_active {
+        if self.input_active || self.find.as_ref().is_some_and(|f| f.typing) {
             return commands::INPUT;
         }
         match self.screen {

@@ -204,7 +204,11 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
         ("Help overlay (?)", rows_of(edit::HELP_KEYS, g)),
     ];
     let note = ("Narration overlay (i)", rows_of(edit::NOTE_KEYS, g));
-    for (title, entries) in tables.into_iter().chain([note]) {
+    let find = (
+        "Find line (Ctrl-F in a drill-down pane)",
+        rows_of(edit::FIND_KEYS, g),
+    );
+    for (title, entries) in tables.into_iter().chain([find, note]) {
         let lines: Vec<Line<'static>> = entries
             .into_iter()
             .filter(|(k, l)| pass(&format!("{k} {l} {title}")))

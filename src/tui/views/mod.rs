@@ -130,8 +130,9 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
             None
         }
     };
-    if let Some(r) = info_area {
-        status::draw_info(app, r, buf);
+    // the info line is drawn last: a find's match count comes from this frame's pane
+    if let Some(r) = info_area.filter(|_| app.screen != Screen::Explore) {
+        status::draw_info(app, r, buf, None);
     }
     if let Some(r) = status_area {
         if !show_info && app.flash.is_some() && !show_footer {
@@ -197,12 +198,34 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         let st = app.pane(app.drill);
         let focused = app.focus == app.drill && !app.input_active;
         let d = drill_doc(app, app.drill);
-        let (scroll, total) = doc::render(&d, inner, buf, st, focused, &app.theme, glyphs(app));
+        let hi = app
+            .find
+            .as_ref()
+            .filter(|f| f.pane == app.drill && !f.input.is_empty())
+            .map(|f| doc::FindHi {
+                pattern: f.input.text.to_lowercase().chars().collect(),
+                current: f.current,
+                jump: f.jump,
+            });
+        let (scroll, total, found) = doc::render_find(
+            &d,
+            inner,
+            buf,
+            st,
+            focused,
+            &app.theme,
+            glyphs(app),
+            hi.as_ref(),
+        );
+        info.find_matches = found;
         let marker = doc::scroll_marker(scroll, inner.height as usize, total);
         info.tabs = pane_block(app, app.drill, r, buf, compact, marker.as_deref());
         info.drill_area = Some(inner);
         info.drill_scroll = scroll;
         info.drill_rows = total;
+    }
+    if let Some(r) = info_area {
+        status::draw_info(app, r, buf, Some(info.find_matches));
     }
 
     overlays(app, area, buf, info, cursor)
