@@ -198,10 +198,7 @@ fn type_a_query_read_the_screen_open_help_and_quit() {
         .lines()
         .find(|l| l.contains("   2 requestRefund"))
         .unwrap();
-    assert!(
-        second.contains("← approveRefund requires [EX"),
-        "{second}"
-    );
+    assert!(second.contains("← approveRefund requires [EX"), "{second}");
     // leave the query line, open help, close it
     p.send("\u{1b}");
     std::thread::sleep(Duration::from_millis(150));

@@ -621,7 +621,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::NextPane,
         name: "next-pane",
-        label: "Next pane (Candidates, Detail, Selector, Graph, Subgraph)",
+        label: "Next pane (all eight, in order: Candidates, Detail, Selector, Graph, Subgraph, Explain, Trace, Counterfactual)",
         group: Group::Panes,
         hint: Some("panes"),
         hint_keys: None,

@@ -696,10 +696,14 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
                 Span::raw(" "),
                 Span::raw(text::fit(&clean(&name), 26, g.ellipsis)),
                 Span::styled(
-                    format!(
-                        " {}",
-                        r.get("selector_score").map(value_text).unwrap_or_default()
-                    ),
+                    // six decimals in a fixed column, as Explore prints them
+                    match r.get("selector_score") {
+                        Some(Value::Number(n)) => {
+                            format!(" {:>9.6}", n.as_f64().unwrap_or(0.0))
+                        }
+                        Some(v) => format!(" {:>9}", value_text(v)),
+                        None => format!(" {:>9}", ""),
+                    },
                     st(app, Role::Score),
                 ),
             ];
