@@ -728,3 +728,56 @@ fn duplicate_tool_names_in_a_list_are_warned() {
         "{err}"
     );
 }
+
+/// `doctor` reports the colour mode in force, whether the explorer's flags come before the
+/// subcommand (`toolscope --color 16 doctor`) or after it, and what auto-detection picks.
+#[test]
+fn doctor_reports_the_colour_mode_in_force() {
+    let doctor = |args: &[&str], term: &str| {
+        let out = bin()
+            .args(args)
+            .env("TERM", term)
+            .env("COLORTERM", "truecolor")
+            .env_remove("NO_COLOR")
+            .env_remove("TMUX")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.trim_start().starts_with("colour") || l.trim_start().starts_with("theme"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let c16 = "colour 16 colours (SGR 30-37/90-97 and 40-47/100-107 only) (--color 16)";
+    for args in [
+        &["--color", "16", "doctor"][..],
+        &["doctor", "--color", "16"][..],
+    ] {
+        let got = doctor(args, "xterm-256color");
+        assert!(got.contains(c16), "{args:?}: {got}");
+    }
+    // after the subcommand wins; a flag only before it still counts
+    let got = doctor(
+        &[
+            "--color", "16", "--theme", "light", "doctor", "--color", "256",
+        ],
+        "xterm-256color",
+    );
+    assert!(got.contains("colour 256 colours (--color 256)"), "{got}");
+    assert!(got.contains("theme light"), "{got}");
+    let out = bin()
+        .args(["doctor"])
+        .env("TERM", "xterm")
+        .env_remove("COLORTERM")
+        .env_remove("NO_COLOR")
+        .env_remove("TMUX")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("16 colours (SGR 30-37/90-97 and 40-47/100-107 only) (TERM=xterm"),
+        "{text}"
+    );
+}

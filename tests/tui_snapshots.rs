@@ -581,3 +581,120 @@ fn escape_sequences_in_evidence_render_harmlessly() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The SGR sequences (their parameters) in a terminal byte stream.
+fn sgr_params(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
+            let start = i + 2;
+            let mut j = start;
+            while j < bytes.len() && (0x20..=0x3f).contains(&bytes[j]) {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j] == b'm' {
+                out.push(String::from_utf8_lossy(&bytes[start..j]).into_owned());
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// SGR parameters that name a colour in the extended syntax (`38;5;N`, `48;2;R;G;B`, …).
+fn extended_colours(params: &[String]) -> usize {
+    params
+        .iter()
+        .map(|p| {
+            let v: Vec<&str> = p.split(';').collect();
+            v.windows(2)
+                .filter(|w| matches!(w[0], "38" | "48" | "58") && matches!(w[1], "5" | "2"))
+                .count()
+        })
+        .sum()
+}
+
+/// A byte sink the test keeps a handle on while the terminal owns the writer.
+#[derive(Clone, Default)]
+struct Sink(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Sink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The bytes one frame of `h` writes through the explorer's backend at `level`.
+fn frame_bytes(h: &mut Harness, w: u16, ht: u16, level: ColorLevel) -> Vec<u8> {
+    use ratatui::layout::Rect;
+    use ratatui::{Terminal, TerminalOptions, Viewport};
+    h.render(w, ht);
+    let sink = Sink::default();
+    let backend = toolscope::tui::sgr::backend(sink.clone(), level);
+    let mut t = Terminal::with_options(
+        backend,
+        TerminalOptions {
+            viewport: Viewport::Fixed(Rect::new(0, 0, w, ht)),
+        },
+    )
+    .unwrap();
+    t.draw(|f| {
+        toolscope::tui::views::render(&h.app, f);
+    })
+    .unwrap();
+    drop(t);
+    sink.0.lock().unwrap().clone()
+}
+
+#[test]
+fn sixteen_colours_write_only_the_classic_sgr() {
+    let (mut frames, mut before, mut classic) = (0usize, 0usize, 0usize);
+    for (screen, setup) in SCREENS {
+        for kind in ThemeKind::ALL {
+            for (w, ht) in [(80u16, 24u16), (120, 40)] {
+                let mut caps = Caps::fixed(ColorLevel::Ansi16, false);
+                caps.theme = kind;
+                let mut h = setup(caps);
+                let out = sgr_params(&frame_bytes(&mut h, w, ht, ColorLevel::Ansi16));
+                assert_eq!(
+                    extended_colours(&out),
+                    0,
+                    "{screen} {kind:?} {w}x{ht}: {:?}",
+                    out.iter()
+                        .filter(|p| extended_colours(std::slice::from_ref(p)) > 0)
+                        .take(5)
+                        .collect::<Vec<_>>()
+                );
+                for p in &out {
+                    for n in p.split(';').filter_map(|x| x.parse::<u16>().ok()) {
+                        // no extended-colour introducer at all, whatever follows it
+                        assert!(
+                            !matches!(n, 38 | 48 | 58),
+                            "{screen} {kind:?} {w}x{ht}: SGR {p}"
+                        );
+                        if matches!(n, 30..=37 | 90..=97 | 40..=47 | 100..=107) {
+                            classic += 1;
+                        }
+                    }
+                }
+                // the same frame without the filter: what crossterm writes by itself
+                let raw = sgr_params(&frame_bytes(&mut h, w, ht, ColorLevel::Ansi256));
+                before += extended_colours(&raw);
+                frames += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{frames} frames at 16 colours: 0 extended-colour SGR ({before} without the filter), \
+         {classic} classic colour codes"
+    );
+    assert!(before > 0 && classic > 0, "{before} {classic}");
+}

@@ -800,3 +800,174 @@ fn narration_opens_in_full_and_goes_stale_honestly() {
         "unsetting the LLM target is a change"
     );
 }
+
+fn click_at(column: u16, row: u16) -> AppEvent {
+    AppEvent::Input(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }))
+}
+
+/// The text of row `y`, columns `x0..x1`, of a buffer.
+fn cells(buf: &ratatui::buffer::Buffer, y: u16, x0: u16, x1: u16) -> String {
+    (x0..x1).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+#[test]
+fn a_click_on_a_pane_tab_label_switches_to_that_pane() {
+    let mut caps = Caps::fixed(ColorLevel::Ansi16, false);
+    caps.mouse = true;
+    for (w, ht) in [(120u16, 40u16), (80, 24)] {
+        let mut h = Harness::demo(caps.clone());
+        for target in [
+            PaneId::Trace,
+            PaneId::Selector,
+            PaneId::Counterfactual,
+            PaneId::Graph,
+            PaneId::Detail,
+        ] {
+            h.render(w, ht);
+            let buf = h.render(w, ht);
+            let tabs = h.app.layout.tabs.clone();
+            assert_eq!(tabs.len(), PaneId::DRILL.len(), "{w}x{ht}: {tabs:?}");
+            let t = *tabs.iter().find(|t| t.pane == target).unwrap();
+            // the hit box is the label as drawn: it starts with the pane's number
+            let num = PaneId::ALL.iter().position(|p| *p == target).unwrap() + 1;
+            let drawn = cells(&buf, t.y, t.x0, t.x1);
+            assert!(
+                drawn.starts_with(&num.to_string()),
+                "{w}x{ht} {target:?}: {drawn:?}"
+            );
+            // its last cell, so a box one cell too far left or right fails
+            h.event(click_at(t.x1 - 1, t.y));
+            assert_eq!(h.app.focus, target, "{w}x{ht}: clicked {drawn:?}");
+            assert_eq!(h.app.drill, target, "{w}x{ht}");
+        }
+        // the separator between two labels and the cell after the last are not tabs
+        h.render(w, ht);
+        let buf = h.render(w, ht);
+        let tabs = h.app.layout.tabs.clone();
+        let sep = tabs[0].x1 + 1;
+        assert_eq!(cells(&buf, tabs[0].y, sep, sep + 1), "│");
+        h.event(click_at(sep, tabs[0].y));
+        assert_eq!(h.app.focus, PaneId::Detail, "{w}x{ht}: separator");
+        assert_eq!(h.app.drill, PaneId::Detail);
+    }
+    // without --mouse a click on a tab does nothing
+    let mut h = demo();
+    h.render(120, 40);
+    let t = *h
+        .app
+        .layout
+        .tabs
+        .iter()
+        .find(|t| t.pane == PaneId::Trace)
+        .unwrap();
+    h.event(click_at(t.x0, t.y));
+    assert_eq!(h.app.drill, PaneId::Detail);
+}
+
+#[test]
+fn scroll_markers_sit_in_the_frame_never_over_content() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use toolscope::tui::views::{doc, drill_doc};
+    let mut marked = 0;
+    for (w, ht) in [(80u16, 24u16), (120, 40)] {
+        for pane in PaneId::DRILL {
+            let mut h = demo();
+            goto_demo(&mut h, 4);
+            h.app.focus_pane(pane);
+            h.render(w, ht);
+            let buf = h.render(w, ht);
+            let l = h.app.layout.clone();
+            let inner = l.drill_area.unwrap();
+            // every row of the document, drawn on a buffer tall enough for all of them
+            let d = drill_doc(&h.app, pane);
+            let tall_area = Rect::new(0, 0, inner.width, l.drill_rows.max(1) as u16);
+            let mut tall = Buffer::empty(tall_area);
+            let st = *h.app.pane(pane);
+            let focused = h.app.focus == pane && !h.app.input_active;
+            doc::render(
+                &d,
+                tall_area,
+                &mut tall,
+                &st,
+                focused,
+                &h.app.theme,
+                h.app.caps.glyphs(),
+            );
+            // each visible row is the document's row, cell for cell
+            for i in 0..inner.height {
+                let shown = cells(&buf, inner.y + i, inner.x, inner.x + inner.width);
+                let want = l.drill_scroll + i as usize;
+                let full = if want < l.drill_rows {
+                    cells(&tall, want as u16, 0, inner.width)
+                } else {
+                    " ".repeat(inner.width as usize)
+                };
+                assert_eq!(shown, full, "{w}x{ht} {pane:?} row {i}");
+            }
+            let top = cells(&buf, inner.y - 1, 0, w);
+            if l.drill_rows > inner.height as usize {
+                let m = format!(
+                    " {}/{} ",
+                    (l.drill_scroll + inner.height as usize).min(l.drill_rows),
+                    l.drill_rows
+                );
+                // at the right end of the frame's top line, one border cell before its end
+                let tail: String = top.chars().rev().take(m.chars().count() + 1).collect();
+                let tail: String = tail.chars().rev().collect();
+                assert!(tail.starts_with(&m), "{w}x{ht} {pane:?}: {m:?} in {top:?}");
+                // and clear of the tabs
+                let last_tab = l.tabs.iter().map(|t| t.x1).max().unwrap();
+                assert!(last_tab + (m.chars().count() as u16) < w, "{top:?}");
+                marked += 1;
+            }
+        }
+    }
+    assert!(marked >= 4, "only {marked} panes scrolled");
+}
+
+/// Issue 17 item 6: find inside a pane, as state.
+#[test]
+fn find_in_a_pane_counts_steps_and_closes() {
+    let mut h = demo();
+    h.keys("2o");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    assert!(h.app.find.as_ref().is_some_and(|f| f.typing));
+    h.keys("coupon");
+    h.render(120, 40);
+    let n = h.app.find.as_ref().unwrap().matches;
+    assert!(n > 2, "{n} matches");
+    // while typing, n is text; after Enter it steps
+    h.key(KeyCode::Enter);
+    h.keys("n");
+    assert_eq!(h.app.find.as_ref().unwrap().current, 1);
+    assert_eq!(h.app.demo.pos, Some(0), "n stepped the find, not the demo");
+    h.render(120, 40);
+    h.keys("NN");
+    assert_eq!(h.app.find.as_ref().unwrap().current, n - 1, "wraps");
+    let s = h.screen(120, 40);
+    assert!(s.contains(&format!("find: coupon  {n}/{n}")), "{s}");
+    // Esc clears the find first, then goes back as before
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none());
+    assert_eq!(h.app.focus, PaneId::Detail);
+    h.keys("n");
+    assert_eq!(
+        h.app.demo.pos,
+        Some(1),
+        "without a find, n is the next demo step"
+    );
+    // no match says so
+    h.keys("3");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("zzqx");
+    h.render(120, 40);
+    h.key(KeyCode::Enter);
+    h.keys("n");
+    assert!(flash(&h).contains("no match"), "{}", flash(&h));
+}

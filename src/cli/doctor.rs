@@ -15,10 +15,18 @@ pub struct DoctorArgs {
     pub ui: UiArgs,
 }
 
-pub fn run(args: &DoctorArgs) -> u8 {
+/// `top` holds the explorer flags given before the subcommand (`toolscope --color 16
+/// doctor`); a flag given after it wins; flags win over the configuration file.
+pub fn run(args: &DoctorArgs, top: &UiArgs) -> u8 {
+    let (own, top) = (args.ui.flags(), top.flags());
+    let mut flags = own.clone();
+    flags.color = own.color.or(top.color);
+    flags.theme = own.theme.or(top.theme);
+    flags.ascii = own.ascii || top.ascii;
+    flags.mouse = own.mouse || top.mouse;
     let env = EnvProbe::from_process();
     let loaded = Loaded::from_process();
-    let (opts, startup) = loaded.resolve(&args.ui.flags());
+    let (opts, startup) = loaded.resolve(&flags);
     for w in &startup.warnings {
         crate::sanitize::eprint_line(format!("toolscope: {w}"));
     }

@@ -98,7 +98,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Evidence(args)) => evidence::run_evidence(args),
         Some(Command::Mcp(args)) => evidence::run_mcp(args),
         Some(Command::Lab(args)) => lab::run(args),
-        Some(Command::Doctor(args)) => doctor::run(&args),
+        Some(Command::Doctor(args)) => doctor::run(&args, &cli.ui),
         Some(Command::Diff(args)) => tui::run_diff(&args),
         Some(Command::Completions(args)) => shell::completions(&args),
         Some(Command::Man) => shell::man(),
@@ -218,13 +218,11 @@ pub fn top_k_arg(s: &str) -> Result<usize, String> {
     }
 }
 
-/// The selector policies the engine knows ([`crate::engine::triage::probes::POLICIES`]):
+/// The selector policies the engine knows ([`crate::engine::params::POLICIES`]):
 /// `strong_evidence` and `risk_limited` let strong evidence override the model's pick,
 /// `manual_review` never overrides. clap refuses any other name and lists these.
 pub fn policy_arg() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(
-        crate::engine::triage::probes::POLICIES.iter().copied(),
-    )
+    clap::builder::PossibleValuesParser::new(crate::engine::params::POLICIES.iter().copied())
 }
 
 /// Prints an input error as one line and returns the input-error exit code.

@@ -112,9 +112,13 @@ impl Knobs {
                 "depth" => k.params.depth = int_in(key, v, DEPTH_MAX)?,
                 "token_budget" => k.params.token_budget = int_in(key, v, TOKEN_BUDGET_MAX)?,
                 "history" => {
-                    let list = v
-                        .as_array()
-                        .ok_or_else(|| bad(key, "expected a list of tool names"))?;
+                    let list = v.as_array().ok_or_else(|| {
+                        bad(
+                            key,
+                            "expected a list of tool names, e.g. [\"getRefund\"] \
+                             (on a command line: history=getRefund,listOrders)",
+                        )
+                    })?;
                     crate::limits::check_list("knob history", list.len())?;
                     k.params.history = list
                         .iter()
@@ -181,8 +185,13 @@ impl Knobs {
                     }
                 }
                 "policy" => {
-                    let s = v.as_str().ok_or_else(|| bad(key, "expected a string"))?;
-                    crate::limits::check_arg("knob policy", s)?;
+                    let allowed = crate::engine::params::POLICIES;
+                    let s = v.as_str().filter(|s| allowed.contains(s)).ok_or_else(|| {
+                        bad(
+                            key,
+                            &format!("expected one of {}, got {}", allowed.join(", "), shown(v)),
+                        )
+                    })?;
                     k.select.policy = s.to_string()
                 }
                 other => {
@@ -203,6 +212,18 @@ impl Knobs {
             .split_once('=')
             .ok_or_else(|| format!("expected knob=value, got {s:?}"))?;
         let value: Value = serde_json::from_str(v).unwrap_or_else(|_| {
+            if k == "history" {
+                // history=a,b and history=[a,b] shorthand: bare tool names
+                let inner = v.trim().trim_start_matches('[').trim_end_matches(']');
+                return Value::Array(
+                    inner
+                        .split(',')
+                        .map(|n| n.trim().trim_matches('"'))
+                        .filter(|n| !n.is_empty())
+                        .map(|n| Value::String(n.to_string()))
+                        .collect(),
+                );
+            }
             if k == "relation_weight" || k == "confidence_factor" {
                 // relation:weight / label:factor shorthand
                 if let Some((a, b)) = v.split_once(':')
@@ -343,5 +364,41 @@ mod tests {
         let e = with(json!({"g".repeat(100): 1})).unwrap_err();
         assert!(e.contains("gggg...\" is not an authorised knob"), "{e}");
         assert!(e.len() < 300, "{e}");
+    }
+
+    /// UX trial defects 13 and 26: the history shorthand works on a command line, and a
+    /// policy the engine does not know is refused with the ones it does.
+    #[test]
+    fn history_shorthand_and_known_policies() {
+        let base = Knobs::default();
+        for text in [
+            "history=getRefund",
+            "history=[getRefund]",
+            "history=[\"getRefund\"]",
+        ] {
+            assert_eq!(
+                base.set_from_str(text).unwrap().params.history,
+                ["getRefund"],
+                "{text}"
+            );
+        }
+        assert_eq!(
+            base.set_from_str("history=a, b").unwrap().params.history,
+            ["a", "b"]
+        );
+        let e = base.set_from_str("policy=bogus").unwrap_err();
+        assert!(
+            e.contains("strong_evidence, risk_limited, manual_review"),
+            "{e}"
+        );
+        assert_eq!(
+            base.set_from_str("policy=manual_review")
+                .unwrap()
+                .select
+                .policy,
+            "manual_review"
+        );
+        let e = with(serde_json::json!({"history": "getRefund"})).unwrap_err();
+        assert!(e.contains("history=getRefund,listOrders"), "{e}");
     }
 }

@@ -49,6 +49,11 @@ impl Params {
     }
 }
 
+/// The selector policies the engine knows: `strong_evidence` and `risk_limited` let strong
+/// evidence override the model's pick, `manual_review` never overrides. The one list the
+/// CLI, the knobs, the explorer and triage's probes use.
+pub const POLICIES: &[&str] = &["strong_evidence", "risk_limited", "manual_review"];
+
 /// The selector's inputs besides the candidates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectParams {

@@ -35,7 +35,7 @@ impl ColorLevel {
         match self {
             // why (NO_COLOR, TERM=dumb, --color never) is the reason printed beside it
             ColorLevel::Mono => "none (bold/reverse/underline only)",
-            ColorLevel::Ansi16 => "16 colours",
+            ColorLevel::Ansi16 => "16 colours (SGR 30-37/90-97 and 40-47/100-107 only)",
             ColorLevel::Ansi256 => "256 colours",
             ColorLevel::TrueColor => "truecolor (24-bit)",
         }
@@ -439,6 +439,20 @@ mod tests {
         let r = c.report(&EnvProbe::default(), Some((80, 24)));
         assert!(r.contains("tmux passthrough"), "{r}");
         assert!(r.contains("80x24 (ok"), "{r}");
+        let c16 = Caps::detect(
+            &env(&[("TERM", "xterm-256color")]),
+            &UiOptions {
+                color: ColorChoice::Ansi16,
+                ..UiOptions::default()
+            },
+        );
+        let r = c16.report(&EnvProbe::default(), None);
+        assert!(
+            r.contains(
+                "colour        16 colours (SGR 30-37/90-97 and 40-47/100-107 only) (--color 16)"
+            ),
+            "{r}"
+        );
     }
 
     #[test]

@@ -355,7 +355,7 @@ pub fn knob_values(app: &App, knob: &str, base: &Knobs) -> Vec<Value> {
         }
         "policy" => {
             for p in POLICIES {
-                out.push(p.into());
+                out.push((*p).into());
             }
         }
         _ => {}

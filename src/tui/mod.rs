@@ -23,6 +23,7 @@ pub mod harness;
 pub mod reasons;
 pub mod records;
 pub mod screens;
+pub mod sgr;
 pub mod text;
 pub mod theme;
 pub mod views;
@@ -146,7 +147,11 @@ pub fn run(opts: Options) -> u8 {
     };
     event::spawn_input(tx.clone());
     event::spawn_signals(tx.clone());
-    let backend = CrosstermBackend::new(BufWriter::with_capacity(1 << 16, io::stdout()));
+    // in 16-colour mode the filter turns crossterm's `38;5;N` into the classic SGR codes
+    let backend = sgr::backend(
+        BufWriter::with_capacity(1 << 16, io::stdout()),
+        app.caps.color,
+    );
     let mut terminal = match Terminal::new(backend) {
         Ok(t) => t,
         Err(e) => {
@@ -266,7 +271,7 @@ fn crash_for_test(how: &str) {
     }
 }
 
-type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+type Term = Terminal<CrosstermBackend<sgr::Sgr16<BufWriter<Stdout>>>>;
 
 /// One frame inside a synchronized update; feeds the measured layout back to the state.
 fn draw(terminal: &mut Term, app: &mut App) -> io::Result<()> {

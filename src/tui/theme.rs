@@ -82,10 +82,14 @@ pub enum Role {
     Section,
     JsonKey,
     FuzzyMatch,
+    /// The cursor row of a table or list: the selection's highlight where the theme has a
+    /// background for it, else bold text next to a marker column (see
+    /// [`Theme::marks_cursor`]), so reverse video never inverts block-glyph bars.
+    CursorRow,
 }
 
 impl Role {
-    pub const COUNT: usize = Role::FuzzyMatch as usize + 1;
+    pub const COUNT: usize = Role::CursorRow as usize + 1;
 }
 
 /// A colour in the three palettes.
@@ -243,6 +247,12 @@ fn role_spec(kind: ThemeKind, role: Role) -> Spec {
         Role::Section => spec(Some(p.accent), B, B | U),
         Role::JsonKey => spec(Some(p.blue), s, N),
         Role::FuzzyMatch => spec(Some(p.warn), B | U, B | U),
+        Role::CursorRow => Spec {
+            fg: None,
+            bg: p.sel,
+            mods: B,
+            mono: B,
+        },
     }
 }
 
@@ -291,6 +301,7 @@ const ROLES: [Role; Role::COUNT] = [
     Role::Section,
     Role::JsonKey,
     Role::FuzzyMatch,
+    Role::CursorRow,
 ];
 
 /// Resolved styles for every role.
@@ -312,6 +323,8 @@ impl Theme {
             } else if role == Role::Selection && level == ColorLevel::Ansi16 {
                 // a 16-colour background would collide with the palette's own greys
                 st = st.add_modifier(R | B);
+            } else if role == Role::CursorRow && marks_cursor(kind, level) {
+                st = st.add_modifier(B);
             } else {
                 if let Some(fg) = sp.fg.and_then(|t| resolve(t, level)) {
                     st = st.fg(fg);
@@ -338,6 +351,16 @@ impl Theme {
     pub fn set(&mut self, role: Role, style: Style) {
         self.styles[role as usize] = style;
     }
+    /// Whether cursor rows are shown by a marker column and bold text rather than a
+    /// background: NO_COLOR, 16 colours (no background that is not one of the palette's
+    /// own greys) and high contrast (no selection background).
+    pub fn marks_cursor(&self) -> bool {
+        marks_cursor(self.kind, self.level)
+    }
+}
+
+fn marks_cursor(kind: ThemeKind, level: ColorLevel) -> bool {
+    matches!(level, ColorLevel::Mono | ColorLevel::Ansi16) || palette(kind).sel.is_none()
 }
 
 #[cfg(test)]
@@ -370,6 +393,34 @@ mod tests {
                     .contains(Modifier::BOLD)
             );
         }
+    }
+
+    #[test]
+    fn the_cursor_row_never_reverses() {
+        for kind in ThemeKind::ALL {
+            for level in [
+                ColorLevel::Mono,
+                ColorLevel::Ansi16,
+                ColorLevel::Ansi256,
+                ColorLevel::TrueColor,
+            ] {
+                let t = Theme::new(kind, level);
+                let s = t.get(Role::CursorRow);
+                assert!(
+                    !s.add_modifier.contains(Modifier::REVERSED),
+                    "{kind:?} {level:?}"
+                );
+                assert!(
+                    s.add_modifier.contains(Modifier::BOLD),
+                    "{kind:?} {level:?}"
+                );
+                // a marker where there is no background, a background where there is one
+                assert_eq!(t.marks_cursor(), s.bg.is_none(), "{kind:?} {level:?}");
+            }
+        }
+        assert!(!Theme::new(ThemeKind::Dark, ColorLevel::Ansi256).marks_cursor());
+        assert!(Theme::new(ThemeKind::HighContrast, ColorLevel::TrueColor).marks_cursor());
+        assert!(Theme::new(ThemeKind::Light, ColorLevel::Ansi16).marks_cursor());
     }
 
     #[test]

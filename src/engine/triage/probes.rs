@@ -31,7 +31,7 @@ pub const TOP_K_GRID: &[usize] = &[1, 3, 5, 10, 20, 30, 50];
 pub const TOKEN_BUDGET_GRID: &[usize] = &[250, 500, 1000, 4000, 8000];
 /// Relation weights and confidence factors probed for every relation / label of the graph.
 pub const FACTOR_GRID: &[f64] = &[0.0, 0.5, 1.0, 2.0];
-pub const POLICIES: &[&str] = &["strong_evidence", "risk_limited", "manual_review"];
+pub use crate::engine::params::POLICIES;
 
 /// What a probe changes.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,8 +8,8 @@ use crate::tui::screens::{EvTab, Screen};
 use crate::tui::theme::ThemeKind;
 
 use super::{
-    App, BUDGETS, Effect, FlashLevel, HelpState, MAX_DEPTH, MAX_TOP_K, Overlay, POLICIES,
-    PaletteState, PaneId, PaneState, clean,
+    App, BUDGETS, Effect, Find, FlashLevel, HelpState, LineInput, MAX_DEPTH, MAX_TOP_K, Overlay,
+    POLICIES, PaletteState, PaneId, PaneState, clean,
 };
 
 impl App {
@@ -150,6 +150,9 @@ impl App {
             CmdId::LearningToggle => self.learning_toggle(),
             CmdId::ResetParams => self.reset_params(),
             CmdId::DemoNext | CmdId::DemoPrev => self.demo_step(id, arg),
+            CmdId::Find => self.find_open(arg),
+            CmdId::FindNext => self.find_step(1),
+            CmdId::FindPrev => self.find_step(-1),
             CmdId::DemoNote => {
                 self.overlay = Overlay::Note;
                 Vec::new()
@@ -223,7 +226,10 @@ impl App {
 
     /// Esc on Explore: unzoom, else back to the candidates, else back to the lab.
     fn back(&mut self) -> Vec<Effect> {
-        if self.zoom {
+        if self.find.as_ref().is_some_and(|f| f.pane == self.focus) {
+            // a find's highlights go first
+            self.find = None;
+        } else if self.zoom {
             self.zoom = false;
         } else if self.focus != PaneId::Candidates {
             self.focus = PaneId::Candidates;
@@ -498,6 +504,48 @@ impl App {
         let arrow = crate::tui::views::glyphs(self).arrow_out;
         self.set_flash(FlashLevel::Info, format!("{name} {old} {arrow} {new}"));
         vec![self.requery(true)]
+    }
+
+    /// Opens the find line on the focused drill-down pane (`:find TEXT` sets the pattern).
+    fn find_open(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        let pane = if self.focus.is_drill() {
+            self.focus
+        } else {
+            self.drill
+        };
+        self.focus_pane(pane);
+        let mut input = LineInput::default();
+        if let Some(f) = self.find.as_ref().filter(|f| f.pane == pane) {
+            input = f.input.clone();
+            input.select_all();
+        }
+        if let Some(a) = arg {
+            input.set(&crate::sanitize::line(a));
+        }
+        self.find = Some(Find {
+            pane,
+            input,
+            typing: arg.is_none(),
+            current: 0,
+            matches: 0,
+            jump: true,
+        });
+        Vec::new()
+    }
+
+    /// Steps to the next (`+1`) or previous match, wrapping around.
+    pub(super) fn find_step(&mut self, d: isize) -> Vec<Effect> {
+        let Some(f) = self.find.as_mut() else {
+            return Vec::new();
+        };
+        if f.matches == 0 {
+            let p = clean(&f.input.text);
+            return self.warn(format!("no match for {p:?} in this pane"));
+        }
+        let n = f.matches as isize;
+        f.current = ((f.current as isize + d).rem_euclid(n)) as usize;
+        f.jump = true;
+        Vec::new()
     }
 
     /// Whether the loaded graph has a tool of this name.

@@ -34,7 +34,7 @@ pub use palette::{enter_preview, palette_items_for};
 pub const MAX_TOP_K: usize = 200;
 pub const MAX_DEPTH: usize = 8;
 pub const BUDGETS: [usize; 9] = [100, 250, 500, 1000, 2000, 4000, 8000, 16000, 32000];
-pub const POLICIES: [&str; 3] = ["strong_evidence", "risk_limited", "manual_review"];
+pub use crate::engine::params::POLICIES;
 
 /// The panes. The candidates table is always on screen; the others share the drill-down
 /// area. A new drill-down pane is a new variant here, a view module and a registry entry.
@@ -285,6 +285,19 @@ impl LineInput {
     }
 }
 
+/// Find inside the drill-down pane (`Ctrl-F`): the pattern, whether it is being typed, the
+/// match that is current, and whether the next render should scroll to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Find {
+    pub pane: PaneId,
+    pub input: LineInput,
+    pub typing: bool,
+    pub current: usize,
+    /// Matches counted by the last render.
+    pub matches: usize,
+    pub jump: bool,
+}
+
 /// Loading progress of the graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadProgress {
@@ -395,6 +408,10 @@ pub struct LayoutInfo {
     pub drill_rows: usize,
     pub help_rows: usize,
     pub help_height: usize,
+    /// Where the drill-down pane's tab labels are (a click on one switches to it).
+    pub tabs: Vec<crate::tui::views::TabHit>,
+    /// Matches of the find pattern in the drill-down pane.
+    pub find_matches: usize,
 }
 
 /// A palette entry: a command, or a value for a command's argument.
@@ -406,6 +423,8 @@ pub enum PaletteItem {
 
 pub struct App {
     pub caps: Caps,
+    /// Find inside the drill-down pane, while one is open.
+    pub find: Option<Find>,
     pub theme: Theme,
     /// The configuration file's key overrides over the registry.
     pub keys: commands::keymap::Keymap,
@@ -482,6 +501,7 @@ impl App {
             load_error: None,
             query: LineInput::default(),
             input_active: false,
+            find: None,
             overlay: Overlay::None,
             focus: PaneId::Candidates,
             drill: PaneId::Detail,
@@ -571,7 +591,7 @@ impl App {
     }
 
     pub fn ctx(&self) -> Ctx {
-        if self.input_active {
+        if self.input_active || self.find.as_ref().is_some_and(|f| f.typing) {
             return commands::INPUT;
         }
         match self.screen {

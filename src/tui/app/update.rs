@@ -10,7 +10,7 @@ use ratatui::crossterm::event::{
 use ratatui::layout::Rect;
 
 use crate::engine::Engine;
-use crate::tui::commands::edit::{self, HelpKey};
+use crate::tui::commands::edit::{self, FindKey, HelpKey};
 use crate::tui::commands::{self, CmdId, Key};
 use crate::tui::screens::Screen;
 
@@ -283,6 +283,9 @@ impl App {
         {
             return fx;
         }
+        if self.find.as_ref().is_some_and(|f| f.typing) && key.code != KeyCode::F(1) {
+            return self.find_key(key);
+        }
         let ctx = self.ctx();
         match commands::lookup(self, key, ctx) {
             Some(c) => match (c.enabled)(self) {
@@ -309,6 +312,43 @@ impl App {
         } else {
             Vec::new()
         })
+    }
+
+    /// Keys while the find line is being typed: [`edit::FIND_KEYS`], line editing, text.
+    fn find_key(&mut self, key: Key) -> Vec<Effect> {
+        if let Some(a) = edit::lookup(edit::FIND_KEYS, key) {
+            return match a {
+                FindKey::Close => {
+                    self.find = None;
+                    Vec::new()
+                }
+                FindKey::Done => {
+                    if let Some(f) = self.find.as_mut() {
+                        f.typing = false;
+                        if f.input.is_empty() {
+                            self.find = None;
+                        }
+                    }
+                    Vec::new()
+                }
+                FindKey::Next => self.find_step(1),
+                FindKey::Prev => self.find_step(-1),
+            };
+        }
+        let Some(f) = self.find.as_mut() else {
+            return Vec::new();
+        };
+        let changed = match (edit::typed_char(key), edit::lookup(edit::EDIT_KEYS, key)) {
+            (Some(c), _) => f.input.type_char(c),
+            (None, Some(e)) => f.input.apply(e),
+            (None, None) => false,
+        };
+        if changed {
+            // a new pattern starts at its first match
+            f.current = 0;
+            f.jump = true;
+        }
+        Vec::new()
     }
 
     fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
@@ -346,7 +386,16 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 self.input_active = false;
-                if let Some(r) = self.layout.table_rows.filter(|_| in_table) {
+                let tab = self
+                    .layout
+                    .tabs
+                    .iter()
+                    .find(|t| m.row == t.y && m.column >= t.x0 && m.column < t.x1)
+                    .map(|t| t.pane);
+                if let Some(p) = tab {
+                    // a click on a pane tab's label: that pane, as its number key
+                    self.focus_pane(p);
+                } else if let Some(r) = self.layout.table_rows.filter(|_| in_table) {
                     self.focus = PaneId::Candidates;
                     let idx = self.layout.table_offset + (m.row - r.y) as usize;
                     if idx < self.rows_len() && idx != self.row {
@@ -376,6 +425,11 @@ impl App {
         if let Some(p) = p {
             p.scroll = info.drill_scroll;
             p.seen_cursor = p.cursor;
+        }
+        if let Some(f) = self.find.as_mut().filter(|f| f.pane == self.drill) {
+            f.matches = info.find_matches;
+            f.current = f.current.min(f.matches.saturating_sub(1));
+            f.jump = false;
         }
         if let Overlay::Help(h) = &mut self.overlay {
             h.scroll = h

@@ -166,6 +166,40 @@ pub const HELP_KEYS: &[KeyRow<HelpKey>] = &[
     },
 ];
 
+/// Keys of the find line (`Ctrl-F`) besides line editing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FindKey {
+    /// Enter: keep the pattern and go back to the pane (n/N step).
+    Done,
+    /// Esc: close the find.
+    Close,
+    Next,
+    Prev,
+}
+
+pub const FIND_KEYS: &[KeyRow<FindKey>] = &[
+    KeyRow {
+        keys: &[code(KeyCode::Enter)],
+        action: FindKey::Done,
+        label: "Keep the pattern and return to the pane (n/N step through matches)",
+    },
+    KeyRow {
+        keys: &[code(KeyCode::Esc)],
+        action: FindKey::Close,
+        label: "Close the find (highlights go)",
+    },
+    KeyRow {
+        keys: &[code(KeyCode::Down), ctrl('n')],
+        action: FindKey::Next,
+        label: "Next match while typing",
+    },
+    KeyRow {
+        keys: &[code(KeyCode::Up), ctrl('p')],
+        action: FindKey::Prev,
+        label: "Previous match while typing",
+    },
+];
+
 /// Keys of the narration overlay (`i`): it only closes.
 pub const NOTE_KEYS: &[KeyRow<()>] = &[KeyRow {
     keys: &[code(KeyCode::Esc), code(KeyCode::Enter), ch('i'), ch('q')],
@@ -218,6 +252,9 @@ mod tests {
         let mut pal = edit.clone();
         pal.extend(keys(PALETTE_KEYS));
         no_repeats(&pal);
+        let mut find = edit.clone();
+        find.extend(keys(FIND_KEYS));
+        no_repeats(&find);
         let mut help = edit;
         help.extend(
             keys(HELP_KEYS)

@@ -122,6 +122,9 @@ pub enum CmdId {
     DemoNext,
     DemoPrev,
     DemoNote,
+    Find,
+    FindNext,
+    FindPrev,
     Copy,
     Save,
     ThemeCycle,
@@ -560,6 +563,8 @@ mod tests {
             (CmdId::GraphBack, CmdId::Back),
             (CmdId::PathBack, CmdId::Back),
             (CmdId::GraphJump, CmdId::LlmPick),
+            (CmdId::FindNext, CmdId::DemoNext),
+            (CmdId::FindPrev, CmdId::DemoPrev),
         ];
         for (i, a) in REGISTRY.iter().enumerate() {
             for bb in &REGISTRY[i + 1..] {

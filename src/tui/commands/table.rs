@@ -60,6 +60,13 @@ fn need_demo(a: &App) -> Option<&'static str> {
     })
 }
 
+fn need_find(a: &App) -> Option<&'static str> {
+    match &a.find {
+        Some(f) if f.pane == a.focus && !f.input.is_empty() => None,
+        _ => Some("no find in this pane (Ctrl-F starts one)"),
+    }
+}
+
 fn need_demo_step(a: &App) -> Option<&'static str> {
     need_demo(a).or(if a.demo.pos.is_none() {
         Some("no walkthrough step on screen (n goes to the next)")
@@ -614,7 +621,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::NextPane,
         name: "next-pane",
-        label: "Next pane (Candidates, Detail, Selector, Graph, Subgraph)",
+        label: "Next pane (all eight, in order: Candidates, Detail, Selector, Graph, Subgraph, Explain, Trace, Counterfactual)",
         group: Group::Panes,
         hint: Some("panes"),
         hint_keys: None,
@@ -841,6 +848,39 @@ pub static REGISTRY: &[Command] = &[
         bindings: &[b(ch('r'), PANES)],
         arg: Arg::None,
         enabled: need_engine,
+    },
+    Command {
+        id: CmdId::Find,
+        name: "find",
+        label: "Find text in the drill-down pane (Enter keeps it, n/N step, Esc closes)",
+        group: Group::Drill,
+        hint: Some("find"),
+        hint_keys: None,
+        bindings: &[b(ctrl('f'), DRILL)],
+        arg: Arg::Optional("TEXT"),
+        enabled: always,
+    },
+    Command {
+        id: CmdId::FindNext,
+        name: "find-next",
+        label: "Next match of the find",
+        group: Group::Drill,
+        hint: Some("next match"),
+        hint_keys: Some("n/N"),
+        bindings: &[b(ch('n'), DRILL)],
+        arg: Arg::None,
+        enabled: need_find,
+    },
+    Command {
+        id: CmdId::FindPrev,
+        name: "find-prev",
+        label: "Previous match of the find",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('N'), DRILL)],
+        arg: Arg::None,
+        enabled: need_find,
     },
     Command {
         id: CmdId::DemoNext,

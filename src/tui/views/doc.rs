@@ -84,7 +84,76 @@ pub fn spans(parts: Vec<(String, Style)>) -> Line<'static> {
     )
 }
 
-/// Draws `doc` into `area`. Returns (scroll offset used, total rows).
+/// A find to highlight while drawing: the pattern (lower case), the current match and
+/// whether to scroll it into view.
+pub struct FindHi {
+    pub pattern: Vec<char>,
+    pub current: usize,
+    pub jump: bool,
+}
+
+/// Marks every case-insensitive occurrence of `pat` in `line` (the `current`-th match,
+/// counted from `first`, more strongly); returns the line and the count.
+fn highlight(
+    line: &Line<'static>,
+    pat: &[char],
+    first: usize,
+    current: usize,
+    theme: &Theme,
+) -> (Line<'static>, usize) {
+    let cells: Vec<(char, Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    let low: Vec<char> = cells
+        .iter()
+        .map(|(c, _)| c.to_lowercase().next().unwrap_or(*c))
+        .collect();
+    let mut hit = vec![0u8; cells.len()];
+    let mut n = 0usize;
+    let mut i = 0usize;
+    while !pat.is_empty() && i + pat.len() <= low.len() {
+        if low[i..i + pat.len()] == *pat {
+            let mark = if first + n == current { 2 } else { 1 };
+            hit[i..i + pat.len()].iter_mut().for_each(|h| *h = mark);
+            n += 1;
+            i += pat.len();
+        } else {
+            i += 1;
+        }
+    }
+    if n == 0 {
+        return (line.clone(), 0);
+    }
+    let any = theme.get(Role::FuzzyMatch);
+    let cur = theme.get(Role::Selection);
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_style: Option<Style> = None;
+    for ((c, st), h) in cells.into_iter().zip(hit) {
+        let style = match h {
+            2 => st.patch(cur),
+            1 => st.patch(any),
+            _ => st,
+        };
+        if run_style != Some(style) && !run.is_empty() {
+            spans.push(Span::styled(
+                std::mem::take(&mut run),
+                run_style.unwrap_or_default(),
+            ));
+        }
+        run_style = Some(style);
+        run.push(c);
+    }
+    if !run.is_empty() {
+        spans.push(Span::styled(run, run_style.unwrap_or_default()));
+    }
+    (Line::from(spans), n)
+}
+
+/// Draws `doc` into `area`. Returns (scroll offset used, total rows); the caller shows
+/// [`scroll_marker`] in the pane's border, never over the content.
 pub fn render(
     doc: &Doc,
     area: Rect,
@@ -94,10 +163,27 @@ pub fn render(
     theme: &Theme,
     g: &Glyphs,
 ) -> (usize, usize) {
+    let (scroll, total, _) = render_find(doc, area, buf, state, focused, theme, g, None);
+    (scroll, total)
+}
+
+/// [`render`] with a find: matches highlighted, the current one scrolled into view when
+/// asked. Returns (scroll offset used, total rows, matches).
+#[allow(clippy::too_many_arguments)]
+pub fn render_find(
+    doc: &Doc,
+    area: Rect,
+    buf: &mut Buffer,
+    state: &PaneState,
+    focused: bool,
+    theme: &Theme,
+    g: &Glyphs,
+    find: Option<&FindHi>,
+) -> (usize, usize, usize) {
     let w = area.width as usize;
     let h = area.height as usize;
     if w == 0 || h == 0 {
-        return (0, 0);
+        return (0, 0, 0);
     }
     let has_items = doc.items() > 0;
     let gutter = if has_items { 2 } else { 0 };
@@ -131,6 +217,20 @@ pub fn render(
             }
         }
     }
+    let mut matches = 0usize;
+    let mut current_row: Option<usize> = None;
+    if let Some(f) = find {
+        for (ri, (line, _)) in rows.iter_mut().enumerate() {
+            let (l, n) = highlight(line, &f.pattern, matches, f.current, theme);
+            if n > 0 {
+                if (matches..matches + n).contains(&f.current) {
+                    current_row = Some(ri);
+                }
+                *line = l;
+                matches += n;
+            }
+        }
+    }
     let total = rows.len();
     let max_scroll = total.saturating_sub(h);
     let mut scroll = state.scroll.min(max_scroll);
@@ -146,6 +246,12 @@ pub fn render(
         } else if cr >= scroll + h {
             scroll = cr + 1 - h;
         }
+    }
+    if let (Some(f), Some(r)) = (find, current_row)
+        && f.jump
+    {
+        // the current match a third of the way down
+        scroll = r.saturating_sub(h / 3);
     }
     let scroll = scroll.min(max_scroll);
     for (i, (line, is_cursor)) in rows.iter().skip(scroll).take(h).enumerate() {
@@ -167,7 +273,9 @@ pub fn render(
         }
         let avail = (area.x + area.width).saturating_sub(x);
         if *is_cursor && focused {
-            let sel = theme.get(Role::Selection);
+            // the gutter carries the marker; no reverse video over bars where there is no
+            // background for the cursor row
+            let sel = theme.get(Role::CursorRow);
             buf.set_style(Rect::new(x, y, avail, 1), sel);
             let mut l = line.clone();
             for s in l.spans.iter_mut() {
@@ -178,15 +286,11 @@ pub fn render(
             buf.set_line(x, y, line, avail);
         }
     }
-    // a scroll position marker on the right edge when there is more than one screen
-    if total > h && w > 1 {
-        let pos = format!(" {}/{} ", (scroll + h).min(total), total);
-        let pw = text::width(&pos) as u16;
-        if pw < area.width {
-            let x = area.x + area.width - pw;
-            let y = area.y + area.height - 1;
-            buf.set_string(x, y, pos, theme.get(Role::Muted));
-        }
-    }
-    (scroll, total)
+    (scroll, total, matches)
+}
+
+/// The scroll position (` 22/73 `: the last row shown of all rows) when the content is
+/// longer than the `height` rows shown.
+pub fn scroll_marker(scroll: usize, height: usize, total: usize) -> Option<String> {
+    (height > 0 && total > height).then(|| format!(" {}/{} ", (scroll + height).min(total), total))
 }

@@ -100,16 +100,7 @@ fn why_text(app: &App, w: &Why) -> (String, Role) {
             relation,
             confidence,
         } => (
-            format!(
-                "{} {}{} from {}",
-                g.arrow_in,
-                clean(relation),
-                confidence
-                    .as_ref()
-                    .map(|c| format!(" [{}]", clean(c)))
-                    .unwrap_or_default(),
-                clean(from)
-            ),
+            super::explore::expanded_text(g.arrow_in, from, relation, confidence.as_deref()),
             Role::WhyGraph,
         ),
         Why::Graph => (format!("{} graph expansion", g.arrow_in), Role::WhyGraph),
@@ -705,10 +696,14 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
                 Span::raw(" "),
                 Span::raw(text::fit(&clean(&name), 26, g.ellipsis)),
                 Span::styled(
-                    format!(
-                        " {}",
-                        r.get("selector_score").map(value_text).unwrap_or_default()
-                    ),
+                    // six decimals in a fixed column, as Explore prints them
+                    match r.get("selector_score") {
+                        Some(Value::Number(n)) => {
+                            format!(" {:>9.6}", n.as_f64().unwrap_or(0.0))
+                        }
+                        Some(v) => format!(" {:>9}", value_text(v)),
+                        None => format!(" {:>9}", ""),
+                    },
                     st(app, Role::Score),
                 ),
             ];

@@ -157,8 +157,13 @@ pub fn doc(app: &App) -> Doc {
         (
             g.check,
             format!(
-                "residual check: {} nodes add up (max |residual| {:.1e} <= 1e-9)",
-                out.checked, out.max_residual
+                "residual check: {} nodes add up (max |residual| {} <= 1e-9)",
+                out.checked,
+                if out.max_residual == 0.0 {
+                    "0".to_string()
+                } else {
+                    format!("{:.1e}", out.max_residual)
+                }
             ),
         )
     } else {

@@ -75,7 +75,8 @@ pub fn draw_query(app: &App, r: Rect, buf: &mut Buffer) -> Option<Position> {
         .map(|x| Position::new(x, r.y))
 }
 
-/// "seed #k", "← relation [CONF] from X" or "learning" (+ history mark).
+/// "seed #k", "← X relation [CONF]" or "learning" (+ history mark). The source tool comes
+/// first, so a narrow column keeps who pulled the row in.
 pub fn why(app: &App, row: &Row) -> (String, Role) {
     let g = glyphs(app);
     let Some(engine) = &app.engine else {
@@ -85,19 +86,12 @@ pub fn why(app: &App, row: &Row) -> (String, Role) {
         RowOrigin::Seed { rank, .. } => (format!("seed #{rank}"), Role::WhySeed),
         RowOrigin::Expanded { from, edge, .. } => {
             let a = &engine.graph.edge(*edge).attrs;
-            let rel = a
-                .relation_str()
-                .map(clean)
-                .unwrap_or_else(|| "(none)".into());
-            let conf = a
-                .confidence_str()
-                .map(|c| format!(" [{}]", clean(c)))
-                .unwrap_or_default();
             (
-                format!(
-                    "{} {rel}{conf} from {}",
+                expanded_text(
                     g.arrow_in,
-                    clean(engine.graph.node_name(*from))
+                    engine.graph.node_name(*from),
+                    a.relation_str().unwrap_or("(none)"),
+                    a.confidence_str(),
                 ),
                 Role::WhyGraph,
             )
@@ -105,10 +99,27 @@ pub fn why(app: &App, row: &Row) -> (String, Role) {
         RowOrigin::LearningOnly => ("learning".into(), Role::WhyLearning),
     };
     if row.breakdown.history_demoted {
-        (format!("{s} (history x{})", row.history_hits), role)
+        let times = match row.history_hits {
+            1 => String::new(),
+            n => format!("^{n}"),
+        };
+        (format!("{s} (history: x0.6{times})"), role)
     } else {
         (s, role)
     }
+}
+
+/// The "why" of a row pulled in by the graph: `← FROM relation [CONFIDENCE]` (one text for
+/// Explore, Evidence and Diff). The source comes first so a narrow column keeps it.
+pub fn expanded_text(arrow: &str, from: &str, relation: &str, confidence: Option<&str>) -> String {
+    format!(
+        "{arrow} {} {}{}",
+        clean(from),
+        clean(relation),
+        confidence
+            .map(|c| format!(" [{}]", clean(c)))
+            .unwrap_or_default()
+    )
 }
 
 /// The table rows of the current retrieval.

@@ -47,7 +47,7 @@ const LEGEND: &[(&str, &str)] = &[
     ),
     ("seed #k", "why: k-th BM25 seed"),
     (
-        "<- rel [C] from X",
+        "<- X rel [C]",
         "why: pulled in from X over a rel edge with confidence C",
     ),
     ("learning", "why: only a learning signal put it here"),
@@ -62,6 +62,10 @@ const LEGEND: &[(&str, &str)] = &[
     (
         "?key",
         "evidence: a key this reader does not know, shown as given (never dropped)",
+    ),
+    (
+        "history: x0.6",
+        "why: demoted by the history (x0.6 per entry naming the tool; ^n for n entries)",
     ),
     (
         "r w d",
@@ -200,7 +204,11 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
         ("Help overlay (?)", rows_of(edit::HELP_KEYS, g)),
     ];
     let note = ("Narration overlay (i)", rows_of(edit::NOTE_KEYS, g));
-    for (title, entries) in tables.into_iter().chain([note]) {
+    let find = (
+        "Find line (Ctrl-F in a drill-down pane)",
+        rows_of(edit::FIND_KEYS, g),
+    );
+    for (title, entries) in tables.into_iter().chain([find, note]) {
         let lines: Vec<Line<'static>> = entries
             .into_iter()
             .filter(|(k, l)| pass(&format!("{k} {l} {title}")))

@@ -130,8 +130,9 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
             None
         }
     };
-    if let Some(r) = info_area {
-        status::draw_info(app, r, buf);
+    // the info line is drawn last: a find's match count comes from this frame's pane
+    if let Some(r) = info_area.filter(|_| app.screen != Screen::Explore) {
+        status::draw_info(app, r, buf, None);
     }
     if let Some(r) = status_area {
         if !show_info && app.flash.is_some() && !show_footer {
@@ -192,14 +193,39 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         info.table_offset = offset;
     }
     if let Some(r) = drill_rect {
-        let inner = pane_block(app, app.drill, r, buf, compact);
+        // the content first: its scroll marker goes in the frame's top line, beside the tabs
+        let inner = block(app, false, compact).inner(r);
         let st = app.pane(app.drill);
         let focused = app.focus == app.drill && !app.input_active;
         let d = drill_doc(app, app.drill);
-        let (scroll, total) = doc::render(&d, inner, buf, st, focused, &app.theme, glyphs(app));
+        let hi = app
+            .find
+            .as_ref()
+            .filter(|f| f.pane == app.drill && !f.input.is_empty())
+            .map(|f| doc::FindHi {
+                pattern: f.input.text.to_lowercase().chars().collect(),
+                current: f.current,
+                jump: f.jump,
+            });
+        let (scroll, total, found) = doc::render_find(
+            &d,
+            inner,
+            buf,
+            st,
+            focused,
+            &app.theme,
+            glyphs(app),
+            hi.as_ref(),
+        );
+        info.find_matches = found;
+        let marker = doc::scroll_marker(scroll, inner.height as usize, total);
+        info.tabs = pane_block(app, app.drill, r, buf, compact, marker.as_deref());
         info.drill_area = Some(inner);
         info.drill_scroll = scroll;
         info.drill_rows = total;
+    }
+    if let Some(r) = info_area {
+        status::draw_info(app, r, buf, Some(info.find_matches));
     }
 
     overlays(app, area, buf, info, cursor)
@@ -267,15 +293,17 @@ pub fn screen_pane(
     info: &mut LayoutInfo,
 ) {
     let g = glyphs(app);
+    let inner = block(app, focused, compact).inner(r);
+    let (scroll, total) = doc::render(d, inner, buf, state, focused, &app.theme, g);
+    let marker = doc::scroll_marker(scroll, inner.height as usize, total);
     let t = text::truncate_line(
         Line::from(title),
-        r.width.saturating_sub(2) as usize,
+        title_room(r, inner, marker.as_deref()),
         g.ellipsis,
     );
     let b = block(app, focused, compact).title(t);
-    let inner = b.inner(r);
     b.render(r, buf);
-    let (scroll, total) = doc::render(d, inner, buf, state, focused, &app.theme, g);
+    put_marker(app, r, marker.as_deref(), buf);
     info.drill_area = Some(inner);
     info.drill_scroll = scroll;
     info.drill_rows = total;
@@ -338,19 +366,28 @@ pub fn list_box(
         );
         let mut line = text::truncate_line(row(i), rr.width as usize, g.ellipsis);
         if i == sel {
-            let sst = st(app, Role::Selection);
+            let sst = st(app, Role::CursorRow);
+            let marks = app.theme.marks_cursor();
             if focused {
                 buf.set_style(rr, sst);
                 for s in line.spans.iter_mut() {
                     s.style = s.style.patch(sst);
                 }
-            } else if let Some(first) = line.spans.first_mut() {
-                // an unfocused selection keeps a visible marker
-                let w = text::width(&first.content);
-                *first = Span::styled(
-                    text::fit(g.cursor, w.max(1), g.ellipsis),
-                    st(app, Role::Key),
-                );
+            }
+            if !focused || marks {
+                // an unfocused selection, and any without a background, shows a marker in
+                // the row's first cell; a flag after it (`•` failed, `?` unknown keys) stays
+                if let Some(first) = line.spans.first_mut() {
+                    let w = text::width(&first.content);
+                    let flag = first.content.trim();
+                    let mark = if w >= 2 && !flag.is_empty() && text::width(flag) == 1 {
+                        format!("{}{flag}", g.cursor)
+                    } else {
+                        g.cursor.to_string()
+                    };
+                    *first =
+                        Span::styled(text::fit(&mark, w.max(1), g.ellipsis), st(app, Role::Key));
+                }
             }
         }
         put_line(buf, rr, &line);
@@ -397,15 +434,48 @@ pub fn block(app: &App, focused: bool, compact: bool) -> Block<'static> {
         .border_style(app.theme.get(role))
 }
 
-/// The drill-down pane's frame: tabs for every drill pane in the title.
-fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: bool) -> Rect {
+/// Where a pane's title may go: the frame's top line inside the corners, less the room
+/// of the scroll marker (and one border cell before it).
+fn title_room(r: Rect, inner: Rect, marker: Option<&str>) -> usize {
+    match marker {
+        None => r.width.saturating_sub(2) as usize,
+        Some(m) => (r.x + r.width)
+            .saturating_sub(2 + text::width(m) as u16)
+            .saturating_sub(inner.x) as usize,
+    }
+}
+
+/// The scroll marker at the right end of a frame's top line, one border cell before the
+/// corner (it never covers content or the title: see [`title_room`]).
+fn put_marker(app: &App, r: Rect, marker: Option<&str>, buf: &mut Buffer) {
+    let Some(m) = marker else { return };
+    let w = text::width(m) as u16;
+    if r.height == 0 || w + 4 > r.width {
+        return;
+    }
+    buf.set_string(r.x + r.width - 1 - w, r.y, m, st(app, Role::Muted));
+}
+
+/// The drill-down pane's frame: tabs for every drill pane in the title and the scroll
+/// marker. Returns where each tab's label was drawn (for mouse clicks).
+fn pane_block(
+    app: &App,
+    active: PaneId,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    marker: Option<&str>,
+) -> Vec<TabHit> {
     let focused = app.focus == active && !app.input_active;
     let g = glyphs(app);
+    let inner = block(app, focused, compact).inner(r);
     // full titles when they fit, else short ones, else numbers (the active tab keeps its title)
     let avail = r.width.saturating_sub(2) as usize;
+    let mut labels: Vec<(usize, PaneId)> = Vec::new();
     let mut spans: Vec<Span<'static>> = Vec::new();
     for form in 0..3 {
         spans = vec![Span::raw(" ")];
+        labels.clear();
         for (i, p) in PaneId::DRILL.iter().enumerate() {
             if i > 0 {
                 spans.push(Span::styled(
@@ -426,6 +496,7 @@ fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: boo
                 1 => format!("{num} {}", p.short()),
                 _ => num.to_string(),
             };
+            labels.push((spans.len(), *p));
             spans.push(Span::styled(label, st));
             spans.push(Span::raw(" "));
         }
@@ -439,6 +510,11 @@ fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: boo
             break;
         }
     }
+    // the scroll marker takes room from the subtitle (cut first), never from the tabs: it is
+    // left out when the tabs alone do not leave room for it
+    let tabs_w: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+    let marker = marker.filter(|m| tabs_w <= title_room(r, inner, Some(m)));
+    let avail = title_room(r, inner, marker);
     if let Some(extra) = pane_subtitle(app, active) {
         spans.push(Span::styled(
             format!("{} ", g.sep.trim()),
@@ -449,15 +525,50 @@ fn pane_block(app: &App, active: PaneId, r: Rect, buf: &mut Buffer, compact: boo
             app.theme.get(Role::Muted),
         ));
     }
-    let title = text::truncate_line(
-        Line::from(spans),
-        r.width.saturating_sub(2) as usize,
-        g.ellipsis,
-    );
+    let tabs = tab_hits(&spans, &labels, inner.x, r.y, avail);
+    let title = text::truncate_line(Line::from(spans), avail, g.ellipsis);
     let b = block(app, focused, compact).title(title);
-    let inner = b.inner(r);
     b.render(r, buf);
-    inner
+    put_marker(app, r, marker, buf);
+    tabs
+}
+
+/// Where a pane tab's label is on screen: row `y`, columns `x0..x1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TabHit {
+    pub pane: PaneId,
+    pub y: u16,
+    pub x0: u16,
+    pub x1: u16,
+}
+
+/// The cells of the labels (`labels`: span index and pane) in a title drawn from `x` on
+/// row `y` and cut at `room` cells; a label cut short keeps what is visible of it.
+fn tab_hits(
+    spans: &[Span<'static>],
+    labels: &[(usize, PaneId)],
+    x: u16,
+    y: u16,
+    room: usize,
+) -> Vec<TabHit> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    for (i, s) in spans.iter().enumerate() {
+        let w = text::width(&s.content);
+        if let Some((_, pane)) = labels.iter().find(|(j, _)| *j == i) {
+            let end = (at + w).min(room);
+            if end > at {
+                out.push(TabHit {
+                    pane: *pane,
+                    y,
+                    x0: x + at as u16,
+                    x1: x + end as u16,
+                });
+            }
+        }
+        at += w;
+    }
+    out
 }
 
 fn pane_subtitle(app: &App, p: PaneId) -> Option<String> {

@@ -33,12 +33,38 @@ pub fn draw_flash(app: &App, r: Rect, buf: &mut Buffer) {
 }
 
 /// Row under the query: a message, the demo step's presenter note, or a tip.
-pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer) {
+/// `found`: the find's matches as counted by this frame (else the last frame's).
+pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer, found: Option<usize>) {
     let g = glyphs(app);
     let line = if let Some(l) = flash_line(app) {
         l
     } else if app.screen != Screen::Explore {
         Line::styled(screen_tip(app).to_string(), st(app, Role::Muted))
+    } else if let Some(f) = app
+        .find
+        .as_ref()
+        .filter(|f| f.pane == app.drill && app.screen == Screen::Explore)
+    {
+        let matches = found.unwrap_or(f.matches);
+        let count = if f.input.is_empty() {
+            String::new()
+        } else if matches == 0 {
+            "  no match".into()
+        } else {
+            format!("  {}/{}", f.current.min(matches - 1) + 1, matches)
+        };
+        let keys = if f.typing {
+            "  Enter: keep  Down/Up: next/prev  Esc: close"
+        } else {
+            "  n/N: next/prev  Ctrl-F: edit"
+        };
+        Line::from(vec![
+            Span::styled(" find: ", st(app, Role::Prompt)),
+            Span::styled(clean(&f.input.text), st(app, Role::FuzzyMatch)),
+            Span::styled(if f.typing { "_" } else { "" }, st(app, Role::Prompt)),
+            Span::styled(count, st(app, Role::Key)),
+            Span::styled(keys, st(app, Role::Muted)),
+        ])
     } else if let Some((step, fresh)) = app.demo_on_screen() {
         let mut spans = vec![Span::styled(
             format!(" {} ", clean(&step.section)),

@@ -1,6 +1,7 @@
 //! The candidates table, shared by the Explore screen (rows of a live retrieval) and the
-//! Evidence screen (rows read from captured JSON): rank, marks (selected target `*`, LLM
-//! target `L`), name, score, score chips (seed / graph / learning as numbers and bars),
+//! Evidence screen (rows read from captured JSON): the cursor (a highlighted row, or a
+//! marker column and bold text where the theme has no background for it: NO_COLOR, 16
+//! colours, high contrast), rank, marks (selected target `*`, LLM target `L`), name, score, score chips (seed / graph / learning as numbers and bars),
 //! badges A R M S C, matched terms and why the row is in the top-K.
 
 use ratatui::buffer::Buffer;
@@ -163,12 +164,15 @@ pub fn draw(
         .map(|x| text::width(&x.name))
         .max()
         .unwrap_or(0);
-    let cols = columns(inner.width as usize, name_need);
+    // where the theme has no background for the cursor row, a marker column shows it
+    let marks = app.theme.marks_cursor();
+    let cur = usize::from(marks);
+    let cols = columns((inner.width as usize).saturating_sub(cur), name_need);
     let hst = st(app, Role::Header);
     // header
     let mut head = format!(
         "{}{} {} {}",
-        " ".repeat(MARK),
+        " ".repeat(cur + MARK),
         text::fit_right("#", RANK),
         text::fit("tool", cols.name, g.ellipsis),
         text::fit_right("score", SCORE)
@@ -226,6 +230,13 @@ pub fn draw(
     for (i, row) in t.rows.iter().enumerate().skip(offset).take(h) {
         let y = rows_rect.y + (i - offset) as u16;
         let mut spans: Vec<Span<'static>> = Vec::new();
+        if marks {
+            spans.push(if i == sel {
+                Span::styled(g.cursor.to_string(), st(app, Role::Key))
+            } else {
+                Span::raw(" ")
+            });
+        }
         spans.push(if row.target {
             Span::styled("*", st(app, Role::MarkTarget))
         } else {
@@ -279,12 +290,12 @@ pub fn draw(
         let mut line = Line::from(spans);
         let rr = Rect::new(rows_rect.x, y, rows_rect.width, 1);
         if i == sel {
-            let sst = st(app, Role::Selection);
+            let sst = st(app, Role::CursorRow);
             buf.set_style(rr, sst);
             for s in line.spans.iter_mut() {
                 s.style = s.style.patch(sst);
             }
-            if !t.focused {
+            if !t.focused && !marks {
                 // an unfocused selection keeps a visible marker without the highlight
                 line.spans[0] = Span::styled(
                     if row.target { "*" } else { g.cursor }.to_string(),
