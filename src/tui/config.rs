@@ -660,6 +660,7 @@ pub const ROLE_NAMES: [(&str, Role); Role::COUNT] = [
     ("section", Role::Section),
     ("json-key", Role::JsonKey),
     ("fuzzy-match", Role::FuzzyMatch),
+    ("cursor-row", Role::CursorRow),
 ];
 
 fn role_by_name(s: &str) -> Option<Role> {
