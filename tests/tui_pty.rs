@@ -231,10 +231,11 @@ fn type_a_query_read_the_screen_open_help_and_quit() {
 #[test]
 fn ctrl_c_quits_while_typing_and_restores() {
     let mut p = Pty::spawn(&["--ascii"], 80, 24);
-    p.wait_for("the first demo step", |s| {
-        s.contains("deleteExpiredCoupons")
+    // the narration names the tool before the results arrive: wait for the
+    // ranked table itself, not a tool name
+    let s = p.wait_for("the first demo step's results", |s| {
+        s.contains(" 1 Candidates (10)")
     });
-    let s = p.screen();
     let title = s
         .lines()
         .find(|l| l.contains(" 1 Candidates (10)"))
@@ -359,8 +360,8 @@ fn a_file_that_fails_to_load_exits_2_with_the_message() {
 #[test]
 fn sigterm_restores_the_terminal() {
     let mut p = Pty::spawn(&[], 80, 24);
-    p.wait_for("the first demo step", |s| {
-        s.contains("deleteExpiredCoupons")
+    p.wait_for("the first demo step's results", |s| {
+        s.contains("Candidates (10)")
     });
     let pid = p.child.process_id().expect("a pid");
     let ok = std::process::Command::new("kill")
@@ -692,8 +693,8 @@ fn under_tmux_growing_then_quitting_leaves_no_frame_lines() {
 #[test]
 fn find_in_a_pane_highlights_and_steps_through_matches() {
     let mut p = Pty::spawn_env(&[], &[("NO_COLOR", "1")], 80, 24);
-    p.wait_for("the first demo step", |s| {
-        s.contains("deleteExpiredCoupons")
+    p.wait_for("the first demo step's results", |s| {
+        s.contains("Candidates (10)")
     });
     p.send("2");
     p.send("o");
