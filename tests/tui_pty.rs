@@ -763,3 +763,37 @@ fn find_in_a_pane_highlights_and_steps_through_matches() {
     let status = wait_exit(&mut p);
     assert!(status.success(), "exit status {status:?}");
 }
+
+/// Issue 21: the Why-not pane on a real terminal at 80x24: `w` on a row triages it, the
+/// pane shows the class, j/k step to the probes, Enter opens one in the Counterfactual
+/// pane, Esc comes back, and quitting leaves the terminal clean.
+#[test]
+fn why_not_pane_triages_a_row_and_opens_a_probe() {
+    let mut p = Pty::spawn_env(&[], &[("NO_COLOR", "1")], 80, 24);
+    p.wait_for("the first demo step's results", |s| {
+        s.contains(" 1 Candidates (10)")
+    });
+    p.send(":query refund an order\r");
+    p.wait_for("the new query's results", |s| {
+        s.contains("refund an order") && s.contains("requestRefund")
+    });
+    p.send("jj");
+    p.send("w");
+    let s = p.wait_for("the triage", |s| {
+        s.contains("expected approveRefund") && s.contains("SELECTOR_AMBIGUOUS")
+    });
+    assert!(s.contains("? approveRefund #3"), "{s}");
+    p.send("G");
+    p.wait_for("the last probe", |s| s.contains("depth=0: not scored"));
+    p.send("\r");
+    p.wait_for("the Counterfactual pane", |s| {
+        s.contains("knob 2/") && s.contains("variant 0")
+    });
+    p.send("\u{1b}");
+    p.wait_for("back in the Why-not pane", |s| {
+        s.contains("9 Why-not") && s.contains("depth=0: not scored")
+    });
+    p.send("q");
+    let status = wait_exit(&mut p);
+    assert!(status.success(), "exit status {status:?}");
+}

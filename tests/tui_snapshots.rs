@@ -192,6 +192,22 @@ const SCREENS: &[(&str, Setup)] = &[
         h.keys("6]]");
         h
     }),
+    ("whynot", |c| {
+        let mut h = Harness::demo(c);
+        h.keys(":query refund an order");
+        h.key(KeyCode::Enter);
+        h.keys("jjw");
+        h
+    }),
+    ("whynot_probes", |c| {
+        let mut h = Harness::demo(c);
+        h.keys(":query refund an order");
+        h.key(KeyCode::Enter);
+        h.keys("jjw");
+        h.render(120, 40);
+        h.keys("G");
+        h
+    }),
     ("evidence", |c| evidence(c, "newer.json")),
     ("evidence_row", |c| {
         let mut h = evidence(c, "newer.json");

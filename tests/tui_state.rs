@@ -150,7 +150,7 @@ fn moving_is_clamped() {
 #[test]
 fn tab_cycles_panes_and_numbers_jump() {
     let mut h = demo();
-    let order: Vec<PaneId> = (0..9)
+    let order: Vec<PaneId> = (0..10)
         .map(|_| {
             let p = h.app.focus;
             h.key(KeyCode::Tab);
@@ -168,13 +168,14 @@ fn tab_cycles_panes_and_numbers_jump() {
             PaneId::Explain,
             PaneId::Trace,
             PaneId::Counterfactual,
+            PaneId::WhyNot,
             PaneId::Candidates
         ]
     );
     assert_eq!(h.app.focus, PaneId::Detail);
     h.press(KeyCode::BackTab, KeyModifiers::SHIFT);
     h.press(KeyCode::BackTab, KeyModifiers::SHIFT);
-    assert_eq!(h.app.focus, PaneId::Counterfactual);
+    assert_eq!(h.app.focus, PaneId::WhyNot);
     h.keys("3");
     assert_eq!(h.app.focus, PaneId::Selector);
     assert_eq!(h.app.drill, PaneId::Selector);

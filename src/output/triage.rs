@@ -31,7 +31,7 @@ fn signed(x: f64) -> String {
 }
 
 /// The stage that failed, in one or two sentences.
-fn stage_line(t: &Triage) -> String {
+pub fn stage_line(t: &Triage) -> String {
     let x = line(&t.expected);
     let k = t.knobs.params.top_k;
     match &t.class {
@@ -155,7 +155,7 @@ fn signals_line(out: &mut String, label: &str, s: &Option<RankSignals>) {
     );
 }
 
-fn class_signals(out: &mut String, c: &FailureClass) {
+pub fn class_signals(out: &mut String, c: &FailureClass) {
     match c {
         FailureClass::SelectorAmbiguous { x, .. } => signals_line(out, "expected", x),
         FailureClass::SelectorKeptLlmTarget { x, kept, .. } => {
@@ -296,7 +296,7 @@ fn deficit_block(out: &mut String, d: &Deficit) {
     }
 }
 
-fn reason_text(r: &PathReason) -> String {
+pub fn reason_text(r: &PathReason) -> String {
     match r {
         PathReason::Depth { needed, limit } => {
             format!("depth: it needs {needed} hops, the expansion stops at {limit}")
@@ -408,25 +408,7 @@ fn probes_block(out: &mut String, t: &Triage) {
     if t.probes.is_empty() {
         return;
     }
-    let changes_rank = |p: &Probe| p.rank != t.rank || p.full_rank != t.full_rank;
-    let mut shown: Vec<&Probe> = t
-        .probes
-        .iter()
-        .filter(|p| !p.flips(&t.outcome).is_empty())
-        .collect();
-    shown.extend(
-        t.probes
-            .iter()
-            .filter(|p| p.flips(&t.outcome).is_empty() && changes_rank(p)),
-    );
-    // outcome changes first, then by the place X reaches (grid order within a tie)
-    shown.sort_by_key(|p| {
-        (
-            p.flips(&t.outcome).is_empty(),
-            p.rank.is_none(),
-            p.full_rank.unwrap_or(usize::MAX),
-        )
-    });
+    let (shown, unchanged) = t.probes_by_effect();
     let _ = writeln!(
         out,
         "\nprobes (counterfactual evidence: each re-run changes exactly one thing; {} run)",
@@ -442,7 +424,6 @@ fn probes_block(out: &mut String, t: &Triage) {
             shown.len() - PROBES_SHOWN
         );
     }
-    let unchanged = t.probes.len() - shown.len();
     if unchanged > 0 {
         let _ = writeln!(
             out,
@@ -452,7 +433,7 @@ fn probes_block(out: &mut String, t: &Triage) {
 }
 
 /// A factor as written when short (`1`, `0.7`), else to four decimals.
-fn short(x: f64) -> String {
+pub fn short(x: f64) -> String {
     let r = crate::pytext::float_repr(x);
     if r.len() <= 6 { r } else { f4(x) }
 }

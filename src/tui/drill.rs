@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::app::{App, BUDGETS, Effect, FlashLevel, MAX_DEPTH, MAX_TOP_K, POLICIES, PaneId};
 use super::screens::Screen;
+use super::whynot::{self, WnKey, WnOut};
 use crate::engine::explain::{self, Explanation, RowMetric, Status};
 use crate::engine::intent::KNOWN_RELATIONS;
 use crate::engine::trace::{self, Trace};
@@ -183,15 +184,24 @@ pub enum EvJob {
         base: Box<Knobs>,
         variant: Box<Knobs>,
     },
+    WhyNot {
+        key: WnKey,
+        query: String,
+        knobs: Box<Knobs>,
+    },
 }
 
 impl EvJob {
+    /// How many kinds there are.
+    pub const KINDS: usize = 4;
+
     /// Jobs of one kind supersede each other.
     pub fn kind(&self) -> usize {
         match self {
             EvJob::Explain { .. } => 0,
             EvJob::Trace { .. } => 1,
             EvJob::Counterfactual { .. } => 2,
+            EvJob::WhyNot { .. } => 3,
         }
     }
 }
@@ -201,6 +211,7 @@ pub enum EvOut {
     Explain(ExplainOut),
     Trace(TraceOut),
     Counterfactual(CfOut),
+    WhyNot(WnOut),
 }
 
 /// Runs one evidence job (on the worker, or inline in tests).
@@ -234,6 +245,9 @@ pub fn run_ev_job(engine: &Engine, job: &EvJob) -> EvOut {
                 engine, query, base, variant, true,
             ))),
         }),
+        EvJob::WhyNot { key, query, knobs } => {
+            EvOut::WhyNot(whynot::run(engine, key, query, knobs))
+        }
     }
 }
 
@@ -476,12 +490,21 @@ impl App {
     /// Asks the evidence worker for what the visible evidence pane needs, when it does not
     /// have it yet. Called after every event.
     pub fn sync_drill(&mut self) -> Vec<Effect> {
+        // the Why-not triage runs whenever an expected tool is set: the candidates table
+        // shows its place even while another pane is open
+        let mut fx = self.sync_whynot();
+        fx.extend(self.sync_pane());
+        fx
+    }
+
+    fn sync_pane(&mut self) -> Vec<Effect> {
         if self.screen != Screen::Explore || self.engine.is_none() {
             return Vec::new();
         }
         let Some(res) = self.result.as_ref() else {
             return Vec::new();
         };
+
         let generation = res.generation;
         let retrieval = res.retrieval.clone();
         let selection = res.selection.clone();
@@ -591,6 +614,7 @@ impl App {
                 }
                 self.cf.out = Some(o);
             }
+            EvOut::WhyNot(o) => self.on_whynot(o),
         }
     }
 

@@ -99,7 +99,7 @@ impl EvidenceWorker {
             .name("toolscope-evidence".into())
             .spawn(move || {
                 while let Ok(first) = jrx.recv() {
-                    let mut pending: [Option<EvJob>; 3] = [None, None, None];
+                    let mut pending: [Option<EvJob>; EvJob::KINDS] = Default::default();
                     let k = first.kind();
                     pending[k] = Some(first);
                     while let Ok(newer) = jrx.try_recv() {

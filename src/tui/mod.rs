@@ -27,6 +27,7 @@ pub mod sgr;
 pub mod text;
 pub mod theme;
 pub mod views;
+pub mod whynot;
 
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 use std::path::PathBuf;

@@ -841,6 +841,21 @@ impl App {
             ),
         );
         self.row = 0;
+        // the Why-not pane triages the case's expected tools (those in the graph)
+        let present: Vec<String> = c
+            .expected
+            .iter()
+            .filter(|e| !c.missing_from_graph.contains(e))
+            .cloned()
+            .collect();
+        self.set_expected(if present.is_empty() {
+            c.expected.clone()
+        } else {
+            present
+        });
+        if !c.expected.is_empty() {
+            self.drill = PaneId::WhyNot;
+        }
         vec![self.requery(false)]
     }
 

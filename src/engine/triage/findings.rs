@@ -87,6 +87,7 @@ impl Finding {
         match self {
             Finding::ProducerMissing {
                 fields,
+                absent_producers,
                 absent_count,
                 ..
             } => {
@@ -97,10 +98,31 @@ impl Finding {
                         n => format!("{} ({n} data-flow producer(s) in the graph)", f.field),
                     })
                     .collect();
-                format!(
-                    "consumed fields without a retrieved producer: [{}]; data-flow producers not in the results: {absent_count}",
-                    f.join(", ")
-                )
+                let mut names: Vec<&str> = absent_producers.iter().map(String::as_str).collect();
+                names.truncate(3);
+                let more = absent_count.saturating_sub(names.len());
+                let absent = match (*absent_count, more) {
+                    (0, _) => String::new(),
+                    (n, 0) => format!(
+                        "{n} data-flow producer(s) not in the results: {}",
+                        names.join(", ")
+                    ),
+                    (n, m) => format!(
+                        "{n} data-flow producer(s) not in the results: {} and {m} more",
+                        names.join(", ")
+                    ),
+                };
+                match (f.is_empty(), absent.is_empty()) {
+                    (true, _) => absent,
+                    (false, true) => format!(
+                        "consumed fields without a retrieved producer: {}",
+                        f.join(", ")
+                    ),
+                    (false, false) => format!(
+                        "consumed fields without a retrieved producer: {}; {absent}",
+                        f.join(", ")
+                    ),
+                }
             }
             Finding::ProducerFlood {
                 edge_kind,

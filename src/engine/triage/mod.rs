@@ -313,6 +313,29 @@ pub struct Triage {
     pub recomputed: bool,
 }
 
+impl Triage {
+    /// The probes that change X's outcome or rank, outcome changes first, then by the
+    /// place X reaches (grid order within a tie); and how many leave both unchanged. One
+    /// order for `toolscope triage`'s text and the explorer's Why-not pane.
+    pub fn probes_by_effect(&self) -> (Vec<&Probe>, usize) {
+        let changes_rank = |p: &Probe| p.rank != self.rank || p.full_rank != self.full_rank;
+        let mut shown: Vec<&Probe> = self
+            .probes
+            .iter()
+            .filter(|p| !p.flips(&self.outcome).is_empty() || changes_rank(p))
+            .collect();
+        shown.sort_by_key(|p| {
+            (
+                p.flips(&self.outcome).is_empty(),
+                p.rank.is_none(),
+                p.full_rank.unwrap_or(usize::MAX),
+            )
+        });
+        let unchanged = self.probes.len() - shown.len();
+        (shown, unchanged)
+    }
+}
+
 /// Bad input to a triage.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TriageError {

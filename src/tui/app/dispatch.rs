@@ -58,6 +58,11 @@ impl App {
             CmdId::PaneExplain => self.focus_fx(PaneId::Explain),
             CmdId::PaneTrace => self.focus_fx(PaneId::Trace),
             CmdId::PaneCounterfactual => self.focus_fx(PaneId::Counterfactual),
+            CmdId::PaneWhyNot => self.focus_fx(PaneId::WhyNot),
+            CmdId::WhyNotPick => self.whynot_pick(),
+            CmdId::WhyNotType => self.whynot_type(arg),
+            CmdId::WhyNotClear => self.whynot_clear(),
+            CmdId::WhyNotApply => self.whynot_apply(),
             CmdId::ExplainToggle => self.explain_toggle(),
             CmdId::ExplainOpen => self.explain_open(),
             CmdId::ExplainClose => self.explain_close(),
@@ -555,7 +560,7 @@ impl App {
             .is_none_or(|e| e.graph.tool_by_name(name).is_some())
     }
 
-    pub(super) fn warn(&mut self, msg: String) -> Vec<Effect> {
+    pub(crate) fn warn(&mut self, msg: String) -> Vec<Effect> {
         self.set_flash(FlashLevel::Warn, msg);
         Vec::new()
     }

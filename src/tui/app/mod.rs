@@ -48,10 +48,11 @@ pub enum PaneId {
     Explain,
     Trace,
     Counterfactual,
+    WhyNot,
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 8] = [
+    pub const ALL: [PaneId; 9] = [
         PaneId::Candidates,
         PaneId::Detail,
         PaneId::Selector,
@@ -60,8 +61,9 @@ impl PaneId {
         PaneId::Explain,
         PaneId::Trace,
         PaneId::Counterfactual,
+        PaneId::WhyNot,
     ];
-    pub const DRILL: [PaneId; 7] = [
+    pub const DRILL: [PaneId; 8] = [
         PaneId::Detail,
         PaneId::Selector,
         PaneId::Graph,
@@ -69,10 +71,11 @@ impl PaneId {
         PaneId::Explain,
         PaneId::Trace,
         PaneId::Counterfactual,
+        PaneId::WhyNot,
     ];
     /// The evidence drill-down path, in order: explain → trace → counterfactual.
     pub const PATH: [PaneId; 3] = [PaneId::Explain, PaneId::Trace, PaneId::Counterfactual];
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
 
     pub fn index(self) -> usize {
         self as usize
@@ -88,6 +91,7 @@ impl PaneId {
             PaneId::Explain => "Explain",
             PaneId::Trace => "Trace",
             PaneId::Counterfactual => "Counterfactual",
+            PaneId::WhyNot => "Why-not",
         }
     }
 
@@ -102,6 +106,7 @@ impl PaneId {
             PaneId::Explain => "Expl",
             PaneId::Trace => "Trace",
             PaneId::Counterfactual => "CF",
+            PaneId::WhyNot => "Why",
         }
     }
 
@@ -470,6 +475,8 @@ pub struct App {
     pub explain: ExplainState,
     pub trace: TraceState,
     pub cf: CfState,
+    /// The Why-not pane: the expected tool and its triage.
+    pub whynot: crate::tui::whynot::WhyNotState,
     /// The evidence drill-down path (explain → trace → counterfactual) taken so far.
     pub drill_path: Vec<PaneId>,
     pub evidence: Option<EvidenceView>,
@@ -528,6 +535,7 @@ impl App {
             explain: ExplainState::default(),
             trace: TraceState::default(),
             cf: CfState::default(),
+            whynot: Default::default(),
             drill_path: Vec::new(),
             evidence: None,
             diffv: None,

@@ -151,7 +151,9 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
         && let Some(c) = commands::by_name(word)
     {
         let values: Vec<String> = match c.id {
-            CmdId::LlmType | CmdId::HistoryAdd => tool_values(app, rest.trim(), &matcher),
+            CmdId::LlmType | CmdId::HistoryAdd | CmdId::WhyNotType => {
+                tool_values(app, rest.trim(), &matcher)
+            }
             CmdId::PolicyCycle => POLICIES.iter().map(|s| s.to_string()).collect(),
             CmdId::ThemeCycle => ThemeKind::ALL.iter().map(|t| t.as_str().into()).collect(),
             CmdId::DemoNext => app
@@ -301,7 +303,7 @@ fn tool_values(app: &App, pat: &str, matcher: &SkimMatcherV2) -> Vec<String> {
 /// then validates it and says why not).
 fn complete_value(app: &App, id: CmdId, arg: &str) -> String {
     let values: Vec<String> = match id {
-        CmdId::LlmType | CmdId::HistoryAdd => match &app.engine {
+        CmdId::LlmType | CmdId::HistoryAdd | CmdId::WhyNotType => match &app.engine {
             Some(e) => e.graph.tools.iter().map(|t| t.name.clone()).collect(),
             None => Vec::new(),
         },
@@ -359,7 +361,7 @@ pub fn enter_preview(app: &App, p: &PaletteState, items: &[PaletteItem]) -> Stri
         Ok(c) if c.arg == Arg::None => format!(":{} takes no argument", c.name),
         Ok(c) => {
             let v = complete_value(app, c.id, rest);
-            let unknown = matches!(c.id, CmdId::LlmType | CmdId::HistoryAdd)
+            let unknown = matches!(c.id, CmdId::LlmType | CmdId::HistoryAdd | CmdId::WhyNotType)
                 && app
                     .engine
                     .as_ref()

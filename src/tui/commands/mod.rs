@@ -24,9 +24,11 @@ pub const CFACT: Ctx = 256;
 pub const EVIDENCE: Ctx = 512;
 pub const DIFF: Ctx = 1024;
 pub const LAB: Ctx = 2048;
+pub const WHYNOT: Ctx = 4096;
 /// Every pane of the Explore screen in normal mode (not while typing the query).
-pub const PANES: Ctx = CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT;
-pub const DRILL: Ctx = DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT;
+pub const PANES: Ctx =
+    CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT | WHYNOT;
+pub const DRILL: Ctx = DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT | WHYNOT;
 pub const SCREENS: Ctx = EVIDENCE | DIFF | LAB;
 /// Every context in normal mode, on every screen.
 pub const NORMAL: Ctx = PANES | SCREENS;
@@ -42,6 +44,7 @@ pub fn pane_ctx(p: PaneId) -> Ctx {
         PaneId::Explain => EXPLAIN,
         PaneId::Trace => TRACE,
         PaneId::Counterfactual => CFACT,
+        PaneId::WhyNot => WHYNOT,
     }
 }
 
@@ -69,6 +72,11 @@ pub enum CmdId {
     PaneExplain,
     PaneTrace,
     PaneCounterfactual,
+    PaneWhyNot,
+    WhyNotPick,
+    WhyNotType,
+    WhyNotClear,
+    WhyNotApply,
     ExplainToggle,
     ExplainOpen,
     ExplainClose,
@@ -440,6 +448,8 @@ pub fn where_label(c: &Command) -> &'static str {
         EXPLAIN => "explain",
         TRACE => "trace",
         CFACT => "counterfactual",
+        WHYNOT => "why-not",
+        x if x == CANDIDATES | SELECTOR | GRAPH => "candidates, selector, graph",
         EVIDENCE => "evidence",
         DIFF => "diff",
         LAB => "lab",

@@ -161,6 +161,25 @@ fn need_path_back(a: &App) -> Option<&'static str> {
     }
 }
 
+fn need_expected(a: &App) -> Option<&'static str> {
+    if a.whynot.expected.is_empty() {
+        Some("no expected tool is set (w on a row, or :whynot NAME)")
+    } else {
+        None
+    }
+}
+
+fn need_probe(a: &App) -> Option<&'static str> {
+    need_expected(a).or_else(|| match a.whynot.triage() {
+        None => Some("the triage is still being computed"),
+        Some(t) if t.outcome.selected => Some("the expected tool is selected: nothing to probe"),
+        Some(t) if t.probes_by_effect().0.is_empty() => {
+            Some("no probe changes its outcome or rank")
+        }
+        Some(_) => None,
+    })
+}
+
 fn need_evidence(a: &App) -> Option<&'static str> {
     if a.evidence.is_some() {
         None
@@ -727,6 +746,61 @@ pub static REGISTRY: &[Command] = &[
         bindings: &[b(ch('8'), PANES)],
         arg: Arg::None,
         enabled: always,
+    },
+    Command {
+        id: CmdId::PaneWhyNot,
+        name: "why-not",
+        label: "Why-not pane: which stage failed for the expected tool, and why it lost",
+        group: Group::Panes,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('9'), PANES)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
+        id: CmdId::WhyNotPick,
+        name: "whynot-pick",
+        label: "Why not this one? The row (or neighbour) under the cursor becomes the expected tool (again: unset)",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('w'), CANDIDATES | SELECTOR | GRAPH)],
+        arg: Arg::None,
+        enabled: need_rows,
+    },
+    Command {
+        id: CmdId::WhyNotType,
+        name: "whynot",
+        label: "Name the expected tool (:whynot NAME, any tool of the graph) and open the Why-not pane",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('W'), PANES)],
+        arg: Arg::Optional("NAME"),
+        enabled: need_engine,
+    },
+    Command {
+        id: CmdId::WhyNotClear,
+        name: "whynot-clear",
+        label: "Unset the expected tool",
+        group: Group::Drill,
+        hint: None,
+        hint_keys: None,
+        bindings: &[],
+        arg: Arg::None,
+        enabled: need_expected,
+    },
+    Command {
+        id: CmdId::WhyNotApply,
+        name: "probe-open",
+        label: "Open the knob probe under the cursor in the Counterfactual pane",
+        group: Group::Drill,
+        hint: Some("open probe"),
+        hint_keys: None,
+        bindings: &[b(code(KeyCode::Enter), WHYNOT)],
+        arg: Arg::None,
+        enabled: need_probe,
     },
     Command {
         id: CmdId::Zoom,

@@ -66,6 +66,34 @@ impl Doc {
         self.text(Line::default());
     }
 
+    /// Every span's text passed through `f` (for a pane whose text comes from shared
+    /// renderers written in Unicode, shown with the ASCII glyph set).
+    pub fn map_text(self, f: fn(&str) -> String) -> Doc {
+        let map_line = move |l: Line<'static>| -> Line<'static> {
+            Line::from(
+                l.spans
+                    .into_iter()
+                    .map(|s| Span::styled(f(&s.content), s.style))
+                    .collect::<Vec<_>>(),
+            )
+            .style(l.style)
+        };
+        Doc {
+            lines: self
+                .lines
+                .into_iter()
+                .map(|l| match l {
+                    DocLine::Text { line, indent } => DocLine::Text {
+                        line: map_line(line),
+                        indent,
+                    },
+                    DocLine::Item(line) => DocLine::Item(map_line(line)),
+                    DocLine::Sized(g) => DocLine::Sized(Box::new(move |w| map_line(g(w)))),
+                })
+                .collect(),
+        }
+    }
+
     pub fn items(&self) -> usize {
         self.lines
             .iter()

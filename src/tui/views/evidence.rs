@@ -130,6 +130,7 @@ pub fn table_rows(app: &App, r: &EvRecord) -> Vec<TRow> {
                 why_role,
                 target: target == Some(row.name.as_str()),
                 llm: llm == Some(row.name.as_str()),
+                expected: false,
             }
         })
         .collect()

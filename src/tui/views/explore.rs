@@ -150,9 +150,37 @@ pub fn table_rows(app: &App) -> Vec<TRow> {
                 why_role,
                 target: selection.is_some_and(|x| x.selected_target == row.name),
                 llm: selection.is_some_and(|x| x.llm_target.as_deref() == Some(row.name.as_str())),
+                expected: app.whynot.is_expected(&row.name),
             }
         })
         .collect()
+}
+
+/// The expected tool in the table's title: `? NAME` and its place — a rank in the
+/// results, or its full rank when it is outside them (from the Why-not triage).
+fn expected_title(app: &App) -> Vec<Span<'static>> {
+    let wn = &app.whynot;
+    let Some(first) = wn.expected.first() else {
+        return Vec::new();
+    };
+    let t = wn.triage();
+    let name = t.map(|t| t.expected.as_str()).unwrap_or(first);
+    let selected = app.selection().is_some_and(|s| s.selected_target == name);
+    if selected {
+        return Vec::new();
+    }
+    let place = match t {
+        Some(t) => match (t.rank, t.full_rank) {
+            (Some(r), _) => format!("#{r} "),
+            (None, Some(f)) => format!("not in top-K, full rank {f} "),
+            (None, None) => "not scored ".into(),
+        },
+        None => String::new(),
+    };
+    vec![
+        Span::styled("? ", st(app, Role::Warn)),
+        Span::styled(format!("{} {place}", clean(name)), Style::default()),
+    ]
 }
 
 /// Draws the candidates table; returns the rows area and the first row shown.
@@ -185,6 +213,7 @@ pub fn draw_table(app: &App, r: Rect, buf: &mut Buffer, compact: bool) -> (Optio
             title.push(Span::styled("ambiguous ", st(app, Role::Bad)));
         }
     }
+    title.extend(expected_title(app));
     let empty = match app.retrieval() {
         None => Some(if app.running() { "running…" } else { "" }.to_string()),
         Some(ret) if ret.rows.is_empty() => Some(if app.query.text.trim().is_empty() {

@@ -29,6 +29,7 @@ pub mod status;
 pub mod subgraph;
 pub mod table;
 pub mod trace;
+pub mod whynot;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -405,6 +406,7 @@ pub fn drill_doc(app: &App, pane: PaneId) -> doc::Doc {
         PaneId::Explain => explain::doc(app),
         PaneId::Trace => trace::doc(app),
         PaneId::Counterfactual => counterfactual::doc(app),
+        PaneId::WhyNot => whynot::doc(app),
         PaneId::Candidates => doc::Doc::default(),
     }
 }
@@ -416,6 +418,7 @@ pub fn item_count(app: &App, pane: PaneId) -> usize {
         PaneId::Graph => graph::neighbours(app).len(),
         PaneId::Explain => explain::visible(app).len(),
         PaneId::Trace => trace::events(app).len().min(trace::MAX_LISTED),
+        PaneId::WhyNot => whynot::items(app).map(|(n, _)| n).unwrap_or(0),
         _ => 0,
     }
 }
@@ -469,20 +472,27 @@ fn pane_block(
     let focused = app.focus == active && !app.input_active;
     let g = glyphs(app);
     let inner = block(app, focused, compact).inner(r);
-    // full titles when they fit, else short ones, else numbers (the active tab keeps its title)
+    // full titles when they fit, else short ones, else short ones without the spaces
+    // around the separators, else numbers (the active tab keeps its title); the scroll
+    // marker's room counts, so a long pane keeps its position at 80 columns
     let avail = r.width.saturating_sub(2) as usize;
+    let marker_room = marker.map(|m| text::width(m) + 1).unwrap_or(0);
     let mut labels: Vec<(usize, PaneId)> = Vec::new();
     let mut spans: Vec<Span<'static>> = Vec::new();
-    for form in 0..3 {
+    const FORMS: usize = 4;
+    for form in 0..FORMS {
         spans = vec![Span::raw(" ")];
         labels.clear();
+        let tight = form == 2;
         for (i, p) in PaneId::DRILL.iter().enumerate() {
             if i > 0 {
                 spans.push(Span::styled(
                     g.sep.trim().to_string(),
                     app.theme.get(Role::Border),
                 ));
-                spans.push(Span::raw(" "));
+                if !tight {
+                    spans.push(Span::raw(" "));
+                }
             }
             let num = PaneId::ALL.iter().position(|x| x == p).unwrap_or(0) + 1;
             let st = if *p == active {
@@ -493,20 +503,22 @@ fn pane_block(
             let label = match form {
                 _ if *p == active => format!("{num} {}", p.title()),
                 0 => format!("{num} {}", p.title()),
-                1 => format!("{num} {}", p.short()),
+                1 | 2 => format!("{num} {}", p.short()),
                 _ => num.to_string(),
             };
             labels.push((spans.len(), *p));
             spans.push(Span::styled(label, st));
-            spans.push(Span::raw(" "));
+            if !tight || i + 1 == PaneId::DRILL.len() {
+                spans.push(Span::raw(" "));
+            }
         }
         // readable tab names come before the selected tool's name (which is shortened)
         let w: usize = spans.iter().map(|s| text::width(&s.content)).sum();
         let sub = pane_subtitle(app, active)
             .map(|s| text::width(&s) + 3)
             .unwrap_or(0);
-        let room = if form == 0 { sub.min(24) } else { 0 };
-        if w + room <= avail {
+        let room = if form == 0 { sub.min(10) } else { 0 };
+        if w + room + marker_room <= avail {
             break;
         }
     }
@@ -515,7 +527,10 @@ fn pane_block(
     let tabs_w: usize = spans.iter().map(|s| text::width(&s.content)).sum();
     let marker = marker.filter(|m| tabs_w <= title_room(r, inner, Some(m)));
     let avail = title_room(r, inner, marker);
-    if let Some(extra) = pane_subtitle(app, active) {
+    // the subtitle only where a readable part of it fits (a lone ellipsis says nothing)
+    if let Some(extra) = pane_subtitle(app, active)
+        && avail >= tabs_w + 3 + 6.min(text::width(&extra))
+    {
         spans.push(Span::styled(
             format!("{} ", g.sep.trim()),
             app.theme.get(Role::Border),

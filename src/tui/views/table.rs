@@ -1,7 +1,8 @@
 //! The candidates table, shared by the Explore screen (rows of a live retrieval) and the
 //! Evidence screen (rows read from captured JSON): the cursor (a highlighted row, or a
 //! marker column and bold text where the theme has no background for it: NO_COLOR, 16
-//! colours, high contrast), rank, marks (selected target `*`, LLM target `L`), name, score, score chips (seed / graph / learning as numbers and bars),
+//! colours, high contrast), rank, marks (selected target `*`, the Why-not pane's expected
+//! tool `?`, LLM target `L`), name, score, score chips (seed / graph / learning as numbers and bars),
 //! badges A R M S C, matched terms and why the row is in the top-K.
 
 use ratatui::buffer::Buffer;
@@ -28,6 +29,8 @@ pub struct TRow {
     pub why_role: Role,
     pub target: bool,
     pub llm: bool,
+    /// The Why-not pane's expected tool (marked `?` unless it is the selected target).
+    pub expected: bool,
 }
 
 pub struct Table<'a> {
@@ -239,6 +242,8 @@ pub fn draw(
         }
         spans.push(if row.target {
             Span::styled("*", st(app, Role::MarkTarget))
+        } else if row.expected {
+            Span::styled("?", st(app, Role::Warn))
         } else {
             Span::raw(" ")
         });

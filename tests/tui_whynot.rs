@@ -1,0 +1,190 @@
+//! The explorer's Why-not pane: `w`, `:whynot NAME`, the expected tool's mark in the
+//! candidates table, the triage it shows (the engine's, as `toolscope triage` computes it),
+//! Enter on a knob probe (the Counterfactual pane reproduces the probe's rank), and a lab
+//! case opened in Explore with its expected tool triaged.
+
+use ratatui::crossterm::event::KeyCode;
+use toolscope::engine::triage::{ProbeChange, TriageOptions, triage};
+use toolscope::tui::app::{FlashLevel, PaneId};
+use toolscope::tui::caps::{Caps, ColorLevel};
+use toolscope::tui::drill::base_knobs;
+use toolscope::tui::harness::{Harness, demo_engine, demo_suite};
+use toolscope::tui::screens::Screen;
+
+fn demo() -> Harness {
+    Harness::demo(Caps::fixed(ColorLevel::Mono, false))
+}
+
+fn query(h: &mut Harness, q: &str) {
+    h.keys(&format!(":query {q}"));
+    h.key(KeyCode::Enter);
+}
+
+fn names(h: &Harness) -> Vec<String> {
+    h.app
+        .retrieval()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| r.name.clone())
+        .collect()
+}
+
+#[test]
+fn w_on_a_row_triages_it_as_the_cli_does() {
+    let mut h = demo();
+    query(&mut h, "refund an order");
+    h.keys("jj");
+    let name = names(&h)[2].clone();
+    h.keys("w");
+    assert_eq!(h.app.focus, PaneId::WhyNot);
+    assert_eq!(h.app.whynot.expected, vec![name.clone()]);
+    let t = h.app.whynot.triage().expect("the triage arrived").clone();
+    // the same value as the engine's triage with the explorer's parameters
+    let knobs = base_knobs(&h.app).unwrap();
+    let want = triage(
+        &demo_engine(),
+        "refund an order",
+        std::slice::from_ref(&name),
+        &knobs,
+        &TriageOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(t.class, want.class);
+    assert_eq!((t.rank, t.full_rank), (want.rank, want.full_rank));
+    assert_eq!(t.probes.len(), want.probes.len());
+    assert_eq!(t.rank, Some(3));
+    // the pane shows the class and the sections; the table marks the tool and its rank
+    let s = h.screen(120, 40);
+    assert!(s.contains(&format!("expected {name}")), "{s}");
+    assert!(s.contains(&t.class.as_str().to_uppercase()), "{s}");
+    assert!(s.contains(&format!("? {name} #3")), "{s}");
+    let row = s
+        .lines()
+        .find(|l| l.contains(&format!(" 3 {name}")))
+        .unwrap();
+    assert!(row.contains('?'), "{row}");
+    // every section is reachable: zoomed, the whole pane scrolls item by item
+    h.keys("z");
+    let mut seen = String::new();
+    for _ in 0..40 {
+        seen.push_str(&h.screen(80, 24));
+        h.keys("j");
+    }
+    for part in [
+        "Deficit against the winner",
+        "Tools above",
+        "Expansion path",
+        "Findings",
+        "Probes:",
+    ] {
+        assert!(seen.contains(part), "{part} missing");
+    }
+    // w on the same row again unsets it
+    h.keys("z");
+    h.key(KeyCode::Esc);
+    h.keys("w");
+    assert!(h.app.whynot.expected.is_empty());
+    assert!(!h.screen(120, 40).contains(&format!("? {name}")));
+}
+
+#[test]
+fn whynot_names_a_tool_outside_the_results_and_refuses_unknown_names() {
+    let mut h = demo();
+    query(&mut h, "refund an order");
+    let rows = names(&h);
+    let engine = demo_engine();
+    let outside = engine
+        .graph
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .find(|n| !rows.contains(n))
+        .unwrap();
+    h.keys(&format!(":whynot {outside}"));
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.whynot.expected, vec![outside.clone()]);
+    let t = h.app.whynot.triage().unwrap().clone();
+    assert_eq!(t.class.as_str(), "not_retrieved");
+    let s = h.screen(120, 40);
+    let place = match t.full_rank {
+        Some(f) => format!("? {outside} not in top-K, full rank {f}"),
+        None => format!("? {outside} not scored"),
+    };
+    assert!(s.contains(&place), "{place}\n{s}");
+    assert!(s.contains("NOT_RETRIEVED"), "{s}");
+    // a name that is not a tool: a warning with the closest names, nothing changes
+    h.keys(":whynot approveRefnd");
+    h.key(KeyCode::Enter);
+    let f = h.app.flash.as_ref().unwrap();
+    assert_eq!(f.level, FlashLevel::Warn);
+    assert!(f.text.contains("approveRefund"), "{}", f.text);
+    assert_eq!(h.app.whynot.expected, vec![outside]);
+    // :whynot-clear unsets
+    h.keys(":whynot-clear");
+    h.key(KeyCode::Enter);
+    assert!(h.app.whynot.expected.is_empty());
+}
+
+#[test]
+fn enter_on_a_knob_probe_opens_it_in_the_counterfactual_pane_with_the_same_rank() {
+    let mut h = demo();
+    query(&mut h, "refund an order");
+    h.keys("jjw");
+    let t = h.app.whynot.triage().unwrap().clone();
+    let (shown, _) = t.probes_by_effect();
+    let (i, probe) = shown
+        .iter()
+        .enumerate()
+        .find(|(_, p)| matches!(p.change, ProbeChange::Knob { .. }) && p.rank.is_some())
+        .map(|(i, p)| (i, (*p).clone()))
+        .expect("a knob probe that keeps it retrieved");
+    let (items, probes) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    assert_eq!(probes, shown.len());
+    // Enter on a section title opens nothing
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::WhyNot);
+    for _ in 0..(items - probes + i) {
+        h.keys("j");
+    }
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.focus, PaneId::Counterfactual);
+    let cmp = h
+        .app
+        .cf
+        .out
+        .as_ref()
+        .unwrap()
+        .result
+        .as_ref()
+        .unwrap()
+        .clone();
+    let rank = cmp
+        .variant
+        .rows
+        .iter()
+        .position(|r| r.name == t.expected)
+        .map(|r| r + 1);
+    assert_eq!(rank, probe.rank, "the counterfactual reproduces the probe");
+    // Esc comes back to the Why-not pane
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, PaneId::WhyNot);
+}
+
+#[test]
+fn a_lab_case_opens_in_explore_with_its_expected_tool_triaged() {
+    let mut h = Harness::lab(Caps::fixed(ColorLevel::Mono, false), demo_suite(), "demo");
+    h.keys(":sort id");
+    h.key(KeyCode::Enter);
+    h.keys("g");
+    let case = h.app.lab.as_ref().unwrap().current().unwrap().clone();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.screen, Screen::Explore);
+    assert_eq!(h.app.drill, PaneId::WhyNot);
+    assert_eq!(h.app.whynot.expected, case.expected);
+    let t = h.app.whynot.triage().unwrap();
+    assert_eq!(t.query, case.query);
+    let s = h.screen(80, 24);
+    assert!(s.contains("9 Why-not"), "{s}");
+    assert!(s.contains(&format!("expected {}", case.expected[0])), "{s}");
+}
