@@ -522,7 +522,7 @@ fn lab_screen_evaluates_sorts_and_opens_a_case_in_explore() {
     // worst first
     let first = l.current().unwrap().clone();
     assert!(first.rr < 1.0 || first.selector_correct < 1.0);
-    h.keys("o");
+    h.keys("oo");
     assert_eq!(h.app.lab.as_ref().unwrap().sort, LabSort::Rank);
     h.keys(":sort id");
     h.key(KeyCode::Enter);
@@ -559,6 +559,7 @@ fn lab_progress_arrives_in_parts_and_stale_runs_are_dropped() {
         generation: gen_before,
         total: 6,
         results: Vec::new(),
+        classes: Vec::new(),
     }));
     assert!(h.app.lab.as_ref().unwrap().running);
     let s = h.screen(80, 24);

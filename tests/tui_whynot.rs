@@ -188,3 +188,68 @@ fn a_lab_case_opens_in_explore_with_its_expected_tool_triaged() {
     assert!(s.contains("9 Why-not"), "{s}");
     assert!(s.contains(&format!("expected {}", case.expected[0])), "{s}");
 }
+
+#[test]
+fn the_lab_lists_each_cases_triage_class_sorted_and_filtered_by_class() {
+    let mut h = Harness::lab(Caps::fixed(ColorLevel::Mono, false), demo_suite(), "demo");
+    let l = h.app.lab.as_ref().unwrap();
+    assert_eq!(l.sort, toolscope::tui::screens::LabSort::Class);
+    assert_eq!(l.classes.len(), l.results.len());
+    // the class of every case is the engine's (suite triage without probes)
+    let opts = TriageOptions {
+        probes: false,
+        document_probes: false,
+        ..TriageOptions::default()
+    };
+    let want = toolscope::lab::triage::triage_suite(
+        &demo_engine(),
+        &demo_suite(),
+        &toolscope::engine::knobs::Knobs::default(),
+        &opts,
+    );
+    for (i, r) in l.results.iter().enumerate() {
+        let w = want.iter().find(|w| w.id == r.id).unwrap();
+        assert_eq!(
+            l.classes[i].name(),
+            w.outcome.as_ref().unwrap().class.as_str(),
+            "{}",
+            r.id
+        );
+    }
+    // failures first: the first listed case is not selected when any case failed
+    let order = l.order();
+    let failing = l.classes.iter().filter(|c| c.name() != "selected").count();
+    assert!(failing > 0);
+    assert_ne!(l.class(order[0]).unwrap().name(), "selected");
+    let selected = l.results.len() - failing;
+    let counts = l.class_counts();
+    let s = h.screen(120, 40);
+    assert!(s.contains("triage "), "{s}");
+    assert!(s.contains(&format!("selected {selected}")), "{s}");
+    // c: one class at a time, in the counts' order, then all again
+    h.keys("c");
+    let l = h.app.lab.as_ref().unwrap();
+    assert_eq!(l.filter, Some(counts[0].0));
+    assert_eq!(l.order().len(), counts[0].1);
+    for _ in 1..counts.len() {
+        h.keys("c");
+    }
+    assert_eq!(
+        h.app.lab.as_ref().unwrap().filter,
+        Some(counts.last().unwrap().0)
+    );
+    h.keys("c");
+    assert_eq!(h.app.lab.as_ref().unwrap().filter, None);
+    // :class NAME, and an unknown name changes nothing
+    h.keys(":class selected");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.lab.as_ref().unwrap().filter, Some("selected"));
+    assert!(h.screen(120, 40).contains("only selected"));
+    h.keys(":class nonsense");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.flash.as_ref().unwrap().level, FlashLevel::Warn);
+    assert_eq!(h.app.lab.as_ref().unwrap().filter, Some("selected"));
+    h.keys(":class all");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.lab.as_ref().unwrap().filter, None);
+}

@@ -10,11 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::app::{App, Effect, FlashLevel, PaneId, PaneState};
 use super::records::{EvRecord, EvRow, EvSet, read_set};
 use crate::engine::knobs::Knobs;
+use crate::engine::triage::{CLASSES, TriageOptions};
 use crate::engine::{Engine, Params, SelectParams};
 use crate::lab::diff::{CaseDiff, diff_sets, read_records};
 use crate::lab::eval::{CaseResult, Summary, evaluate, summarize};
 use crate::lab::record::RunRecord;
-use crate::lab::suite::{Suite, load_suite};
+use crate::lab::suite::{Case, Suite, load_suite};
+use crate::lab::triage::triage_case;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Screen {
@@ -283,8 +285,11 @@ pub fn load_diff(a: &Path, b: &Path) -> Result<DiffView, String> {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum LabSort {
-    /// Worst first: missed cases, lower reciprocal rank, selector misses.
+    /// By triage class (the failure classes in their order, then `selected`), then by
+    /// rank.
     #[default]
+    Class,
+    /// Worst first: missed cases, lower reciprocal rank, selector misses.
     Failure,
     /// By the rank of the first expected tool (misses last).
     Rank,
@@ -292,15 +297,76 @@ pub enum LabSort {
 }
 
 impl LabSort {
-    pub const ALL: [LabSort; 3] = [LabSort::Failure, LabSort::Rank, LabSort::Id];
+    pub const ALL: [LabSort; 4] = [LabSort::Class, LabSort::Failure, LabSort::Rank, LabSort::Id];
 
     pub fn name(self) -> &'static str {
         match self {
             LabSort::Failure => "failure",
+            LabSort::Class => "class",
             LabSort::Rank => "rank",
             LabSort::Id => "id",
         }
     }
+}
+
+/// A lab case's triage class (`engine::triage`, probes left for the Why-not pane).
+#[derive(Clone, Debug, PartialEq)]
+pub enum CaseClass {
+    /// No expected tool: nothing to classify.
+    Unlabelled,
+    Class {
+        class: &'static str,
+        sub: Option<&'static str>,
+    },
+    /// The case could not be triaged (an expected name not in the graph, bad parameters).
+    Error(String),
+}
+
+impl CaseClass {
+    /// Where the class sorts: the failure classes in [`CLASSES`] order, then `selected`,
+    /// then errors and unlabelled cases.
+    pub fn order(&self) -> usize {
+        match self {
+            CaseClass::Class {
+                class: "selected", ..
+            } => CLASSES.len(),
+            CaseClass::Class { class, .. } => CLASSES
+                .iter()
+                .position(|c| c == class)
+                .unwrap_or(CLASSES.len()),
+            CaseClass::Error(_) => CLASSES.len() + 1,
+            CaseClass::Unlabelled => CLASSES.len() + 2,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            CaseClass::Class { class, .. } => class,
+            CaseClass::Error(_) => "error",
+            CaseClass::Unlabelled => "unlabelled",
+        }
+    }
+}
+
+/// The class of every case of a part of a suite (parallel across cores).
+pub fn classify_cases(engine: &Engine, cases: &[Case], base: &Knobs) -> Vec<CaseClass> {
+    let opts = TriageOptions {
+        probes: false,
+        document_probes: false,
+        ..TriageOptions::default()
+    };
+    crate::par::map_heavy(cases, |c| {
+        if c.expected.is_empty() {
+            return CaseClass::Unlabelled;
+        }
+        match triage_case(engine, c, base, &opts).outcome {
+            Ok(t) => CaseClass::Class {
+                class: t.class.as_str(),
+                sub: t.class.sub_cause().map(|s| s.as_str()),
+            },
+            Err(e) => CaseClass::Error(e.to_string()),
+        }
+    })
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -323,6 +389,10 @@ pub struct LabView {
     pub done: usize,
     pub running: bool,
     pub sort: LabSort,
+    /// The triage class of each result (same order as `results`).
+    pub classes: Vec<CaseClass>,
+    /// Only the cases of this class (a name of [`CLASSES`], or `error`).
+    pub filter: Option<&'static str>,
     /// Index into [`LabView::order`].
     pub cursor: usize,
     pub focus: LabFocus,
@@ -347,17 +417,47 @@ impl LabView {
                     )
                     .then(x.id.cmp(&y.id))
             }),
+            LabSort::Class => idx.sort_by(|&a, &b| {
+                let key = |i: usize| {
+                    (
+                        self.class(i).map(CaseClass::order).unwrap_or(usize::MAX),
+                        r[i].first_hit_rank.unwrap_or(usize::MAX),
+                    )
+                };
+                key(a).cmp(&key(b)).then(r[a].id.cmp(&r[b].id))
+            }),
             LabSort::Rank => idx.sort_by(|&a, &b| {
                 let key = |c: &CaseResult| c.first_hit_rank.unwrap_or(usize::MAX);
                 key(&r[a]).cmp(&key(&r[b])).then(r[a].id.cmp(&r[b].id))
             }),
             LabSort::Id => idx.sort_by(|&a, &b| r[a].id.cmp(&r[b].id)),
         }
+        if let Some(f) = self.filter {
+            idx.retain(|&i| self.class(i).is_some_and(|c| c.name() == f));
+        }
         idx
     }
 
     pub fn current(&self) -> Option<&CaseResult> {
         self.order().get(self.cursor).map(|&i| &self.results[i])
+    }
+
+    /// The class of result `i` (None until it is computed).
+    pub fn class(&self, i: usize) -> Option<&CaseClass> {
+        self.classes.get(i)
+    }
+
+    /// Cases per class in the class sort's order (the failure classes, then `selected`,
+    /// then errors; classes with no case left out).
+    pub fn class_counts(&self) -> Vec<(&'static str, usize)> {
+        let mut out: Vec<(&'static str, usize)> = Vec::new();
+        for name in CLASSES[1..].iter().copied().chain(["selected", "error"]) {
+            let n = self.classes.iter().filter(|c| c.name() == name).count();
+            if n > 0 {
+                out.push((name, n));
+            }
+        }
+        out
     }
 }
 
@@ -378,6 +478,7 @@ pub enum LabMsg {
         generation: u64,
         total: usize,
         results: Vec<CaseResult>,
+        classes: Vec<CaseClass>,
     },
     Done {
         generation: u64,
@@ -409,10 +510,12 @@ pub fn run_lab(engine: &Engine, job: &LabJob, send: &mut dyn FnMut(LabMsg)) {
             .map(|(res, _)| res)
             .unwrap_or_default();
         all.extend(res.iter().cloned());
+        let classes = classify_cases(engine, cases, &base);
         send(LabMsg::Progress {
             generation: job.generation,
             total,
             results: res,
+            classes,
         });
     }
     send(LabMsg::Done {
@@ -503,6 +606,8 @@ impl App {
             done: 0,
             running: true,
             sort: self.lab.as_ref().map(|l| l.sort).unwrap_or_default(),
+            classes: Vec::new(),
+            filter: None,
             cursor: 0,
             focus: LabFocus::Cases,
             pane: PaneState::default(),
@@ -535,9 +640,11 @@ impl App {
                 generation,
                 total: _,
                 results,
+                classes,
             } if generation == l.generation => {
                 l.done += results.len();
                 l.results.extend(results);
+                l.classes.extend(classes);
             }
             LabMsg::Done {
                 generation,
@@ -789,7 +896,7 @@ impl App {
             Some(a) => match LabSort::ALL.iter().find(|s| s.name() == a) {
                 Some(s) => *s,
                 None => {
-                    self.set_flash(FlashLevel::Warn, "sort by: failure, rank, id");
+                    self.set_flash(FlashLevel::Warn, "sort by: class, failure, rank, id");
                     return Vec::new();
                 }
             },
@@ -804,6 +911,56 @@ impl App {
             .unwrap_or(0);
         let name = l.sort.name();
         self.set_flash(FlashLevel::Info, format!("sorted by {name}"));
+        Vec::new()
+    }
+
+    /// `c` / `:class NAME`: only the cases of one class (the next class present, in the
+    /// classes' order; after the last, all of them again); `:class all` shows every case.
+    pub fn lab_class(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        let Some(l) = self.lab.as_mut() else {
+            return Vec::new();
+        };
+        let present: Vec<&'static str> = l.class_counts().into_iter().map(|(c, _)| c).collect();
+        let next = match arg {
+            Some("all") => None,
+            Some(a) => match present.iter().find(|c| **c == a) {
+                Some(c) => Some(*c),
+                None => {
+                    let known = CLASSES.contains(&a) || a == "error";
+                    let msg = if known {
+                        format!("no case is {a} (classes here: {})", present.join(", "))
+                    } else {
+                        format!(
+                            "unknown class {:?}: {}, error, all",
+                            crate::sanitize::line(a),
+                            CLASSES.join(", ")
+                        )
+                    };
+                    self.set_flash(FlashLevel::Warn, msg);
+                    return Vec::new();
+                }
+            },
+            None => match l.filter {
+                None => present.first().copied(),
+                Some(f) => present
+                    .iter()
+                    .position(|c| *c == f)
+                    .and_then(|i| present.get(i + 1))
+                    .copied(),
+            },
+        };
+        let keep = l.current().map(|c| c.id.clone());
+        l.filter = next;
+        let order = l.order();
+        l.cursor = keep
+            .and_then(|id| order.iter().position(|&i| l.results[i].id == id))
+            .unwrap_or(0);
+        l.pane = PaneState::default();
+        let msg = match next {
+            Some(c) => format!("{} {c} case(s) (c: next class)", order.len()),
+            None => format!("all {} cases", l.results.len()),
+        };
+        self.set_flash(FlashLevel::Info, msg);
         Vec::new()
     }
 

@@ -89,6 +89,7 @@ impl App {
             CmdId::RecordPrev => self.record_step(-1),
             CmdId::ChangedOnly => self.diff_changed_only(),
             CmdId::LabSort => self.lab_sort(arg),
+            CmdId::LabClass => self.lab_class(arg),
             CmdId::ScreenExplore => self.screen_explore(),
             CmdId::ScreenLab => self.screen_lab(arg),
             CmdId::ScreenEvidence => self.screen_evidence(arg),

@@ -179,6 +179,7 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
                 .iter()
                 .map(|s| s.name().to_string())
                 .collect(),
+            CmdId::LabClass => lab_class_values(app),
             _ => Vec::new(),
         };
         let rest = rest.trim();
@@ -298,6 +299,18 @@ fn tool_values(app: &App, pat: &str, matcher: &SkimMatcherV2) -> Vec<String> {
     out
 }
 
+/// `all` and the classes the lab's cases have.
+fn lab_class_values(app: &App) -> Vec<String> {
+    std::iter::once("all".to_string())
+        .chain(
+            app.lab
+                .iter()
+                .flat_map(|l| l.class_counts())
+                .map(|(c, _)| c.to_string()),
+        )
+        .collect()
+}
+
 /// A typed argument completed against the command's known values: itself when it is one,
 /// else the one value it is a case-insensitive prefix of, else as typed (the command
 /// then validates it and says why not).
@@ -324,6 +337,7 @@ fn complete_value(app: &App, id: CmdId, arg: &str) -> String {
             .iter()
             .map(|s| s.name().to_string())
             .collect(),
+        CmdId::LabClass => lab_class_values(app),
         _ => return arg.to_string(),
     };
     if values.iter().any(|v| v == arg) {

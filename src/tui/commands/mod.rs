@@ -103,6 +103,7 @@ pub enum CmdId {
     RecordPrev,
     ChangedOnly,
     LabSort,
+    LabClass,
     ScreenExplore,
     ScreenLab,
     ScreenEvidence,

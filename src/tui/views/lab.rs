@@ -1,7 +1,9 @@
 //! Lab screen: a suite evaluated with the explorer's parameters (`lab::eval`, on its own
 //! thread, with progress): the summary (hit@1, hit@5, hit@k, recall@k, MRR, selector
-//! accuracy), the cases sortable by failure, rank or id, and the case under the cursor.
-//! Enter opens the case in Explore with its query and parameters.
+//! accuracy), each case's triage class (`engine::triage`) with the counts per class, the
+//! cases sorted by class then rank (or by failure, rank or id) and filtered by class, and
+//! the case under the cursor. Enter opens the case in Explore with its query, parameters
+//! and the Why-not pane on its expected tool.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -9,7 +11,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::super::app::{App, LayoutInfo};
-use super::super::screens::{LabFocus, LabView};
+use super::super::screens::{CaseClass, LabFocus, LabView};
 use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
@@ -167,6 +169,15 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         ),
     );
     let mut main = Rect::new(main.x, main.y + 1, main.width, main.height - 1);
+    let counts = l.class_counts();
+    if !counts.is_empty() && main.height > 6 {
+        put_line(
+            buf,
+            Rect::new(main.x, main.y, main.width, 1),
+            &text::truncate_line(class_line(app, l, &counts), main.width as usize, g.ellipsis),
+        );
+        main = Rect::new(main.x, main.y + 1, main.width, main.height - 1);
+    }
     if let Some(w) = missing_warning(l)
         && main.height > 6
     {
@@ -210,12 +221,21 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             .max()
             .unwrap_or(2)
             .clamp(4, (w / 4).max(8));
-        // the query keeps its share: selected and expected take at most 30% each
-        let fixed = 2 + idw + 6 + 4 + 4 + 2;
+        // the query keeps its share: the class, selected and expected take at most 30% each
+        let narrow = w < 100;
+        let classw = l
+            .classes
+            .iter()
+            .map(|c| text::width(&class_text(c, narrow)))
+            .max()
+            .unwrap_or(5)
+            .clamp(5, if narrow { 13 } else { 30 });
+        let fixed = 2 + idw + 6 + 4 + 4 + classw + 1 + 2;
         let namew = (w.saturating_sub(fixed) * 3 / 10).clamp(8, 22);
         let head = format!(
-            "  {} rank h@1 sel {} {} query",
+            "  {} rank h@1 sel {} {} {} query",
             text::fit("case", idw, g.ellipsis),
+            text::fit("class", classw, g.ellipsis),
             text::fit("selected", namew, g.ellipsis),
             text::fit("expected", namew, g.ellipsis),
         );
@@ -265,6 +285,16 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                     Span::raw(" "),
                     ok(c.selector_correct >= 1.0),
                     Span::raw(" "),
+                    match l.class(order[k]) {
+                        Some(cl) => Span::styled(
+                            text::fit(&class_text(cl, narrow), classw, g.ellipsis),
+                            st(app, class_role(cl)),
+                        ),
+                        None => {
+                            Span::styled(text::fit("…", classw, g.ellipsis), st(app, Role::Muted))
+                        }
+                    },
+                    Span::raw(" "),
                     Span::raw(text::fit(&clean(&c.selected), namew, g.ellipsis)),
                     Span::raw(" "),
                     Span::styled(
@@ -276,8 +306,12 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             }
         };
         let focused = l.focus == LabFocus::Cases;
+        let shown = match l.filter {
+            Some(f) => format!("{} of {}, only {f}", order.len(), l.results.len()),
+            None => l.results.len().to_string(),
+        };
         let title = vec![Span::styled(
-            format!(" Cases ({}) by {} ", l.results.len(), l.sort.name()),
+            format!(" Cases ({shown}) by {} ", l.sort.name()),
             if focused {
                 st(app, Role::TabActive)
             } else {
@@ -364,6 +398,22 @@ fn detail(app: &App, l: &LabView) -> Doc {
             4,
         );
     }
+    let idx = l.order().get(l.cursor).copied();
+    match idx.and_then(|i| l.class(i)) {
+        Some(CaseClass::Error(e)) => d.text(Line::styled(
+            format!("  triage: not classified: {}", clean(e)),
+            st(app, Role::Bad),
+        )),
+        Some(cl @ CaseClass::Class { .. }) => d.text(spans(vec![
+            ("  triage ".into(), st(app, Role::Muted)),
+            (class_text(cl, false), st(app, class_role(cl))),
+            (
+                "  (Enter: the case in Explore, its Why-not pane open)".into(),
+                st(app, Role::Muted),
+            ),
+        ])),
+        _ => {}
+    }
     let sel_ok = c.selector_correct >= 1.0;
     let mark = if c.expected.is_empty() {
         (
@@ -409,6 +459,76 @@ fn detail(app: &App, l: &LabView) -> Doc {
         ));
     }
     d
+}
+
+/// A case's class as the list shows it: `outranked`, `not_retrieved/below_cutoff`, …;
+/// narrow, without the `selector_` prefix and the sub-cause (`ambiguous`).
+fn class_text(c: &CaseClass, narrow: bool) -> String {
+    match c {
+        CaseClass::Class {
+            class,
+            sub: Some(s),
+        } if !narrow => format!("{class}/{s}"),
+        other if narrow => {
+            let n = other.name();
+            n.strip_prefix("selector_").unwrap_or(n).to_string()
+        }
+        other => other.name().to_string(),
+    }
+}
+
+fn class_role(c: &CaseClass) -> Role {
+    match c {
+        CaseClass::Class {
+            class: "selected", ..
+        } => Role::Good,
+        CaseClass::Class {
+            class: "not_retrieved",
+            ..
+        } => Role::Bad,
+        CaseClass::Class { .. } => Role::Warn,
+        CaseClass::Error(_) => Role::Bad,
+        CaseClass::Unlabelled => Role::Muted,
+    }
+}
+
+/// A class by name, as counted (`error` for the cases that could not be triaged).
+fn named(c: &'static str) -> CaseClass {
+    if c == "error" {
+        CaseClass::Error(String::new())
+    } else {
+        CaseClass::Class {
+            class: c,
+            sub: None,
+        }
+    }
+}
+
+/// Cases per triage class: ` classes  outranked 2 · not_retrieved 1 · selected 3`.
+fn class_line(app: &App, l: &LabView, counts: &[(&'static str, usize)]) -> Line<'static> {
+    let g = glyphs(app);
+    let mut sp = vec![Span::styled(" triage ".to_string(), st(app, Role::Muted))];
+    for (i, (c, n)) in counts.iter().enumerate() {
+        if i > 0 {
+            sp.push(Span::styled(format!(" {} ", g.dot), st(app, Role::Muted)));
+        }
+        let role = class_role(&named(c));
+        let active = l.filter == Some(*c);
+        sp.push(Span::styled(
+            c.to_string(),
+            if active {
+                st(app, role).patch(st(app, Role::TabActive))
+            } else {
+                st(app, role)
+            },
+        ));
+        sp.push(Span::styled(format!(" {n}"), st(app, Role::Score)));
+    }
+    sp.push(Span::styled(
+        "   (c: one class at a time)".to_string(),
+        st(app, Role::Muted),
+    ));
+    Line::from(sp)
 }
 
 /// The CLI's warning for expected tools the graph does not have, counted over the suite:
