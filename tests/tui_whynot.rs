@@ -253,3 +253,75 @@ fn the_lab_lists_each_cases_triage_class_sorted_and_filtered_by_class() {
     h.key(KeyCode::Enter);
     assert_eq!(h.app.lab.as_ref().unwrap().filter, None);
 }
+
+fn evidence_dir() -> std::path::PathBuf {
+    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("whynot-evidence");
+    toolscope::tui::harness::write_demo_evidence(&d).expect("demo evidence");
+    d
+}
+
+#[test]
+fn captured_evidence_is_classified_without_a_graph_and_replayed_with_one() {
+    use toolscope::tui::event::Source;
+    use toolscope::tui::screens::EvTab;
+    let d = evidence_dir();
+    // a fixture of the demo suite names its expected tool: the Why-not tab classifies it
+    let mut h = Harness::opened(
+        Caps::fixed(ColorLevel::Mono, false),
+        Source::Evidence(d.join("good/orders.json")),
+    );
+    h.keys("5");
+    let e = h.app.evidence.as_ref().unwrap();
+    assert_eq!(e.tab, EvTab::WhyNot);
+    assert_eq!(e.expected_tool().as_deref(), Some("listOrders"));
+    let (_, t) = e.whynot.as_ref().expect("computed");
+    let rec = &e.current().unwrap().compact;
+    assert_eq!(*t, toolscope::lab::captured::from_record(rec, "listOrders"));
+    assert!(t.class.is_some(), "{t:?}");
+    let s = h.screen(100, 30);
+    assert!(s.contains("expected listOrders"), "{s}");
+    assert!(s.contains("from the captured fields alone"), "{s}");
+    // w on another row asks about that one; the table marks it
+    h.key(KeyCode::Esc);
+    h.keys("jw");
+    let e = h.app.evidence.as_ref().unwrap();
+    let second = e.current().unwrap().rows[1].name.clone();
+    assert_eq!(e.expected_tool(), Some(second.clone()));
+    assert_eq!(e.whynot.as_ref().unwrap().1.rank, Some(2));
+    let s = h.screen(100, 30);
+    let row = s
+        .lines()
+        .find(|l| l.contains(&format!(" 2 {second}")))
+        .unwrap();
+    assert!(row.contains('?'), "{row}");
+    // with the graph loaded, a drifted record carries artifact_changed
+    let mut h = demo();
+    let traces = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    h.keys(&format!(
+        ":evidence {}",
+        traces.join("drifts.jsonl").display()
+    ));
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.screen, Screen::Evidence);
+    let i = h
+        .app
+        .evidence
+        .as_ref()
+        .unwrap()
+        .set
+        .records
+        .iter()
+        .position(|r| r.id == "drift-unexplained")
+        .unwrap();
+    for _ in 0..i {
+        h.keys("j");
+    }
+    h.key(KeyCode::Enter);
+    h.keys("w");
+    let (_, t) = h.app.evidence.as_ref().unwrap().whynot.clone().unwrap();
+    assert!(
+        t.findings.iter().any(|f| f.kind() == "artifact_changed"),
+        "{t:?}"
+    );
+    assert!(h.screen(100, 30).contains("artifact_changed"));
+}

@@ -1,5 +1,6 @@
 //! Quality lab: suites of labelled queries and the metrics computed over them.
 
+pub mod captured;
 pub mod diff;
 pub mod eval;
 pub mod fixture;

@@ -12,6 +12,7 @@ use super::records::{EvRecord, EvRow, EvSet, read_set};
 use crate::engine::knobs::Knobs;
 use crate::engine::triage::{CLASSES, TriageOptions};
 use crate::engine::{Engine, Params, SelectParams};
+use crate::lab::captured::CapturedTriage;
 use crate::lab::diff::{CaseDiff, diff_sets, read_records};
 use crate::lab::eval::{CaseResult, Summary, evaluate, summarize};
 use crate::lab::record::RunRecord;
@@ -52,19 +53,26 @@ pub enum EvTab {
     Row,
     Selector,
     Record,
+    /// The captured record's triage for an expected tool (`lab::captured`).
+    WhyNot,
 }
 
 impl EvTab {
-    pub const ALL: [EvTab; 3] = [EvTab::Row, EvTab::Selector, EvTab::Record];
+    pub const ALL: [EvTab; 4] = [EvTab::Row, EvTab::Selector, EvTab::Record, EvTab::WhyNot];
 
     pub fn title(self) -> &'static str {
         match self {
             EvTab::Row => "Row",
             EvTab::Selector => "Selector",
             EvTab::Record => "Record",
+            EvTab::WhyNot => "Why-not",
         }
     }
 }
+
+/// A captured record's triage: for (record, expected tool), whether it was replayed on
+/// the graph, and the result.
+pub type EvWhyNot = ((usize, String, bool), CapturedTriage);
 
 /// What an unfolded JSON is of: (record, row) or (record, None) for the whole record.
 pub type JsonKey = (usize, Option<usize>);
@@ -81,6 +89,10 @@ pub struct EvidenceView {
     /// The unfolded JSON as sanitised lines, for (record, row or None for the record).
     pub json: Option<(JsonKey, Arc<Vec<String>>)>,
     pub pane: PaneState,
+    /// The expected tool set with `w` (else the record's own expected tool, if any).
+    pub expected: Option<String>,
+    /// The Why-not tab's triage, computed once per (record, expected tool).
+    pub whynot: Option<EvWhyNot>,
 }
 
 impl EvidenceView {
@@ -99,6 +111,8 @@ impl EvidenceView {
             json_open: false,
             json: None,
             pane: PaneState::default(),
+            expected: None,
+            whynot: None,
         };
         v.tab = v.default_tab();
         v
@@ -120,12 +134,39 @@ impl EvidenceView {
         self.current().and_then(|r| r.rows.get(self.row))
     }
 
+    /// The expected tool of the Why-not tab: the one set with `w`, else the record's own.
+    pub fn expected_tool(&self) -> Option<String> {
+        self.expected
+            .clone()
+            .or_else(|| self.current()?.compact.expected.first().cloned())
+    }
+
+    /// Computes the Why-not tab's triage when it is shown and not computed yet (with the
+    /// graph, the record is replayed on it).
+    pub fn sync_whynot(&mut self, engine: Option<&Engine>) {
+        if self.tab != EvTab::WhyNot {
+            return;
+        }
+        let (Some(rec), Some(x)) = (self.current(), self.expected_tool()) else {
+            return;
+        };
+        let key = (self.record, x, engine.is_some());
+        if self.whynot.as_ref().is_some_and(|(k, _)| *k == key) {
+            return;
+        }
+        let t = match engine {
+            Some(e) => crate::lab::captured::with_graph(e, &rec.value, &rec.compact, &key.1),
+            None => crate::lab::captured::from_record(&rec.compact, &key.1),
+        };
+        self.whynot = Some((key, t));
+    }
+
     /// What the unfolded JSON of the current tab is about.
     pub fn json_key(&self) -> Option<JsonKey> {
         match self.tab {
             EvTab::Row => self.current_row().map(|_| (self.record, Some(self.row))),
             EvTab::Record => self.current().map(|_| (self.record, None)),
-            EvTab::Selector => None,
+            EvTab::Selector | EvTab::WhyNot => None,
         }
     }
 
@@ -843,6 +884,44 @@ impl App {
             e.tab = tab;
             e.focus = EvFocus::Pane;
         }
+        Vec::new()
+    }
+
+    /// `w` on the Evidence screen: the row under the cursor becomes the expected tool of
+    /// the Why-not tab (again: back to the record's own expected tool).
+    pub fn ev_whynot_pick(&mut self) -> Vec<Effect> {
+        let Some(e) = self.evidence.as_mut() else {
+            return Vec::new();
+        };
+        let Some(name) = e.current_row().map(|r| r.name.clone()) else {
+            return self.warn("no row to ask about".into());
+        };
+        let msg = if e.expected.as_deref() == Some(name.as_str()) {
+            e.expected = None;
+            match e.expected_tool() {
+                Some(x) => format!(
+                    "why not: back to the record's expected tool {}",
+                    crate::sanitize::line(&x)
+                ),
+                None => "expected tool unset".to_string(),
+            }
+        } else {
+            e.expected = Some(name.clone());
+            format!(
+                "why not {}: classified from the captured fields{}",
+                crate::sanitize::line(&name),
+                if self.engine.is_some() {
+                    ", replayed on the graph"
+                } else {
+                    " (no graph: partial where it would be needed)"
+                }
+            )
+        };
+        let e = self.evidence.as_mut().expect("evidence");
+        e.tab = EvTab::WhyNot;
+        e.focus = EvFocus::Pane;
+        e.pane = PaneState::default();
+        self.set_flash(FlashLevel::Info, msg);
         Vec::new()
     }
 

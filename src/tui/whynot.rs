@@ -133,6 +133,9 @@ impl App {
     /// `w`: the row under the cursor (the neighbour under the cursor in the Graph pane)
     /// becomes the expected tool; `w` on the expected tool unsets it.
     pub fn whynot_pick(&mut self) -> Vec<Effect> {
+        if self.screen == Screen::Evidence {
+            return self.ev_whynot_pick();
+        }
         let name = if self.focus == PaneId::Graph {
             let Some(engine) = &self.engine else {
                 return Vec::new();

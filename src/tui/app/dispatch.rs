@@ -84,6 +84,7 @@ impl App {
             CmdId::EvTabRow => self.ev_tab(EvTab::Row),
             CmdId::EvTabSelector => self.ev_tab(EvTab::Selector),
             CmdId::EvTabRecord => self.ev_tab(EvTab::Record),
+            CmdId::EvTabWhyNot => self.ev_tab(EvTab::WhyNot),
             CmdId::EvJson => self.ev_toggle_json(),
             CmdId::RecordNext => self.record_step(1),
             CmdId::RecordPrev => self.record_step(-1),

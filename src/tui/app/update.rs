@@ -24,8 +24,10 @@ impl App {
         let mut fx = self.on_event_inner(ev);
         if !self.quit {
             fx.extend(self.sync_drill());
+            let engine = self.engine.clone();
             if let Some(e) = self.evidence.as_mut() {
                 e.sync_json();
+                e.sync_whynot(engine.as_deref());
             }
         }
         fx

@@ -98,6 +98,7 @@ pub enum CmdId {
     EvTabRow,
     EvTabSelector,
     EvTabRecord,
+    EvTabWhyNot,
     EvJson,
     RecordNext,
     RecordPrev,
@@ -451,6 +452,9 @@ pub fn where_label(c: &Command) -> &'static str {
         CFACT => "counterfactual",
         WHYNOT => "why-not",
         x if x == CANDIDATES | SELECTOR | GRAPH => "candidates, selector, graph",
+        x if x == CANDIDATES | SELECTOR | GRAPH | EVIDENCE => {
+            "candidates, selector, graph, evidence"
+        }
         EVIDENCE => "evidence",
         DIFF => "diff",
         LAB => "lab",

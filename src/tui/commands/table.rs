@@ -161,6 +161,14 @@ fn need_path_back(a: &App) -> Option<&'static str> {
     }
 }
 
+fn need_row_to_ask(a: &App) -> Option<&'static str> {
+    if a.screen == crate::tui::screens::Screen::Evidence {
+        need_copy(a)
+    } else {
+        need_rows(a)
+    }
+}
+
 fn need_expected(a: &App) -> Option<&'static str> {
     if a.whynot.expected.is_empty() {
         Some("no expected tool is set (w on a row, or :whynot NAME)")
@@ -765,9 +773,9 @@ pub static REGISTRY: &[Command] = &[
         group: Group::Drill,
         hint: None,
         hint_keys: None,
-        bindings: &[b(ch('w'), CANDIDATES | SELECTOR | GRAPH)],
+        bindings: &[b(ch('w'), CANDIDATES | SELECTOR | GRAPH | EVIDENCE)],
         arg: Arg::None,
-        enabled: need_rows,
+        enabled: need_row_to_ask,
     },
     Command {
         id: CmdId::WhyNotType,
@@ -1041,6 +1049,17 @@ pub static REGISTRY: &[Command] = &[
         hint: None,
         hint_keys: None,
         bindings: &[b(ch('4'), EVIDENCE)],
+        arg: Arg::None,
+        enabled: need_evidence,
+    },
+    Command {
+        id: CmdId::EvTabWhyNot,
+        name: "ev-whynot",
+        label: "Evidence: the Why-not tab (the captured record's triage for its expected tool, or the one w set)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('5'), EVIDENCE)],
         arg: Arg::None,
         enabled: need_evidence,
     },

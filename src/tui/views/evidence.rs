@@ -57,10 +57,11 @@ pub fn status(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
         format!(" {}", clean(&e.set.label)),
         st(app, Role::Title),
     )]);
-    segs.push(vec![Span::raw(if short {
-        "no graph".to_string()
-    } else {
-        "evidence only (no graph)".to_string()
+    segs.push(vec![Span::raw(match (&app.engine, short) {
+        (Some(_), true) => "graph loaded".to_string(),
+        (Some(_), false) => "captured evidence (graph loaded: Why-not replays)".to_string(),
+        (None, true) => "no graph".to_string(),
+        (None, false) => "evidence only (no graph)".to_string(),
     })]);
     if let Some(r) = e.current() {
         segs.push(vec![Span::raw(format!(
@@ -113,6 +114,7 @@ fn why_text(app: &App, w: &Why) -> (String, Role) {
 pub fn table_rows(app: &App, r: &EvRecord) -> Vec<TRow> {
     let target = r.selected_target();
     let llm = r.llm_target();
+    let x = app.evidence.as_ref().and_then(|e| e.expected_tool());
     r.rows
         .iter()
         .map(|row| {
@@ -130,7 +132,7 @@ pub fn table_rows(app: &App, r: &EvRecord) -> Vec<TRow> {
                 why_role,
                 target: target == Some(row.name.as_str()),
                 llm: llm == Some(row.name.as_str()),
-                expected: false,
+                expected: x.as_deref() == Some(row.name.as_str()),
             }
         })
         .collect()
@@ -266,6 +268,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             EvTab::Row => row_doc(app, e),
             EvTab::Selector => selector_doc(app, e),
             EvTab::Record => record_doc(app, e),
+            EvTab::WhyNot => whynot_doc(app, e),
         };
         screen_pane(
             app,
@@ -595,6 +598,106 @@ fn yes(v: Option<&Value>) -> String {
         Some(x) => clean(&value_text(x)),
         None => "-".into(),
     }
+}
+
+/// The Why-not tab: the captured record's triage (`lab::captured`) for its expected tool
+/// or the one `w` set — the class from the captured fields, what they could not decide,
+/// and (with a graph) whether this artifact recomputes what was captured.
+fn whynot_doc(app: &App, e: &EvidenceView) -> Doc {
+    let mut d = Doc::default();
+    let Some(x) = e.expected_tool() else {
+        d.text(Line::styled(
+            "This record names no expected tool: w on a row asks why that one was not selected (from the captured fields; with a graph, replayed on it).",
+            st(app, Role::Muted),
+        ));
+        return d;
+    };
+    let Some((_, t)) = e
+        .whynot
+        .as_ref()
+        .filter(|(k, _)| k.0 == e.record && k.1 == x)
+    else {
+        d.text(Line::styled("triaging…", st(app, Role::Muted)));
+        return d;
+    };
+    let status = t.status.as_str();
+    let class = t
+        .class
+        .map(|c| format!(" {} ", c.to_uppercase()))
+        .unwrap_or_else(|| " UNDECIDED ".into());
+    d.text_indent(
+        spans(vec![
+            ("expected ".into(), st(app, Role::Muted)),
+            (clean(&t.expected), st(app, Role::Title)),
+            ("  ".into(), Style::default()),
+            (
+                class,
+                st(
+                    app,
+                    match t.class {
+                        Some("selected") => Role::Good,
+                        Some("not_retrieved") | None => Role::Bad,
+                        Some(_) => Role::Warn,
+                    },
+                )
+                .patch(st(app, Role::TabActive)),
+            ),
+        ]),
+        4,
+    );
+    d.text_indent(
+        spans(vec![
+            (
+                format!(
+                    "captured rank {} · selected {} · mechanism_status ",
+                    t.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+                    t.selected
+                        .as_deref()
+                        .map(clean)
+                        .unwrap_or_else(|| "(not captured)".into())
+                ),
+                st(app, Role::Muted),
+            ),
+            (
+                status.to_string(),
+                st(
+                    app,
+                    match status {
+                        "resolved" => Role::Good,
+                        "partial" => Role::Warn,
+                        _ => Role::Bad,
+                    },
+                ),
+            ),
+        ]),
+        4,
+    );
+    d.text(Line::styled(
+        if app.engine.is_some() {
+            "  from the captured fields; the record was replayed on the loaded graph"
+        } else {
+            "  from the captured fields alone (no graph loaded)"
+        },
+        st(app, Role::Muted),
+    ));
+    for n in &t.notes {
+        d.text_indent(Line::raw(format!("  {}", clean(n))), 4);
+    }
+    if !t.findings.is_empty() {
+        d.blank();
+        d.text(Line::styled("  Findings", st(app, Role::Section)));
+        for f in &t.findings {
+            d.text_indent(
+                spans(vec![
+                    (format!("    {} ", f.kind()), st(app, Role::Key)),
+                    (format!("[{}] ", f.status().as_str()), st(app, Role::Muted)),
+                    (clean(&f.summary()), Style::default()),
+                ]),
+                6,
+            );
+        }
+    }
+    d
 }
 
 fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
