@@ -22,7 +22,7 @@ fn contracts_declare_read_only_and_no_recommendations() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let list = v.as_array().unwrap();
-    assert_eq!(list.len(), 8);
+    assert_eq!(list.len(), 9);
     for c in list {
         assert_eq!(c["read_only"], true);
         assert_eq!(c["returns_action_recommendations"], false);
@@ -248,4 +248,141 @@ fn mcp_refuses_a_50_mb_query_quickly_with_little_memory() {
     if let Some(kib) = peak {
         assert!(kib < 400 << 10, "peak RSS {kib} KiB");
     }
+}
+
+#[test]
+fn explain_rank_gap_on_the_command_line_is_the_triage_json_without_probes() {
+    let (code, out, err) = run(&[
+        "evidence",
+        "explain_rank_gap",
+        "--args",
+        r#"{"query": "approve refund", "expected": "listOrders"}"#,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["class"], "not_retrieved");
+    assert_eq!(v["sub_cause"], "below_cutoff");
+    assert!(v.get("probes").is_none(), "{v}");
+    assert_eq!(v["returns_action_recommendations"], false);
+    let (code, out, err) = run(&[
+        "triage",
+        "demo",
+        "approve refund",
+        "--expected",
+        "listOrders",
+        "--no-probes",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for (k, x) in t.as_object().unwrap() {
+        if k != "probes" {
+            assert_eq!(&v[k], x, "{k}: the tool and triage --json differ");
+        }
+    }
+    // an expected name that is not a tool: exit 2, the closest names, nothing on stdout
+    let (code, out, err) = run(&[
+        "evidence",
+        "explain_rank_gap",
+        "--args",
+        r#"{"query": "approve refund", "expected": "approveRefnd"}"#,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(r#"expected: expected tool "approveRefnd" is not a tool of this graph; closest names: approveRefund"#),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let (code, _, err) = run(&[
+        "evidence",
+        "explain_rank_gap",
+        "--args",
+        r#"{"query": "x"}"#,
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(r#"missing required argument "expected""#),
+        "{err}"
+    );
+}
+
+#[test]
+fn explain_rank_gap_over_mcp_stdio() {
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"explain_rank_gap","arguments":{"query":"refund approval","expected":"listRefunds","params":{"top_k":5}}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"explain_rank_gap","arguments":{"query":"refund approval","expected":"approveRefnd"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"explain_rank_gap","arguments":{"query":"refund approval"}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"explain_rank_gap","arguments":{"query":"refund approval","expected":"listRefunds","llm_target":"approveRefund"}}}"#,
+    ];
+    let out = Command::cargo_bin("toolscope")
+        .unwrap()
+        .args(["mcp", "demo"])
+        .write_stdin(format!("{}\n", lines.join("\n")))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let r = responses(&out.stdout);
+    assert_eq!(r.len(), 6, "{r:?}");
+    let tools = r[1]["result"]["tools"].as_array().unwrap();
+    let t = tools
+        .iter()
+        .find(|t| t["name"] == "explain_rank_gap")
+        .expect("explain_rank_gap is listed");
+    assert_eq!(
+        t["inputSchema"]["required"],
+        serde_json::json!(["query", "expected"])
+    );
+    for k in ["query", "expected", "llm_target", "policy", "params"] {
+        assert!(t["inputSchema"]["properties"].get(k).is_some(), "{k}");
+    }
+    assert_eq!(
+        t["_meta"]["dev.toolscope/returns_action_recommendations"],
+        false
+    );
+    // a result: structured, with its text mirror, no probes, the retrieval scope
+    let ok = &r[2]["result"];
+    assert_eq!(ok["isError"], false, "{ok}");
+    let s = &ok["structuredContent"];
+    let mirror: serde_json::Value =
+        serde_json::from_str(ok["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(&mirror, s);
+    assert_eq!(s["expected"], "listRefunds");
+    assert_eq!(s["class_scope"], "retrieval");
+    assert_eq!(s["evidence"]["top_k"], 5);
+    assert!(s["evidence"].get("selection").is_none(), "{s}");
+    assert!(!ok.to_string().contains("probe"), "{ok}");
+    assert!(s["provenance"]["graph"]["fingerprint"].is_string());
+    // an unknown expected name: an isError result naming it and the closest names
+    let bad = &r[3]["result"];
+    assert_eq!(bad["isError"], true, "{bad}");
+    let m = bad["content"][0]["text"].as_str().unwrap();
+    assert!(
+        m.starts_with("invalid arguments for explain_rank_gap: expected: ")
+            && m.contains(
+                r#""approveRefnd" is not a tool of this graph; closest names: approveRefund"#
+            ),
+        "{m}"
+    );
+    let missing = &r[4]["result"];
+    assert_eq!(missing["isError"], true, "{missing}");
+    assert!(
+        missing["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains(r#"missing required argument "expected""#)
+    );
+    // the selector's knobs are post-decision: refused to the model
+    let post = &r[5]["result"];
+    assert_eq!(post["isError"], true, "{post}");
+    assert!(
+        post["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("post-decision")
+    );
 }

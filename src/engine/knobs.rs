@@ -22,6 +22,9 @@ pub const KNOBS: &[&str] = &[
     "policy",
 ];
 
+/// The knobs of the post-decision target selector (not retrieval knobs).
+pub const SELECTOR_KNOBS: &[&str] = &["llm_target", "policy"];
+
 /// Everything a run depends on besides the graph and the query.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Knobs {
@@ -289,6 +292,16 @@ impl Knobs {
     pub fn write_json(&self, w: &mut JsonWriter) {
         w.begin_obj();
         for k in KNOBS {
+            w.key(k).value(&self.get(k));
+        }
+        w.end_obj();
+    }
+
+    /// The retrieval knobs only: every knob but the post-decision selector's `llm_target`
+    /// and `policy` (what a model-facing caller is shown).
+    pub fn write_json_retrieval(&self, w: &mut JsonWriter) {
+        w.begin_obj();
+        for k in KNOBS.iter().filter(|k| !SELECTOR_KNOBS.contains(k)) {
             w.key(k).value(&self.get(k));
         }
         w.end_obj();

@@ -29,6 +29,9 @@ pub const TRACE_STAGES: &[&str] = &[
 /// Why the selector's knobs are refused to model-facing callers.
 pub(crate) const POST_DECISION_KNOBS: &str = "llm_target and policy are post-decision knobs and are not available to model-facing callers (authorised for models: top_k, depth, token_budget, history, learning, relation_weight, confidence_factor, intent)";
 
+/// What a model-facing caller of `explain_rank_gap` is shown of the class.
+pub const RANK_GAP_SCOPE: &str = "model-facing callers get the retrieval-stage class only (not_retrieved, outranked, or null when the tool ranks first) and no selector verdict: the selector's verdict is post-decision; operators get the full class and the verdict";
+
 /// The label threat model, as the contracts and withheld answers state it.
 pub const LABEL_THREAT: &str = "lab.* values and suite hit@k/MRR are aggregates over labels a model-facing caller never sees; since an aggregate over few cases, or many aggregates over varied parameters, can reveal a label, a model-facing caller gets them only over a suite of at least 20 distinct case queries, never for one case or a subset, and each distinct parameter set evaluated against the labels uses one of 4 label-sweep units per session (repeats are free): this limits, not removes, what aggregates reveal about labels";
 
@@ -243,6 +246,51 @@ pub const CONTRACTS: &[ToolContract] = &[
             "resolved only when exactly one authorised knob differs on the same graph",
             "a counterfactual on one query does not generalise to other queries",
             LABEL_THREAT,
+        ],
+        model_facing: true,
+    },
+    ToolContract {
+        name: "explain_rank_gap",
+        title: "Explain a rank gap",
+        purpose: "For one query and a named tool, return where that tool stands in one retrieval run and how its scores compare with the rows above it: the failure class (and sub-cause), its rank and full rank, secondary findings, the deficit against the first row (and the last row inside top_k) per query term (BM25 part, idf, tf, missing terms) and per multiplier, every tool ranked above it channel by channel (seed, graph, learning, history demotions, match flags), and the expansion path from the nearest seed.",
+        inputs: &[
+            ("query", "string", true, "the query to evaluate"),
+            (
+                "expected",
+                "string",
+                true,
+                "the tool whose place is explained: a tool name of the graph",
+            ),
+            (
+                "llm_target",
+                "string",
+                false,
+                "the tool the model named, handed to the selector with the rows (post-decision: operators only)",
+            ),
+            (
+                "policy",
+                "string",
+                false,
+                "the selector policy: strong_evidence, risk_limited or manual_review (post-decision: operators only)",
+            ),
+            PARAMS_IN,
+        ],
+        outputs: &[
+            "query",
+            "expected",
+            "class",
+            "sub_cause",
+            "full_rank",
+            "findings[]",
+            "evidence",
+            "mechanism_status",
+            "provenance",
+        ],
+        visibility_scope: "current_decision",
+        limitations: &[
+            "an accounting of one run on the loaded graph: the class, the deficit and the channel differences show how the scores came about, not which change would alter them",
+            RANK_GAP_SCOPE,
+            "no variant runs: the result holds no re-runs with other knobs or documents",
         ],
         model_facing: true,
     },

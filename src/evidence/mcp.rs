@@ -443,7 +443,7 @@ impl<'a> Server<'a> {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": false}},
                 "serverInfo": {"name": "toolscope", "title": "toolscope evidence tools", "version": env!("CARGO_PKG_VERSION")},
-                "instructions": "Read-only evidence about how a tool-retrieval engine (graphify-0.47) ranked tools for a query: explain_metric decomposes a score, trace_event/trace_entity show how it came about, compare_bounded_counterfactual changes exactly one knob. Results are facts with provenance and mechanism_status; none is a recommendation."
+                "instructions": "Read-only evidence about how a tool-retrieval engine (graphify-0.47) ranked tools for a query: explain_metric decomposes a score, trace_event/trace_entity show how it came about, compare_bounded_counterfactual changes exactly one knob, explain_rank_gap accounts for where a named tool stands in one run. Results are facts with provenance and mechanism_status; none is a recommendation."
             }),
         )
     }
@@ -603,7 +603,7 @@ mod tests {
         );
         assert_eq!(out[0]["result"]["protocolVersion"], "2025-06-18");
         let tools = out[1]["result"]["tools"].as_array().unwrap();
-        assert_eq!(tools.len(), 8);
+        assert_eq!(tools.len(), 9);
         assert_eq!(tools[0]["annotations"]["readOnlyHint"], true);
         assert_eq!(tools[0]["annotations"]["openWorldHint"], false);
         assert_eq!(

@@ -1,5 +1,5 @@
 //! The read-only evidence tools (their contracts are in [`super::contracts`], re-exported
-//! here). One implementation serves
+//! here; `explain_rank_gap` is in [`super::rank_gap`]). One implementation serves
 //! `toolscope evidence`, the MCP server and the TUI panes.
 
 use serde_json::{Map, Value};
@@ -66,7 +66,7 @@ impl<'a> Session<'a> {
             .filter(|c| self.audience == Audience::Operator || c.model_facing)
     }
 
-    fn provenance(&self, w: &mut JsonWriter, knobs: &Knobs, formula_version: &str) {
+    pub(super) fn provenance(&self, w: &mut JsonWriter, knobs: &Knobs, formula_version: &str) {
         let g = &self.engine.graph;
         w.key("provenance").begin_obj();
         w.key("graph").begin_obj();
@@ -88,7 +88,7 @@ impl<'a> Session<'a> {
             // the LLM-target and policy knobs belong to the post-decision selector
             let mut k = knobs.clone();
             k.select = Default::default();
-            write_knobs_retrieval(&k, w);
+            k.write_json_retrieval(w);
         } else {
             knobs.write_json(w);
         }
@@ -97,7 +97,11 @@ impl<'a> Session<'a> {
     }
 
     /// The knobs of `args[arg]` applied to the session's base (`params`, `base`).
-    fn knobs_arg(&self, args: &Map<String, Value>, arg: &str) -> Result<Knobs, ToolError> {
+    pub(super) fn knobs_arg(
+        &self,
+        args: &Map<String, Value>,
+        arg: &str,
+    ) -> Result<Knobs, ToolError> {
         let knobs = match args.get(arg) {
             None | Some(Value::Null) => self.base_knobs.clone(),
             Some(Value::Object(o)) => self
@@ -117,7 +121,7 @@ impl<'a> Session<'a> {
     }
 
     /// The query of `args`: `query`, or the query of the suite case `case_id`.
-    fn query_of(&self, args: &Map<String, Value>) -> Result<String, ToolError> {
+    pub(super) fn query_of(&self, args: &Map<String, Value>) -> Result<String, ToolError> {
         Ok(match (args.get("query"), args.get("case_id")) {
             (Some(Value::String(q)), _) => q.clone(),
             (_, Some(Value::String(id))) => {
@@ -217,6 +221,7 @@ impl<'a> Session<'a> {
             "explain_metric" => self.explain_metric(args, &mut w)?,
             "trace_event" | "trace_entity" => self.trace(name, args, &mut w)?,
             "compare_bounded_counterfactual" => self.counterfactual(args, &mut w)?,
+            "explain_rank_gap" => self.rank_gap(args, &mut w)?,
             "lookup_recorded_run" => self.lookup(args, &mut w)?,
             _ => return Err(ToolError::UnknownTool(name.to_string())),
         }
@@ -663,7 +668,7 @@ impl<'a> Session<'a> {
             self.provenance(w, &base, PROFILE);
             w.key("variant_params");
             if self.audience == Audience::Model {
-                write_knobs_retrieval(&variant, w);
+                variant.write_json_retrieval(w);
             } else {
                 variant.write_json(w);
             }
@@ -681,7 +686,7 @@ impl<'a> Session<'a> {
         self.provenance(w, &base, PROFILE);
         w.key("variant_params");
         if self.audience == Audience::Model {
-            write_knobs_retrieval(&variant, w);
+            variant.write_json_retrieval(w);
         } else {
             variant.write_json(w);
         }
@@ -792,17 +797,6 @@ fn distinct_queries(suite: &Suite) -> usize {
     seen.sort_unstable();
     seen.dedup();
     seen.len()
-}
-
-fn write_knobs_retrieval(k: &Knobs, w: &mut JsonWriter) {
-    w.begin_obj();
-    for key in super::knobs::KNOBS
-        .iter()
-        .filter(|k| **k != "llm_target" && **k != "policy")
-    {
-        w.key(key).value(&k.get(key));
-    }
-    w.end_obj();
 }
 
 /// A flat chip view: the leaves under the root's first combinator, labelled.

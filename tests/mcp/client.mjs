@@ -34,6 +34,7 @@ assert.deepEqual(names, [
   "compare_bounded_counterfactual",
   "describe_metric",
   "explain_metric",
+  "explain_rank_gap",
   "list_available_metrics",
   "list_available_tools",
   "lookup_recorded_run",
@@ -72,6 +73,23 @@ const cf = await client.callTool({
 });
 assert.equal(cf.structuredContent.mechanism_status, "resolved");
 assert.ok(!("selector_base" in cf.structuredContent), "the selector's verdict is post-decision");
+
+// a rank gap: the triage of one named tool without probes, in the retrieval scope
+const gap = await client.callTool({
+  name: "explain_rank_gap",
+  arguments: { query: "approve refund", expected: "listOrders" },
+});
+assert.equal(gap.isError, false);
+assert.equal(gap.structuredContent.class, "not_retrieved");
+assert.equal(gap.structuredContent.sub_cause, "below_cutoff");
+assert.ok(!("probes" in gap.structuredContent), "no probes for models");
+assert.ok(!("selection" in gap.structuredContent.evidence), "the selector's verdict is post-decision");
+const gapBad = await client.callTool({
+  name: "explain_rank_gap",
+  arguments: { query: "approve refund", expected: "approveRefnd" },
+});
+assert.equal(gapBad.isError, true);
+assert.match(gapBad.content[0].text, /^invalid arguments for explain_rank_gap: expected: .*"approveRefnd".*closest names: approveRefund/);
 
 // suite counterfactual: aggregates only, labels never visible
 const suite = await client.callTool({

@@ -1,6 +1,8 @@
 //! The JSON form of a [`Triage`]: one object per case (the JSON Lines contract of
 //! `toolscope triage --json`): `case_id`, `query`, `expected`, `class`, `full_rank`,
-//! `findings`, `evidence`, `probes`, `mechanism_status` (plus additive keys).
+//! `findings`, `evidence`, `probes`, `mechanism_status` (plus additive keys). The
+//! `explain_rank_gap` evidence tool writes the same fields ([`write_fields`]) without the
+//! probes, and in the retrieval scope for model-facing callers ([`JsonOptions`]).
 
 use super::deficit::{Deficit, Hop, PathEvidence, PathReason, Side, TermHit};
 use super::findings::Finding;
@@ -452,7 +454,8 @@ pub struct JsonOptions {
     pub selector: bool,
 }
 
-/// Writes the fields of a triage (the caller opened the object).
+/// Writes the fields of a triage (the caller opened the object): the one shape of
+/// `toolscope triage --json` and of the `explain_rank_gap` evidence tool.
 pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mut JsonWriter) {
     if let Some(id) = case_id {
         w.key("case_id").str(id);
@@ -471,7 +474,7 @@ pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mu
         };
         w.key("class").opt_str(retrieval);
         w.key("class_scope").str("retrieval");
-        w.key("class_note").str("the selector's verdict is post-decision and not visible in this scope: the class is the retrieval-stage one (not_retrieved, outranked, or null when the expected tool ranks first)");
+        w.key("class_note").str(RETRIEVAL_CLASS_NOTE);
     }
     w.key("sub_cause")
         .opt_str(t.class.sub_cause().map(|s| s.as_str()));
@@ -482,7 +485,26 @@ pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mu
         finding(f, w);
     }
     w.end_arr();
-    w.key("evidence").begin_obj();
+    w.key("evidence");
+    evidence(t, opts, w);
+    if opts.probes {
+        w.key("probes").begin_arr();
+        for p in &t.probes {
+            probe(p, &t.outcome, w);
+        }
+        w.end_arr();
+    }
+    w.key("mechanism_status").str(t.mechanism_status.as_str());
+}
+
+/// What `class_note` says in the retrieval scope.
+pub const RETRIEVAL_CLASS_NOTE: &str = "the selector's verdict is post-decision and not visible in this scope: the class is the retrieval-stage one (not_retrieved, outranked, or null when the expected tool ranks first)";
+
+/// The `evidence` object: X's rank and row, the parameters, the outcome, the selector's
+/// verdict (selector scope), the class detail, every tool above X channel by channel, the
+/// deficits and the path. In the retrieval scope `params` omits the selector's knobs.
+pub fn evidence(t: &Triage, opts: JsonOptions, w: &mut JsonWriter) {
+    w.begin_obj();
     w.key("rank");
     opt_usize(w, t.rank);
     w.key("top_k").int(t.knobs.params.top_k as i64);
@@ -505,22 +527,15 @@ pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mu
         }
     }
     w.key("params");
-    t.knobs.write_json(w);
+    if opts.selector {
+        t.knobs.write_json(w);
+    } else {
+        t.knobs.write_json_retrieval(w);
+    }
     w.key("outcome");
     outcome(w, &t.outcome, opts.selector);
     if opts.selector {
-        let s = &t.selection;
-        w.key("selection").begin_obj();
-        w.key("selected_target").str(&s.selected_target);
-        w.key("llm_target").opt_str(s.llm_target.as_deref());
-        w.key("policy").str(&s.policy);
-        w.key("overrode_llm").bool(s.overrode_llm);
-        w.key("ambiguous").bool(s.ambiguous);
-        w.key("reason_codes").str_list(&s.reason_codes);
-        w.key("confidence").f64(s.confidence);
-        w.key("margin").f64(s.margin);
-        w.key("decision").str(s.decision);
-        w.end_obj();
+        selection(t, w);
     }
     w.key("class_detail");
     match (&t.class, t.rank) {
@@ -532,6 +547,12 @@ pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mu
             w.null();
         }
     }
+    // every class: a selector class can leave X below other rows too
+    w.key("above").begin_arr();
+    for a in &t.above {
+        above(w, a);
+    }
+    w.end_arr();
     w.key("deficit").begin_arr();
     for d in &t.deficit {
         deficit(d, w);
@@ -547,14 +568,22 @@ pub fn write_fields(t: &Triage, case_id: Option<&str>, opts: JsonOptions, w: &mu
     w.key("recomputed").bool(t.recomputed);
     w.key("check_failures").str_list(&t.check_failures);
     w.end_obj();
-    if opts.probes {
-        w.key("probes").begin_arr();
-        for p in &t.probes {
-            probe(p, &t.outcome, w);
-        }
-        w.end_arr();
-    }
-    w.key("mechanism_status").str(t.mechanism_status.as_str());
+}
+
+/// The selector's verdict in brief (`selection`; selector scope only).
+fn selection(t: &Triage, w: &mut JsonWriter) {
+    let s = &t.selection;
+    w.key("selection").begin_obj();
+    w.key("selected_target").str(&s.selected_target);
+    w.key("llm_target").opt_str(s.llm_target.as_deref());
+    w.key("policy").str(&s.policy);
+    w.key("overrode_llm").bool(s.overrode_llm);
+    w.key("ambiguous").bool(s.ambiguous);
+    w.key("reason_codes").str_list(&s.reason_codes);
+    w.key("confidence").f64(s.confidence);
+    w.key("margin").f64(s.margin);
+    w.key("decision").str(s.decision);
+    w.end_obj();
 }
 
 /// One triage as a compact JSON object.
