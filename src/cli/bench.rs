@@ -1,6 +1,8 @@
 //! `toolscope bench`: the measurement side of `scripts/bench-vs-reference.sh`. Loads a graph,
 //! runs a query set with evidence (and optionally the selector) and prints timings and peak
-//! memory as one JSON object.
+//! memory as one JSON object. With `--triage SUITE` it also times triage (issue 21's speed
+//! targets): every labelled case fully triaged one at a time (probes included), the whole
+//! suite in parallel across cores, and one document probe's side effects over the suite.
 
 use clap::Args;
 use std::path::Path;
@@ -19,6 +21,9 @@ pub struct BenchArgs {
     /// Queries, one per line (`#` comments and blank lines skipped)
     #[arg(long, value_name = "FILE")]
     pub queries: String,
+    /// Also time the triage of every labelled case of this suite (probes included)
+    #[arg(long, value_name = "SUITE")]
+    pub triage: Option<String>,
     #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,
     /// Also run the target selector after each retrieval
@@ -142,7 +147,73 @@ pub fn run(args: BenchArgs) -> u8 {
     w.key("rss_after_load_mib").opt_f64(rss_after_load);
     w.key("rss_after_index_mib").opt_f64(rss_after_index);
     w.key("output_bytes").int(sink as i64);
+    if let Some(path) = &args.triage {
+        match crate::lab::suite::load_suite(Path::new(path)) {
+            Ok(suite) => triage_timings(&engine, &suite, args.top_k, &mut w),
+            Err(e) => return fail(e),
+        }
+    }
     w.end_obj();
     super::query::write_stdout(format!("{}\n", w.finish()).as_bytes());
     EXIT_OK
+}
+
+/// Triage timings over a suite's labelled cases: each case alone (probes included, one
+/// thread), the suite in parallel, and the first document probe's side effects.
+fn triage_timings(
+    engine: &Engine,
+    suite: &crate::lab::suite::Suite,
+    top_k: usize,
+    w: &mut JsonWriter,
+) {
+    use crate::engine::knobs::Knobs;
+    use crate::engine::triage::{ProbeChange, TriageOptions};
+    use crate::lab::triage::{side_effects, triage_case, triage_suite};
+    let mut base = Knobs::default();
+    base.params.top_k = top_k;
+    let opts = TriageOptions::default();
+    let cases: Vec<_> = suite
+        .cases
+        .iter()
+        .filter(|c| !c.expected.is_empty())
+        .collect();
+    let mut each = Vec::with_capacity(cases.len());
+    let mut probe: Option<(ProbeChange, crate::model::ToolId)> = None;
+    for c in &cases {
+        let t = Instant::now();
+        let r = triage_case(engine, c, &base, &opts);
+        each.push(ms(t.elapsed()));
+        if probe.is_none()
+            && let Ok(tr) = &r.outcome
+            && let Some(p) = tr
+                .probes
+                .iter()
+                .find(|p| matches!(p.change, ProbeChange::Document { .. }))
+            && let Some(id) = engine.graph.tool_id(&tr.expected)
+        {
+            probe = Some((p.change.clone(), id));
+        }
+    }
+    each.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let t = Instant::now();
+    let all = triage_suite(engine, suite, &base, &opts);
+    let suite_ms = ms(t.elapsed());
+    w.key("triage_cases").int(all.len() as i64);
+    w.key("triage_case_p50_ms").f64(percentile(&each, 50.0));
+    w.key("triage_case_p99_ms").f64(percentile(&each, 99.0));
+    w.key("triage_case_max_ms")
+        .f64(each.last().copied().unwrap_or(0.0));
+    w.key("triage_suite_ms").f64(suite_ms);
+    w.key("triage_threads").int(crate::par::threads() as i64);
+    match probe {
+        Some((change, tool)) => {
+            let t = Instant::now();
+            let fx = side_effects(engine, suite, &base, &change, tool);
+            w.key("doc_probe_side_effects_ms").f64(ms(t.elapsed()));
+            w.key("doc_probe_side_effects_cases").int(fx.cases as i64);
+        }
+        None => {
+            w.key("doc_probe_side_effects_ms").null();
+        }
+    }
 }
