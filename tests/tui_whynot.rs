@@ -325,3 +325,50 @@ fn captured_evidence_is_classified_without_a_graph_and_replayed_with_one() {
     );
     assert!(h.screen(100, 30).contains("artifact_changed"));
 }
+
+#[test]
+fn s_on_a_probe_replays_it_over_the_labs_suite() {
+    let mut h = Harness::lab(Caps::fixed(ColorLevel::Mono, false), demo_suite(), "demo");
+    // the first case by class is a failing one: open it, step to its first probe
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.screen, Screen::Explore);
+    h.keys("9");
+    let (items, probes) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    assert!(probes > 0, "a failing case has probes");
+    for _ in 0..(items - probes) {
+        h.keys("j");
+    }
+    h.keys("S");
+    let t = h.app.whynot.triage().unwrap().clone();
+    let probe = t.probes_by_effect().0[0].clone();
+    let got = *h
+        .app
+        .whynot
+        .effects_of(&probe.change.label())
+        .expect("side effects arrived");
+    let engine = demo_engine();
+    let base = base_knobs(&h.app).unwrap();
+    let want = toolscope::lab::triage::side_effects(
+        &engine,
+        &demo_suite(),
+        &base,
+        &probe.change,
+        engine.graph.tool_id(&t.expected).unwrap(),
+    );
+    assert_eq!(got, want);
+    assert_eq!(got.cases, 6);
+    let s = h.screen(120, 40);
+    assert!(s.contains("over the lab's 6 case(s)"), "{s}");
+    // without a suite, S says where one comes from
+    let mut h = demo();
+    query(&mut h, "refund an order");
+    h.keys("jjw");
+    let (items, probes) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    for _ in 0..(items - probes) {
+        h.keys("j");
+    }
+    h.keys("S");
+    let f = h.app.flash.as_ref().unwrap();
+    assert_eq!(f.level, FlashLevel::Warn);
+    assert!(f.text.contains(":lab SUITE"), "{}", f.text);
+}

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::app::{App, BUDGETS, Effect, FlashLevel, MAX_DEPTH, MAX_TOP_K, POLICIES, PaneId};
 use super::screens::Screen;
-use super::whynot::{self, WnKey, WnOut};
+use super::whynot::{self, FxKey, FxOut, WnKey, WnOut};
 use crate::engine::explain::{self, Explanation, RowMetric, Status};
 use crate::engine::intent::KNOWN_RELATIONS;
 use crate::engine::trace::{self, Trace};
@@ -189,11 +189,18 @@ pub enum EvJob {
         query: String,
         knobs: Box<Knobs>,
     },
+    WhyNotEffects {
+        key: FxKey,
+        suite: Arc<crate::lab::suite::Suite>,
+        base: Box<Knobs>,
+        change: Box<crate::engine::triage::ProbeChange>,
+        expected: String,
+    },
 }
 
 impl EvJob {
     /// How many kinds there are.
-    pub const KINDS: usize = 4;
+    pub const KINDS: usize = 5;
 
     /// Jobs of one kind supersede each other.
     pub fn kind(&self) -> usize {
@@ -202,6 +209,7 @@ impl EvJob {
             EvJob::Trace { .. } => 1,
             EvJob::Counterfactual { .. } => 2,
             EvJob::WhyNot { .. } => 3,
+            EvJob::WhyNotEffects { .. } => 4,
         }
     }
 }
@@ -212,6 +220,7 @@ pub enum EvOut {
     Trace(TraceOut),
     Counterfactual(CfOut),
     WhyNot(WnOut),
+    WhyNotEffects(Option<FxOut>),
 }
 
 /// Runs one evidence job (on the worker, or inline in tests).
@@ -248,6 +257,15 @@ pub fn run_ev_job(engine: &Engine, job: &EvJob) -> EvOut {
         EvJob::WhyNot { key, query, knobs } => {
             EvOut::WhyNot(whynot::run(engine, key, query, knobs))
         }
+        EvJob::WhyNotEffects {
+            key,
+            suite,
+            base,
+            change,
+            expected,
+        } => EvOut::WhyNotEffects(whynot::run_effects(
+            engine, key, suite, base, change, expected,
+        )),
     }
 }
 
@@ -615,6 +633,7 @@ impl App {
                 self.cf.out = Some(o);
             }
             EvOut::WhyNot(o) => self.on_whynot(o),
+            EvOut::WhyNotEffects(o) => self.on_whynot_effects(o),
         }
     }
 

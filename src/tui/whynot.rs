@@ -2,7 +2,8 @@
 //! the Graph pane, or `:whynot NAME`), its triage computed on the evidence worker by
 //! [`crate::engine::triage::triage`] with the explorer's current parameters (class,
 //! deficit, path, findings and probes — the same value `toolscope triage` prints), and
-//! Enter on a knob probe, which opens that one change in the Counterfactual pane.
+//! Enter on a knob probe, which opens that one change in the Counterfactual pane, and `S`
+//! on a probe, which replays it over the lab's suite and counts the cases it changes.
 //!
 //! A probe is counterfactual evidence shown to the operator ("with depth=3, X would rank
 //! 4"), never advice; nothing here changes the explorer's own parameters.
@@ -16,6 +17,8 @@ use crate::engine::Engine;
 use crate::engine::knobs::Knobs;
 use crate::engine::triage::{ProbeChange, Triage, TriageOptions, triage};
 use crate::evidence::knobs::KNOBS;
+use crate::lab::suite::Suite;
+use crate::lab::triage::{SideEffects, side_effects};
 use crate::sanitize::line;
 
 /// What a triage answers: a query result and the expected tools.
@@ -32,12 +35,30 @@ pub struct WnOut {
     pub result: Result<Arc<Triage>, String>,
 }
 
+/// What a probe's side effects answer: the triage they belong to, the probe (its label),
+/// and the lab suite they were replayed over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FxKey {
+    pub triage: WnKey,
+    pub probe: String,
+    pub suite: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct FxOut {
+    pub key: FxKey,
+    pub effects: SideEffects,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct WhyNotState {
     /// The expected tools (one from `w` or `:whynot`; a lab case may name several).
     pub expected: Vec<String>,
     pub wanted: Option<WnKey>,
     pub out: Option<WnOut>,
+    /// The side effects of one probe over the lab's suite (`S` on a probe).
+    pub fx_wanted: Option<FxKey>,
+    pub fx: Option<FxOut>,
 }
 
 impl WhyNotState {
@@ -55,10 +76,33 @@ impl WhyNotState {
         self.wanted.is_some() && self.wanted.as_ref() != self.out.as_ref().map(|o| &o.key)
     }
 
+    /// The side effects of probe `label`, when they were replayed for the current triage.
+    pub fn effects_of(&self, label: &str) -> Option<&SideEffects> {
+        let fx = self.fx.as_ref()?;
+        let t = self.out.as_ref()?;
+        (fx.key.probe == label && fx.key.triage == t.key).then_some(&fx.effects)
+    }
+
     /// Whether `name` is one of the expected tools.
     pub fn is_expected(&self, name: &str) -> bool {
         self.expected.iter().any(|e| e == name)
     }
+}
+
+/// Replays one probe over every labelled case of a suite (on the worker).
+pub fn run_effects(
+    engine: &Engine,
+    key: &FxKey,
+    suite: &Suite,
+    base: &Knobs,
+    change: &ProbeChange,
+    expected: &str,
+) -> Option<FxOut> {
+    let tool = engine.graph.tool_id(expected)?;
+    Some(FxOut {
+        key: key.clone(),
+        effects: side_effects(engine, suite, base, change, tool),
+    })
 }
 
 /// Runs one triage (on the worker, or inline in tests): probes included, as the CLI does.
@@ -224,22 +268,99 @@ impl App {
     /// Enter on a probe: a knob probe opens in the Counterfactual pane (the base is the
     /// explorer's current run, the variant that one change); a document probe changes the
     /// artifact's text, which no knob can, so it is only described.
-    pub fn whynot_apply(&mut self) -> Vec<Effect> {
+    /// The probe under the Why-not pane's cursor, or why there is none.
+    fn probe_under_cursor(&self) -> Result<ProbeChange, String> {
         let c = self.panes[PaneId::WhyNot.index()].cursor;
         let Some((items, probes)) = super::views::whynot::items(self) else {
-            return self.warn("no triage yet".into());
+            return Err("no triage yet".into());
         };
         let first = items - probes;
-        let change = match (c.checked_sub(first), self.whynot.triage()) {
-            (Some(i), Some(t)) => match t.probes_by_effect().0.get(i) {
-                Some(p) => p.change.clone(),
-                None => return self.warn("no probe under the cursor".into()),
-            },
-            _ => {
-                return self.warn(
-                    "Enter opens a probe: j/k move to one (the probes are the last items)".into(),
-                );
-            }
+        match (c.checked_sub(first), self.whynot.triage()) {
+            (Some(i), Some(t)) => t
+                .probes_by_effect()
+                .0
+                .get(i)
+                .map(|p| p.change.clone())
+                .ok_or_else(|| "no probe under the cursor".into()),
+            _ => Err("j/k move to a probe first (the probes are the last items)".into()),
+        }
+    }
+
+    /// `S` on a probe: replays it over every labelled case of the lab's suite and counts
+    /// the cases whose top-1 or hit@k it changes (on the worker; the pane shows the count
+    /// under the probe).
+    pub fn whynot_effects(&mut self) -> Vec<Effect> {
+        let change = match self.probe_under_cursor() {
+            Ok(c) => c,
+            Err(e) => return self.warn(e),
+        };
+        let Some(lab) = self.lab.as_ref() else {
+            return self.warn(
+                "side effects are counted over a suite: load one first (:lab SUITE, or --cases)"
+                    .into(),
+            );
+        };
+        let (Some(out), Some(t), Some(base)) = (
+            self.whynot.out.as_ref(),
+            self.whynot.triage(),
+            base_knobs(self),
+        ) else {
+            return self.warn("no triage yet".into());
+        };
+        let key = FxKey {
+            triage: out.key.clone(),
+            probe: change.label(),
+            suite: lab.generation,
+        };
+        if self.whynot.fx_wanted.as_ref() == Some(&key) {
+            return Vec::new();
+        }
+        let job = EvJob::WhyNotEffects {
+            key: key.clone(),
+            suite: lab.suite.clone(),
+            base: Box::new(base),
+            change: Box::new(change),
+            expected: t.expected.clone(),
+        };
+        let label = lab.label.clone();
+        self.whynot.fx_wanted = Some(key);
+        self.set_flash(
+            FlashLevel::Info,
+            format!(
+                "replaying the probe over {} (each labelled case with its own parameters)…",
+                line(&label)
+            ),
+        );
+        vec![Effect::Evidence(Box::new(job))]
+    }
+
+    /// A worker answer for `S`: kept when it answers what was asked for last.
+    pub fn on_whynot_effects(&mut self, o: Option<FxOut>) {
+        let Some(o) = o else {
+            return;
+        };
+        if self.whynot.fx_wanted.as_ref() != Some(&o.key) {
+            return;
+        }
+        let e = o.effects;
+        self.set_flash(
+            FlashLevel::Info,
+            format!(
+                "{}: over {} case(s), top-1 changes in {}, hit@k gained in {}, lost in {}",
+                line(&o.key.probe),
+                e.cases,
+                e.top1_changed,
+                e.hit_gained,
+                e.hit_lost
+            ),
+        );
+        self.whynot.fx = Some(o);
+    }
+
+    pub fn whynot_apply(&mut self) -> Vec<Effect> {
+        let change = match self.probe_under_cursor() {
+            Ok(c) => c,
+            Err(e) => return self.warn(format!("Enter opens a probe: {e}")),
         };
         match change {
             ProbeChange::Knob { knob, value, .. } => {

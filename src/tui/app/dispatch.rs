@@ -63,6 +63,7 @@ impl App {
             CmdId::WhyNotType => self.whynot_type(arg),
             CmdId::WhyNotClear => self.whynot_clear(),
             CmdId::WhyNotApply => self.whynot_apply(),
+            CmdId::WhyNotEffects => self.whynot_effects(),
             CmdId::ExplainToggle => self.explain_toggle(),
             CmdId::ExplainOpen => self.explain_open(),
             CmdId::ExplainClose => self.explain_close(),

@@ -77,6 +77,7 @@ pub enum CmdId {
     WhyNotType,
     WhyNotClear,
     WhyNotApply,
+    WhyNotEffects,
     ExplainToggle,
     ExplainOpen,
     ExplainClose,

@@ -188,6 +188,14 @@ fn need_probe(a: &App) -> Option<&'static str> {
     })
 }
 
+fn need_probe_suite(a: &App) -> Option<&'static str> {
+    need_probe(a).or(if a.lab.is_none() {
+        Some("no suite to replay it over (:lab SUITE, or start with --cases)")
+    } else {
+        None
+    })
+}
+
 fn need_evidence(a: &App) -> Option<&'static str> {
     if a.evidence.is_some() {
         None
@@ -798,6 +806,17 @@ pub static REGISTRY: &[Command] = &[
         bindings: &[],
         arg: Arg::None,
         enabled: need_expected,
+    },
+    Command {
+        id: CmdId::WhyNotEffects,
+        name: "probe-side-effects",
+        label: "Replay the probe under the cursor over the lab's suite: cases whose top-1 or hit@k it changes",
+        group: Group::Drill,
+        hint: Some("side effects"),
+        hint_keys: None,
+        bindings: &[b(ch('S'), WHYNOT)],
+        arg: Arg::None,
+        enabled: need_probe_suite,
     },
     Command {
         id: CmdId::WhyNotApply,

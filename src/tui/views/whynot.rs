@@ -562,7 +562,7 @@ fn probes(app: &App, d: &mut Doc, t: &Triage) {
     } else {
         d.fit(vec![
             Line::styled(
-                "  counterfactual evidence, not advice · Enter on a knob probe opens it in the Counterfactual pane",
+                "  counterfactual evidence, not advice · Enter: a knob probe in the Counterfactual pane · S: its side effects over the lab's suite",
                 st(app, Role::Muted),
             ),
             Line::styled("  Enter: open in Counterfactual", st(app, Role::Muted)),
@@ -582,6 +582,18 @@ fn probes(app: &App, d: &mut Doc, t: &Triage) {
             ),
             (probe_item(p, t), Style::default()),
         ]));
+        if let Some(e) = app.whynot.effects_of(&p.change.label()) {
+            d.text_indent(
+                Line::styled(
+                    format!(
+                        "      over the lab's {} case(s): top-1 changes in {}, hit@k gained in {}, lost in {}",
+                        e.cases, e.top1_changed, e.hit_gained, e.hit_lost
+                    ),
+                    st(app, Role::Note),
+                ),
+                8,
+            );
+        }
     }
     if unchanged > 0 {
         d.text(Line::styled(
