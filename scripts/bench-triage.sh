@@ -52,6 +52,8 @@ def row(name, v, target, unit):
 print(f"triage on {r['tools']} tools, {r['triage_cases']} cases, {r['triage_threads']} threads")
 row("one case, probes included (p50)", r["triage_case_p50_ms"], 50, "ms")
 row("one case, probes included (p99)", r["triage_case_p99_ms"], 50, "ms")
+row(f"failing case, probes run (p50 of {r['triage_failing_cases']})", r["triage_failing_p50_ms"], 50, "ms")
+row("failing case, probes run (max)", r["triage_failing_max_ms"], 50, "ms")
 row("suite with probes (parallel)", r["triage_suite_ms"] / 1000, 5, "s")
 if r.get("doc_probe_side_effects_ms") is not None:
     row("document probe side effects", r["doc_probe_side_effects_ms"] / 1000, 1, "s")

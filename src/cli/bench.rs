@@ -178,11 +178,17 @@ fn triage_timings(
         .filter(|c| !c.expected.is_empty())
         .collect();
     let mut each = Vec::with_capacity(cases.len());
+    // the failing cases: those the probes run for
+    let mut failing = Vec::new();
     let mut probe: Option<(ProbeChange, crate::model::ToolId)> = None;
     for c in &cases {
         let t = Instant::now();
         let r = triage_case(engine, c, &base, &opts);
-        each.push(ms(t.elapsed()));
+        let d = ms(t.elapsed());
+        each.push(d);
+        if r.outcome.as_ref().is_ok_and(|t| !t.outcome.selected) {
+            failing.push(d);
+        }
         if probe.is_none()
             && let Ok(tr) = &r.outcome
             && let Some(p) = tr
@@ -195,6 +201,7 @@ fn triage_timings(
         }
     }
     each.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    failing.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let t = Instant::now();
     let all = triage_suite(engine, suite, &base, &opts);
     let suite_ms = ms(t.elapsed());
@@ -203,6 +210,11 @@ fn triage_timings(
     w.key("triage_case_p99_ms").f64(percentile(&each, 99.0));
     w.key("triage_case_max_ms")
         .f64(each.last().copied().unwrap_or(0.0));
+    w.key("triage_failing_cases").int(failing.len() as i64);
+    w.key("triage_failing_p50_ms")
+        .f64(percentile(&failing, 50.0));
+    w.key("triage_failing_max_ms")
+        .f64(failing.last().copied().unwrap_or(0.0));
     w.key("triage_suite_ms").f64(suite_ms);
     w.key("triage_threads").int(crate::par::threads() as i64);
     match probe {

@@ -565,7 +565,11 @@ fn probes(app: &App, d: &mut Doc, t: &Triage) {
                 "  counterfactual evidence, not advice · Enter: a knob probe in the Counterfactual pane · S: its side effects over the lab's suite",
                 st(app, Role::Muted),
             ),
-            Line::styled("  Enter: open in Counterfactual", st(app, Role::Muted)),
+            Line::styled(
+                "  counterfactual evidence, not advice · Enter: Counterfactual · S: side effects",
+                st(app, Role::Muted),
+            ),
+            Line::styled("  Enter: Counterfactual · S: side effects", st(app, Role::Muted)),
         ]);
     }
     for p in &shown {
