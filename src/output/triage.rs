@@ -219,6 +219,20 @@ fn part(h: &Option<TermHit>) -> String {
     }
 }
 
+/// The query terms X lacks, each with its idf: `refund (idf 2.8054)` (sanitised).
+pub fn missing_terms(d: &Deficit) -> Vec<String> {
+    d.x_missing_terms
+        .iter()
+        .map(|(t, idf)| {
+            format!(
+                "{} (idf {})",
+                line(t),
+                idf.map(f4).unwrap_or_else(|| "-".into())
+            )
+        })
+        .collect()
+}
+
 fn deficit_block(out: &mut String, d: &Deficit) {
     let who = match d.against {
         crate::engine::triage::deficit::Against::Winner => "the winner",
@@ -274,17 +288,7 @@ fn deficit_block(out: &mut String, d: &Deficit) {
         );
     }
     if !d.x_missing_terms.is_empty() {
-        let t: Vec<String> = d
-            .x_missing_terms
-            .iter()
-            .map(|(t, idf)| {
-                format!(
-                    "{} (idf {})",
-                    line(t),
-                    idf.map(f4).unwrap_or_else(|| "-".into())
-                )
-            })
-            .collect();
+        let t = missing_terms(d);
         let _ = writeln!(
             out,
             "  query terms the expected tool lacks: {}",

@@ -17,7 +17,9 @@ use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
 use crate::engine::triage::deficit::{Against, Deficit, TermHit};
 use crate::engine::triage::{FailureClass, Probe, ProbeChange, Triage};
-use crate::output::triage::{class_signals, opt_rank, reason_text, short, stage_line};
+use crate::output::triage::{
+    class_signals, missing_terms, opt_rank, reason_text, short, stage_line,
+};
 
 fn f4(x: f64) -> String {
     format!("{x:.4}")
@@ -334,17 +336,7 @@ fn deficit(app: &App, d: &mut Doc, t: &Triage, df: &Deficit) {
         );
     }
     if !df.x_missing_terms.is_empty() {
-        let terms: Vec<String> = df
-            .x_missing_terms
-            .iter()
-            .map(|(t, idf)| {
-                format!(
-                    "{} (idf {})",
-                    clean(t),
-                    idf.map(f4).unwrap_or_else(|| "-".into())
-                )
-            })
-            .collect();
+        let terms = missing_terms(df);
         d.text_indent(
             Line::styled(
                 format!("  query terms {x} lacks: {}", terms.join(", ")),
