@@ -23,29 +23,28 @@ impl SourceText {
     }
 
     /// Wraps a read-only map once its bytes are known to be UTF-8; gives the map back with
-    /// the length of its valid prefix otherwise. The check goes chunk by chunk and, for a
-    /// text of more than one chunk, lets the pages of each checked chunk go, so the whole
-    /// file is never resident at once.
+    /// the length of its valid prefix otherwise. The check runs on every core, chunk by
+    /// chunk, and, for a text of more than one chunk, lets the pages of each checked chunk
+    /// go, so the whole file is never resident at once.
+    ///
+    /// Chunks start at character boundaries (a chunk start is moved past at most three
+    /// continuation bytes), so the text is valid exactly when every chunk is, and the first
+    /// invalid byte is the first failing chunk's start plus its valid prefix.
     pub fn mapped(map: memmap2::Mmap, file: std::fs::File) -> Result<Self, (memmap2::Mmap, usize)> {
         const CHUNK: usize = 16 << 20;
-        let mut off = 0;
-        while off < map.len() {
-            let end = (off + CHUNK).min(map.len());
-            let next = match std::str::from_utf8(&map[off..end]) {
-                Ok(_) => end,
-                // a character cut by the chunk's end: check it with the next chunk
-                Err(e) if e.error_len().is_none() && end < map.len() => off + e.valid_up_to(),
-                Err(e) => return Err((map, off + e.valid_up_to())),
-            };
-            if map.len() > CHUNK {
+        let big = map.len() > CHUNK;
+        let first_bad = first_invalid(&map, CHUNK, |a, b| {
+            if big {
                 // a smaller text is walked in full right after: its pages stay for that
-                release_pages(&map, off, next);
+                release_pages(&map, a, b);
             }
-            off = next;
+        });
+        match first_bad {
+            Some(at) => Err((map, at)),
+            None => Ok(SourceText {
+                inner: Inner::Mapped(map, file),
+            }),
         }
-        Ok(SourceText {
-            inner: Inner::Mapped(map, file),
-        })
     }
 
     /// Lets the resident pages of bytes `start..end` of a mapped text go (only whole pages
@@ -91,6 +90,47 @@ impl SourceText {
             Inner::Mapped(m, _) => unsafe { std::str::from_utf8_unchecked(m) },
         }
     }
+}
+
+/// The length of the valid UTF-8 prefix of `bytes` when it is not all valid, checked in
+/// chunks of about `chunk` bytes on every core; `checked(start, end)` runs after each.
+fn first_invalid(
+    bytes: &[u8],
+    chunk: usize,
+    checked: impl Fn(usize, usize) + Sync,
+) -> Option<usize> {
+    let ranges = chunk_ranges(bytes, chunk);
+    crate::par::map_heavy(&ranges, |&(a, b)| {
+        let bad = std::str::from_utf8(&bytes[a..b])
+            .err()
+            .map(|e| a + e.valid_up_to());
+        checked(a, b);
+        bad
+    })
+    .into_iter()
+    .flatten()
+    .next()
+}
+
+/// `bytes` cut into ranges of about `chunk` bytes, each starting at a character boundary
+/// of valid UTF-8 (not on a continuation byte, unless more than three follow each other,
+/// which no valid text has).
+fn chunk_ranges(bytes: &[u8], chunk: usize) -> Vec<(usize, usize)> {
+    let mut starts = vec![0usize];
+    let mut s = chunk;
+    while s < bytes.len() {
+        let mut b = s;
+        while b < bytes.len() && b < s + 3 && (bytes[b] & 0xC0) == 0x80 {
+            b += 1;
+        }
+        if b < bytes.len() && b > *starts.last().unwrap_or(&0) {
+            starts.push(b);
+        }
+        s += chunk;
+    }
+    let mut out: Vec<(usize, usize)> = starts.windows(2).map(|w| (w[0], w[1])).collect();
+    out.push((*starts.last().unwrap_or(&0), bytes.len()));
+    out
 }
 
 fn release_pages(map: &memmap2::Mmap, start: usize, end: usize) {
@@ -146,6 +186,41 @@ mod tests {
         }
         assert!(SourceText::owned(body.clone()).read_range(0, 4).is_none());
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// The chunked, parallel check agrees with one `from_utf8` over the whole text, for
+    /// every chunk size and every place of an invalid byte (cut characters included).
+    #[test]
+    fn chunked_check_equals_the_whole_check() {
+        let text = "aé€𐍈b".repeat(40);
+        let good = text.as_bytes().to_vec();
+        let whole = |b: &[u8]| std::str::from_utf8(b).err().map(|e| e.valid_up_to());
+        for chunk in 1..12 {
+            assert_eq!(
+                first_invalid(&good, chunk, |_, _| {}),
+                None,
+                "chunk {chunk}"
+            );
+            for at in (0..good.len()).step_by(7) {
+                for bad in [0xFFu8, 0x80, 0xC3, 0xE2, 0xF0] {
+                    let mut b = good.clone();
+                    b[at] = bad;
+                    assert_eq!(
+                        first_invalid(&b, chunk, |_, _| {}),
+                        whole(&b),
+                        "chunk {chunk}, byte {bad:#x} at {at}"
+                    );
+                }
+                // cut short: an incomplete last character
+                let cut = &good[..at];
+                assert_eq!(first_invalid(cut, chunk, |_, _| {}), whole(cut));
+            }
+        }
+        // runs of continuation bytes longer than a character
+        let b = [b'a', 0x80, 0x80, 0x80, 0x80, 0x80, b'b'];
+        for chunk in 1..8 {
+            assert_eq!(first_invalid(&b, chunk, |_, _| {}), whole(&b));
+        }
     }
 
     impl SourceText {
