@@ -782,7 +782,7 @@ fn why_not_pane_triages_a_row_and_opens_a_probe() {
     let s = p.wait_for("the triage", |s| {
         s.contains("expected approveRefund") && s.contains("SELECTOR_AMBIGUOUS")
     });
-    assert!(s.contains("? approveRefund #3"), "{s}");
+    assert!(s.contains("? #3 approveRefund"), "{s}");
     p.send("G");
     p.wait_for("the last probe", |s| s.contains("depth=0: not scored"));
     p.send("\r");

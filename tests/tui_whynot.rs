@@ -58,7 +58,7 @@ fn w_on_a_row_triages_it_as_the_cli_does() {
     let s = h.screen(120, 40);
     assert!(s.contains(&format!("expected {name}")), "{s}");
     assert!(s.contains(&t.class.as_str().to_uppercase()), "{s}");
-    assert!(s.contains(&format!("? {name} #3")), "{s}");
+    assert!(s.contains(&format!("? #3 {name}")), "{s}");
     let row = s
         .lines()
         .find(|l| l.contains(&format!(" 3 {name}")))
@@ -85,7 +85,7 @@ fn w_on_a_row_triages_it_as_the_cli_does() {
     h.key(KeyCode::Esc);
     h.keys("w");
     assert!(h.app.whynot.expected.is_empty());
-    assert!(!h.screen(120, 40).contains(&format!("? {name}")));
+    assert!(!h.screen(120, 40).contains(&format!("? #3 {name}")));
 }
 
 #[test]
@@ -108,8 +108,8 @@ fn whynot_names_a_tool_outside_the_results_and_refuses_unknown_names() {
     assert_eq!(t.class.as_str(), "not_retrieved");
     let s = h.screen(120, 40);
     let place = match t.full_rank {
-        Some(f) => format!("? {outside} not in top-K, full rank {f}"),
-        None => format!("? {outside} not scored"),
+        Some(f) => format!("? #{f} past top-K {outside}"),
+        None => format!("? unscored {outside}"),
     };
     assert!(s.contains(&place), "{place}\n{s}");
     assert!(s.contains("NOT_RETRIEVED"), "{s}");
@@ -371,4 +371,77 @@ fn s_on_a_probe_replays_it_over_the_labs_suite() {
     let f = h.app.flash.as_ref().unwrap();
     assert_eq!(f.level, FlashLevel::Warn);
     assert!(f.text.contains(":lab SUITE"), "{}", f.text);
+}
+
+/// The trial's findings: `w` in the pane and `:whynot` alone unset; the selected expected
+/// tool keeps its `?`; the Lab's narrow class names filter; unlabelled cases are no failures.
+#[test]
+fn unsetting_marks_and_class_names_as_the_list_shows_them() {
+    let mut h = demo();
+    query(&mut h, "refund an order");
+    let top = names(&h)[0].clone();
+    h.keys("w");
+    assert_eq!(h.app.focus, PaneId::WhyNot);
+    let s = h.screen(80, 24);
+    assert!(s.contains(&format!("? #1 selected {top}")), "{s}");
+    let row = s
+        .lines()
+        .find(|l| l.contains(&format!(" 1 {top}")))
+        .unwrap();
+    assert!(row.contains("*?"), "{row}");
+    // w inside the pane unsets
+    h.keys("w");
+    assert!(h.app.whynot.expected.is_empty());
+    // :whynot alone unsets too
+    h.key(KeyCode::Esc);
+    h.keys("w");
+    assert!(!h.app.whynot.expected.is_empty());
+    h.keys(":whynot");
+    h.key(KeyCode::Enter);
+    assert!(h.app.whynot.expected.is_empty());
+    // the Lab: `ambiguous` (the narrow column's name) filters selector_ambiguous
+    let mut h = Harness::lab(Caps::fixed(ColorLevel::Mono, false), demo_suite(), "demo");
+    h.keys(":class ambiguous");
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.app.lab.as_ref().unwrap().filter,
+        Some("selector_ambiguous")
+    );
+}
+
+/// UX trial defects 14 and 15: stepping a knob skips the base's own value (no "nothing
+/// differs" variant by accident), and the side-by-side lists mark each side's selected
+/// target `*` and LLM target `L`.
+#[test]
+fn counterfactual_steps_past_the_base_value_and_marks_the_targets() {
+    let mut h = demo();
+    query(&mut h, "refund an order");
+    h.keys("8");
+    // depth: base 2, the default variant 1; Right would give 2 (the base): it gives 3
+    assert_eq!(h.app.params.depth, 2);
+    h.key(KeyCode::Right);
+    assert_eq!(h.app.cf.value, Some(serde_json::json!(3)));
+    h.key(KeyCode::Left);
+    assert_eq!(h.app.cf.value, Some(serde_json::json!(1)));
+    // the LLM target: both sides mark it, and the selected target
+    h.keys(":cf llm_target=getOrder");
+    h.key(KeyCode::Enter);
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    let s = h.screen(120, 40);
+    let sel = cmp
+        .variant_selection
+        .as_ref()
+        .unwrap()
+        .selected_target
+        .clone();
+    let marked = |m: char, name: &str| {
+        s.lines().any(|l| {
+            l.split('│')
+                .any(|half| half.contains(&format!("{m}{name}")))
+        })
+    };
+    assert!(marked('*', &sel), "{s}");
+    if sel != "getOrder" {
+        assert!(marked('L', "getOrder"), "{s}");
+    }
 }

@@ -481,9 +481,27 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
                 "mechanism_status: {} — {}\n",
                 r.contract.status, r.contract.note
             ));
-            text.push_str(&format!(
-                "{} cases, k={k}\nhit@k  {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\nMRR    {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\n(paired bootstrap, 1000 resamples, seed 42)\n",
+            if r.labelled == 0 {
+                let (j, b) = (
+                    crate::lab::metrics::mean(
+                        &r.cases.iter().map(|c| c.jaccard).collect::<Vec<_>>(),
+                    ),
+                    crate::lab::metrics::mean(&r.cases.iter().map(|c| c.rbo).collect::<Vec<_>>()),
+                );
+                text.push_str(&format!(
+                    "{} cases, none labelled: no hit@k or MRR (an unlabelled case has no hit or miss)\nmean Jaccard {j:.4}, mean RBO {b:.4} (base against variant)\n",
+                    r.cases.len()
+                ));
+            } else {
+                let unl = r.cases.len() - r.labelled;
+                text.push_str(&format!(
+                "{} cases{}, k={k}\nhit@k  {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\nMRR    {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\n(paired bootstrap, 1000 resamples, seed 42)\n",
                 r.cases.len(),
+                if unl > 0 {
+                    format!(" ({} labelled; hit@k and MRR over them)", r.labelled)
+                } else {
+                    String::new()
+                },
                 r.base_hit,
                 r.variant_hit,
                 r.delta_hit.0,
@@ -495,6 +513,7 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
                 r.delta_mrr.1,
                 r.delta_mrr.2
             ));
+            }
         }
         (None, None) => return fail("give a QUERY or --cases FILE"),
     }

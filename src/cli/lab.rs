@@ -396,8 +396,9 @@ fn run_eval(a: EvalArgs) -> u8 {
         .collect();
     if !missing.is_empty() {
         crate::sanitize::eprint_line(format!(
-            "warning: {} expected tools are not in the graph (first: {})",
+            "warning: {} expected tool{} not in the graph (first: {})",
             missing.len(),
+            if missing.len() == 1 { " is" } else { "s are" },
             line(&missing[0])
         ));
     }

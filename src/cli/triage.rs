@@ -124,6 +124,13 @@ pub fn run(a: TriageArgs) -> u8 {
     };
     let effects = match &a.side_effects {
         Some(p) => match load_suite(Path::new(p)) {
+            // a suite without labels has no top-1 or hit@k to change: nothing is replayed
+            Ok(s) if !has_labels(&s) => {
+                return fail(format!(
+                    "--side-effects {}: the suite names no expected tool (no case is labelled): nothing to replay a probe over",
+                    line(p)
+                ));
+            }
             Ok(s) => probe_side_effects(&engine, &s, &knobs, &t),
             Err(e) => return fail(e),
         },

@@ -72,11 +72,15 @@ fn shown(v: &Value) -> String {
 }
 
 fn int_in(key: &str, v: &Value, max: u64) -> Result<usize, String> {
+    int_from(key, v, 0, max)
+}
+
+fn int_from(key: &str, v: &Value, min: u64, max: u64) -> Result<usize, String> {
     match v.as_u64() {
-        Some(n) if n <= max => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        Some(n) if (min..=max).contains(&n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
         _ => Err(bad(
             key,
-            &format!("expected an integer from 0 to {max}, got {}", shown(v)),
+            &format!("expected an integer from {min} to {max}, got {}", shown(v)),
         )),
     }
 }
@@ -111,7 +115,8 @@ impl Knobs {
         let mut k = self.clone();
         for (key, v) in obj {
             match key.as_str() {
-                "top_k" => k.params.top_k = int_in(key, v, TOP_K_MAX)?,
+                // as `--top-k`: no result rows is no ranking to show evidence of
+                "top_k" => k.params.top_k = int_from(key, v, 1, TOP_K_MAX)?,
                 "depth" => k.params.depth = int_in(key, v, DEPTH_MAX)?,
                 "token_budget" => k.params.token_budget = int_in(key, v, TOKEN_BUDGET_MAX)?,
                 "history" => {
@@ -323,9 +328,13 @@ mod tests {
         for (v, want) in [
             (
                 json!({"top_k": 10_001}),
-                "knob top_k: expected an integer from 0 to 10000, got 10001",
+                "knob top_k: expected an integer from 1 to 10000, got 10001",
             ),
             (json!({"top_k": -5}), "got -5"),
+            (
+                json!({"top_k": 0}),
+                "expected an integer from 1 to 10000, got 0",
+            ),
             (
                 json!({"depth": 101}),
                 "knob depth: expected an integer from 0 to 100",

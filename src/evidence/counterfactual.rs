@@ -169,6 +169,8 @@ pub struct SuiteComparison {
     pub contract: Contract,
     pub k: usize,
     pub cases: Vec<SuiteCase>,
+    /// Cases with an expected tool: hit@k and MRR are their means.
+    pub labelled: usize,
     pub base_hit: f64,
     pub variant_hit: f64,
     pub base_mrr: f64,
@@ -181,6 +183,8 @@ pub struct SuiteComparison {
 #[derive(Debug, Clone)]
 pub struct SuiteCase {
     pub id: String,
+    /// The case names an expected tool (only labelled cases enter hit@k and MRR).
+    pub labelled: bool,
     pub base_hit: f64,
     pub variant_hit: f64,
     pub base_rr: f64,
@@ -202,6 +206,7 @@ pub fn compare_suite(
         let b = names(&engine.retrieve(&c.query, &variant.params));
         cases.push(SuiteCase {
             id: c.id.clone(),
+            labelled: !c.expected.is_empty(),
             base_hit: hit_at_k(&a, &c.expected, k),
             variant_hit: hit_at_k(&b, &c.expected, k),
             base_rr: reciprocal_rank(&a, &c.expected),
@@ -210,15 +215,19 @@ pub fn compare_suite(
             rbo: rbo(&a, &b, RBO_P),
         });
     }
-    let dh: Vec<f64> = cases.iter().map(|c| c.variant_hit - c.base_hit).collect();
-    let dm: Vec<f64> = cases.iter().map(|c| c.variant_rr - c.base_rr).collect();
+    // hit@k and MRR are means over the labelled cases: an unlabelled case has no hit or miss
+    let lab: Vec<&SuiteCase> = cases.iter().filter(|c| c.labelled).collect();
+    let dh: Vec<f64> = lab.iter().map(|c| c.variant_hit - c.base_hit).collect();
+    let dm: Vec<f64> = lab.iter().map(|c| c.variant_rr - c.base_rr).collect();
+    let m = |f: fn(&SuiteCase) -> f64| mean(&lab.iter().map(|c| f(c)).collect::<Vec<_>>());
     SuiteComparison {
         contract: contract(base, variant),
         k,
-        base_hit: mean(&cases.iter().map(|c| c.base_hit).collect::<Vec<_>>()),
-        variant_hit: mean(&cases.iter().map(|c| c.variant_hit).collect::<Vec<_>>()),
-        base_mrr: mean(&cases.iter().map(|c| c.base_rr).collect::<Vec<_>>()),
-        variant_mrr: mean(&cases.iter().map(|c| c.variant_rr).collect::<Vec<_>>()),
+        labelled: lab.len(),
+        base_hit: m(|c| c.base_hit),
+        variant_hit: m(|c| c.variant_hit),
+        base_mrr: m(|c| c.base_rr),
+        variant_mrr: m(|c| c.variant_rr),
         delta_hit: paired_bootstrap(&dh, 1000, 42),
         delta_mrr: paired_bootstrap(&dm, 1000, 42),
         cases,
@@ -238,6 +247,9 @@ pub fn write_suite_fields(
     write_contract(&s.contract, w);
     w.key("k").int(s.k as i64);
     w.key("cases").int(s.cases.len() as i64);
+    w.key("labelled_cases").int(s.labelled as i64);
+    // an unlabelled suite has no hit@k or MRR (never a row of zeros)
+    let aggregates = aggregates && s.labelled > 0;
     let ci = |w: &mut JsonWriter, name: &str, base: f64, variant: f64, d: (f64, f64, f64)| {
         w.key(name);
         if !aggregates {
@@ -261,7 +273,7 @@ pub fn write_suite_fields(
         w.key("id").str(&c.id);
         w.key("jaccard").f64(c.jaccard);
         w.key("rbo").f64(c.rbo);
-        if per_case_labels {
+        if per_case_labels && c.labelled {
             w.key("base_hit").f64(c.base_hit);
             w.key("variant_hit").f64(c.variant_hit);
             w.key("base_rr").f64(c.base_rr);

@@ -876,7 +876,7 @@ mod tests {
             (
                 "lookup_recorded_run",
                 json!({"query": "refund", "params": {"top_k": -5}}),
-                "params: knob top_k: expected an integer from 0 to 10000, got -5",
+                "params: knob top_k: expected an integer from 1 to 10000, got -5",
             ),
             (
                 "lookup_recorded_run",

@@ -385,7 +385,7 @@ mod tests {
             ),
             (
                 json!({"query": "x", "expected": other, "params": {"top_k": -1}}),
-                "params: knob top_k: expected an integer from 0 to 10000",
+                "params: knob top_k: expected an integer from 1 to 10000",
             ),
             (
                 json!({"query": "x", "expected": other, "llm_target": "a", "params": {"llm_target": "a"}}),

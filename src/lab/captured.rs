@@ -33,6 +33,8 @@ pub struct CapturedTriage {
     pub status: Status,
     /// What the capture could not decide, in words.
     pub notes: Vec<String>,
+    /// The record was replayed on a graph (reproduced or drifted).
+    pub replayed: bool,
 }
 
 fn empty(missing: &[&str]) -> Finding {
@@ -57,6 +59,7 @@ pub fn from_record(rec: &RunRecord, expected: &str) -> CapturedTriage {
         findings: Vec::new(),
         status: Status::Resolved,
         notes: Vec::new(),
+        replayed: false,
     };
     let sel = rec.selected_target.as_deref();
     if sel == Some(expected) {
@@ -171,6 +174,7 @@ pub fn with_graph(
     let mut t = from_record(rec, expected);
     match replay::replay_value(engine, value, &rec.id) {
         Some(o) if o.status == ReplayStatus::Drifted => {
+            t.replayed = true;
             let mut what = match &o.difference {
                 Some(d) => format!(
                     "{}: captured {}, recomputed {}",
@@ -191,7 +195,7 @@ pub fn with_graph(
                 status: Status::Resolved,
             });
         }
-        Some(o) if o.status == ReplayStatus::Reproduced => {}
+        Some(o) if o.status == ReplayStatus::Reproduced => t.replayed = true,
         Some(o) => {
             t.notes.push(format!(
                 "not replayed ({}): {}",

@@ -888,7 +888,18 @@ impl App {
         };
         let knob = KNOBS[self.cf.knob];
         let cur = variant_value(self, &base);
-        self.cf.value = Some(step_value(self, knob, &base, &cur, dir));
+        let mut next = step_value(self, knob, &base, &cur, dir);
+        // the base's own value is no counterfactual: step past it (unless it is the only
+        // value left, at a bound)
+        if next == base.get(knob) {
+            let further = step_value(self, knob, &base, &next, dir);
+            if further != next {
+                next = further;
+            } else {
+                next = cur;
+            }
+        }
+        self.cf.value = Some(next);
         Vec::new()
     }
 

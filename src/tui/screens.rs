@@ -449,8 +449,11 @@ impl LabView {
         match self.sort {
             LabSort::Failure => idx.sort_by(|&a, &b| {
                 let (x, y) = (&r[a], &r[b]);
-                x.rr.partial_cmp(&y.rr)
-                    .unwrap_or(std::cmp::Ordering::Equal)
+                // an unlabelled case is no failure: after every labelled one
+                x.expected
+                    .is_empty()
+                    .cmp(&y.expected.is_empty())
+                    .then(x.rr.partial_cmp(&y.rr).unwrap_or(std::cmp::Ordering::Equal))
                     .then(
                         x.selector_correct
                             .partial_cmp(&y.selector_correct)
@@ -492,7 +495,11 @@ impl LabView {
     /// then errors; classes with no case left out).
     pub fn class_counts(&self) -> Vec<(&'static str, usize)> {
         let mut out: Vec<(&'static str, usize)> = Vec::new();
-        for name in CLASSES[1..].iter().copied().chain(["selected", "error"]) {
+        for name in CLASSES[1..]
+            .iter()
+            .copied()
+            .chain(["selected", "error", "unlabelled"])
+        {
             let n = self.classes.iter().filter(|c| c.name() == name).count();
             if n > 0 {
                 out.push((name, n));
@@ -1002,15 +1009,24 @@ impl App {
         let present: Vec<&'static str> = l.class_counts().into_iter().map(|(c, _)| c).collect();
         let next = match arg {
             Some("all") => None,
-            Some(a) => match present.iter().find(|c| **c == a) {
+            // the list's narrow names (`ambiguous`) name their classes too
+            Some(a) => match present
+                .iter()
+                .find(|c| **c == a || c.strip_prefix("selector_") == Some(a))
+            {
                 Some(c) => Some(*c),
                 None => {
-                    let known = CLASSES.contains(&a) || a == "error";
+                    let known = CLASSES.contains(&a)
+                        || CLASSES
+                            .iter()
+                            .any(|c| c.strip_prefix("selector_") == Some(a))
+                        || a == "error"
+                        || a == "unlabelled";
                     let msg = if known {
                         format!("no case is {a} (classes here: {})", present.join(", "))
                     } else {
                         format!(
-                            "unknown class {:?}: {}, error, all",
+                            "unknown class {:?}: {}, error, unlabelled, all",
                             crate::sanitize::line(a),
                             CLASSES.join(", ")
                         )

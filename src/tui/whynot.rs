@@ -105,6 +105,17 @@ pub fn run_effects(
     })
 }
 
+/// A probe's change as the pane lists it: `depth=0`, `relation_weight=requires:2.0`,
+/// `document +"ord"`.
+pub fn probe_label(c: &ProbeChange) -> String {
+    match c {
+        ProbeChange::Knob { knob, value, .. } => {
+            format!("{knob}={}", super::drill::show_value(value))
+        }
+        ProbeChange::Document { term, .. } => format!("document +\"{term}\""),
+    }
+}
+
 /// Runs one triage (on the worker, or inline in tests): probes included, as the CLI does.
 pub fn run(engine: &Engine, key: &WnKey, query: &str, knobs: &Knobs) -> WnOut {
     let result = triage(
@@ -179,6 +190,10 @@ impl App {
     pub fn whynot_pick(&mut self) -> Vec<Effect> {
         if self.screen == Screen::Evidence {
             return self.ev_whynot_pick();
+        }
+        if self.focus == PaneId::WhyNot {
+            // in the pane itself, w unsets what it shows
+            return self.whynot_clear();
         }
         let name = if self.focus == PaneId::Graph {
             let Some(engine) = &self.engine else {
@@ -312,6 +327,7 @@ impl App {
             probe: change.label(),
             suite: lab.generation,
         };
+        let shown = probe_label(&change);
         if self.whynot.fx_wanted.as_ref() == Some(&key) {
             return Vec::new();
         }
@@ -327,7 +343,8 @@ impl App {
         self.set_flash(
             FlashLevel::Info,
             format!(
-                "replaying the probe over {} (each labelled case with its own parameters)…",
+                "replaying {} over {} (each labelled case with its own parameters)…",
+                line(&shown),
                 line(&label)
             ),
         );
@@ -346,8 +363,7 @@ impl App {
         self.set_flash(
             FlashLevel::Info,
             format!(
-                "{}: over {} case(s), top-1 changes in {}, hit@k gained in {}, lost in {}",
-                line(&o.key.probe),
+                "probe side effects over {} case(s): top-1 changes in {}, hit@k gained in {}, lost in {}",
                 e.cases,
                 e.top1_changed,
                 e.hit_gained,
@@ -383,7 +399,7 @@ impl App {
                 Vec::new()
             }
             ProbeChange::Document { term, .. } => self.warn(format!(
-                "a document probe adds \"{}\" to the tool's indexed text: no knob does that, so the Counterfactual pane cannot show it (toolscope triage --side-effects replays it over a suite)",
+                "not a knob: the Counterfactual pane cannot add \"{}\" to the tool's text (S replays it over a suite)",
                 line(&term)
             )),
         }

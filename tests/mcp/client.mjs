@@ -123,7 +123,7 @@ const badArg = await client.callTool({
   arguments: { query: "refund approval", params: { top_k: -5 } },
 });
 assert.equal(badArg.isError, true);
-assert.match(badArg.content[0].text, /^invalid arguments for lookup_recorded_run: params: knob top_k: expected an integer from 0 to 10000/);
+assert.match(badArg.content[0].text, /^invalid arguments for lookup_recorded_run: params: knob top_k: expected an integer from 1 to 10000/);
 assert.ok(!("structuredContent" in badArg), "no structured content on an error");
 
 // label-dependent aggregates over a 3-case suite are withheld

@@ -123,11 +123,15 @@ impl App {
         if let Some(why) = (c.enabled)(self)
             && !explicit
         {
-            return self.warn(format!("{}: {why}", c.label));
+            return self.warn(format!(":{}: {why}", c.name));
         }
         if id == CmdId::LlmType && arg.is_none() {
             // `:llm` alone unsets the target
             return self.run(CmdId::LlmClear, None);
+        }
+        if id == CmdId::WhyNotType && arg.is_none() {
+            // `:whynot` alone unsets the expected tool, as `:llm` does the LLM target
+            return self.run(CmdId::WhyNotClear, None);
         }
         self.run(id, arg.as_deref())
     }

@@ -293,7 +293,7 @@ impl App {
             Some(c) => match (c.enabled)(self) {
                 None => self.run(c.id, None),
                 Some(why) => {
-                    self.set_flash(FlashLevel::Warn, format!("{}: {why}", c.label));
+                    self.set_flash(FlashLevel::Warn, format!(":{}: {why}", c.name));
                     Vec::new()
                 }
             },

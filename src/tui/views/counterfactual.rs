@@ -1,7 +1,8 @@
 //! Counterfactual pane: the explorer's current run (the base) against the same query with
 //! exactly one authorised knob changed (`evidence::counterfactual::compare`, run on the
 //! evidence worker): `mechanism_status` and its contract note, Jaccard and RBO, gained and
-//! lost tools, the selector outcome change, and both rankings side by side with ↑↓ markers.
+//! lost tools, the selector outcome change, and both rankings side by side with ↑↓ markers
+//! and each side's selected target `*` and LLM target `L`.
 //! `m`/`M` pick the knob, ←/→ step its value, Enter types one (`:cf KNOB=VALUE`).
 
 use std::sync::Arc;
@@ -85,6 +86,12 @@ pub fn doc(app: &App) -> Doc {
         ])
     };
     d.fit(vec![knob_line(true), knob_line(false)]);
+    if knob == "learning" && app.learning_count == 0 {
+        d.text(Line::styled(
+            "  no learning suggestions are loaded (--learning FILE): this knob cannot change the ranking",
+            st(app, Role::Warn),
+        ));
+    }
     let Some(out) = &app.cf.out else {
         d.text(Line::styled(
             "comparing (both runs on the worker)…",
@@ -266,31 +273,53 @@ fn side_by_side(
             ])
         });
     }
+    // each side's selected target `*` and LLM target `L`, in the cell after the rank
+    let mark = |sel: &Option<Selection>, name: &str| -> &'static str {
+        match sel {
+            Some(s) if s.selected_target == name => "*",
+            Some(s) if s.llm_target.as_deref() == Some(name) => "L",
+            _ => " ",
+        }
+    };
     let n = cmp.base.rows.len().max(cmp.variant.rows.len());
     for i in 0..n {
         let left = cmp.base.rows.get(i).map(|r| {
             let lost = !cmp.variant.rows.iter().any(|x| x.name == r.name);
-            (clean(&r.name), r.rounded_score(), lost)
+            let m = mark(&cmp.base_selection, &r.name);
+            (clean(&r.name), r.rounded_score(), lost, m)
         });
         let right = cmp.variant.rows.get(i).map(|r| {
             let m = cmp.moves.iter().find(|m| m.tool == r.name);
             let marker = m.map(|m| m.marker(ascii)).unwrap_or_default();
             let delta = m.and_then(|m| m.delta());
             let is_new = m.is_some_and(|m| m.base_rank.is_none());
-            (clean(&r.name), r.rounded_score(), marker, delta, is_new)
+            let sel = mark(&cmp.variant_selection, &r.name);
+            (
+                clean(&r.name),
+                r.rounded_score(),
+                marker,
+                delta,
+                is_new,
+                sel,
+            )
         });
         let theme = theme.clone();
         let sep = sep.clone();
         d.sized(move |w| {
             let (half, ln, rn) = col(w);
             let mut sp: Vec<Span<'static>> = Vec::new();
+            let mark_span = |m: &'static str| match m {
+                "*" => Span::styled(m, theme.get(Role::MarkTarget)),
+                "L" => Span::styled(m, theme.get(Role::MarkLlm)),
+                _ => Span::raw(m),
+            };
             match &left {
-                Some((name, score, lost)) => {
+                Some((name, score, lost, m)) => {
                     sp.push(Span::styled(
                         text::fit_right(&(i + 1).to_string(), 3),
                         theme.get(Role::Muted),
                     ));
-                    sp.push(Span::raw(" "));
+                    sp.push(mark_span(m));
                     sp.push(Span::styled(
                         text::fit(name, ln, ell),
                         if *lost {
@@ -309,12 +338,12 @@ fn side_by_side(
                 None => sp.push(Span::raw(" ".repeat(half))),
             }
             sp.push(Span::styled(sep.clone(), theme.get(Role::Border)));
-            if let Some((name, score, marker, delta, is_new)) = &right {
+            if let Some((name, score, marker, delta, is_new, m)) = &right {
                 sp.push(Span::styled(
                     text::fit_right(&(i + 1).to_string(), 3),
                     theme.get(Role::Muted),
                 ));
-                sp.push(Span::raw(" "));
+                sp.push(mark_span(m));
                 sp.push(Span::styled(
                     text::fit(name, rn, ell),
                     if *is_new {

@@ -673,10 +673,12 @@ fn whynot_doc(app: &App, e: &EvidenceView) -> Doc {
         4,
     );
     d.text(Line::styled(
-        if app.engine.is_some() {
-            "  from the captured fields; the record was replayed on the loaded graph"
-        } else {
-            "  from the captured fields alone (no graph loaded)"
+        match (app.engine.is_some(), t.replayed) {
+            (true, true) => {
+                "  from the captured fields; the record was replayed on the loaded graph"
+            }
+            (true, false) => "  from the captured fields (the record could not be replayed: below)",
+            (false, _) => "  from the captured fields alone (no graph loaded)",
         },
         st(app, Role::Muted),
     ));

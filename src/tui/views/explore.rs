@@ -166,20 +166,19 @@ fn expected_title(app: &App) -> Vec<Span<'static>> {
     let t = wn.triage();
     let name = t.map(|t| t.expected.as_str()).unwrap_or(first);
     let selected = app.selection().is_some_and(|s| s.selected_target == name);
-    if selected {
-        return Vec::new();
-    }
+    // the place first: a narrow title keeps it when the name is cut
     let place = match t {
         Some(t) => match (t.rank, t.full_rank) {
+            (Some(r), _) if selected => format!("#{r} selected "),
             (Some(r), _) => format!("#{r} "),
-            (None, Some(f)) => format!("not in top-K, full rank {f} "),
-            (None, None) => "not scored ".into(),
+            (None, Some(f)) => format!("#{f} past top-K "),
+            (None, None) => "unscored ".into(),
         },
         None => String::new(),
     };
     vec![
-        Span::styled("? ", st(app, Role::Warn)),
-        Span::styled(format!("{} {place}", clean(name)), Style::default()),
+        Span::styled(format!("? {place}"), st(app, Role::Warn)),
+        Span::styled(format!("{} ", clean(name)), Style::default()),
     ]
 }
 

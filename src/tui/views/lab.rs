@@ -496,6 +496,8 @@ fn class_role(c: &CaseClass) -> Role {
 fn named(c: &'static str) -> CaseClass {
     if c == "error" {
         CaseClass::Error(String::new())
+    } else if c == "unlabelled" {
+        CaseClass::Unlabelled
     } else {
         CaseClass::Class {
             class: c,

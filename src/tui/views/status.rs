@@ -138,7 +138,7 @@ fn short_num(v: f64) -> String {
 fn screen_tip(app: &App) -> &'static str {
     match app.screen {
         Screen::Evidence => {
-            " Tab: focus  Enter: open  [ ]: record  2 3 4: row/selector/record  o: JSON  ?: keys"
+            " Tab: focus  Enter: open  [ ]: record  2-5: row/selector/record/why-not  o: JSON  ?: keys"
         }
         Screen::Diff => " Tab or Enter: cases/detail  c: changed only  j/k: case  ?: keys",
         Screen::Lab => {

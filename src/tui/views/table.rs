@@ -249,6 +249,9 @@ pub fn draw(
         });
         spans.push(if row.llm {
             Span::styled("L", st(app, Role::MarkLlm))
+        } else if row.expected && row.target {
+            // the expected tool is the selected target: both marks
+            Span::styled("?", st(app, Role::Warn))
         } else {
             Span::raw(" ")
         });

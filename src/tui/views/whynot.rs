@@ -10,13 +10,13 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 
 use super::super::app::App;
-use super::super::drill::show_value;
 use super::super::text;
 use super::super::theme::Role;
+use super::super::whynot::probe_label;
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
 use crate::engine::triage::deficit::{Against, Deficit, TermHit};
-use crate::engine::triage::{FailureClass, Probe, ProbeChange, Triage};
+use crate::engine::triage::{FailureClass, Probe, Triage};
 use crate::output::triage::{
     class_signals, missing_terms, opt_rank, reason_text, short, stage_line,
 };
@@ -506,11 +506,7 @@ fn probe_item(p: &Probe, t: &Triage) -> String {
         (None, Some(f)) => format!("not retrieved (full rank {f})"),
         (None, None) => "not scored".into(),
     };
-    let change = match &p.change {
-        ProbeChange::Knob { knob, value, .. } => format!("{knob}={}", show_value(value)),
-        ProbeChange::Document { term, .. } => format!("document +\"{term}\""),
-    };
-    let mut s = format!("{}: {place}", clean(&change));
+    let mut s = format!("{}: {place}", clean(&probe_label(&p.change)));
     let on = p.flips(&t.outcome);
     let off = p.losses(&t.outcome);
     if !on.is_empty() {
