@@ -252,8 +252,18 @@ pub fn record(
         let (fname, tname) = (g.node_name(*from).to_string(), g.node_name(*to).to_string());
         let rel = edge.attrs.relation_str().unwrap_or("(none)").to_string();
         let conf = edge.attrs.confidence_str().unwrap_or("(none)").to_string();
+        // which edge: parallel edges (and one edge met from both ends) read alike otherwise
+        let which = format!(
+            "[{conf}] edge {e}{}, depth {depth}",
+            if edge.source == *from {
+                ""
+            } else {
+                " reversed"
+            }
+        );
         let mut fields = vec![
             ("depth", j(*depth)),
+            ("edge", j(*e)),
             ("from", j(fname.clone())),
             ("to", j(tname.clone())),
             ("edge_source", j(g.node_name(edge.source))),
@@ -285,17 +295,19 @@ pub fn record(
             }
             EdgeOutcome::AlreadyVisited => (
                 "edge_skipped",
-                format!("{fname} -> {tname} via {rel}: already visited (first visit wins)"),
+                format!("{fname} -> {tname} via {rel} {which}: already visited (first visit wins)"),
             ),
             EdgeOutcome::PassThrough => (
                 "edge_pass_through",
                 format!(
-                    "{fname} -> {tname} via {rel}: category/domain node, passed through with score 0"
+                    "{fname} -> {tname} via {rel} {which}: category/domain node, passed through with score 0"
                 ),
             ),
             EdgeOutcome::Ignored => (
                 "edge_ignored",
-                format!("{fname} -> {tname} via {rel}: node without node_type, not traversed"),
+                format!(
+                    "{fname} -> {tname} via {rel} {which}: node without node_type, not traversed"
+                ),
             ),
         };
         t.push("expand", kind, vec![fname, tname], summary, fields);
@@ -541,6 +553,25 @@ fn selector_events(t: &mut Trace, s: &Selection) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// UX trial defect 24: two expansion events never read alike (parallel edges and one
+    /// edge met from both ends name their edge, confidence and direction).
+    #[test]
+    fn no_two_expansion_events_read_alike() {
+        let engine = Engine::new(crate::demo::load_demo().unwrap());
+        for q in [
+            "approve refund",
+            "refund an order",
+            "delete expired coupons",
+        ] {
+            let (_, _, t) = record(&engine, q, &Params::default(), None);
+            let mut seen = std::collections::HashSet::new();
+            for e in t.events.iter().filter(|e| e.stage == "expand") {
+                assert!(seen.insert(e.summary.clone()), "{q}: twice: {}", e.summary);
+            }
+            assert!(seen.len() > 5, "{q}");
+        }
+    }
 
     #[test]
     fn trace_covers_every_stage_and_entities() {
