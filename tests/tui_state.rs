@@ -972,3 +972,19 @@ fn find_in_a_pane_counts_steps_and_closes() {
     h.keys("n");
     assert!(flash(&h).contains("no match"), "{}", flash(&h));
 }
+
+/// A newcomer trial's finding: long palette input scrolls so its end (the cursor) stays in
+/// view, as the query line does.
+#[test]
+fn long_palette_input_keeps_the_cursor_in_view() {
+    let mut h = demo();
+    h.keys(":");
+    h.keys(&format!("whynot {}ZZZEND", "a".repeat(120)));
+    let s = h.screen(80, 24);
+    assert!(s.contains("ZZZEND"), "{s}");
+    // and the query line still does
+    h.key(KeyCode::Esc);
+    h.keys("/");
+    h.keys(&format!("{}QEND", "b".repeat(150)));
+    assert!(h.screen(80, 24).contains("QEND"));
+}

@@ -30,6 +30,25 @@ pub fn truncate(s: &str, max: usize, ellipsis: &str) -> String {
 }
 
 /// The longest prefix of `s` that fits in `max` cells.
+/// A one-line input in `avail` cells with its cursor in view (`before` and `after` are
+/// the sanitised text on either side of the cursor): the visible part, scrolled so the
+/// cursor stays inside, and the cursor's cell offset within it.
+pub fn input_view(before: &str, after: &str, avail: usize) -> (String, usize) {
+    let chars: Vec<char> = before.chars().chain(after.chars()).collect();
+    let cur = before.chars().count();
+    let bw = width(before);
+    let skip_w = bw.saturating_sub(avail.saturating_sub(1));
+    let (mut skipped, mut start) = (0usize, 0usize);
+    while start < chars.len() && skipped < skip_w {
+        skipped += width(&chars[start].to_string());
+        start += 1;
+    }
+    let visible: String = chars[start..].iter().collect();
+    let shown = take_width(&visible, avail);
+    let vis_before: String = chars[start..cur.max(start)].iter().collect();
+    (shown, width(&vis_before))
+}
+
 pub fn take_width(s: &str, max: usize) -> String {
     let mut used = 0usize;
     let mut out = String::new();

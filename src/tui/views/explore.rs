@@ -47,23 +47,13 @@ pub fn draw_query(app: &App, r: Rect, buf: &mut Buffer) -> Option<Position> {
         ));
     } else {
         // scroll horizontally so the cursor stays visible
-        let chars: Vec<char> = q.chars().collect();
-        let cur = app.query.cursor.min(chars.len());
-        let before: String = chars[..cur].iter().collect();
-        let bw = text::width(&before);
-        let skip_w = bw.saturating_sub(avail.saturating_sub(1));
-        let mut skipped = 0usize;
-        let mut start = 0usize;
-        while start < chars.len() && skipped < skip_w {
-            skipped += text::width(&chars[start].to_string());
-            start += 1;
-        }
-        let visible: String = chars[start..].iter().collect();
-        let shown = text::take_width(&visible, avail);
+        let raw = &app.query.text;
+        let before: String = raw.chars().take(app.query.cursor).collect();
+        let after: String = raw.chars().skip(app.query.cursor).collect();
+        let (shown, at) = text::input_view(&clean(&before), &clean(&after), avail);
         spans.push(Span::styled(shown, Style::default()));
         if app.input_active {
-            let vis_before: String = chars[start..cur].iter().collect();
-            cursor_x = Some(r.x + 2 + text::width(&vis_before) as u16);
+            cursor_x = Some(r.x + 2 + at as u16);
         }
     }
     put_line(buf, r, &Line::from(spans));

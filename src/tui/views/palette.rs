@@ -32,18 +32,19 @@ pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option
         return None;
     }
     let iw = inner.width as usize;
-    let input = clean(&p.input.text);
-    let shown = text::take_width(&input, iw.saturating_sub(3));
+    // long input scrolls so the cursor stays in view, as the query line does
+    let before: String = p.input.text.chars().take(p.input.cursor).collect();
+    let after: String = p.input.text.chars().skip(p.input.cursor).collect();
+    let (shown, at) = text::input_view(&clean(&before), &clean(&after), iw.saturating_sub(3));
     put_line(
         buf,
         Rect::new(inner.x, inner.y, inner.width, 1),
         &Line::from(vec![
             Span::styled(": ", st(app, Role::Prompt)),
-            Span::raw(shown.clone()),
+            Span::raw(shown),
         ]),
     );
-    let before: String = p.input.text.chars().take(p.input.cursor).collect();
-    let cx = inner.x + 2 + text::width(&clean(&before)).min(iw.saturating_sub(3)) as u16;
+    let cx = inner.x + 2 + at.min(iw.saturating_sub(3)) as u16;
     let items = palette_items_for(app, &p.input.text);
     // the answer to the last Enter, else what Enter would do now
     let (note, role) = match &p.error {
