@@ -35,6 +35,43 @@ pub struct CapturedTriage {
     pub notes: Vec<String>,
     /// The record was replayed on a graph (reproduced or drifted).
     pub replayed: bool,
+    /// The captured rows ranked above X, channel by channel as captured.
+    pub above: Vec<CapturedAbove>,
+}
+
+/// A captured row above X: its rank and score, and per `score_breakdown` channel present
+/// on both rows (`seed`, `graph`, `learning`), the other row's value minus X's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapturedAbove {
+    pub name: String,
+    pub rank: usize,
+    pub score: Option<f64>,
+    pub score_diff: Option<f64>,
+    pub channels: Vec<(&'static str, f64)>,
+}
+
+/// The channels compared, in order.
+const CHANNELS: [&str; 3] = ["seed", "graph", "learning"];
+
+fn above_rows(rec: &RunRecord, rank: usize) -> Vec<CapturedAbove> {
+    let x = &rec.rows[rank - 1];
+    rec.rows[..rank - 1]
+        .iter()
+        .map(|r| CapturedAbove {
+            name: r.name.clone(),
+            rank: r.rank,
+            score: r.score,
+            score_diff: r.score.zip(x.score).map(|(a, b)| a - b),
+            channels: CHANNELS
+                .iter()
+                .filter_map(|c| {
+                    let a = r.breakdown.get(*c)?.as_f64()?;
+                    let b = x.breakdown.get(*c)?.as_f64()?;
+                    Some((*c, a - b))
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 fn empty(missing: &[&str]) -> Finding {
@@ -60,6 +97,7 @@ pub fn from_record(rec: &RunRecord, expected: &str) -> CapturedTriage {
         status: Status::Resolved,
         notes: Vec::new(),
         replayed: false,
+        above: Vec::new(),
     };
     let sel = rec.selected_target.as_deref();
     if sel == Some(expected) {
@@ -90,6 +128,7 @@ pub fn from_record(rec: &RunRecord, expected: &str) -> CapturedTriage {
         return t;
     };
     sibling_tie(rec, rank, &mut t);
+    t.above = above_rows(rec, rank);
     let Some(selected) = sel else {
         t.findings.push(empty(&["target_selector.selected_target"]));
         t.status = Status::Unresolved;
@@ -251,6 +290,10 @@ mod tests {
         assert_eq!(t.status, Status::Partial, "the sub-cause needs the graph");
         assert_eq!(from_record(&r, "b").class, Some("outranked"));
         assert_eq!(from_record(&r, "b").rank, Some(2));
+        let above = from_record(&r, "c").above;
+        assert_eq!(above.len(), 2);
+        assert_eq!((above[0].name.as_str(), above[0].rank), ("a", 1));
+        assert!((above[1].score_diff.unwrap() - 0.3).abs() < 1e-12);
         let mut amb = r.clone();
         amb.ambiguous = Some(true);
         assert_eq!(from_record(&amb, "b").class, Some("selector_ambiguous"));

@@ -685,6 +685,45 @@ fn whynot_doc(app: &App, e: &EvidenceView) -> Doc {
     for n in &t.notes {
         d.text_indent(Line::raw(format!("  {}", clean(n))), 4);
     }
+    if !t.above.is_empty() {
+        d.blank();
+        d.text(Line::styled(
+            format!(
+                "  Rows above {} (other minus expected, as captured)",
+                clean(&t.expected)
+            ),
+            st(app, Role::Section),
+        ));
+        for a in t.above.iter().take(8) {
+            let ch: Vec<String> = a
+                .channels
+                .iter()
+                .map(|(c, v)| format!("{c} {v:+.4}"))
+                .collect();
+            d.text_indent(
+                Line::raw(format!(
+                    "    {:>2} {}  score {}{}",
+                    a.rank,
+                    clean(&a.name),
+                    a.score_diff
+                        .map(|x| format!("{x:+.4}"))
+                        .unwrap_or_else(|| "-".into()),
+                    if ch.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  {}", ch.join("  "))
+                    }
+                )),
+                8,
+            );
+        }
+        if t.above.len() > 8 {
+            d.text(Line::styled(
+                format!("    {} {} more", glyphs(app).ellipsis, t.above.len() - 8),
+                st(app, Role::Muted),
+            ));
+        }
+    }
     if !t.findings.is_empty() {
         d.blank();
         d.text(Line::styled("  Findings", st(app, Role::Section)));
