@@ -286,12 +286,14 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
             &l,
         );
     }
-    if total > height && inner.width > 12 {
+    // the position sits in the frame's bottom line, one border cell before the corner,
+    // never over the filter or the content
+    if total > height && r.width > 16 && r.height > 2 {
         let pos = format!(" {}/{} ", (scroll + height).min(total), total);
         let pw = text::width(&pos) as u16;
         buf.set_string(
-            inner.x + inner.width - pw,
-            inner.y,
+            r.x + r.width - 1 - pw - 1,
+            r.y + r.height - 1,
             pos,
             st(app, Role::Muted),
         );
