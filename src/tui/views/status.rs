@@ -292,6 +292,43 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
 /// `? help  q quit` always at the right (other hints are dropped first).
 pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
+    // an overlay takes the keys: its own hints, and Ctrl-C (q would type a q)
+    let overlay: Option<&[(&str, &str)]> = match &app.overlay {
+        crate::tui::app::Overlay::Palette(_) => Some(&[
+            ("Enter", "run"),
+            ("Tab", "complete"),
+            ("Up/Down", "pick"),
+            ("Esc", "close"),
+        ]),
+        crate::tui::app::Overlay::Help(_) => Some(&[
+            ("type", "to filter"),
+            ("PgUp/PgDn", "scroll"),
+            ("Ctrl-U", "clear"),
+            ("Esc", "close"),
+        ]),
+        _ => None,
+    };
+    if let Some(keys) = overlay {
+        let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
+        for (k, l) in keys {
+            spans.push(Span::styled(k.to_string(), st(app, Role::Key)));
+            spans.push(Span::styled(format!(" {l}  "), st(app, Role::Muted)));
+        }
+        let right = "Ctrl-C quit ";
+        let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+        let width = r.width as usize;
+        if used + text::width(right) <= width {
+            spans.push(Span::raw(" ".repeat(width - used - text::width(right))));
+            spans.push(Span::styled("Ctrl-C".to_string(), st(app, Role::Key)));
+            spans.push(Span::styled(" quit ".to_string(), st(app, Role::Muted)));
+        }
+        put_line(
+            buf,
+            r,
+            &text::truncate_line(Line::from(spans), width, g.ellipsis),
+        );
+        return;
+    }
     let (mut pinned, rest): (Vec<_>, Vec<_>) = commands::hints(app, app.ctx(), g)
         .into_iter()
         .partition(|h| commands::pinned(h.id));
