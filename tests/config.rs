@@ -251,3 +251,39 @@ fn an_invalid_file_starts_with_the_defaults_and_says_why() {
     h.keys("z");
     assert!(h.app.zoom, "the built-in keys");
 }
+
+/// Issue 17: `T` cycles the built-in themes and then the file's `[themes.NAME]` tables,
+/// and `:theme NAME` picks a custom one by name.
+#[test]
+fn t_and_theme_name_reach_the_files_custom_themes() {
+    let mut h = explorer(
+        "theme = \"solar\"\n[themes.solar]\nbase = \"light\"\ntitle = \"#268bd2\"\n\
+         [themes.night]\nbase = \"dark\"\ntitle = \"red\"\n",
+        "state-themes",
+    );
+    assert_eq!(h.app.theme_name(), "solar");
+    let mut seen = vec![h.app.theme_name()];
+    for _ in 0..5 {
+        h.keys("T");
+        seen.push(h.app.theme_name());
+    }
+    // the file's tables come after the built-ins (in the file's sorted order), then round
+    assert_eq!(
+        seen,
+        ["solar", "dark", "light", "high-contrast", "night", "solar"]
+    );
+    h.keys(":theme night");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.theme_name(), "night");
+    assert!(h.app.flash.as_ref().unwrap().text.contains("theme: night"));
+    h.keys(":theme nope");
+    h.key(KeyCode::Enter);
+    let f = h.app.flash.clone().unwrap();
+    assert_eq!(f.level, FlashLevel::Warn);
+    assert!(
+        f.text.contains("night") && f.text.contains("solar"),
+        "{}",
+        f.text
+    );
+    assert_eq!(h.app.theme_name(), "night");
+}

@@ -151,6 +151,9 @@ pub enum ThemeChoice {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
     pub theme: Option<ThemeChoice>,
+    /// Every `[themes.NAME]` table, in the file's (sorted) order: `T` and `:theme NAME`
+    /// reach them after the built-in themes.
+    pub themes: Vec<CustomTheme>,
     pub color: Option<ColorChoice>,
     pub ascii: Option<bool>,
     pub mouse: Option<bool>,
@@ -173,6 +176,8 @@ pub struct Startup {
     pub keys: Keymap,
     pub params: (Params, SelectParams),
     pub custom_theme: Option<CustomTheme>,
+    /// Every custom theme of the file (for `T` and `:theme NAME`).
+    pub themes: Vec<CustomTheme>,
     /// Why the colour level is what it is, when the file chose it (for `doctor`).
     pub color_reason: Option<String>,
     /// One line each: the invalid file's error, or key overrides that were ignored.
@@ -286,6 +291,7 @@ impl Loaded {
                 keys,
                 params: c.params.resolve(),
                 custom_theme,
+                themes: c.themes.clone(),
                 color_reason,
                 warnings,
                 shown: self.shown(),
@@ -561,6 +567,7 @@ pub fn parse(src: &str, file: &str) -> Result<Config, String> {
     keys.sort_by_key(|(at, _)| *at);
     Ok(Config {
         theme,
+        themes: customs,
         color,
         ascii: raw.ascii,
         mouse: raw.mouse,

@@ -82,8 +82,12 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
     };
     let mut app = App::new(caps, &label);
     let st = &opts.startup;
+    app.custom_themes = st.themes.clone();
     if let Some(t) = &st.custom_theme {
-        app.theme = t.build(app.caps.color);
+        match app.custom_themes.iter().position(|c| c.name == t.name) {
+            Some(i) => app.set_custom_theme(i),
+            None => app.theme = t.build(app.caps.color),
+        }
     }
     app.keys = st.keys.clone();
     app.start_params = st.params.clone();

@@ -452,16 +452,50 @@ impl App {
     }
 
     /// Sets the theme to `arg`, or to the next one.
+    /// `T`: the next theme — the built-in ones, then the configuration file's
+    /// `[themes.NAME]` tables; `:theme NAME` picks one of either by name.
     fn theme_cycle(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        // every theme in cycling order: None = a built-in kind, Some(i) = custom theme i
+        let all: Vec<(ThemeKind, Option<usize>)> = ThemeKind::ALL
+            .iter()
+            .map(|k| (*k, None))
+            .chain(
+                self.custom_themes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.base, Some(i))),
+            )
+            .collect();
         let next = match arg {
-            Some(a) => match ThemeKind::parse(a) {
-                Some(t) => t,
-                None => return self.warn("themes: dark, light, high-contrast".into()),
-            },
-            None => self.caps.theme.next(),
+            Some(a) => {
+                let by_custom = self.custom_themes.iter().position(|t| t.name == a);
+                match (by_custom, ThemeKind::parse(a)) {
+                    (Some(i), _) => (self.custom_themes[i].base, Some(i)),
+                    (None, Some(k)) => (k, None),
+                    (None, None) => {
+                        let names: Vec<String> = all
+                            .iter()
+                            .map(|(k, c)| match c {
+                                Some(i) => self.custom_themes[*i].name.clone(),
+                                None => k.as_str().to_string(),
+                            })
+                            .collect();
+                        return self.warn(format!("themes: {}", names.join(", ")));
+                    }
+                }
+            }
+            None => {
+                let cur = (self.caps.theme, self.custom_theme);
+                let i = all.iter().position(|t| *t == cur).unwrap_or(0);
+                all[(i + 1) % all.len()]
+            }
         };
-        self.set_theme(next);
-        self.set_flash(FlashLevel::Info, format!("theme: {}", next.as_str()));
+        match next {
+            (_, Some(i)) => self.set_custom_theme(i),
+            (k, None) => self.set_theme(k),
+        }
+        let name = crate::sanitize::line(&self.theme_name());
+        self.set_flash(FlashLevel::Info, format!("theme: {name}"));
         Vec::new()
     }
 

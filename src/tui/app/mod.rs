@@ -433,6 +433,9 @@ pub struct App {
     pub theme: Theme,
     /// The configuration file's key overrides over the registry.
     pub keys: commands::keymap::Keymap,
+    /// The configuration file's `[themes.NAME]` tables, and which one is on (if any).
+    pub custom_themes: Vec<crate::tui::config::CustomTheme>,
+    pub custom_theme: Option<usize>,
     /// The parameters a start and `:reset` use (the configuration file's `[params]` over
     /// the built-in defaults).
     pub start_params: (Params, SelectParams),
@@ -497,6 +500,8 @@ impl App {
             caps,
             theme,
             keys: commands::keymap::Keymap::default(),
+            custom_themes: Vec::new(),
+            custom_theme: None,
             start_params: (Params::default(), SelectParams::default()),
             source_label: source_label.to_string(),
             engine: None,
@@ -628,6 +633,24 @@ impl App {
     pub fn set_theme(&mut self, kind: ThemeKind) {
         self.caps.theme = kind;
         self.theme = Theme::new(kind, self.caps.color);
+        self.custom_theme = None;
+    }
+
+    /// Applies custom theme `i` of the configuration file.
+    pub fn set_custom_theme(&mut self, i: usize) {
+        if let Some(t) = self.custom_themes.get(i) {
+            self.caps.theme = t.base;
+            self.theme = t.build(self.caps.color);
+            self.custom_theme = Some(i);
+        }
+    }
+
+    /// The current theme's name (a custom one's, or the built-in's).
+    pub fn theme_name(&self) -> String {
+        match self.custom_theme.and_then(|i| self.custom_themes.get(i)) {
+            Some(t) => t.name.clone(),
+            None => self.caps.theme.as_str().to_string(),
+        }
     }
 }
 

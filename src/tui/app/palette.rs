@@ -159,7 +159,11 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
                 tool_values(app, rest.trim(), &matcher)
             }
             CmdId::PolicyCycle => POLICIES.iter().map(|s| s.to_string()).collect(),
-            CmdId::ThemeCycle => ThemeKind::ALL.iter().map(|t| t.as_str().into()).collect(),
+            CmdId::ThemeCycle => ThemeKind::ALL
+                .iter()
+                .map(|t| t.as_str().to_string())
+                .chain(app.custom_themes.iter().map(|t| t.name.clone()))
+                .collect(),
             CmdId::DemoNext => app
                 .demo
                 .steps
@@ -325,7 +329,11 @@ fn complete_value(app: &App, id: CmdId, arg: &str) -> String {
             None => Vec::new(),
         },
         CmdId::PolicyCycle => POLICIES.iter().map(|s| s.to_string()).collect(),
-        CmdId::ThemeCycle => ThemeKind::ALL.iter().map(|t| t.as_str().into()).collect(),
+        CmdId::ThemeCycle => ThemeKind::ALL
+            .iter()
+            .map(|t| t.as_str().to_string())
+            .chain(app.custom_themes.iter().map(|t| t.name.clone()))
+            .collect(),
         CmdId::ExplainMetric => crate::tui::drill::Metric::ALL
             .iter()
             .map(|m| m.id().to_string())

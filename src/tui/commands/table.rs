@@ -1220,7 +1220,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::ThemeCycle,
         name: "theme",
-        label: "Next theme: dark, light, high-contrast (:theme NAME)",
+        label: "Next theme: dark, light, high-contrast, then the config file's [themes.NAME] (:theme NAME)",
         group: Group::General,
         hint: None,
         hint_keys: None,
