@@ -328,6 +328,23 @@ pub fn reason_text(r: &PathReason) -> String {
     }
 }
 
+/// One hop of an expansion path: `→ X at depth 1 over requires [EXTRACTED]: parent ×
+/// weight × confidence × decay = score` (sanitised; `arrow` from the caller's glyphs).
+pub fn hop_text(h: &crate::engine::triage::deficit::Hop, arrow: &str) -> String {
+    format!(
+        "{arrow} {} at depth {} over {} [{}]: {} × weight {} × confidence {} × decay {} = {}",
+        line(&h.to),
+        h.depth,
+        line(&h.relation),
+        line(&h.confidence),
+        f4(h.parent),
+        short(h.weight),
+        short(h.conf),
+        short(h.decay),
+        f4(h.score)
+    )
+}
+
 fn path_block(out: &mut String, p: &PathEvidence) {
     let _ = writeln!(
         out,
@@ -339,19 +356,7 @@ fn path_block(out: &mut String, p: &PathEvidence) {
         Some(seed) => {
             let _ = writeln!(out, "  seed {}", line(seed));
             for h in &p.hops {
-                let _ = writeln!(
-                    out,
-                    "  → {} at depth {} over {} [{}]: {} × weight {} × confidence {} × decay {} = {}",
-                    line(&h.to),
-                    h.depth,
-                    line(&h.relation),
-                    line(&h.confidence),
-                    f4(h.parent),
-                    short(h.weight),
-                    short(h.conf),
-                    short(h.decay),
-                    f4(h.score)
-                );
+                let _ = writeln!(out, "  {}", hop_text(h, "→"));
             }
         }
         None => {

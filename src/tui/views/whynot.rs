@@ -18,7 +18,7 @@ use super::{clean, glyphs, st};
 use crate::engine::triage::deficit::{Against, Deficit, TermHit};
 use crate::engine::triage::{FailureClass, Probe, Triage};
 use crate::output::triage::{
-    class_signals, missing_terms, opt_rank, reason_text, short, stage_line,
+    class_signals, hop_text, missing_terms, opt_rank, reason_text, stage_line,
 };
 
 fn f4(x: f64) -> String {
@@ -450,22 +450,7 @@ fn path(app: &App, d: &mut Doc, t: &Triage) {
         Some(seed) => {
             d.text_indent(Line::raw(format!("  seed {}", clean(seed))), 4);
             for h in &p.hops {
-                d.text_indent(
-                    Line::raw(format!(
-                        "  {} {} at depth {} over {} [{}]: {} × {} × {} × {} = {}",
-                        g.arrow_out,
-                        clean(&h.to),
-                        h.depth,
-                        clean(&h.relation),
-                        clean(&h.confidence),
-                        f4(h.parent),
-                        short(h.weight),
-                        short(h.conf),
-                        short(h.decay),
-                        f4(h.score)
-                    )),
-                    6,
-                );
+                d.text_indent(Line::raw(format!("  {}", hop_text(h, g.arrow_out))), 6);
             }
         }
         None => d.text(Line::styled(
