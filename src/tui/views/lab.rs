@@ -400,18 +400,24 @@ fn detail(app: &App, l: &LabView) -> Doc {
     }
     let idx = l.order().get(l.cursor).copied();
     match idx.and_then(|i| l.class(i)) {
-        Some(CaseClass::Error(e)) => d.text(Line::styled(
-            format!("  triage: not classified: {}", clean(e)),
-            st(app, Role::Bad),
-        )),
-        Some(cl @ CaseClass::Class { .. }) => d.text(spans(vec![
-            ("  triage ".into(), st(app, Role::Muted)),
-            (class_text(cl, false), st(app, class_role(cl))),
-            (
-                "  (Enter: the case in Explore, its Why-not pane open)".into(),
-                st(app, Role::Muted),
+        Some(CaseClass::Error(e)) => d.text_indent(
+            Line::styled(
+                format!("  triage: not classified: {}", clean(e)),
+                st(app, Role::Bad),
             ),
-        ])),
+            4,
+        ),
+        Some(cl @ CaseClass::Class { .. }) => d.text_indent(
+            spans(vec![
+                ("  triage ".into(), st(app, Role::Muted)),
+                (class_text(cl, false), st(app, class_role(cl))),
+                (
+                    "  (Enter: the case in Explore, its Why-not pane open)".into(),
+                    st(app, Role::Muted),
+                ),
+            ]),
+            4,
+        ),
         _ => {}
     }
     let sel_ok = c.selector_correct >= 1.0;
