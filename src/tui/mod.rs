@@ -20,6 +20,7 @@ pub mod emergency;
 pub mod event;
 pub mod export;
 pub mod harness;
+pub mod labclass;
 pub mod reasons;
 pub mod records;
 pub mod screens;

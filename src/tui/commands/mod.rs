@@ -287,6 +287,7 @@ pub struct Command {
 }
 
 pub mod edit;
+mod enabled;
 pub mod keymap;
 mod table;
 pub use table::REGISTRY;
