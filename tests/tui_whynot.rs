@@ -445,3 +445,41 @@ fn counterfactual_steps_past_the_base_value_and_marks_the_targets() {
         assert!(marked('L', "getOrder"), "{s}");
     }
 }
+
+/// The pane's item count is computed from the triage (it runs on every key and frame);
+/// it must be exactly the items the pane draws, for every kind of case.
+#[test]
+fn the_counted_items_are_the_drawn_items() {
+    let mut h = demo();
+    for (q, pick) in [
+        ("refund an order", "jjw"),
+        ("refund an order", "w"),
+        ("delete expired coupons", "w"),
+        ("cancel my order", "jw"),
+    ] {
+        query(&mut h, q);
+        h.key(KeyCode::Esc);
+        h.keys(pick);
+        let (items, _) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+        assert_eq!(
+            items,
+            toolscope::tui::views::whynot::doc(&h.app).items(),
+            "{q}"
+        );
+        h.key(KeyCode::Esc);
+        h.keys(":whynot-clear");
+        h.key(KeyCode::Enter);
+    }
+    let rows = names(&h);
+    let outside = demo_engine()
+        .graph
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .find(|n| !rows.contains(n))
+        .unwrap();
+    h.keys(&format!(":whynot {outside}"));
+    h.key(KeyCode::Enter);
+    let (items, _) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    assert_eq!(items, toolscope::tui::views::whynot::doc(&h.app).items());
+}

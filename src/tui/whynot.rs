@@ -230,17 +230,9 @@ impl App {
         let Some(engine) = &self.engine else {
             return Vec::new();
         };
-        if engine.graph.tool_by_name(&name).is_none() {
-            let closest = crate::engine::triage::closest_names(engine, &name, 3);
-            return self.warn(format!(
-                "{} is not a tool of this graph; closest: {}",
-                line(&name),
-                closest
-                    .iter()
-                    .map(|c| line(c))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+        // the engine's own check and wording (the closest names), as the CLI and MCP say it
+        if let Err(e) = crate::engine::triage::expected_tool(engine, &name) {
+            return self.warn(line(&e.to_string()));
         }
         self.set_flash(
             FlashLevel::Info,
