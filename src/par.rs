@@ -154,3 +154,14 @@ mod tests {
         assert_eq!(w, (1..1001).collect::<Vec<_>>());
     }
 }
+
+/// A caught panic's message (`internal error` when it carries none).
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "internal error".into()
+    }
+}

@@ -797,3 +797,46 @@ fn why_not_pane_triages_a_row_and_opens_a_probe() {
     let status = wait_exit(&mut p);
     assert!(status.success(), "exit status {status:?}");
 }
+
+#[test]
+fn follow_reads_appended_records_and_flags_a_drift() {
+    let dir = std::env::temp_dir().join(format!("toolscope-pty-follow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("prod.jsonl");
+    let traces = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    let gz = std::fs::read(traces.join("demo.jsonl.gz")).unwrap();
+    let text = String::from_utf8(toolscope::limits::gunzip("demo", gz).unwrap()).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    std::fs::write(&log, format!("{}\n", lines[..5].join("\n"))).unwrap();
+    let mut p = Pty::spawn_env(
+        &["demo", log.to_str().unwrap(), "--follow"],
+        &[("NO_COLOR", "1")],
+        100,
+        30,
+    );
+    p.wait_for("the first records", |s| {
+        s.contains("5 records") && s.contains("5 reproduced")
+    });
+    // records written while the explorer follows the file appear on the screen
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all(format!("{}\n", lines[5..12].join("\n")).as_bytes())
+        .unwrap();
+    f.flush().unwrap();
+    p.wait_for("the appended records", |s| {
+        s.contains("12 records") && s.contains("12 reproduced")
+    });
+    // a planted drift (the stale-artifact line of the drift fixture)
+    let drifts = std::fs::read_to_string(traces.join("drifts.jsonl")).unwrap();
+    let stale = drifts.lines().nth(1).unwrap();
+    f.write_all(format!("{stale}\n").as_bytes()).unwrap();
+    f.flush().unwrap();
+    let s = p.wait_for("the drift", |s| {
+        s.contains("13 records") && s.contains("1 drifted (stale_artifact 1)")
+    });
+    assert!(s.contains("drifted: stale_artifact"), "{s}");
+    p.send("q");
+    let status = wait_exit(&mut p);
+    assert!(status.success(), "exit status {status:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

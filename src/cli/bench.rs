@@ -3,6 +3,8 @@
 //! memory as one JSON object. With `--triage SUITE` it also times triage (issue 21's speed
 //! targets): every labelled case fully triaged one at a time (probes included), the whole
 //! suite in parallel across cores, and one document probe's side effects over the suite.
+//! With `--follow FILE` it times the Follow screen's reader over a JSON Lines file (issue
+//! 18's targets): records classified per second without replay, and with replay.
 
 use clap::Args;
 use std::path::Path;
@@ -29,6 +31,10 @@ pub struct BenchArgs {
     /// Also run the target selector after each retrieval
     #[arg(long)]
     pub select: bool,
+    /// Also time following this JSON Lines file as the Follow screen does: read and
+    /// classify every line without replay, then with replay on this graph
+    #[arg(long, value_name = "FILE")]
+    pub follow: Option<String>,
     /// Run the query set this many times (after the first query)
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
@@ -153,9 +159,53 @@ pub fn run(args: BenchArgs) -> u8 {
             Err(e) => return fail(e),
         }
     }
+    if let Some(path) = &args.follow {
+        if let Err(e) = crate::limits::open_regular(Path::new(path)) {
+            return fail(e);
+        }
+        follow_timings(&engine, Path::new(path), &mut w);
+    }
     w.end_obj();
     super::query::write_stdout(format!("{}\n", w.finish()).as_bytes());
     EXIT_OK
+}
+
+/// Follow timings: the whole file read by the Follow screen's reader
+/// ([`crate::lab::follow::FollowReader`]) and classified from the captured fields, then
+/// again with every record replayed on `engine`.
+fn follow_timings(engine: &Engine, path: &Path, w: &mut JsonWriter) {
+    use crate::lab::follow::{FollowJob, FollowReader};
+    let mut pass = |replay: bool| -> (u64, u64, f64) {
+        let mut r = FollowReader::new(FollowJob {
+            generation: 1,
+            path: path.to_path_buf(),
+            stop: Default::default(),
+        });
+        let (mut n, mut drifted) = (0u64, 0u64);
+        let t = Instant::now();
+        loop {
+            let m = r.step(replay.then_some(engine), 0);
+            n += m.entries.len() as u64;
+            drifted += m
+                .entries
+                .iter()
+                .filter(|e| e.replay.as_ref().is_some_and(|x| x.drift.is_some()))
+                .count() as u64;
+            if m.entries.is_empty() && m.behind == 0 {
+                break;
+            }
+        }
+        (n, drifted, t.elapsed().as_secs_f64())
+    };
+    let (n, _, secs) = pass(false);
+    w.key("follow_records").int(n as i64);
+    w.key("follow_classify_s").f64(secs);
+    w.key("follow_classify_per_s")
+        .f64(n as f64 / secs.max(1e-9));
+    let (n, drifted, secs) = pass(true);
+    w.key("follow_replay_s").f64(secs);
+    w.key("follow_replay_per_s").f64(n as f64 / secs.max(1e-9));
+    w.key("follow_drifted").int(drifted as i64);
 }
 
 /// Triage timings over a suite's labelled cases: each case alone (probes included, one

@@ -90,6 +90,10 @@ pub struct ExploreArgs {
     /// Evaluate this suite on the graph and open the Lab screen
     #[arg(long, value_name = "SUITE")]
     pub cases: Option<String>,
+    /// Follow the evidence file as it grows (JSON Lines, like tail -F): each record
+    /// classified and, with a graph (toolscope GRAPH FILE --follow), replayed
+    #[arg(long)]
+    pub follow: bool,
 }
 
 /// `toolscope diff A B`.
@@ -130,12 +134,95 @@ pub fn run_diff(args: &DiffArgs) -> u8 {
         query: None,
         dump_dir: None,
         cases: None,
+        follow: None,
         startup,
     })
 }
 
+/// What `--follow` opens: the file to follow, and the graph (if one is given).
+fn follow_source(files: &[String], args: &ExploreArgs) -> Result<(Source, PathBuf), u8> {
+    use crate::tui::records::{FileKind, detect};
+    if args.cases.is_some() {
+        return Err(fail(
+            "--follow and --cases: give one (the Follow screen replays records, the Lab evaluates a suite)",
+        ));
+    }
+    // a followed file may not exist yet: the screen says so and waits for it
+    let followed = |f: &str| -> Result<PathBuf, u8> {
+        let p = PathBuf::from(f);
+        if p.is_dir() {
+            return Err(fail(format!(
+                "{}: a folder; --follow tails one JSON Lines file",
+                crate::sanitize::line(f)
+            )));
+        }
+        if p.exists() {
+            check_path(f)?;
+        }
+        Ok(p)
+    };
+    let graph = |f: &str| -> Result<Option<Source>, u8> {
+        if f == "demo" {
+            return Ok(Some(Source::Demo));
+        }
+        let p = PathBuf::from(f);
+        if !p.is_file() {
+            return Ok(None);
+        }
+        let p = check_path(f)?;
+        Ok(match detect(&p) {
+            FileKind::Graph => Some(Source::File(p)),
+            FileKind::Spec => Some(Source::Spec(p)),
+            _ => None,
+        })
+    };
+    match files {
+        [] => Err(fail(
+            "--follow needs the file to follow: toolscope [GRAPH] FILE --follow",
+        )),
+        [f] => {
+            if graph(f)?.is_some() {
+                return Err(fail(format!(
+                    "{}: a graph; give the evidence file to follow too: toolscope GRAPH FILE --follow",
+                    crate::sanitize::line(f)
+                )));
+            }
+            Ok((Source::Follow(followed(f)?), PathBuf::new()))
+        }
+        [a, b] => match (graph(a)?, graph(b)?) {
+            (Some(g), None) => Ok((g, followed(b)?)),
+            (None, Some(g)) => Ok((g, followed(a)?)),
+            (Some(_), Some(_)) => Err(fail(
+                "--follow: two graphs; give one graph and the evidence file to follow",
+            )),
+            (None, None) => Err(fail(
+                "--follow with two files: one graph (or demo) and the file to follow",
+            )),
+        },
+        _ => Err(fail("--follow takes one file, or a graph and one file")),
+    }
+}
+
 pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
     use crate::tui::records::{FileKind, detect};
+    if args.follow {
+        let (source, path) = match follow_source(files, args) {
+            Ok(x) => x,
+            Err(c) => return c,
+        };
+        let follow = (!matches!(source, Source::Follow(_))).then_some(path);
+        let (ui, startup) = ui.resolve();
+        return crate::tui::run(crate::tui::Options {
+            source,
+            ui,
+            learning: Vec::new(),
+            query: None,
+            dump_dir: args.dump_dir.clone(),
+            cases: None,
+            follow,
+            startup,
+        });
+    }
     let mut graph_and_records: Option<String> = None;
     let graph_source = |p: std::path::PathBuf, k: FileKind| match k {
         FileKind::Spec => Source::Spec(p),
@@ -245,6 +332,7 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
         query: args.query.clone(),
         dump_dir: args.dump_dir.clone(),
         cases,
+        follow: None,
         startup,
     })
 }

@@ -415,6 +415,13 @@ fn recorded(v: &Value) -> Result<Option<Recorded<'_>>, String> {
     }))
 }
 
+/// The query and parameters a record was decided with (the knobs a replay uses), when it
+/// is a record at all: what opening a record in the explorer starts from.
+pub fn recorded_query(v: &Value) -> Option<(Option<String>, Knobs)> {
+    let r = recorded(v).ok().flatten()?;
+    Some((r.query, r.knobs))
+}
+
 /// A recomputed decision, in the shapes the records are compared with.
 struct Recomputed {
     r: Retrieval,

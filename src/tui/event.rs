@@ -12,6 +12,7 @@ use ratatui::crossterm::event;
 
 use super::app::{AppEvent, LoadProgress, Loaded, QueryJob, run_job};
 use super::drill::{EvJob, run_ev_job};
+use super::follow::{FollowJob, FollowReader};
 use super::screens::{LabJob, Opened, load_diff, run_lab};
 use crate::engine::Engine;
 
@@ -148,15 +149,38 @@ pub fn spawn_lab(engine: Arc<Engine>, job: LabJob, tx: Sender<AppEvent>) {
         });
 }
 
-pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "internal error".into()
-    }
+/// Follows a file on its own thread until the job's stop flag is set or the loop is gone:
+/// a [`FollowReader`] step every 200 ms (at once while catching up on a large file); a
+/// message at least every second keeps the rates current.
+pub fn spawn_follow(engine: Option<Arc<Engine>>, job: FollowJob, tx: Sender<AppEvent>) {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+    let _ = thread::Builder::new()
+        .name("toolscope-follow".into())
+        .spawn(move || {
+            let start = Instant::now();
+            let stop = job.stop.clone();
+            let mut reader = FollowReader::new(job);
+            let mut last_sent: Option<Instant> = None;
+            while !stop.load(Ordering::Relaxed) {
+                let now_ms = start.elapsed().as_millis() as u64;
+                let msg = reader.step(engine.as_deref(), now_ms);
+                let due = last_sent.is_none_or(|t| t.elapsed() >= Duration::from_secs(1));
+                let behind = msg.behind;
+                if !msg.entries.is_empty() || !msg.notes.is_empty() || due {
+                    last_sent = Some(Instant::now());
+                    if tx.send(AppEvent::Follow(msg)).is_err() {
+                        return;
+                    }
+                }
+                if behind == 0 {
+                    thread::sleep(Duration::from_millis(200));
+                }
+            }
+        });
 }
+
+pub use crate::par::panic_text;
 
 /// What to load.
 #[derive(Clone, Debug)]
@@ -170,6 +194,8 @@ pub enum Source {
     Evidence(PathBuf),
     /// Two runs to compare (Diff screen).
     Diff(PathBuf, PathBuf),
+    /// A JSON Lines file followed without a graph (Follow screen).
+    Follow(PathBuf),
 }
 
 /// Loads on a thread; sends progress and then `Loaded`.
@@ -209,6 +235,7 @@ fn open_evidence(source: &Source, tx: &Sender<AppEvent>) -> Option<Result<Opened
     };
     let r = match source {
         Source::Demo | Source::File(_) | Source::Spec(_) => return None,
+        Source::Follow(p) => return Some(Ok(Opened::Follow(p.clone()))),
         Source::Evidence(p) => {
             progress(p.display().to_string());
             std::panic::catch_unwind(|| super::records::read_set(p).map(Opened::Evidence))
@@ -238,7 +265,7 @@ pub fn load(
         })
     };
     let (name, bytes) = match source {
-        Source::Evidence(_) | Source::Diff(..) => {
+        Source::Evidence(_) | Source::Diff(..) | Source::Follow(_) => {
             return Err("not a graph source".into());
         }
         Source::Demo => (

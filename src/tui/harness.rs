@@ -30,6 +30,8 @@ pub struct Harness {
     pub saves: usize,
     /// Where copies are saved (none: copies are only emitted).
     pub copy_dir: Option<std::path::PathBuf>,
+    /// Followed files: [`Harness::follow_step`] reads them (no thread).
+    pub follows: Vec<super::follow::FollowReader>,
 }
 
 impl Harness {
@@ -59,6 +61,7 @@ impl Harness {
             query: query.map(String::from),
             dump_dir: Some(std::env::temp_dir()),
             cases: None,
+            follow: None,
             startup,
         };
         let mut app = initial_app(caps, &opts);
@@ -68,6 +71,7 @@ impl Harness {
             emitted: Vec::new(),
             copy_dir: None,
             saves: 0,
+            follows: Vec::new(),
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
             engine,
@@ -86,6 +90,7 @@ impl Harness {
             query: None,
             dump_dir: Some(std::env::temp_dir()),
             cases: None,
+            follow: None,
             startup: Default::default(),
         };
         let mut app = initial_app(caps, &opts);
@@ -97,6 +102,7 @@ impl Harness {
             Source::Diff(a, b) => {
                 super::screens::load_diff(a, b).map(|d| super::screens::Opened::Diff(Box::new(d)))
             }
+            Source::Follow(p) => Ok(super::screens::Opened::Follow(p.clone())),
             _ => Err("not evidence".into()),
         };
         let mut h = Harness {
@@ -104,6 +110,7 @@ impl Harness {
             emitted: Vec::new(),
             copy_dir: None,
             saves: 0,
+            follows: Vec::new(),
         };
         h.event(AppEvent::Opened(opened));
         h
@@ -118,6 +125,7 @@ impl Harness {
             query: None,
             dump_dir: Some(std::env::temp_dir()),
             cases: Some((suite, label.to_string())),
+            follow: None,
             startup: Default::default(),
         };
         let mut app = initial_app(caps, &opts);
@@ -127,6 +135,7 @@ impl Harness {
             emitted: Vec::new(),
             copy_dir: None,
             saves: 0,
+            follows: Vec::new(),
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
             engine: demo_engine(),
@@ -145,6 +154,7 @@ impl Harness {
             query: None,
             dump_dir: None,
             cases: None,
+            follow: None,
             startup: Default::default(),
         };
         let mut app = initial_app(caps, &opts);
@@ -154,6 +164,35 @@ impl Harness {
             emitted: Vec::new(),
             copy_dir: None,
             saves: 0,
+            follows: Vec::new(),
+        }
+    }
+
+    /// One poll of every followed file, as the follow thread would make it at `now_ms`.
+    pub fn follow_step(&mut self, now_ms: u64) {
+        let engine = self.app.engine.clone();
+        let msgs: Vec<_> = self
+            .follows
+            .iter_mut()
+            .map(|r| r.step(engine.as_deref(), now_ms))
+            .collect();
+        for m in msgs {
+            let fx = self.app.on_event(AppEvent::Follow(m));
+            self.apply(fx);
+        }
+    }
+
+    /// An app following `path`: on the demo graph (`graph`), or without one.
+    pub fn follow(caps: Caps, path: &std::path::Path, graph: bool) -> Harness {
+        if graph {
+            let mut h = Harness::demo(caps);
+            let fx = h.app.start_follow(path);
+            h.apply(fx);
+            h
+        } else {
+            let mut h = Harness::opened(caps, Source::Follow(path.to_path_buf()));
+            h.app.show_timing = false;
+            h
         }
     }
 
@@ -193,6 +232,9 @@ impl Harness {
                     self.emitted.push(seq);
                 }
                 Effect::SaveScreen => self.saves += 1,
+                Effect::Follow(job) => {
+                    self.follows.push(super::follow::FollowReader::new(*job));
+                }
                 Effect::EngineReady(_) | Effect::Quit => {}
             }
         }

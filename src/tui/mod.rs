@@ -19,6 +19,7 @@ pub mod drill;
 pub mod emergency;
 pub mod event;
 pub mod export;
+pub mod follow;
 pub mod harness;
 pub mod labclass;
 pub mod reasons;
@@ -64,6 +65,8 @@ pub struct Options {
     /// A suite to evaluate on the Lab screen once the graph is loaded (`--cases`), and
     /// its label.
     pub cases: Option<(crate::lab::suite::Suite, String)>,
+    /// A file to follow once the graph is loaded (`GRAPH FILE --follow`).
+    pub follow: Option<PathBuf>,
     /// What the configuration file adds: key overrides, starting parameters, a custom
     /// theme, and its warnings (shown at start).
     pub startup: config::Startup,
@@ -80,6 +83,7 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
         Source::Demo => crate::demo::DEMO_NAME.to_string(),
         Source::File(p) | Source::Spec(p) | Source::Evidence(p) => name(p),
         Source::Diff(a, b) => format!("{} vs {}", name(a), name(b)),
+        Source::Follow(p) => name(p),
     };
     let mut app = App::new(caps, &label);
     let st = &opts.startup;
@@ -101,7 +105,12 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
         Source::Demo => app.demo.steps = demo::demo_steps(),
         Source::Evidence(_) => app.screen = screens::Screen::Evidence,
         Source::Diff(..) => app.screen = screens::Screen::Diff,
+        Source::Follow(_) => app.screen = screens::Screen::Follow,
         Source::File(_) | Source::Spec(_) => {}
+    }
+    if let Some(p) = &opts.follow {
+        app.pending_follow = Some(p.clone());
+        app.screen = screens::Screen::Follow;
     }
     if let Some(c) = &opts.cases {
         app.pending_lab = Some(c.clone());
@@ -208,6 +217,7 @@ pub fn run(opts: Options) -> u8 {
                         event::spawn_lab(e.clone(), *job, tx.clone());
                     }
                 }
+                Effect::Follow(job) => event::spawn_follow(app.engine.clone(), *job, tx.clone()),
                 Effect::Emit(seq) => {
                     let b = terminal.backend_mut();
                     let _ = b.write_all(seq.as_bytes()).and_then(|_| b.flush());

@@ -26,6 +26,7 @@ pub enum Screen {
     Evidence,
     Diff,
     Lab,
+    Follow,
 }
 
 impl Screen {
@@ -35,6 +36,7 @@ impl Screen {
             Screen::Evidence => "Evidence",
             Screen::Diff => "Diff",
             Screen::Lab => "Lab",
+            Screen::Follow => "Follow",
         }
     }
 }
@@ -516,6 +518,8 @@ pub fn run_lab(engine: &Engine, job: &LabJob, send: &mut dyn FnMut(LabMsg)) {
 pub enum Opened {
     Evidence(EvSet),
     Diff(Box<DiffView>),
+    /// A file to follow without a graph.
+    Follow(std::path::PathBuf),
 }
 
 impl App {
@@ -525,6 +529,8 @@ impl App {
         match o {
             Opened::Evidence(set) => self.show_evidence(set),
             Opened::Diff(d) => self.show_diff(*d),
+            // started by `on_event`, which returns the follow thread's effect
+            Opened::Follow(_) => {}
         }
     }
 
@@ -656,6 +662,7 @@ impl App {
         let scroll = |p: &mut PaneState| p.scroll = clamp_add(p.scroll, delta, max_scroll);
         match self.screen {
             Screen::Explore => {}
+            Screen::Follow => self.follow_move(delta),
             Screen::Evidence => {
                 let Some(e) = self.evidence.as_mut() else {
                     return Vec::new();
@@ -727,6 +734,14 @@ impl App {
     pub fn screen_cycle(&mut self, forward: bool) -> Vec<Effect> {
         match self.screen {
             Screen::Explore => {}
+            Screen::Follow => {
+                if let Some(f) = self.follow.as_mut() {
+                    f.focus = match f.focus {
+                        super::follow::FollowFocus::List => super::follow::FollowFocus::Detail,
+                        super::follow::FollowFocus::Detail => super::follow::FollowFocus::List,
+                    };
+                }
+            }
             Screen::Evidence => {
                 if let Some(e) = self.evidence.as_mut() {
                     let order: Vec<EvFocus> = if e.has_list() {
@@ -786,6 +801,7 @@ impl App {
                 Vec::new()
             }
             Screen::Lab => self.lab_open(),
+            Screen::Follow => self.follow_open(),
         }
     }
 
@@ -793,6 +809,11 @@ impl App {
     pub fn screen_back(&mut self) -> Vec<Effect> {
         match self.screen {
             Screen::Explore => {}
+            Screen::Follow => {
+                if let Some(f) = self.follow.as_mut() {
+                    f.focus = super::follow::FollowFocus::List;
+                }
+            }
             Screen::Evidence => {
                 if let Some(e) = self.evidence.as_mut() {
                     e.focus = match e.focus {

@@ -91,7 +91,29 @@ impl App {
             CmdId::RecordPrev => self.record_step(-1),
             CmdId::ChangedOnly => self.diff_changed_only(),
             CmdId::LabSort => self.lab_sort(arg),
+            CmdId::LabClass if self.screen == Screen::Follow => self.follow_class(arg),
             CmdId::LabClass => self.lab_class(arg),
+            CmdId::FollowPause => self.follow_pause(),
+            CmdId::FollowTool => self.follow_tool(arg),
+            CmdId::FollowCode => self.follow_code(arg),
+            CmdId::FollowDrifted => self.follow_drifted(),
+            CmdId::FollowText => match arg {
+                Some(t) => self.follow_text(Some(t)),
+                None => {
+                    // `/`: the palette, with the current text to edit
+                    let mut p = PaletteState::default();
+                    let cur = self
+                        .follow
+                        .as_ref()
+                        .and_then(|f| f.filter.text.clone())
+                        .unwrap_or_default();
+                    p.input.set(&format!("grep {cur}"));
+                    self.overlay = Overlay::Palette(p);
+                    Vec::new()
+                }
+            },
+            CmdId::FollowUnfilter => self.follow_unfilter(),
+            CmdId::ScreenFollow => self.screen_follow(arg),
             CmdId::ScreenExplore => self.screen_explore(),
             CmdId::ScreenLab => self.screen_lab(arg),
             CmdId::ScreenEvidence => self.screen_evidence(arg),
@@ -242,7 +264,7 @@ impl App {
         } else if self.focus != PaneId::Candidates {
             self.focus = PaneId::Candidates;
         } else if let Some(s) = self.return_to.take() {
-            // a lab case: back to the lab
+            // a lab case or a followed record: back to where it was opened
             self.screen = s;
             self.lab_case = None;
         }
@@ -630,6 +652,10 @@ impl App {
                 .lab
                 .as_ref()
                 .is_some_and(|l| l.focus == crate::tui::screens::LabFocus::Cases),
+            Screen::Follow => self
+                .follow
+                .as_ref()
+                .is_some_and(|f| f.focus == crate::tui::follow::FollowFocus::List),
         };
         let h = if list_focused {
             self.layout.table_rows.map(|r| r.height as usize)

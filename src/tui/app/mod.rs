@@ -319,6 +319,8 @@ pub enum Effect {
     Evidence(Box<EvJob>),
     /// A suite evaluation for its own thread.
     Lab(Box<LabJob>),
+    /// A file to follow on its own thread.
+    Follow(Box<crate::tui::follow::FollowJob>),
     /// Bytes written to the terminal as they are.
     Emit(String),
     /// A copy (`y`): OSC 52, the tmux buffer inside tmux, and a file.
@@ -344,6 +346,8 @@ pub enum AppEvent {
     Evidence(Box<EvOut>),
     EvidenceFailed(String),
     Lab(LabMsg),
+    /// New records (and what the tail saw) from the follow thread.
+    Follow(crate::tui::follow::FollowMsg),
     /// A termination signal (SIGTERM, SIGHUP, SIGQUIT).
     Signal(i32),
 }
@@ -491,6 +495,11 @@ pub struct App {
     /// Where Esc on the candidates goes back to (a lab case opened in Explore).
     pub return_to: Option<Screen>,
     pub lab_case: Option<String>,
+    /// The followed stream (Follow screen), its generation, and a file to follow once the
+    /// graph is loaded (`GRAPH FILE --follow`).
+    pub follow: Option<crate::tui::follow::FollowView>,
+    pub follow_generation: u64,
+    pub pending_follow: Option<PathBuf>,
 }
 
 impl App {
@@ -549,6 +558,9 @@ impl App {
             pending_lab: None,
             return_to: None,
             lab_case: None,
+            follow: None,
+            follow_generation: 0,
+            pending_follow: None,
         }
     }
 
@@ -612,6 +624,7 @@ impl App {
             Screen::Evidence => commands::EVIDENCE,
             Screen::Diff => commands::DIFF,
             Screen::Lab => commands::LAB,
+            Screen::Follow => commands::FOLLOW,
         }
     }
 

@@ -78,8 +78,16 @@ impl App {
                 self.quit = true;
                 vec![Effect::Quit]
             }
+            AppEvent::Opened(Ok(crate::tui::screens::Opened::Follow(p))) => {
+                self.load = None;
+                self.start_follow(&p)
+            }
             AppEvent::Opened(Ok(o)) => {
                 self.on_opened(o);
+                Vec::new()
+            }
+            AppEvent::Follow(m) => {
+                self.on_follow(m);
                 Vec::new()
             }
             AppEvent::Evidence(out) => {
@@ -115,6 +123,9 @@ impl App {
         }
         if let Some((suite, label)) = self.pending_lab.take() {
             fx.extend(self.start_lab(suite, &label));
+        }
+        if let Some(p) = self.pending_follow.take() {
+            fx.extend(self.start_follow(&p));
         }
         fx
     }
@@ -423,6 +434,7 @@ impl App {
             Screen::Evidence => self.evidence.as_mut().map(|e| &mut e.pane),
             Screen::Diff => self.diffv.as_mut().map(|d| &mut d.pane),
             Screen::Lab => self.lab.as_mut().map(|l| &mut l.pane),
+            Screen::Follow => self.follow.as_mut().map(|f| &mut f.pane),
         };
         if let Some(p) = p {
             p.scroll = info.drill_scroll;

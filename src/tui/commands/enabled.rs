@@ -221,6 +221,23 @@ pub(super) fn need_diff(a: &App) -> Option<&'static str> {
     }
 }
 
+pub(super) fn need_follow(a: &App) -> Option<&'static str> {
+    if a.follow.is_some() {
+        None
+    } else {
+        Some("nothing is followed (:follow FILE)")
+    }
+}
+
+/// `c` / `:class`: the Follow screen's stream when it is on screen, else the lab's suite.
+pub(super) fn need_lab_or_follow(a: &App) -> Option<&'static str> {
+    if a.screen == crate::tui::screens::Screen::Follow && a.follow.is_some() {
+        None
+    } else {
+        need_lab(a)
+    }
+}
+
 pub(super) fn need_lab(a: &App) -> Option<&'static str> {
     if a.lab.is_some() {
         None
@@ -237,6 +254,13 @@ pub(super) fn need_enter(a: &App) -> Option<&'static str> {
         Screen::Lab => need_lab(a).or_else(|| {
             if a.lab.as_ref().is_some_and(|l| l.results.is_empty()) {
                 Some("no case evaluated yet")
+            } else {
+                None
+            }
+        }),
+        Screen::Follow => need_follow(a).or_else(|| {
+            if a.follow.as_ref().is_some_and(|f| f.stream.ring.is_empty()) {
+                Some("no record yet")
             } else {
                 None
             }

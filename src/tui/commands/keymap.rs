@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn two_commands_can_swap_keys() {
-        let (km, w) = Keymap::build(&[req("llm-clear", &["q"], 1), req("quit", &["x"], 2)], "c");
+        let (km, w) = Keymap::build(&[req("llm-clear", &["q"], 1), req("quit", &["Z"], 2)], "c");
         assert!(w.is_empty(), "{w:?}");
         let q = km
             .bindings(by_name("llm-clear").unwrap())

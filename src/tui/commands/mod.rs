@@ -25,11 +25,12 @@ pub const EVIDENCE: Ctx = 512;
 pub const DIFF: Ctx = 1024;
 pub const LAB: Ctx = 2048;
 pub const WHYNOT: Ctx = 4096;
+pub const FOLLOW: Ctx = 8192;
 /// Every pane of the Explore screen in normal mode (not while typing the query).
 pub const PANES: Ctx =
     CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT | WHYNOT;
 pub const DRILL: Ctx = DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT | WHYNOT;
-pub const SCREENS: Ctx = EVIDENCE | DIFF | LAB;
+pub const SCREENS: Ctx = EVIDENCE | DIFF | LAB | FOLLOW;
 /// Every context in normal mode, on every screen.
 pub const NORMAL: Ctx = PANES | SCREENS;
 pub const ANY: Ctx = NORMAL | INPUT;
@@ -106,6 +107,13 @@ pub enum CmdId {
     ChangedOnly,
     LabSort,
     LabClass,
+    FollowPause,
+    FollowTool,
+    FollowCode,
+    FollowDrifted,
+    FollowText,
+    FollowUnfilter,
+    ScreenFollow,
     ScreenExplore,
     ScreenLab,
     ScreenEvidence,
@@ -179,7 +187,7 @@ impl Group {
             Group::Drill => "Explain, trace, counterfactual (evidence drill-down)",
             Group::Params => "Parameters (re-run live)",
             Group::Demo => "Demo walkthrough",
-            Group::Screens => "Screens: Evidence, Diff, Lab",
+            Group::Screens => "Screens: Evidence, Diff, Lab, Follow",
             Group::Export => "Copy and export",
         }
     }
@@ -460,7 +468,9 @@ pub fn where_label(c: &Command) -> &'static str {
         EVIDENCE => "evidence",
         DIFF => "diff",
         LAB => "lab",
-        SCREENS => "evidence, diff, lab",
+        FOLLOW => "follow",
+        x if x == LAB | FOLLOW => "lab, follow",
+        SCREENS => "evidence, diff, lab, follow",
         x if x == TRACE | CFACT => "trace, counterfactual",
         x if x == EXPLAIN | TRACE => "explain, trace",
         INPUT => "query line",

@@ -25,7 +25,13 @@ pub fn draw_query(app: &App, r: Rect, buf: &mut Buffer) -> Option<Position> {
     };
     let right = match (&app.lab_case, app.demo.pos) {
         (Some(c), _) if app.return_to.is_some() => {
-            format!(" lab {} {} (Esc: back) ", g.crumb_sep.trim(), clean(c))
+            let from = app.return_to.map(|s| s.title()).unwrap_or("lab");
+            format!(
+                " {} {} {} (Esc: back) ",
+                from.to_lowercase(),
+                g.crumb_sep.trim(),
+                clean(c)
+            )
         }
         (_, Some(p)) => format!(" demo {}/{} ", p + 1, app.demo.steps.len()),
         _ => String::new(),

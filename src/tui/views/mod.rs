@@ -18,6 +18,7 @@ pub mod doc;
 pub mod evidence;
 pub mod explain;
 pub mod explore;
+pub mod follow;
 pub mod graph;
 pub mod help;
 pub mod lab;
@@ -157,6 +158,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         Screen::Evidence => evidence::draw(app, main, buf, compact, &mut info),
         Screen::Diff => diff::draw(app, main, buf, compact, &mut info),
         Screen::Lab => lab::draw(app, main, buf, compact, &mut info),
+        Screen::Follow => follow::draw(app, main, buf, compact, &mut info),
     }
     if app.screen != Screen::Explore {
         return overlays(app, area, buf, info, None);
@@ -269,6 +271,7 @@ fn screen_header(app: &App, r: Rect, buf: &mut Buffer) {
         Screen::Evidence => evidence::header(app),
         Screen::Diff => diff::header(app),
         Screen::Lab => lab::header(app),
+        Screen::Follow => follow::header(app),
         Screen::Explore => Vec::new(),
     };
     spans.push(Span::raw(" "));

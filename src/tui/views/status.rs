@@ -144,6 +144,9 @@ fn screen_tip(app: &App) -> &'static str {
         Screen::Lab => {
             " Enter: open the case in Explore (Esc comes back)  o: sort  Tab: detail  ?: keys"
         }
+        Screen::Follow => {
+            " space: pause  c/t/r/d: class/tool/code/drift  /: text  x: clear  Enter: open  ?: keys"
+        }
         Screen::Explore => "",
     }
 }
@@ -155,6 +158,7 @@ fn status_segments(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
         Screen::Evidence => return super::evidence::status(app, short),
         Screen::Diff => return super::diff::status(app, short),
         Screen::Lab => return super::lab::status(app, short),
+        Screen::Follow => return super::follow::status(app, short),
     }
     let mut segs: Vec<Vec<Span<'static>>> = Vec::new();
     let Some(engine) = &app.engine else {

@@ -1,0 +1,364 @@
+//! Tailing a growing JSON Lines file like `tail -F`: each [`Tail::poll`] hands over the
+//! complete lines written since the last one (a partial last line waits for its newline),
+//! follows the path across rotation (a new file under the name: the old one is read to
+//! its end first) and truncation (reading starts again at byte 0), and reports a file that
+//! disappears or comes back. Nothing is ever written; memory is bounded by
+//! [`Tail::new`]'s read budget per poll and [`MAX_LINE`] for a line still being written.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// A line longer than this is dropped (reported as [`TailEvent::Overlong`]) instead of
+/// being kept in memory while it grows.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// What a poll found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TailEvent {
+    /// A complete line: its byte offset in the file, its 1-based line number, its text
+    /// (without the newline; invalid UTF-8 replaced, see `utf8`).
+    Line {
+        offset: u64,
+        line: u64,
+        text: String,
+        utf8: bool,
+    },
+    /// A line over [`MAX_LINE`] bytes, skipped.
+    Overlong { offset: u64, line: u64 },
+    /// The path now names a new file (rotation); reading starts at its beginning. `torn`:
+    /// the old file ended in a line without its newline (dropped).
+    Rotated { torn: bool },
+    /// The file got shorter than what was read (truncation); reading starts at byte 0.
+    Truncated,
+    /// The path does not exist (or cannot be opened) now; the reason.
+    Missing(String),
+    /// The path exists again after [`TailEvent::Missing`].
+    Appeared,
+}
+
+/// Identity of an open file, to tell a rotation from growth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    FileId {
+        dev: m.dev(),
+        ino: m.ino(),
+    }
+}
+
+#[cfg(not(unix))]
+fn file_id(_m: &std::fs::Metadata) -> FileId {
+    FileId { dev: 0, ino: 0 }
+}
+
+pub struct Tail {
+    path: PathBuf,
+    file: Option<(File, FileId)>,
+    /// Bytes read from the current file.
+    offset: u64,
+    /// Complete lines handed over from the current file.
+    line: u64,
+    /// The start of a line still being written, and its offset.
+    pending: Vec<u8>,
+    pending_offset: u64,
+    /// The pending line passed [`MAX_LINE`]: skip to its newline.
+    skipping: bool,
+    missing: Option<String>,
+    /// At most this many bytes are read per poll.
+    budget: usize,
+    /// Files seen (1 for the first, +1 per rotation).
+    pub generation: u32,
+}
+
+impl Tail {
+    /// A tail of `path` from its beginning, reading at most `budget` bytes per poll.
+    pub fn new(path: &Path, budget: usize) -> Tail {
+        Tail {
+            path: path.to_path_buf(),
+            file: None,
+            offset: 0,
+            line: 0,
+            pending: Vec::new(),
+            pending_offset: 0,
+            skipping: false,
+            missing: None,
+            budget: budget.max(1 << 12),
+            generation: 0,
+        }
+    }
+
+    /// Bytes read from the current file so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Whether the path was missing at the last poll (and why).
+    pub fn missing(&self) -> Option<&str> {
+        self.missing.as_deref()
+    }
+
+    /// Whether the last poll stopped at its read budget with more to read.
+    pub fn behind(&self) -> Option<u64> {
+        let (f, _) = self.file.as_ref()?;
+        let len = f.metadata().ok()?.len();
+        (len > self.offset).then(|| len - self.offset)
+    }
+
+    fn open(&mut self, out: &mut Vec<TailEvent>) -> bool {
+        match crate::limits::open_regular(&self.path) {
+            Ok((f, _)) => match f.metadata() {
+                Ok(m) => {
+                    self.file = Some((f, file_id(&m)));
+                    self.offset = 0;
+                    self.line = 0;
+                    self.pending.clear();
+                    self.pending_offset = 0;
+                    self.skipping = false;
+                    self.generation += 1;
+                    if self.missing.take().is_some() {
+                        out.push(TailEvent::Appeared);
+                    }
+                    true
+                }
+                Err(e) => self.set_missing(crate::limits::io_message(&e), out),
+            },
+            Err(e) => self.set_missing(e.message.clone(), out),
+        }
+    }
+
+    fn set_missing(&mut self, why: String, out: &mut Vec<TailEvent>) -> bool {
+        if self.missing.as_deref() != Some(why.as_str()) {
+            out.push(TailEvent::Missing(why.clone()));
+            self.missing = Some(why);
+        }
+        false
+    }
+
+    /// Reads what was written since the last poll.
+    pub fn poll(&mut self) -> Vec<TailEvent> {
+        let mut out = Vec::new();
+        if self.file.is_none() && !self.open(&mut out) {
+            return out;
+        }
+        // the name's current file: the same one (growth or truncation), another (rotation),
+        // or none (removed: keep reading the open file, it may still grow)
+        let now = std::fs::metadata(&self.path).ok();
+        let (same, cur_len) = {
+            let (f, id) = self.file.as_ref().expect("opened above");
+            let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+            (now.as_ref().is_none_or(|m| file_id(m) == *id), len)
+        };
+        if same && cur_len < self.offset {
+            out.push(TailEvent::Truncated);
+            if let Some((f, _)) = self.file.as_mut() {
+                let _ = f.seek(SeekFrom::Start(0));
+            }
+            self.offset = 0;
+            self.line = 0;
+            self.pending.clear();
+            self.pending_offset = 0;
+            self.skipping = false;
+        }
+        let mut left = self.budget;
+        left = self.read_lines(left, &mut out);
+        if !same && left > 0 {
+            // the old file is read to its end; then the new one from its start
+            let torn = !self.pending.is_empty() || self.skipping;
+            self.file = None;
+            if now.is_some() && self.open(&mut out) {
+                out.push(TailEvent::Rotated { torn });
+                self.read_lines(left, &mut out);
+            } else if now.is_none() {
+                self.set_missing("no such file".into(), &mut out);
+            }
+        } else if now.is_none() && self.missing.is_none() {
+            // removed without a successor yet: say so, keep the open file
+            self.set_missing(
+                "no such file (removed; waiting for it to come back)".into(),
+                &mut out,
+            );
+        }
+        out
+    }
+
+    /// Reads up to `left` bytes of the current file into lines; returns the budget left
+    /// (0 when it ran out).
+    fn read_lines(&mut self, mut left: usize, out: &mut Vec<TailEvent>) -> usize {
+        let mut buf = vec![0u8; left.min(1 << 20)];
+        while left > 0 {
+            let Some((f, _)) = self.file.as_mut() else {
+                return left;
+            };
+            let want = left.min(buf.len());
+            let n = match f.read(&mut buf[..want]) {
+                Ok(0) | Err(_) => return left,
+                Ok(n) => n,
+            };
+            left -= n;
+            self.take(&buf[..n], out);
+        }
+        0
+    }
+
+    fn take(&mut self, mut chunk: &[u8], out: &mut Vec<TailEvent>) {
+        while !chunk.is_empty() {
+            match memchr::memchr(b'\n', chunk) {
+                Some(i) => {
+                    let part = &chunk[..i];
+                    self.line += 1;
+                    let offset = self.pending_offset;
+                    if self.skipping || self.pending.len() + part.len() > MAX_LINE {
+                        out.push(TailEvent::Overlong {
+                            offset,
+                            line: self.line,
+                        });
+                    } else {
+                        let bytes: &[u8] = if self.pending.is_empty() {
+                            part
+                        } else {
+                            self.pending.extend_from_slice(part);
+                            &self.pending
+                        };
+                        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+                        let (text, utf8) = match std::str::from_utf8(bytes) {
+                            Ok(s) => (s.to_string(), true),
+                            Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
+                        };
+                        out.push(TailEvent::Line {
+                            offset,
+                            line: self.line,
+                            text,
+                            utf8,
+                        });
+                    }
+                    self.pending.clear();
+                    self.skipping = false;
+                    self.offset += i as u64 + 1;
+                    self.pending_offset = self.offset;
+                    chunk = &chunk[i + 1..];
+                }
+                None => {
+                    if self.skipping || self.pending.len() + chunk.len() > MAX_LINE {
+                        self.skipping = true;
+                        self.pending.clear();
+                    } else {
+                        self.pending.extend_from_slice(chunk);
+                    }
+                    self.offset += chunk.len() as u64;
+                    chunk = &[];
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn lines(ev: &[TailEvent]) -> Vec<String> {
+        ev.iter()
+            .filter_map(|e| match e {
+                TailEvent::Line { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn append(p: &Path, s: &str) {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .unwrap();
+        f.write_all(s.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn lines_partial_lines_truncation_rotation_and_removal() {
+        let dir = std::env::temp_dir().join(format!("toolscope-tail-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("log.jsonl");
+        let mut t = Tail::new(&p, 1 << 16);
+        assert!(matches!(t.poll().as_slice(), [TailEvent::Missing(_)]));
+        assert!(t.poll().is_empty(), "missing is said once");
+        append(&p, "{\"a\":1}\n{\"b\":");
+        let ev = t.poll();
+        assert_eq!(ev[0], TailEvent::Appeared);
+        assert_eq!(lines(&ev), ["{\"a\":1}"]);
+        // the partial line waits for its newline, then keeps its offset and number
+        append(&p, "2}\r\n");
+        let ev = t.poll();
+        assert_eq!(
+            ev,
+            [TailEvent::Line {
+                offset: 8,
+                line: 2,
+                text: "{\"b\":2}".into(),
+                utf8: true
+            }]
+        );
+        // truncation: read again from byte 0
+        std::fs::write(&p, "x\n").unwrap();
+        let ev = t.poll();
+        assert_eq!(ev[0], TailEvent::Truncated);
+        assert_eq!(lines(&ev), ["x"]);
+        // rotation: the old file's last lines first, then the new file from its start
+        append(&p, "old tail\n");
+        std::fs::rename(&p, dir.join("log.jsonl.1")).unwrap();
+        append(&dir.join("log.jsonl.1"), "late\n");
+        append(&p, "new\n");
+        let ev = t.poll();
+        assert_eq!(lines(&ev), ["old tail", "late", "new"]);
+        assert!(ev.contains(&TailEvent::Rotated { torn: false }), "{ev:?}");
+        assert_eq!(t.generation, 2);
+        // removed: said once, and the tail waits
+        std::fs::remove_file(&p).unwrap();
+        let ev = t.poll();
+        assert!(matches!(ev.as_slice(), [TailEvent::Missing(_)]), "{ev:?}");
+        append(&p, "back\n");
+        let ev = t.poll();
+        assert!(ev.contains(&TailEvent::Appeared), "{ev:?}");
+        assert_eq!(lines(&ev), ["back"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn overlong_lines_and_bad_utf8_are_reported_not_kept() {
+        let dir = std::env::temp_dir().join(format!("toolscope-tail-long-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("log.jsonl");
+        let mut t = Tail::new(&p, 1 << 20);
+        let big = "x".repeat(MAX_LINE + 10);
+        std::fs::write(&p, format!("{big}\nok\n")).unwrap();
+        let mut ev = Vec::new();
+        for _ in 0..40 {
+            ev.extend(t.poll());
+        }
+        assert!(
+            ev.contains(&TailEvent::Overlong { offset: 0, line: 1 }),
+            "{:?}",
+            ev.len()
+        );
+        assert_eq!(lines(&ev), ["ok"]);
+        assert!(t.pending.capacity() <= MAX_LINE + (1 << 20));
+        std::fs::write(&dir.join("b.jsonl"), b"\xff\xfe\n").unwrap();
+        let mut t = Tail::new(&dir.join("b.jsonl"), 1 << 16);
+        let ev = t.poll();
+        assert!(
+            matches!(&ev[0], TailEvent::Line { utf8: false, .. }),
+            "{ev:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,261 @@
+//! The Follow screen, headless: a file followed as it grows (records appended between
+//! polls, a partial last line that waits for its newline, truncation, rotation, a file
+//! that disappears and comes back), each record classified and replayed on the demo graph
+//! (the planted drifts of `tests/fixtures/traces/drifts.jsonl` flagged by kind), pause,
+//! the filters, Enter into Explore with the Why-not pane and Esc back, and the screen at
+//! 80x24 and 120x40.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ratatui::crossterm::event::KeyCode;
+use toolscope::lab::follow::class_index;
+use toolscope::tui::app::PaneId;
+use toolscope::tui::caps::{Caps, ColorLevel};
+use toolscope::tui::harness::Harness;
+use toolscope::tui::screens::Screen;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/traces")
+        .join(name)
+}
+
+/// The demo's reference envelopes, one per line.
+fn demo_lines() -> Vec<String> {
+    let gz = std::fs::read(fixture("demo.jsonl.gz")).unwrap();
+    let bytes = toolscope::limits::gunzip("demo.jsonl.gz", gz).unwrap();
+    String::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("toolscope-follow-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn append(p: &Path, s: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(p)
+        .unwrap();
+    f.write_all(s.as_bytes()).unwrap();
+}
+
+fn caps() -> Caps {
+    Caps::fixed(ColorLevel::Mono, false)
+}
+
+#[test]
+fn records_arrive_as_written_and_the_reference_envelopes_reproduce() {
+    let dir = tmp("grow");
+    let log = dir.join("prod.jsonl");
+    let lines = demo_lines();
+    append(&log, &format!("{}\n", lines[..10].join("\n")));
+    let mut h = Harness::follow(caps(), &log, true);
+    assert_eq!(h.app.screen, Screen::Follow);
+    h.follow_step(1_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!(f.stream.total.records, 10);
+    assert_eq!(
+        f.stream.total.statuses[0], 10,
+        "every reference envelope reproduces"
+    );
+    // a partial last line waits for its newline
+    let (a, b) = lines[10].split_at(lines[10].len() / 2);
+    append(&log, a);
+    h.follow_step(2_000);
+    assert_eq!(h.app.follow.as_ref().unwrap().stream.total.records, 10);
+    append(&log, &format!("{b}\n{}\n", lines[11..].join("\n")));
+    h.follow_step(3_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!(f.stream.total.records as usize, lines.len());
+    assert_eq!(
+        f.stream.total.statuses[0] as usize,
+        lines.len(),
+        "{} reference envelopes, all reproduced",
+        lines.len()
+    );
+    assert_eq!(f.stream.total.classes[class_index("unreadable")], 0);
+    let s = h.screen(120, 40);
+    assert!(s.contains(&format!("{} records", lines.len())), "{s}");
+    assert!(s.contains(&format!("{} reproduced", lines.len())), "{s}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn planted_drifts_are_flagged_by_kind_and_bad_lines_are_listed() {
+    let dir = tmp("drift");
+    let log = dir.join("prod.jsonl");
+    let mut h = Harness::follow(caps(), &log, true);
+    h.follow_step(0);
+    let s = h.screen(80, 24);
+    assert!(s.contains("waiting for it"), "a missing file is said: {s}");
+    std::fs::copy(fixture("drifts.jsonl"), &log).unwrap();
+    append(&log, "not json at all\n");
+    h.follow_step(1_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert!(f.missing.is_none(), "the file appeared");
+    // seven lines of the fixture (the seventh a torn envelope), then the junk line
+    assert_eq!(f.stream.total.records, 8);
+    assert_eq!(
+        f.stream.total.drifts,
+        [1, 1, 1, 1],
+        "one drift of each kind"
+    );
+    assert_eq!(f.stream.total.statuses[1], 4);
+    let unreadable = f.stream.total.classes[class_index("unreadable")];
+    assert_eq!(
+        unreadable, 3,
+        "the v2.0 envelope, the torn line and the junk line"
+    );
+    assert!(
+        f.stream
+            .errors
+            .iter()
+            .any(|(p, why)| p == "line 7" && why.starts_with("torn line")),
+        "{:?}",
+        f.stream.errors
+    );
+    assert!(
+        f.stream
+            .errors
+            .iter()
+            .any(|(_, why)| why.contains("schema_version")),
+        "{:?}",
+        f.stream.errors
+    );
+    // only the drifted ones
+    h.keys("d");
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!(f.visible().len(), 4);
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains(
+            "drifted (version_skew 1, stale_artifact 1, parameters_differ 1, unexplained 1)"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("! "), "drifted rows are marked: {s}");
+    // the record under the cursor (the newest drifted) says where it differs
+    assert!(s.contains("first difference /spans/0/decisions/"), "{s}");
+    assert!(s.contains("drifted: unexplained"), "{s}");
+    h.keys("x");
+    assert_eq!(h.app.follow.as_ref().unwrap().visible().len(), 8);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn pause_filters_enter_and_back() {
+    let dir = tmp("keys");
+    let log = dir.join("prod.jsonl");
+    let lines = demo_lines();
+    append(&log, &format!("{}\n", lines[..20].join("\n")));
+    let mut h = Harness::follow(caps(), &log, true);
+    h.follow_step(1_000);
+    h.key(KeyCode::Char(' '));
+    append(&log, &format!("{}\n", lines[20..25].join("\n")));
+    h.follow_step(2_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!((f.visible().len(), f.stream.total.records), (20, 25));
+    assert!(h.screen(80, 24).contains("PAUSED (+5 new"));
+    h.key(KeyCode::Char(' '));
+    assert_eq!(h.app.follow.as_ref().unwrap().visible().len(), 25);
+    // one class at a time, the classes with records in turn
+    h.keys("c");
+    let f = h.app.follow.as_ref().unwrap();
+    let class = f.filter.class.expect("a class");
+    assert!(f.visible().iter().all(|&i| f.stream.ring[i].class == class));
+    h.keys(":class all");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.follow.as_ref().unwrap().filter.class, None);
+    // text filter through the palette
+    h.keys(":grep coupon");
+    h.key(KeyCode::Enter);
+    let f = h.app.follow.as_ref().unwrap();
+    let n = f.visible().len();
+    assert!(n >= 1 && n < 25, "{n}");
+    h.keys("x");
+    // Enter: the newest record in Explore, with its parameters and the Why-not pane
+    let e = h.app.follow.as_ref().unwrap().current().unwrap().clone();
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.screen, Screen::Explore);
+    assert_eq!(h.app.query.text, e.query.clone().unwrap());
+    assert_eq!(h.app.params.top_k, e.knobs.as_ref().unwrap().params.top_k);
+    assert_eq!(h.app.drill, PaneId::WhyNot);
+    let s = h.screen(80, 24);
+    assert!(s.contains(&format!("follow › line {}", e.line)), "{s}");
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.screen, Screen::Follow);
+    assert_eq!(
+        h.app.follow.as_ref().unwrap().current().unwrap().seq,
+        e.seq,
+        "back where it was"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn truncation_and_rotation_are_survived_without_a_graph() {
+    let dir = tmp("rotate");
+    let log = dir.join("prod.jsonl");
+    let lines = demo_lines();
+    append(&log, &format!("{}\n", lines[..5].join("\n")));
+    let mut h = Harness::follow(caps(), &log, false);
+    assert!(h.app.engine.is_none());
+    h.follow_step(1_000);
+    assert_eq!(h.app.follow.as_ref().unwrap().stream.total.records, 5);
+    std::fs::write(&log, format!("{}\n", lines[5])).unwrap();
+    h.follow_step(2_000);
+    std::fs::rename(&log, dir.join("prod.jsonl.1")).unwrap();
+    append(&log, &format!("{}\n{}\n", lines[6], lines[7]));
+    h.follow_step(3_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!(f.stream.total.records, 8);
+    assert_eq!((f.truncations, f.rotations), (1, 1));
+    assert!(
+        f.stream.total.statuses.iter().all(|n| *n == 0),
+        "no graph: no replay"
+    );
+    let s = h.screen(80, 24);
+    assert!(s.contains("rotated 1 · truncated 1"), "{s}");
+    assert!(s.contains("no graph"), "{s}");
+    // without a graph, Enter shows the record; a second Enter says why it cannot explore
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Enter);
+    assert!(h.app.flash.as_ref().unwrap().text.starts_with("no graph"));
+    std::fs::remove_file(&log).unwrap();
+    h.follow_step(4_000);
+    assert!(h.app.follow.as_ref().unwrap().missing.is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_screen_at_both_sizes() {
+    let dir = tmp("snap");
+    let log = dir.join("prod.jsonl");
+    let lines = demo_lines();
+    append(&log, &format!("{}\n", lines[..30].join("\n")));
+    append(
+        &log,
+        &std::fs::read_to_string(fixture("drifts.jsonl"))
+            .unwrap()
+            .lines()
+            .take(6)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    );
+    let mut h = Harness::follow(caps(), &log, true);
+    h.follow_step(12_000);
+    h.follow_step(25_000);
+    insta::assert_snapshot!("follow_80x24", h.screen(80, 24));
+    insta::assert_snapshot!("follow_120x40", h.screen(120, 40));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
