@@ -68,15 +68,16 @@ fn tamper(fx: &Path) {
     std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 }
 
-/// The attributes the Jenkins/Ant junit.xsd declares per element (required ones first,
-/// `None` ends the required list), and the children it allows.
-fn schema(
-    element: &str,
-) -> Option<(
+/// (required attributes, optional attributes, allowed children).
+type Declared = (
     &'static [&'static str],
     &'static [&'static str],
     &'static [&'static str],
-)> {
+);
+
+/// The attributes the Jenkins/Ant junit.xsd declares per element (required, optional)
+/// and the children it allows.
+fn schema(element: &str) -> Option<Declared> {
     Some(match element {
         "testsuites" => (
             &[],
@@ -129,7 +130,13 @@ fn schema(
 
 /// Checks every element against [`schema`] and the counts against the test cases; returns
 /// the test cases as (name, classname, failure or error element if any).
-fn validate(xml: &str) -> Vec<(String, String, Option<(String, String, String, String)>)> {
+/// A failure or error element: (element, message, type, text).
+type Bad = (String, String, String, String);
+
+/// A test case: (name, classname, its failure or error).
+type TestCase = (String, String, Option<Bad>);
+
+fn validate(xml: &str) -> Vec<TestCase> {
     for c in xml.chars() {
         let u = c as u32;
         assert!(
