@@ -95,8 +95,12 @@ fn bad_evidence_inputs_are_clear_errors() {
         "--args",
         "{\"metric_id\": \"nope\", \"query\": \"x\"}",
     ]);
-    assert_eq!(code, 1);
-    assert!(err.contains("unknown metric"), "{err}");
+    // an unknown metric is an invalid argument (exit 2) naming the allowed ones
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(r#"metric_id: unknown metric "nope"; allowed: retrieval.score"#),
+        "{err}"
+    );
     let (code, _, err) = run(&["evidence", "explain_metric", "--args", "{not json"]);
     assert_eq!(code, 2);
     assert!(err.contains("--args"), "{err}");

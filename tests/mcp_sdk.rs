@@ -38,7 +38,9 @@ fn official_sdk_client_talks_to_the_server() {
     assert!(out.status.success(), "client failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("MCP SDK client: ok"), "{stdout}");
     assert!(
-        stdout.contains("SEP-1303 isError under 2025-11-25, -32602 under 2025-06-18"),
+        stdout.contains(
+            "SEP-1303 isError under 2025-11-25, -32602 under 2025-06-18; 8 invalid-argument kinds checked under both"
+        ),
         "{stdout}"
     );
     println!("{}", stdout.trim());

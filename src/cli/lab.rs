@@ -1,6 +1,6 @@
 //! `toolscope lab capture | check | diff | eval`.
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use std::path::Path;
 
 use super::graph_arg::load_engine;
@@ -79,8 +79,28 @@ pub struct CheckArgs {
     /// Replay fixtures captured against another graph (default: refuse them)
     #[arg(long)]
     pub any_graph: bool,
-    #[arg(long)]
+    /// The same as --format json
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// What standard output carries: text, json, or github (GitHub Actions `::error`
+    /// annotations, one per failing or invalid fixture)
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// Also write JUnit XML to FILE: one testcase per fixture, a failure's message is its
+    /// first difference (refuses an existing FILE without --force)
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<String>,
+    /// Overwrite an existing --junit FILE
+    #[arg(long, requires = "junit")]
+    pub force: bool,
+}
+
+/// What `lab check` prints on standard output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    Github,
 }
 
 #[derive(Args, Debug)]
@@ -197,6 +217,19 @@ fn capture(a: CaptureArgs) -> u8 {
 }
 
 fn check(a: CheckArgs) -> u8 {
+    let started = std::time::Instant::now();
+    // where the JUnit file goes is decided before any work (no overwrite without --force,
+    // never over an input)
+    let junit = match a.junit.as_deref() {
+        Some("-") => {
+            return fail("--junit -: give a file (standard output carries the report)");
+        }
+        Some(f) => match crate::output::file::prepare(f, &check_inputs(&a), a.force) {
+            Ok(t) => Some(t),
+            Err(e) => return fail(format!("--junit {e}")),
+        },
+        None => None,
+    };
     let engine = match load_engine(&a.graph) {
         Ok(e) => e,
         Err(e) => return fail(e),
@@ -207,7 +240,16 @@ fn check(a: CheckArgs) -> u8 {
     };
     let results = &rep.results;
     let failed = results.iter().filter(|r| !r.passed()).count();
-    if a.json {
+    let format = if a.json { CheckFormat::Json } else { a.format };
+    if let Some(t) = &junit {
+        let xml = crate::lab::ci::junit(&rep, &a.dir, started.elapsed().as_secs_f64());
+        if let Err(e) = crate::output::file::write(t, |w| w.write_all(xml.as_bytes())) {
+            return fail(format!("--junit {e}"));
+        }
+    }
+    if format == CheckFormat::Github {
+        write_stdout(crate::lab::ci::github(&rep).as_bytes());
+    } else if format == CheckFormat::Json {
         let mut w = JsonWriter::new();
         w.begin_obj();
         w.key("passed").int((results.len() - failed) as i64);
@@ -249,7 +291,7 @@ fn check(a: CheckArgs) -> u8 {
         ));
         super::query::write_text(&s);
     }
-    if !a.json {
+    if format == CheckFormat::Text {
         for e in &rep.invalid {
             fail(e);
         }
@@ -264,6 +306,16 @@ fn check(a: CheckArgs) -> u8 {
     } else {
         EXIT_OK
     }
+}
+
+/// What `lab check` reads: the graph, the fixture folder and every file in it (the JUnit
+/// file may replace none of them).
+fn check_inputs(a: &CheckArgs) -> Vec<String> {
+    let mut inputs = vec![a.graph.clone(), a.dir.clone()];
+    if let Ok(entries) = std::fs::read_dir(&a.dir) {
+        inputs.extend(entries.flatten().map(|e| e.path().display().to_string()));
+    }
+    inputs
 }
 
 fn suite_records(

@@ -614,7 +614,8 @@ mod tests {
         assert_eq!(out[2]["result"]["structuredContent"]["read_only"], true);
         assert_eq!(out[3]["error"]["code"], PARSE_ERROR);
         assert_eq!(out[4]["error"]["code"], INVALID_PARAMS);
-        assert_eq!(out[5]["result"]["isError"], true);
+        // an unknown metric is an invalid argument: -32602 under 2025-06-18
+        assert_eq!(out[5]["error"]["code"], INVALID_PARAMS, "{}", out[5]);
         assert_eq!(out[6]["result"], json!({}));
         assert_eq!(out[7]["error"]["code"], METHOD_NOT_FOUND);
     }
@@ -914,6 +915,46 @@ mod tests {
                 "tool is 9.8 KiB long: exceeds the 4 KiB limit on bytes per string argument",
             ),
             (
+                "describe_metric",
+                json!({"metric_id": "nope"}),
+                r#"metric_id: unknown metric "nope"; allowed: retrieval.score, retrieval.seed, retrieval.graph"#,
+            ),
+            (
+                "explain_metric",
+                json!({"metric_id": "selector.confidence", "query": "x"}),
+                "metric_id: metric selector.confidence is post_decision and not visible to model-facing callers; allowed: retrieval.score, retrieval.seed, retrieval.graph",
+            ),
+            (
+                "compare_bounded_counterfactual",
+                json!({"query": "x", "change": {"graph": "g"}}),
+                r#"change: "graph" is not an authorised knob (authorised: top_k, depth"#,
+            ),
+            (
+                "lookup_recorded_run",
+                json!({"query": "x", "params": {"policy": "manual_review"}}),
+                "params: llm_target and policy are post-decision knobs and are not available to model-facing callers (authorised for models: top_k, depth,",
+            ),
+            (
+                "trace_entity",
+                json!({"query": "x", "tool": "approveRefnd"}),
+                r#"tool: no tool named "approveRefnd" in the graph; allowed: a tool or node name of the graph; closest names: approveRefund"#,
+            ),
+            (
+                "explain_metric",
+                json!({"metric_id": "retrieval.score", "query": "refund approval", "scope_id": "approveRefnd"}),
+                r#"scope_id: no tool named "approveRefnd" in the graph; allowed: a tool of the results (getRefund, completeRefund, getPendingRefundSummary, approveRefund,"#,
+            ),
+            (
+                "explain_rank_gap",
+                json!({"query": "refund approval", "expected": "approveRefnd"}),
+                "closest names: approveRefund",
+            ),
+            (
+                "lookup_recorded_run",
+                json!({"case_id": "c9"}),
+                "case_id: a case id was given but no suite is loaded (--cases); give query (a string) instead",
+            ),
+            (
                 "lookup_recorded_run",
                 json!({"query": "x", "extra": 1}),
                 "unexpected argument \"extra\" for lookup_recorded_run (arguments: query, case_id, params)",
@@ -969,15 +1010,14 @@ mod tests {
                     .unwrap();
                 assert_eq!(out["error"]["code"], INVALID_PARAMS, "{params}");
             }
+            // a tool that runs but cannot answer (here: a lab metric with no suite loaded)
+            // is an execution error under every version
             let out = s
-                .handle_line(&call(22, "describe_metric", json!({"metric_id": "nope"})))
+                .handle_line(&call(22, "explain_metric", json!({"metric_id": "lab.mrr"})))
                 .unwrap();
-            assert_eq!(out["result"]["isError"], true);
+            assert_eq!(out["result"]["isError"], true, "{version}: {out}");
             let text = out["result"]["content"][0]["text"].as_str().unwrap();
-            assert!(
-                text.contains(r#"metric_id: unknown metric "nope"; allowed: retrieval.score, retrieval.seed, retrieval.graph"#),
-                "{text}"
-            );
+            assert_eq!(text, "lab.mrr needs a suite (--cases)");
         }
     }
 

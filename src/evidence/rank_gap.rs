@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use super::contracts::{Audience, POST_DECISION_KNOBS};
+use super::contracts::Audience;
 use super::knobs::{Knobs, SELECTOR_KNOBS};
 use super::tools::{Session, ToolError};
 use crate::engine::PROFILE;
@@ -58,7 +58,12 @@ impl Session<'_> {
         }
         let knobs = knobs.with(&top).map_err(ToolError::InvalidArguments)?;
         if self.audience == Audience::Model && knobs.select != self.base_knobs.select {
-            return Err(ToolError::Execution(POST_DECISION_KNOBS.into()));
+            let arg = SELECTOR_KNOBS
+                .iter()
+                .find(|k| args.get(**k).is_some_and(|v| !v.is_null()))
+                .copied()
+                .unwrap_or("params");
+            return Err(super::tools::post_decision(arg));
         }
         Ok(knobs)
     }
@@ -399,12 +404,23 @@ mod tests {
             );
         }
         let mut m = Session::new(&e, Audience::Model);
-        for args in [
-            json!({"query": "x", "expected": other, "llm_target": other}),
-            json!({"query": "x", "expected": other, "params": {"policy": "manual_review"}}),
+        for (args, arg) in [
+            (
+                json!({"query": "x", "expected": other, "llm_target": other}),
+                "llm_target",
+            ),
+            (
+                json!({"query": "x", "expected": other, "params": {"policy": "manual_review"}}),
+                "params",
+            ),
         ] {
             let err = gap(&mut m, args).unwrap_err();
-            assert_eq!(err, ToolError::Execution(POST_DECISION_KNOBS.into()));
+            assert_eq!(err, super::super::tools::post_decision(arg));
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("invalid arguments: {arg}: llm_target and policy")),
+                "{err}"
+            );
         }
     }
 

@@ -115,7 +115,7 @@ impl<'a> Session<'a> {
             }
         };
         if self.audience == Audience::Model && (knobs.select != self.base_knobs.select) {
-            return Err(ToolError::Execution(POST_DECISION_KNOBS.into()));
+            return Err(post_decision(arg));
         }
         Ok(knobs)
     }
@@ -126,14 +126,16 @@ impl<'a> Session<'a> {
             (Some(Value::String(q)), _) => q.clone(),
             (_, Some(Value::String(id))) => {
                 let suite = self.suite.ok_or_else(|| {
-                    ToolError::Execution(
-                        "case_id: a case id was given but no suite is loaded (--cases)".into(),
+                    ToolError::InvalidArguments(
+                        "case_id: a case id was given but no suite is loaded (--cases); give query (a string) instead".into(),
                     )
                 })?;
                 let c = suite.cases.iter().find(|c| c.id == *id).ok_or_else(|| {
-                    ToolError::Execution(format!(
-                        "case_id: no case {:?} in the loaded suite",
-                        super::knobs::clip(id)
+                    let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
+                    ToolError::InvalidArguments(format!(
+                        "case_id: no case {:?} in the loaded suite; allowed: {}",
+                        super::knobs::clip(id),
+                        some_of(&ids)
                     ))
                 })?;
                 c.query.clone()
@@ -307,14 +309,14 @@ impl<'a> Session<'a> {
                 .join(", ")
         };
         let m = metric(id).ok_or_else(|| {
-            ToolError::Execution(format!(
+            ToolError::InvalidArguments(format!(
                 "metric_id: unknown metric {:?}; allowed: {} (see list_available_metrics)",
                 super::knobs::clip(id),
                 allowed()
             ))
         })?;
         if !self.audience.sees(m.visibility_scope) {
-            return Err(ToolError::Execution(format!(
+            return Err(ToolError::InvalidArguments(format!(
                 "metric_id: metric {id} is {} and not visible to model-facing callers; allowed: {}",
                 m.visibility_scope.as_str(),
                 allowed()
@@ -357,13 +359,20 @@ impl<'a> Session<'a> {
                 })?;
             if r.row(tool).is_none() {
                 let known = self.engine.graph.tool_id(tool).is_some();
-                return Err(ToolError::Execution(if known {
+                let results: Vec<&str> = r.rows.iter().map(|x| x.name.as_str()).collect();
+                let tool = super::knobs::clip(tool);
+                return Err(ToolError::InvalidArguments(if known {
                     format!(
-                        "{tool} is not in the results of this query (top_k {})",
-                        knobs.params.top_k
+                        "scope_id: {tool} is not in the results of this query (top_k {}); allowed: {}",
+                        knobs.params.top_k,
+                        some_of(&results)
                     )
                 } else {
-                    format!("no tool named {tool:?} in the graph")
+                    format!(
+                        "scope_id: no tool named {tool:?} in the graph; allowed: a tool of the results ({}); closest names: {}",
+                        some_of(&results),
+                        closest(self.engine, &tool)
+                    )
                 }));
             }
             match m.metric_id {
@@ -585,9 +594,10 @@ impl<'a> Session<'a> {
             if self.engine.graph.tool_id(tool).is_none()
                 && self.engine.graph.node_id(tool).is_none()
             {
-                return Err(ToolError::Execution(format!(
-                    "tool: no tool named {:?} in the graph",
-                    super::knobs::clip(tool)
+                return Err(ToolError::InvalidArguments(format!(
+                    "tool: no tool named {:?} in the graph; allowed: a tool or node name of the graph; closest names: {}",
+                    super::knobs::clip(tool),
+                    closest(self.engine, tool)
                 )));
             }
         }
@@ -639,7 +649,7 @@ impl<'a> Session<'a> {
             .with(change)
             .map_err(|e| ToolError::InvalidArguments(format!("change: {e}")))?;
         if self.audience == Audience::Model && variant.select != self.base_knobs.select {
-            return Err(ToolError::Execution(POST_DECISION_KNOBS.into()));
+            return Err(post_decision("change"));
         }
         if args.get("suite").and_then(Value::as_bool).unwrap_or(false) {
             let suite = self.suite.ok_or_else(|| {
@@ -730,6 +740,37 @@ impl<'a> Session<'a> {
         self.provenance(w, &knobs, PROFILE);
         Ok(())
     }
+}
+
+/// The invalid-argument error for a selector knob a model-facing caller set in `arg`.
+pub(super) fn post_decision(arg: &str) -> ToolError {
+    ToolError::InvalidArguments(format!("{arg}: {POST_DECISION_KNOBS}"))
+}
+
+/// At most [`SOME_OF`] names, comma-separated, then how many more (for "allowed: …").
+fn some_of(names: &[&str]) -> String {
+    if names.is_empty() {
+        return "none".into();
+    }
+    let mut s: Vec<String> = names
+        .iter()
+        .take(SOME_OF)
+        .map(|n| super::knobs::clip(n))
+        .collect();
+    if names.len() > SOME_OF {
+        s.push(format!("… ({} more)", names.len() - SOME_OF));
+    }
+    s.join(", ")
+}
+
+/// How many allowed values an error message lists.
+const SOME_OF: usize = 20;
+
+/// The three tool names closest to `name`, for an unknown tool named in an argument.
+fn closest(engine: &Engine, name: &str) -> String {
+    let names = crate::engine::triage::closest_names(engine, name, 3);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    some_of(&names)
 }
 
 /// What a JSON value is, for messages ("a number").
@@ -839,7 +880,10 @@ mod tests {
                 &json!({"metric_id": "selector.confidence", "query": "x"}),
             )
             .unwrap_err();
-        assert!(matches!(e, ToolError::Execution(_)));
+        assert!(
+            matches!(&e, ToolError::InvalidArguments(m) if m.starts_with("metric_id: metric selector.confidence is post_decision") && m.contains("allowed: retrieval.score, retrieval.seed, retrieval.graph")),
+            "{e}"
+        );
         assert!(matches!(
             s.call("no_such_tool", &json!({})),
             Err(ToolError::UnknownTool(_))

@@ -25,6 +25,8 @@ pub struct CheckResult {
     pub file: PathBuf,
     pub case_id: String,
     pub differences: Vec<String>,
+    /// How long the replay took (retrieval, selection and comparison), in seconds.
+    pub seconds: f64,
 }
 
 impl CheckResult {
@@ -351,13 +353,16 @@ pub fn check(engine: &Engine, dir: &Path, any_graph: bool) -> Result<CheckReport
                 continue;
             }
         };
+        let started = std::time::Instant::now();
         let r = engine.retrieve(&fixture.query, &fixture.params);
         let s = engine.select(&r, &fixture.select);
         let got = RunRecord::from_run(&fixture.case_id, &r, Some(&s));
+        let differences = differences(&fixture.want, &got);
         rep.results.push(CheckResult {
             file: f,
             case_id: fixture.case_id,
-            differences: differences(&fixture.want, &got),
+            differences,
+            seconds: started.elapsed().as_secs_f64(),
         });
     }
     Ok(rep)

@@ -1,6 +1,7 @@
 //! Quality lab: suites of labelled queries and the metrics computed over them.
 
 pub mod captured;
+pub mod ci;
 pub mod diff;
 pub mod eval;
 pub mod fixture;

@@ -3,7 +3,9 @@
 // isError, protocol errors as JSON-RPC errors, the call budget and hidden labels; and the
 // two error kinds per protocol version: under 2025-11-25 (the SDK's latest) an invalid
 // argument is an isError result (SEP-1303), under 2025-06-18 a JSON-RPC -32602 error; an
-// unknown tool is a JSON-RPC -32602 error under both.
+// unknown tool is a JSON-RPC -32602 error under both. Every kind of invalid argument
+// (missing, mistyped, unknown or hidden metric, unauthorised or post-decision knob, out of
+// range, an unknown tool named in an argument) is checked under both versions.
 // usage: node client.mjs /path/to/toolscope /path/to/cases.jsonl
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -180,8 +182,68 @@ try {
   oldUnknown = e;
 }
 assert.equal(oldUnknown?.code, -32602);
-const oldExec = await old.callTool({ name: "explain_metric", arguments: { metric_id: "no.such.metric", query: "x" } });
+// a tool that runs but cannot answer (a lab metric with no suite loaded) stays an isError
+// result under every version
+const oldExec = await old.callTool({ name: "explain_metric", arguments: { metric_id: "lab.mrr" } });
 assert.equal(oldExec.isError, true, "execution errors stay isError results");
+assert.equal(oldExec.content[0].text, "lab.mrr needs a suite (--cases)");
+await checkInvalidArguments(old, "2025-06-18");
 await old.close();
 
-console.log(`MCP SDK client: ok (${tools.length} tools, protocol negotiated, budget enforced, SEP-1303 isError under 2025-11-25, -32602 under 2025-06-18)`);
+// every kind of invalid argument, on a fresh 2025-11-25 session (no budget to run out)
+const fresh = new Client({ name: "toolscope-sdk-test-kinds", version: "1.0.0" });
+await fresh.connect(new StdioClientTransport({ command: bin, args: ["mcp", "demo"], stderr: "pipe" }));
+await checkInvalidArguments(fresh, "2025-11-25");
+await fresh.close();
+
+// Each kind of argument validation failure, with the text its message must carry (the
+// argument's name and what it accepts): an isError result under 2025-11-25 (SEP-1303), a
+// JSON-RPC -32602 error under 2025-06-18; an unknown tool in params.name is -32602 under both.
+async function checkInvalidArguments(c, version) {
+  const kinds = [
+    ["missing", "explain_metric", { query: "x" }, /missing required argument "metric_id"/],
+    ["mistyped", "lookup_recorded_run", { query: 5 }, /query: expected a string/],
+    ["unknown metric", "describe_metric", { metric_id: "no.such.metric" },
+      /metric_id: unknown metric "no\.such\.metric"; allowed: retrieval\.score, retrieval\.seed, retrieval\.graph/],
+    ["hidden metric", "explain_metric", { metric_id: "selector.confidence", query: "x" },
+      /metric_id: metric selector\.confidence is post_decision .*allowed: retrieval\.score/],
+    ["unauthorised knob", "compare_bounded_counterfactual", { query: "x", change: { graph: "g" } },
+      /change: "graph" is not an authorised knob \(authorised: top_k, depth/],
+    ["post-decision knob", "lookup_recorded_run", { query: "x", params: { policy: "manual_review" } },
+      /params: llm_target and policy are post-decision knobs .*authorised for models: top_k/],
+    ["out of range", "lookup_recorded_run", { query: "x", params: { top_k: -5 } },
+      /params: knob top_k: expected an integer from 1 to 10000/],
+    ["unknown tool in an argument", "trace_entity", { query: "x", tool: "approveRefnd" },
+      /tool: no tool named "approveRefnd" in the graph; .*closest names: approveRefund/],
+  ];
+  for (const [kind, name, args, want] of kinds) {
+    const what = `${version} ${kind} (${name})`;
+    if (version === "2025-11-25") {
+      const r = await c.callTool({ name, arguments: args });
+      assert.equal(r.isError, true, what);
+      assert.ok(!("structuredContent" in r), `${what}: no structured content on an error`);
+      assert.match(r.content[0].text, new RegExp(`^invalid arguments for ${name}: `), what);
+      assert.match(r.content[0].text, want, what);
+    } else {
+      let err = null;
+      try {
+        await c.callTool({ name, arguments: args });
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err, `${what}: a JSON-RPC error`);
+      assert.equal(err.code, -32602, what);
+      assert.match(err.message, want, what);
+    }
+  }
+  let unknown = null;
+  try {
+    await c.callTool({ name: "approveRefund", arguments: {} });
+  } catch (e) {
+    unknown = e;
+  }
+  assert.equal(unknown?.code, -32602, `${version}: an unknown tool name is a protocol error`);
+  assert.match(unknown.message, /unknown tool: "approveRefund" \(tools: list_available_tools,/);
+}
+
+console.log(`MCP SDK client: ok (${tools.length} tools, protocol negotiated, budget enforced, SEP-1303 isError under 2025-11-25, -32602 under 2025-06-18; 8 invalid-argument kinds checked under both)`);
