@@ -139,7 +139,7 @@ fn planted_drifts_are_flagged_by_kind_and_bad_lines_are_listed() {
     let s = h.screen(120, 40);
     assert!(
         s.contains(
-            "drifted (version_skew 1, stale_artifact 1, parameters_differ 1, unexplained 1)"
+            "drifted by kind version_skew 1 • stale_artifact 1 • parameters_differ 1 • unexplained 1"
         ),
         "{s}"
     );

@@ -832,7 +832,7 @@ fn follow_reads_appended_records_and_flags_a_drift() {
     f.write_all(format!("{stale}\n").as_bytes()).unwrap();
     f.flush().unwrap();
     let s = p.wait_for("the drift", |s| {
-        s.contains("13 records") && s.contains("1 drifted (stale_artifact 1)")
+        s.contains("13 records") && s.contains("1 drifted") && s.contains("stale_artifact 1")
     });
     assert!(s.contains("drifted: stale_artifact"), "{s}");
     p.send("q");

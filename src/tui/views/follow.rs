@@ -143,18 +143,6 @@ fn summary_line(app: &App, f: &FollowView) -> Line<'static> {
                 st(app, Role::Muted)
             },
         ));
-        if drift > 0 {
-            let kinds: Vec<String> = DriftKind::ALL
-                .iter()
-                .zip(t.drifts)
-                .filter(|(_, n)| *n > 0)
-                .map(|(k, n)| format!("{} {}", k.name(), thousands(n)))
-                .collect();
-            sp.push(Span::styled(
-                format!(" ({})", kinds.join(", ")),
-                st(app, Role::Bad),
-            ));
-        }
         sp.push(Span::styled(
             format!(" · {} partial", thousands(partial + unread)),
             st(app, Role::Muted),
@@ -172,6 +160,36 @@ fn summary_line(app: &App, f: &FollowView) -> Line<'static> {
                     String::new()
                 }
             ),
+            st(app, Role::Muted),
+        ));
+    }
+    Line::from(sp)
+}
+
+/// ` drifted by kind  version_skew 1 · stale_artifact 2` (`d` shows only those).
+fn drift_line(app: &App, f: &FollowView) -> Line<'static> {
+    let g = glyphs(app);
+    let mut sp = vec![Span::styled(
+        " drifted by kind ".to_string(),
+        st(app, Role::Muted),
+    )];
+    let kinds = DriftKind::ALL
+        .iter()
+        .zip(f.stream.total.drifts)
+        .filter(|(_, n)| *n > 0);
+    for (i, (k, n)) in kinds.enumerate() {
+        if i > 0 {
+            sp.push(Span::styled(format!(" {} ", g.dot), st(app, Role::Muted)));
+        }
+        sp.push(Span::styled(k.name().to_string(), st(app, Role::Bad)));
+        sp.push(Span::styled(
+            format!(" {}", thousands(n)),
+            st(app, Role::Score),
+        ));
+    }
+    if !f.filter.drifted {
+        sp.push(Span::styled(
+            "   (d: only these)".to_string(),
             st(app, Role::Muted),
         ));
     }
@@ -305,6 +323,9 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         *left -= 1;
     };
     line(summary_line(app, f), &mut y, &mut left);
+    if f.stream.total.statuses[1] > 0 {
+        line(drift_line(app, f), &mut y, &mut left);
+    }
     let max_classes = match main.height {
         0..=14 => 2,
         15..=20 => 3,
