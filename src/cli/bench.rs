@@ -175,7 +175,7 @@ pub fn run(args: BenchArgs) -> u8 {
 /// again with every record replayed on `engine`.
 fn follow_timings(engine: &Engine, path: &Path, w: &mut JsonWriter) {
     use crate::lab::follow::{FollowJob, FollowReader};
-    let mut pass = |replay: bool| -> (u64, u64, f64) {
+    let pass = |replay: bool| -> (u64, u64, f64) {
         let mut r = FollowReader::new(FollowJob {
             generation: 1,
             path: path.to_path_buf(),

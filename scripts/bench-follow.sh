@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Follow and replay speed (issue 18's targets, on this machine's cores), measured by
+# `toolscope bench --follow`, which runs the Follow screen's reader (lab::follow) over a
+# whole JSON Lines file:
+#   reading and classifying, no replay             ≥ 50,000 records/s
+#   replay on GitHub's full REST API (1,107 tools) ≥  2,000 records/s
+# Three files: 60,000 response-shaped records (~1 KB: top-5 rows and the selector block,
+# as a service logs them), 10,000 of the demo's graph-tool-call 0.47.0 trace envelopes
+# (~16 KB each, evidence included), and 2,000 batch lines of the 50 GitHub ground-truth
+# queries recorded by `toolscope query --batch` on the GitHub graph (replayed there).
+# Results are appended to bench/follow-<date>.jsonl.
+#
+#   scripts/bench-follow.sh [--no-build]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD=1
+[ "${1:-}" = "--no-build" ] && BUILD=0
+BENCH="$ROOT/bench"
+mkdir -p "$BENCH"
+if [ "$BUILD" = 1 ]; then cargo build --release --quiet; fi
+TS="${CARGO_TARGET_DIR:-$ROOT/target}/release/toolscope"
+GT="$ROOT/../shared/corpus/peer-bench/fixtures/github_full_ground_truth.json"
+[ -f "$GT" ] || { echo "bench-follow: $GT is missing (../shared/corpus)" >&2; exit 2; }
+spec="$BENCH/github-full.openapi.json"
+if [ ! -f "$spec" ]; then
+    echo "bench-follow: fetching @octokit/openapi 23.0.2" >&2
+    (cd "$BENCH" && npm pack @octokit/openapi@23.0.2 --silent >/dev/null &&
+        tar xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json &&
+        mv package/generated/api.github.com.json "$spec" && rm -rf package octokit-openapi-23.0.2.tgz)
+fi
+g="$BENCH/github-full.graph.json"
+[ -f "$g" ] || "$TS" build "$spec" -o "$g" --quiet
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/bench-follow.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+python3 - "$GT" "$TMP/cases.jsonl" "$TMP/q.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+with open(sys.argv[2], "w") as f:
+    for i, q in enumerate(d["queries"]):
+        f.write(json.dumps({"case_id": f"gh-{i:02d}", "query": " ".join(q["query"].split())}) + "\n")
+open(sys.argv[3], "w").write("\n".join(" ".join(q["query"].split()) for q in d["queries"]) + "\n")
+PY
+"$TS" query "$g" --batch "$TMP/cases.jsonl" > "$TMP/batch.jsonl"
+python3 - "$TMP" "$ROOT/tests/fixtures/traces/demo.jsonl.gz" <<'PY'
+import gzip, json, sys
+tmp, demo = sys.argv[1], sys.argv[2]
+batch = [l for l in open(f"{tmp}/batch.jsonl") if l.strip()]
+with open(f"{tmp}/github-2k.jsonl", "w") as f:
+    for i in range(2000):
+        f.write(batch[i % len(batch)])
+env = [l for l in gzip.open(demo, "rt") if l.strip()]
+with open(f"{tmp}/envelopes-10k.jsonl", "w") as f:
+    for i in range(10000):
+        f.write(env[i % len(env)])
+with open(f"{tmp}/responses-60k.jsonl", "w") as f:
+    for i in range(60000):
+        rec = json.loads(batch[i % len(batch)])
+        rows = rec["retrieval"]["results"][:5]
+        sel = rec.get("selection") or {}
+        f.write(json.dumps({
+            "id": f"req-{i}", "query": rec["query"],
+            "results": [{"name": r["name"], "score": r["score"],
+                         "score_breakdown": r.get("score_breakdown", {})} for r in rows],
+            "target_selector": {k: sel.get(k) for k in
+                ("selected_target", "llm_target", "overrode_llm", "ambiguous", "reason_codes")},
+        }) + "\n")
+PY
+run() { "$TS" bench "$1" --queries "$TMP/q.txt" --follow "$2"; }
+for spec_file in "demo envelopes-10k" "$g responses-60k" "$g github-2k"; do
+    set -- $spec_file
+    out="$(run "$1" "$TMP/$2.jsonl")"
+    size=$(stat -c %s "$TMP/$2.jsonl")
+    echo "$out" | python3 -c "import json,sys; r=json.load(sys.stdin); r['follow_file']='$2'; r['follow_bytes']=$size; print(json.dumps(r))" \
+        >> "$BENCH/follow-$(date +%Y%m%d).jsonl"
+    python3 - "$out" "$2" "$size" <<'PY'
+import json, sys
+r, name, size = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+n = r["follow_records"]
+print(f"{name}: {n} records, {size / 1e6:.1f} MB, on {r['tools']} tools")
+c, p = r["follow_classify_per_s"], r["follow_replay_per_s"]
+print(f"  read + classify, no replay  {c:>10,.0f} records/s  target ≥50,000  {'ok' if c >= 50000 else 'UNDER'}")
+print(f"  read + classify + replay    {p:>10,.0f} records/s  target ≥2,000   {'ok' if p >= 2000 else 'UNDER'}"
+      f"  ({r['follow_drifted']} drifted)")
+PY
+done
