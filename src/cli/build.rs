@@ -21,6 +21,10 @@ pub struct BuildArgs {
     /// MCP server name for each MCP input, in order (default: from the document)
     #[arg(long = "server")]
     pub servers: Vec<String>,
+    /// GraphQL endpoint for introspection inputs (the reference's `endpoint_url`; without
+    /// it the tools are built but not executable, and the summary says so)
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
     /// Do not print the readiness summary
     #[arg(long)]
     pub quiet: bool,
@@ -39,6 +43,7 @@ pub fn run(args: BuildArgs) -> u8 {
     let live = !args.quiet && std::io::stderr().is_terminal();
     let opts = BuildOptions {
         server_names: args.servers.clone(),
+        endpoint: args.endpoint.clone(),
         progress: if live {
             ingest::progress::Progress::new(progress_line)
         } else {
@@ -95,10 +100,37 @@ pub fn run(args: BuildArgs) -> u8 {
         if built.collection {
             crate::sanitize::eprint_text(&ingest::readiness::summary_text(&built.value));
         }
+        if let Some((issues, fields)) = &built.graphql {
+            crate::sanitize::eprint_text(&graphql_summary(issues, *fields, &built));
+        }
     }
     // the process ends here: freeing millions of JSON nodes one by one would only cost time
     std::mem::forget(built);
     super::EXIT_OK
+}
+
+/// The readiness summary of a GraphQL build: the ingest result's readiness, its issues
+/// by severity and code, and the graph's edge count.
+fn graphql_summary(
+    issues: &[ingest::graphql::Issue],
+    fields: usize,
+    built: &ingest::Built,
+) -> String {
+    let ready = !issues.iter().any(|i| i.severity == "blocker");
+    let mut out = format!(
+        "readiness: {} (GraphQL ingest), {} tools from {fields} root fields in the schema\n",
+        if ready { "ready" } else { "not ready" },
+        built.tool_count,
+    );
+    for l in ingest::graphql::issue_lines(issues) {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    if !ready && issues.iter().any(|i| i.code == "graphql_endpoint_required") {
+        out.push_str("  (pass --endpoint URL to make the tools executable)\n");
+    }
+    out.push_str(&format!("graph: {} edges\n", built.edge_count));
+    out
 }
 
 /// Redraws the one-line build progress on stderr (a terminal).
