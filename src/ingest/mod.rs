@@ -131,7 +131,11 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
                 if got.tools.is_empty() {
                     return Err(InputError::new(
                         &d.name,
-                        graphql::schema_of(&d.value).map_or("", |_| "/__schema"),
+                        if d.value.get("__schema").is_some() {
+                            "/__schema"
+                        } else {
+                            "/data/__schema"
+                        },
                         format!(
                             "no usable root field in the GraphQL schema ({} read): nothing to build",
                             got.root_fields
