@@ -1,5 +1,6 @@
 //! `toolscope build SPEC… -o collection.json`: build the graph graph-tool-call builds from
-//! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results or function lists.
+//! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results, function lists or GraphQL
+//! introspection results (`--endpoint` is the reference's `endpoint_url`).
 
 use clap::Args;
 
@@ -7,8 +8,8 @@ use crate::ingest::{self, BuildOptions, artifact};
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// Inputs: OpenAPI 3.x / Swagger 2.0 specs (JSON/YAML), MCP tools/list results or
-    /// function lists (recognised from content)
+    /// Inputs: OpenAPI 3.x / Swagger 2.0 specs (JSON/YAML), MCP tools/list results,
+    /// function lists or GraphQL introspection results (recognised from content)
     #[arg(required = true)]
     pub inputs: Vec<String>,
     /// Output file (`-` for stdout). An existing file is replaced only with --force, and
