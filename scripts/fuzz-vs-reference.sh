@@ -7,16 +7,28 @@
 # JSON order.
 #
 #   scripts/fuzz-vs-reference.sh [COUNT] [FIRST_SEED]     (default 200 specs from seed 0)
+#   scripts/fuzz-vs-reference.sh --graphql [COUNT] [FIRST_SEED]
+#
+# --graphql: random GraphQL introspection results instead (scripts/fuzz_graphql.py), built by
+# the reference as ToolGraph().add_tools(ingest_graphql_introspection(doc, endpoint_url=…)
+# .tools) + save and by `toolscope build [--endpoint URL]`; tools, graph and the ingest
+# result's issues are compared.
 #
 # Uses target/release/toolscope (built first when missing) and the reference virtualenv of
 # scripts/reference-env.sh. Prints the first difference per spec and a tally; exit 1 when any
 # spec differs. Failing seeds reproduce: the generator is deterministic.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+graphql=0
+if [ "${1:-}" = "--graphql" ]; then graphql=1; shift; fi
 count="${1:-200}"; first="${2:-0}"
 bin="${CARGO_TARGET_DIR:-$root/target}/release/toolscope"
 [ -x "$bin" ] || (cd "$root" && cargo build --release --quiet)
 PY="$("$root/scripts/reference-env.sh")"
 dir="$(mktemp -d)"; trap 'rm -rf "$dir"' EXIT
+if [ "$graphql" = 1 ]; then
+    "$PY" "$root/scripts/fuzz_graphql.py" "$dir" "$first" "$((first + count))"
+    exec "$PY" "$root/scripts/fuzz_compare.py" "$bin" "$dir/fz-*.graphql.json"
+fi
 "$PY" "$root/scripts/fuzz_specs.py" "$dir" "$first" "$((first + count))" --mixed --extras
 "$PY" "$root/scripts/fuzz_compare.py" "$bin" "$dir/fz-*"

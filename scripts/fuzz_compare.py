@@ -2,6 +2,13 @@
 toolscope, and prints the first difference per spec in tools, graph, semantic_summary and
 readiness_report (JSON order and values), then a tally of difference kinds.
 
+GraphQL introspection files (`*.graphql.json`, from fuzz_graphql.py) are built as
+`ToolGraph().add_tools(ingest_graphql_introspection(doc, endpoint_url=URL).tools)` + `save`
+(URL from a sidecar `<name>.graphql.endpoint` when there is one, passed to toolscope as
+`--endpoint`); their tools and graph are compared, and the ingest result's issues (severity,
+code, message, count, in order) against the lines of toolscope's readiness summary. A schema
+the reference gives no tool is counted as agreeing when toolscope refuses it (exit 2).
+
 usage: fuzz_compare.py TOOLSCOPE_BIN GLOB   (run with the reference virtualenv's python)
 Exit status 1 when any spec differs.
 """
@@ -35,9 +42,62 @@ def first_diff(a, b, p=""):
     return None if a == b else (p, a, b)
 
 
+def ref_graphql(f, endpoint):
+    from graph_tool_call import ToolGraph
+    from graph_tool_call.ingest import ingest_graphql_introspection
+    res = ingest_graphql_introspection(json.load(open(f)), endpoint_url=endpoint)
+    counts = collections.OrderedDict()
+    for i in res.issues:
+        k = (i.severity, i.code, i.message)
+        counts[k] = counts.get(k, 0) + 1
+    issues = [f"{sev} {code} x{n}: {msg}" for (sev, code, msg), n in counts.items()]
+    if not res.tools:
+        return None, issues
+    g = ToolGraph()
+    g.add_tools(res.tools)
+    path = OUT + ".ref.json"
+    g.save(path)
+    return json.load(open(path)), issues
+
+
+def ts_issue_lines(stderr):
+    return [re.sub(r"\s+", " ", l.strip(), count=1) for l in stderr.splitlines()
+            if re.match(r"^  (blocker|warning|info|error)\s+\S+ x\d+: ", l)]
+
+
+def compare_graphql(f):
+    sidecar = f[: -len(".json")] + ".endpoint"
+    endpoint = open(sidecar).read() if os.path.exists(sidecar) else None
+    ref, ref_issues = ref_graphql(f, endpoint)
+    cmd = [TS, "build", f, "-o", OUT, "--force"] + (["--endpoint", endpoint] if endpoint is not None else [])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if ref is None:
+        if r.returncode == 2:
+            return None
+        return ("exit", "ref: no tools", f"ts rc {r.returncode}")
+    if r.returncode != 0:
+        return ("exit", "ref: built", r.stderr.strip()[:200])
+    ts = json.load(open(OUT))
+    for k in ["graph", "tools"]:
+        d = first_diff(ref.get(k), ts.get(k), k)
+        if d:
+            return d
+    if ts_issue_lines(r.stderr) != ref_issues:
+        return ("issues", ref_issues, ts_issue_lines(r.stderr))
+    return None
+
+
 summary = collections.Counter()
 bad = 0
 for f in files:
+    if f.endswith(".graphql.json"):
+        d = compare_graphql(f)
+        if d:
+            bad += 1
+            p, a, b = d
+            summary[re.sub(r"/\d+", "/N", re.sub(r"^tools/[^/]+", "tools/T", p))] += 1
+            print(f, p, "\n   ref", json.dumps(a)[:300], "\n   ts ", json.dumps(b)[:300])
+        continue
     try:
         ref = json.loads(json.dumps(build_openapi_collection_artifact(f), default=str))
     except Exception as e:
@@ -60,6 +120,7 @@ for f in files:
             print(f, p, "\n   ref", json.dumps(a)[:300], "\n   ts ", json.dumps(b)[:300])
             break
 print("different:", bad, "of", len(files))
+print(f"identical: {len(files) - bad}/{len(files)}")
 for k, v in summary.most_common():
     print(v, k)
 sys.exit(1 if bad else 0)

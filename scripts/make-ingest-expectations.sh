@@ -5,6 +5,13 @@
 # `toolscope build` is run by tests/ingest_build.rs) reduced to its `tools`, `graph.nodes`,
 # `graph.edges`, `readiness_report` and `semantic_summary`, written compactly and gzip-compressed (deterministic bytes) next to the
 # spec as <name>.expected.json.gz.
+#
+# Also, for every tests/fixtures/ingest/graphql/*.graphql.json (GraphQL introspection
+# results), the reference's documented path
+# `ToolGraph().add_tools(ingest_graphql_introspection(doc, endpoint_url=URL).tools)` + `save`
+# (URL from <name>.graphql.endpoint when it exists), reduced to the saved graph's `tools`,
+# `graph.nodes`, `graph.edges` and the ingest result's `issues` (as to_dict() writes them),
+# written the same way as <name>.expected.json.gz; tests/graphql_build.rs compares them.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="$("$root/scripts/reference-env.sh")"
@@ -24,5 +31,31 @@ with open(sys.argv[2], "wb") as f:
     with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as g:
         g.write(data)
 print(sys.argv[2], len(data), "bytes")
+PYEOF
+done
+
+cd "$root/tests/fixtures/ingest/graphql"
+for doc in *.graphql.json; do
+    name="${doc%.graphql.json}"
+    "$PY" - "$doc" "$name.graphql.endpoint" "$name.expected.json.gz" "$tmp/$name.graph.json" <<'PYEOF'
+import gzip, json, os, sys
+from graph_tool_call import ToolGraph
+from graph_tool_call.ingest import ingest_graphql_introspection
+doc, endpoint_file, out, scratch = sys.argv[1:]
+endpoint = open(endpoint_file).read() if os.path.exists(endpoint_file) else None
+res = ingest_graphql_introspection(json.load(open(doc)), endpoint_url=endpoint)
+g = ToolGraph()
+g.add_tools(res.tools)
+g.save(scratch)
+saved = json.load(open(scratch))
+issues = [{"severity": i.severity, "code": i.code, "message": i.message, "tool": i.tool,
+           "evidence": i.evidence} for i in res.issues]
+keep = {"tools": saved["tools"], "nodes": saved["graph"]["nodes"], "edges": saved["graph"]["edges"],
+        "issues": issues, "ready": res.ready}
+data = json.dumps(keep, ensure_ascii=False, separators=(",", ":")).encode()
+with open(out, "wb") as f:
+    with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as g:
+        g.write(data)
+print(out, len(data), "bytes")
 PYEOF
 done

@@ -22,7 +22,8 @@ pub const HEAD_BYTES: u64 = 1 << 20;
 pub enum Kind {
     /// A graph-tool-call saved tool graph or collection artifact.
     Graph,
-    /// An OpenAPI 3.x or Swagger 2.0 document (JSON or YAML).
+    /// An OpenAPI 3.x or Swagger 2.0 document (JSON or YAML), or a GraphQL introspection
+    /// result (or a GraphQL response without one: the builder names what is missing).
     Spec,
     /// An MCP `tools/list` result or an OpenAI/Anthropic function list.
     ToolList,
@@ -117,6 +118,16 @@ fn sniff_json(t: &str) -> Kind {
     if !list && (value_of("graph") == Some(b'{') || has("format_version") || has("library_version"))
     {
         return Kind::Graph;
+    }
+    if !list
+        && (has("__schema")
+            || (has("data") || has("errors"))
+                && members
+                    .iter()
+                    .all(|(k, _)| matches!(k.as_str(), "data" | "errors" | "extensions")))
+    {
+        // a GraphQL introspection result, or a GraphQL response the builder refuses
+        return Kind::Spec;
     }
     if EVIDENCE_KEYS.iter().any(|k| has(k))
         || has("schema_version") && (has("spans") || has("trace_id"))
@@ -300,6 +311,14 @@ mod tests {
             k(r#"{"id": "g", "graph": "demo", "query": "q", "expected": {}}"#),
             Kind::Evidence
         );
+        assert_eq!(k(r#"{"data": {"__schema": {"types": []}}}"#), Kind::Spec);
+        assert_eq!(k(r#"{"__schema": {"queryType": null}}"#), Kind::Spec);
+        assert_eq!(
+            k(r#"{"errors": [{"message": "no"}], "data": null}"#),
+            Kind::Spec
+        );
+        assert_eq!(k(r#"{"data": {}, "results": []}"#), Kind::Evidence);
+        assert_eq!(k(r#"[{"data": {}}]"#), Kind::Unknown);
         assert_eq!(k(""), Kind::Unknown);
         assert_eq!(k("42"), Kind::Unknown);
     }

@@ -1,5 +1,6 @@
 //! `toolscope build SPEC… -o collection.json`: build the graph graph-tool-call builds from
-//! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results or function lists.
+//! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results, function lists or GraphQL
+//! introspection results (`--endpoint` is the reference's `endpoint_url`).
 
 use clap::Args;
 
@@ -7,8 +8,8 @@ use crate::ingest::{self, BuildOptions, artifact};
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// Inputs: OpenAPI 3.x / Swagger 2.0 specs (JSON/YAML), MCP tools/list results or
-    /// function lists (recognised from content)
+    /// Inputs: OpenAPI 3.x / Swagger 2.0 specs (JSON/YAML), MCP tools/list results,
+    /// function lists or GraphQL introspection results (recognised from content)
     #[arg(required = true)]
     pub inputs: Vec<String>,
     /// Output file (`-` for stdout). An existing file is replaced only with --force, and
@@ -21,6 +22,10 @@ pub struct BuildArgs {
     /// MCP server name for each MCP input, in order (default: from the document)
     #[arg(long = "server")]
     pub servers: Vec<String>,
+    /// GraphQL endpoint for introspection inputs (the reference's `endpoint_url`; without
+    /// it the tools are built but not executable, and the summary says so)
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
     /// Do not print the readiness summary
     #[arg(long)]
     pub quiet: bool,
@@ -39,6 +44,7 @@ pub fn run(args: BuildArgs) -> u8 {
     let live = !args.quiet && std::io::stderr().is_terminal();
     let opts = BuildOptions {
         server_names: args.servers.clone(),
+        endpoint: args.endpoint.clone(),
         progress: if live {
             ingest::progress::Progress::new(progress_line)
         } else {
@@ -95,10 +101,37 @@ pub fn run(args: BuildArgs) -> u8 {
         if built.collection {
             crate::sanitize::eprint_text(&ingest::readiness::summary_text(&built.value));
         }
+        if let Some((issues, fields)) = &built.graphql {
+            crate::sanitize::eprint_text(&graphql_summary(issues, *fields, &built));
+        }
     }
     // the process ends here: freeing millions of JSON nodes one by one would only cost time
     std::mem::forget(built);
     super::EXIT_OK
+}
+
+/// The readiness summary of a GraphQL build: the ingest result's readiness, its issues
+/// by severity and code, and the graph's edge count.
+fn graphql_summary(
+    issues: &[ingest::graphql::Issue],
+    fields: usize,
+    built: &ingest::Built,
+) -> String {
+    let ready = !issues.iter().any(|i| i.severity == "blocker");
+    let mut out = format!(
+        "readiness: {} (GraphQL ingest), {} tools from {fields} root fields in the schema\n",
+        if ready { "ready" } else { "not ready" },
+        built.tool_count,
+    );
+    for l in ingest::graphql::issue_lines(issues) {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    if !ready && issues.iter().any(|i| i.code == "graphql_endpoint_required") {
+        out.push_str("  (pass --endpoint URL to make the tools executable)\n");
+    }
+    out.push_str(&format!("graph: {} edges\n", built.edge_count));
+    out
 }
 
 /// Redraws the one-line build progress on stderr (a terminal).

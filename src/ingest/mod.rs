@@ -6,12 +6,15 @@
 //! * MCP tool lists become a saved **tool graph**, as `ToolGraph().ingest_mcp_tools(tools,
 //!   server_name=…)` per server then `save` (legacy path with category nodes, §1.7, §2.8).
 //! * Function lists become a saved tool graph as `ToolGraph().add_tools(list)`.
+//! * GraphQL introspection results become a saved tool graph as
+//!   `ToolGraph().add_tools(ingest_graphql_introspection(doc, endpoint_url=…).tools)`.
 //!
 //! The input type is recognised from content ([`source::classify`]).
 
 pub mod artifact;
 pub mod build;
 pub mod frozen;
+pub mod graphql;
 pub mod leaves;
 pub mod mcp;
 pub mod openapi;
@@ -40,6 +43,8 @@ pub struct BuildOptions {
     pub server_names: Vec<String>,
     /// Where the build reports its phases (the explorer's loading screen); off by default.
     pub progress: progress::Progress,
+    /// The GraphQL endpoint (the reference's `endpoint_url`) for introspection inputs.
+    pub endpoint: Option<String>,
 }
 
 #[derive(Debug)]
@@ -49,6 +54,9 @@ pub struct Built {
     pub collection: bool,
     pub tool_count: usize,
     pub edge_count: usize,
+    /// GraphQL inputs: the ingest result's issues (not written to the graph) and the
+    /// number of root fields read; `None` for other inputs.
+    pub graphql: Option<(Vec<graphql::Issue>, usize)>,
 }
 
 /// Reads every input and builds one graph.
@@ -108,14 +116,38 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             collection: true,
             tool_count,
             edge_count,
+            graphql: None,
         });
     }
     opts.progress
         .report("building the tool graph", progress::at::READ, &first.name);
     let mut g = mcp::LegacyGraph::default();
     let mut mcp_i = 0;
+    let mut gql: Option<(Vec<graphql::Issue>, usize)> = None;
     for d in &docs {
         match d.kind {
+            InputKind::GraphQl => {
+                let got = graphql::ingest(&d.name, &d.value, opts.endpoint.as_deref())?;
+                if got.tools.is_empty() {
+                    return Err(InputError::new(
+                        &d.name,
+                        if d.value.get("__schema").is_some() {
+                            "/__schema"
+                        } else {
+                            "/data/__schema"
+                        },
+                        format!(
+                            "no usable root field in the GraphQL schema ({} read): nothing to build",
+                            got.root_fields
+                        ),
+                    ));
+                }
+                let e = gql.get_or_insert_with(Default::default);
+                e.0.extend(got.issues);
+                e.1 += got.root_fields;
+                g.add_tools(got.tools);
+                g.detect();
+            }
             InputKind::Mcp => {
                 let list: &[Value] = match &d.value {
                     Value::Array(a) => a,
@@ -153,6 +185,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
         collection: false,
         tool_count,
         edge_count,
+        graphql: gql,
     })
 }
 

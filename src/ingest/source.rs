@@ -29,6 +29,8 @@ pub enum InputKind {
     Functions,
     /// A graph-tool-call tool graph or collection artifact.
     Graph,
+    /// A GraphQL introspection result (`{"data": {"__schema": …}}` or `{"__schema": …}`).
+    GraphQl,
 }
 
 impl InputKind {
@@ -39,6 +41,7 @@ impl InputKind {
             InputKind::Mcp => "MCP tools/list",
             InputKind::Functions => "function list",
             InputKind::Graph => "tool graph",
+            InputKind::GraphQl => "GraphQL introspection",
         }
     }
 
@@ -97,7 +100,7 @@ pub fn parse_json(name: &str, text: &str) -> Result<Value, InputError> {
 
 /// What `build` and a spec GRAPH argument accept, for the errors that refuse a document.
 const EXPECTED_INPUT: &str = "expected an OpenAPI 3.x / Swagger 2.0 spec (JSON or YAML), \
-     an MCP tools/list result, a function list or a tool graph";
+     an MCP tools/list result, a function list, a GraphQL introspection result or a tool graph";
 
 /// Recognises the document type from its content.
 pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
@@ -127,6 +130,12 @@ pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
             }
             if m.contains_key("graph") {
                 return Ok(InputKind::Graph);
+            }
+            if super::graphql::looks_like_graphql(v) {
+                return match super::graphql::schema_of(v) {
+                    Ok(_) => Ok(InputKind::GraphQl),
+                    Err(place) => Err(super::graphql::invalid_document_error(name, v, place)),
+                };
             }
             if let Some(list) = tool_list_of(v) {
                 return classify_list(name, list);
