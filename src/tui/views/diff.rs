@@ -14,7 +14,7 @@ use super::super::text;
 use super::super::theme::Role;
 use super::crumbs::json_text;
 use super::doc::{Doc, spans};
-use super::{clean, glyphs, list_box, screen_pane, st};
+use super::{box_title, clean, glyphs, list_box, screen_pane, st};
 use crate::lab::record::RunRecord;
 
 fn view(app: &App) -> Option<&DiffView> {
@@ -205,18 +205,15 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             }
         };
         let focused = d.focus == DiffFocus::Cases;
-        let title = vec![Span::styled(
+        let title = box_title(
+            app,
             format!(
                 " Cases ({}{}) ",
                 vis.len(),
                 if d.changed_only { " changed" } else { "" }
             ),
-            if focused {
-                st(app, Role::TabActive)
-            } else {
-                st(app, Role::Muted)
-            },
-        )];
+            focused,
+        );
         let rr = list_box(
             app,
             r,
@@ -232,19 +229,16 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         info.table_rows = rr;
     }
     if let Some(r) = pane_r {
-        let title = vec![Span::styled(
+        let title = box_title(
+            app,
             format!(
                 " A {} {} B {} ",
                 clean(&d.a_label),
                 g.sep.trim(),
                 clean(&d.b_label)
             ),
-            if d.focus == DiffFocus::Detail {
-                st(app, Role::TabActive)
-            } else {
-                st(app, Role::Muted)
-            },
-        )];
+            d.focus == DiffFocus::Detail,
+        );
         let doc = detail(app, d);
         screen_pane(
             app,

@@ -20,7 +20,7 @@ use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::table::{self, TRow, Table};
-use super::{clean, clean_lines, glyphs, list_box, screen_pane, st};
+use super::{box_title, clean, clean_lines, glyphs, list_box, screen_pane, st, tab_style};
 
 fn view(app: &App) -> Option<&EvidenceView> {
     app.evidence.as_ref()
@@ -179,17 +179,14 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     }
     if let Some(r) = table_r {
         let focused = e.focus == EvFocus::Rows;
-        let mut title: Vec<Span<'static>> = vec![Span::styled(
+        let mut title: Vec<Span<'static>> = box_title(
+            app,
             format!(
                 " 1 Candidates ({}) ",
                 rec.map(|r| r.rows.len()).unwrap_or(0)
             ),
-            if focused {
-                st(app, Role::TabActive)
-            } else {
-                st(app, Role::Muted)
-            },
-        )];
+            focused,
+        );
         if let Some(r) = rec {
             if let Some(t) = r.selected_target().filter(|t| !t.is_empty()) {
                 title.push(Span::styled("* ", st(app, Role::MarkTarget)));
@@ -251,11 +248,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             }
             title.push(Span::styled(
                 format!("{} {} ", i + 2, t.title()),
-                if *t == e.tab {
-                    st(app, Role::TabActive)
-                } else {
-                    st(app, Role::Muted)
-                },
+                tab_style(app, *t == e.tab),
             ));
         }
         if let (EvTab::Row, Some(row)) = (e.tab, e.current_row()) {
@@ -327,14 +320,7 @@ fn draw_list(app: &App, e: &EvidenceView, r: Rect, buf: &mut Buffer, compact: bo
             ])
         }
     };
-    let title = vec![Span::styled(
-        format!(" Records ({}) ", e.set.records.len()),
-        if focused {
-            st(app, Role::TabActive)
-        } else {
-            st(app, Role::Muted)
-        },
-    )];
+    let title = box_title(app, format!(" Records ({}) ", e.set.records.len()), focused);
     list_box(
         app,
         r,

@@ -16,7 +16,7 @@ use super::super::follow::{FollowFocus, FollowView};
 use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
-use super::{clean, glyphs, list_box, put_line, screen_pane, st};
+use super::{box_title, clean, glyphs, list_box, put_line, screen_pane, st};
 use crate::lab::follow::{BUCKETS, class_index, classes};
 use crate::lab::replay::{DriftKind, Status};
 
@@ -28,7 +28,7 @@ fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -429,7 +429,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             ])
         };
         let focused = f.focus == FollowFocus::List;
-        let mut shown = format!("{}", thousands(vis.len() as u64));
+        let mut shown = thousands(vis.len() as u64);
         if !f.filter.is_empty() {
             shown.push_str(&format!(", {}", f.filter.describe()));
         }
@@ -439,7 +439,8 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                 thousands(f.stream.ring.len() as u64)
             ));
         }
-        let title = vec![Span::styled(
+        let title = box_title(
+            app,
             format!(
                 " Records ({shown}){} ",
                 if f.cursor.is_none() && f.paused.is_none() {
@@ -448,12 +449,8 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                     ""
                 }
             ),
-            if focused {
-                st(app, Role::TabActive)
-            } else {
-                st(app, Role::Muted)
-            },
-        )];
+            focused,
+        );
         let cur = f.cursor_pos(&vis).unwrap_or(0);
         info.table_rows = list_box(
             app,
@@ -470,14 +467,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     }
     if let Some(r) = pane_r {
         let focused = f.focus == FollowFocus::Detail;
-        let title = vec![Span::styled(
-            " Record ".to_string(),
-            if focused {
-                st(app, Role::TabActive)
-            } else {
-                st(app, Role::Muted)
-            },
-        )];
+        let title = box_title(app, " Record ".to_string(), focused);
         let d = detail(app, f);
         screen_pane(app, r, buf, compact, title, focused, &d, &f.pane, info);
     }

@@ -15,7 +15,7 @@ use super::super::screens::{CaseClass, LabFocus, LabView};
 use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
-use super::{clean, glyphs, list_box, put_line, screen_pane, st};
+use super::{box_title, clean, glyphs, list_box, put_line, screen_pane, st};
 
 fn view(app: &App) -> Option<&LabView> {
     app.lab.as_ref()
@@ -310,14 +310,11 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             Some(f) => format!("{} of {}, only {f}", order.len(), l.results.len()),
             None => l.results.len().to_string(),
         };
-        let title = vec![Span::styled(
+        let title = box_title(
+            app,
             format!(" Cases ({shown}) by {} ", l.sort.name()),
-            if focused {
-                st(app, Role::TabActive)
-            } else {
-                st(app, Role::Muted)
-            },
-        )];
+            focused,
+        );
         let rr = list_box(
             app,
             r,
@@ -334,14 +331,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     }
     if let Some(r) = pane_r {
         let focused = l.focus == LabFocus::Detail;
-        let title = vec![Span::styled(
-            " Case ".to_string(),
-            if focused {
-                st(app, Role::TabActive)
-            } else {
-                st(app, Role::Muted)
-            },
-        )];
+        let title = box_title(app, " Case ".to_string(), focused);
         let d = detail(app, l);
         screen_pane(app, r, buf, compact, title, focused, &d, &l.pane, info);
     }

@@ -625,6 +625,20 @@ fn too_small(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// Writes a line clipped to `r` (one row).
+/// A tab label's or a box title's style: highlighted when active or focused.
+pub fn tab_style(app: &App, active: bool) -> Style {
+    if active {
+        st(app, Role::TabActive)
+    } else {
+        st(app, Role::Muted)
+    }
+}
+
+/// A screen box's title (`" Cases (12) "`), highlighted while the box has the focus.
+pub fn box_title(app: &App, text: impl Into<String>, focused: bool) -> Vec<Span<'static>> {
+    vec![Span::styled(text.into(), tab_style(app, focused))]
+}
+
 pub fn put_line(buf: &mut Buffer, r: Rect, line: &Line<'_>) {
     if r.width == 0 || r.height == 0 {
         return;
