@@ -135,6 +135,17 @@ pub fn drop_later<T: Send + 'static>(v: T) {
     }
 }
 
+/// A caught panic's message (`internal error` when it carries none).
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "internal error".into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -152,16 +163,5 @@ mod tests {
         let mut w = v.clone();
         super::for_each_mut(&mut w, |x| *x += 1);
         assert_eq!(w, (1..1001).collect::<Vec<_>>());
-    }
-}
-
-/// A caught panic's message (`internal error` when it carries none).
-pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "internal error".into()
     }
 }

@@ -181,7 +181,7 @@ fn pause_filters_enter_and_back() {
     h.key(KeyCode::Enter);
     let f = h.app.follow.as_ref().unwrap();
     let n = f.visible().len();
-    assert!(n >= 1 && n < 25, "{n}");
+    assert!((1..25).contains(&n), "{n}");
     h.keys("x");
     // Enter: the newest record in Explore, with its parameters and the Why-not pane
     let e = h.app.follow.as_ref().unwrap().current().unwrap().clone();

@@ -217,7 +217,12 @@ pub fn classify_value(engine: Option<&Engine>, v: &Value, at: At) -> Entry {
         }
         None => ("unresolved", None),
     };
-    let knobs = replay::recorded_query(v).map(|(_, k)| k);
+    // the parameters matter only to a record that can be run again
+    let knobs = rec
+        .query
+        .as_ref()
+        .and_then(|_| replay::recorded_query(v))
+        .map(|(_, k)| k);
     let replay = engine.and_then(|e| {
         let o = replay::replay_value(e, v, &rec.id)?;
         Some(Replayed {
@@ -469,7 +474,7 @@ impl Filter {
         if self.class.is_some_and(|c| c != e.class) {
             return false;
         }
-        if self.drifted && !e.replay.as_ref().is_some_and(|r| r.drift.is_some()) {
+        if self.drifted && e.replay.as_ref().is_none_or(|r| r.drift.is_none()) {
             return false;
         }
         let tools = [&e.target, &e.llm, &e.top, &e.about];

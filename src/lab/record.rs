@@ -234,15 +234,16 @@ pub fn envelope_as_response(v: &Value) -> Option<Value> {
             .iter()
             .find(|s| s.get("stage").and_then(Value::as_str) == Some(name))
     };
-    let decisions = |s: &Value| {
+    // borrowed: only the fields a row keeps are copied
+    fn decisions(s: &Value) -> &[Value] {
         s.get("decisions")
             .and_then(Value::as_array)
-            .cloned()
+            .map(Vec::as_slice)
             .unwrap_or_default()
-    };
+    }
     if let Some(r) = stage("retrieval") {
-        let mut ranked: Vec<Value> = decisions(r)
-            .into_iter()
+        let mut ranked: Vec<&Value> = decisions(r)
+            .iter()
             .filter(|d| d.get("outcome").and_then(Value::as_str) == Some("ranked"))
             .collect();
         ranked.sort_by_key(|d| {

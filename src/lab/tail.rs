@@ -352,7 +352,7 @@ mod tests {
         );
         assert_eq!(lines(&ev), ["ok"]);
         assert!(t.pending.capacity() <= MAX_LINE + (1 << 20));
-        std::fs::write(&dir.join("b.jsonl"), b"\xff\xfe\n").unwrap();
+        std::fs::write(dir.join("b.jsonl"), b"\xff\xfe\n").unwrap();
         let mut t = Tail::new(&dir.join("b.jsonl"), 1 << 16);
         let ev = t.poll();
         assert!(
