@@ -37,13 +37,7 @@ want() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 spec_for() {
     case "$1" in
         github)
-            local gh="$root/bench/github-full.openapi.json"
-            if [ ! -f "$gh" ]; then
-                (cd "$root/bench" && npm pack @octokit/openapi@23.0.2 --silent >/dev/null &&
-                    tar xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json &&
-                    mv package/generated/api.github.com.json "$gh" && rm -rf package) || return 1
-            fi
-            echo "$gh" ;;
+            "$root/scripts/github-spec.sh" ;;
         synthetic-10k|synthetic-50k)
             local n=10000; [ "$1" = synthetic-50k ] && n=50000
             local f="$root/bench/$1.openapi.json"

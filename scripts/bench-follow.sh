@@ -4,10 +4,11 @@
 # whole JSON Lines file:
 #   reading and classifying, no replay             ≥ 50,000 records/s
 #   replay on GitHub's full REST API (1,107 tools) ≥  2,000 records/s
-# Three files: 60,000 response-shaped records (~1 KB: top-5 rows and the selector block,
-# as a service logs them), 10,000 of the demo's graph-tool-call 0.47.0 trace envelopes
-# (~16 KB each, evidence included), and 2,000 batch lines of the 50 GitHub ground-truth
-# queries recorded by `toolscope query --batch` on the GitHub graph (replayed there).
+# Three files: 60,000 and 2,000 response-shaped records of the 50 GitHub ground-truth
+# queries (~2 KB: the ten rows with their score breakdowns, the selector block and the
+# parameters, as a service logs them; recorded by `toolscope query --batch` on the GitHub
+# graph and replayed there), and 10,000 of the demo's graph-tool-call 0.47.0 trace
+# envelopes (~16 KB each, evidence included; replayed on the demo).
 # Results are appended to bench/follow-<date>.jsonl.
 #
 #   scripts/bench-follow.sh [--no-build]
@@ -22,13 +23,7 @@ if [ "$BUILD" = 1 ]; then cargo build --release --quiet; fi
 TS="${CARGO_TARGET_DIR:-$ROOT/target}/release/toolscope"
 GT="$ROOT/../shared/corpus/peer-bench/fixtures/github_full_ground_truth.json"
 [ -f "$GT" ] || { echo "bench-follow: $GT is missing (../shared/corpus)" >&2; exit 2; }
-spec="$BENCH/github-full.openapi.json"
-if [ ! -f "$spec" ]; then
-    echo "bench-follow: fetching @octokit/openapi 23.0.2" >&2
-    (cd "$BENCH" && npm pack @octokit/openapi@23.0.2 --silent >/dev/null &&
-        tar xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json &&
-        mv package/generated/api.github.com.json "$spec" && rm -rf package octokit-openapi-23.0.2.tgz)
-fi
+spec="$("$ROOT/scripts/github-spec.sh")"
 g="$BENCH/github-full.graph.json"
 [ -f "$g" ] || "$TS" build "$spec" -o "$g" --quiet
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/bench-follow.XXXXXX")"
@@ -38,33 +33,38 @@ import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 with open(sys.argv[2], "w") as f:
     for i, q in enumerate(d["queries"]):
-        f.write(json.dumps({"case_id": f"gh-{i:02d}", "query": " ".join(q["query"].split())}) + "\n")
+        f.write(json.dumps({"id": f"gh-{i:02d}", "query": " ".join(q["query"].split()),
+                            "selector": {"llm_target": None, "policy": "strong_evidence"}}) + "\n")
 open(sys.argv[3], "w").write("\n".join(" ".join(q["query"].split()) for q in d["queries"]) + "\n")
 PY
 "$TS" query "$g" --batch "$TMP/cases.jsonl" > "$TMP/batch.jsonl"
 python3 - "$TMP" "$ROOT/tests/fixtures/traces/demo.jsonl.gz" <<'PY'
 import gzip, json, sys
 tmp, demo = sys.argv[1], sys.argv[2]
-batch = [l for l in open(f"{tmp}/batch.jsonl") if l.strip()]
+batch = [json.loads(l) for l in open(f"{tmp}/batch.jsonl") if l.strip()]
+def response(i, rec):
+    # what a service logs per request: the rows' names, scores and breakdowns, the
+    # selector's verdict and the parameters (the batch used the defaults), not the full
+    # tool definitions a batch line carries
+    sel = rec.get("selection") or {}
+    return json.dumps({
+        "id": f"req-{i}", "query": rec["query"], "params": {"top_k": 10, "depth": 2},
+        "results": [{"name": r["name"], "score": r["score"],
+                     "score_breakdown": r.get("score_breakdown", {})}
+                    for r in rec["retrieval"]["results"]],
+        "target_selector": {k: sel.get(k) for k in
+            ("selected_target", "llm_target", "overrode_llm", "ambiguous", "reason_codes")},
+    }) + "\n"
 with open(f"{tmp}/github-2k.jsonl", "w") as f:
     for i in range(2000):
-        f.write(batch[i % len(batch)])
+        f.write(response(i, batch[i % len(batch)]))
+with open(f"{tmp}/responses-60k.jsonl", "w") as f:
+    for i in range(60000):
+        f.write(response(i, batch[i % len(batch)]))
 env = [l for l in gzip.open(demo, "rt") if l.strip()]
 with open(f"{tmp}/envelopes-10k.jsonl", "w") as f:
     for i in range(10000):
         f.write(env[i % len(env)])
-with open(f"{tmp}/responses-60k.jsonl", "w") as f:
-    for i in range(60000):
-        rec = json.loads(batch[i % len(batch)])
-        rows = rec["retrieval"]["results"][:5]
-        sel = rec.get("selection") or {}
-        f.write(json.dumps({
-            "id": f"req-{i}", "query": rec["query"],
-            "results": [{"name": r["name"], "score": r["score"],
-                         "score_breakdown": r.get("score_breakdown", {})} for r in rows],
-            "target_selector": {k: sel.get(k) for k in
-                ("selected_target", "llm_target", "overrode_llm", "ambiguous", "reason_codes")},
-        }) + "\n")
 PY
 run() { "$TS" bench "$1" --queries "$TMP/q.txt" --follow "$2"; }
 for spec_file in "demo envelopes-10k" "$g responses-60k" "$g github-2k"; do

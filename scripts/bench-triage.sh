@@ -19,13 +19,7 @@ if [ "$BUILD" = 1 ]; then cargo build --release --quiet; fi
 TS="${CARGO_TARGET_DIR:-$ROOT/target}/release/toolscope"
 GT="$ROOT/../shared/corpus/peer-bench/fixtures/github_full_ground_truth.json"
 [ -f "$GT" ] || { echo "bench-triage: $GT is missing (../shared/corpus)" >&2; exit 2; }
-spec="$BENCH/github-full.openapi.json"
-if [ ! -f "$spec" ]; then
-    echo "bench-triage: fetching @octokit/openapi 23.0.2" >&2
-    (cd "$BENCH" && npm pack @octokit/openapi@23.0.2 --silent >/dev/null &&
-        tar xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json &&
-        mv package/generated/api.github.com.json "$spec" && rm -rf package octokit-openapi-23.0.2.tgz)
-fi
+spec="$("$ROOT/scripts/github-spec.sh")"
 g="$BENCH/github-full.graph.json"
 [ -f "$g" ] || "$TS" build "$spec" -o "$g" --quiet
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/bench-triage.XXXXXX")"

@@ -59,13 +59,7 @@ PY
 }
 
 if wanted github; then
-    spec="$BENCH/github-full.openapi.json"
-    if [ ! -f "$spec" ]; then
-        log "fetching @octokit/openapi 23.0.2"
-        (cd "$BENCH" && npm pack @octokit/openapi@23.0.2 --silent >/dev/null &&
-            tar xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json &&
-            mv package/generated/api.github.com.json "$spec" && rm -rf package)
-    fi
+    spec="$("$ROOT/scripts/github-spec.sh")"
     g="$BENCH/github-full.graph.json"
     [ -f "$g" ] || "$TS" build "$spec" -o "$g" --quiet
     python3 -c 'import json,sys

@@ -93,9 +93,7 @@ if want github_full; then
         if [ -f "$root/../main/bench/github-full.openapi.json" ]; then
             cp "$root/../main/bench/github-full.openapi.json" "$gh"
         else
-            (cd "$root/bench" && npm pack @octokit/openapi@23.0.2 --silent >/dev/null &&
-                tar xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json &&
-                mv package/generated/api.github.com.json "$gh" && rm -rf package) ||
+            "$root/scripts/github-spec.sh" >/dev/null ||
                 { echo "github_full: SKIP (npm pack @octokit/openapi@23.0.2 failed)"; gh=""; }
         fi
     fi
