@@ -218,11 +218,7 @@ pub fn classify_value(engine: Option<&Engine>, v: &Value, at: At) -> Entry {
         None => ("unresolved", None),
     };
     // the parameters matter only to a record that can be run again
-    let knobs = rec
-        .query
-        .as_ref()
-        .and_then(|_| replay::recorded_query(v))
-        .map(|(_, k)| k);
+    let knobs = rec.query.as_ref().and_then(|_| replay::knobs_of(v));
     let replay = engine.and_then(|e| {
         let o = replay::replay_value(e, v, &rec.id)?;
         Some(Replayed {

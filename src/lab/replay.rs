@@ -237,7 +237,7 @@ fn envelope(v: &Value) -> Result<Recorded<'_>, String> {
             .and_then(|a| a.get("query"))
             .and_then(Value::as_str)
             .map(String::from),
-        knobs: knobs_from(attrs, attrs),
+        knobs: knobs_of(v).unwrap_or_default(),
         versions: Vec::new(),
         fingerprint: attrs
             .and_then(|a| a.get("graph_fingerprint"))
@@ -346,10 +346,7 @@ fn recorded(v: &Value) -> Result<Option<Recorded<'_>>, String> {
         if let Some(sel) = exp.get("selection").filter(|s| s.is_object()) {
             selection_fields(sel, "/expected/selection", &mut fields);
         }
-        (
-            "golden case",
-            knobs_from(o.get("params"), o.get("selector")),
-        )
+        ("golden case", knobs_of(v).unwrap_or_default())
     } else if o.contains_key("ranking") || o.contains_key("target_selector") {
         if let Some(rows) = o.get("ranking").and_then(Value::as_array) {
             rows_fields(rows, "/ranking", &mut fields);
@@ -367,7 +364,6 @@ fn recorded(v: &Value) -> Result<Option<Recorded<'_>>, String> {
                 }
             }
         }
-        let p = v.pointer("/provenance/params");
         if let Some(prof) = v
             .pointer("/provenance/engine_profile")
             .and_then(Value::as_str)
@@ -378,7 +374,7 @@ fn recorded(v: &Value) -> Result<Option<Recorded<'_>>, String> {
             .pointer("/provenance/graph_fingerprint")
             .and_then(Value::as_str)
             .map(String::from);
-        ("fixture", knobs_from(p, p))
+        ("fixture", knobs_of(v).unwrap_or_default())
     } else if let Some(ret) = o.get("retrieval").filter(|r| r.is_object()) {
         if let Some(rows) = ret.get("results").and_then(Value::as_array) {
             rows_fields(rows, "/retrieval/results", &mut fields);
@@ -386,13 +382,13 @@ fn recorded(v: &Value) -> Result<Option<Recorded<'_>>, String> {
         if let Some(sel) = o.get("selection").filter(|s| s.is_object()) {
             selection_fields(sel, "/selection", &mut fields);
         }
-        ("batch line", knobs_from(o.get("params"), o.get("selector")))
+        ("batch line", knobs_of(v).unwrap_or_default())
     } else if let Some(rows) = o.get("results").and_then(Value::as_array) {
         rows_fields(rows, "/results", &mut fields);
         if let Some(sel) = o.get("target_selector").filter(|s| s.is_object()) {
             selection_fields(sel, "/target_selector", &mut fields);
         }
-        ("response", knobs_from(o.get("params"), o.get("selector")))
+        ("response", knobs_of(v).unwrap_or_default())
     } else {
         return Ok(None);
     };
@@ -415,11 +411,29 @@ fn recorded(v: &Value) -> Result<Option<Recorded<'_>>, String> {
     }))
 }
 
-/// The query and parameters a record was decided with (the knobs a replay uses), when it
-/// is a record at all: what opening a record in the explorer starts from.
-pub fn recorded_query(v: &Value) -> Option<(Option<String>, Knobs)> {
-    let r = recorded(v).ok().flatten()?;
-    Some((r.query, r.knobs))
+/// The parameters a record was decided with (the knobs a replay uses), by the record's
+/// kind, in [`recorded`]'s order: an envelope's attributes, a fixture's
+/// `provenance.params`, else `params` and `selector`. `None`: not a record.
+pub fn knobs_of(v: &Value) -> Option<Knobs> {
+    let o = v.as_object()?;
+    if o.contains_key("spans") || o.contains_key("schema_version") {
+        let a = v.get("attributes");
+        return Some(knobs_from(a, a));
+    }
+    let own = || knobs_from(o.get("params"), o.get("selector"));
+    if o.get("expected").is_some_and(Value::is_object) {
+        return Some(own());
+    }
+    if o.contains_key("ranking") || o.contains_key("target_selector") {
+        let p = v.pointer("/provenance/params");
+        return Some(knobs_from(p, p));
+    }
+    if o.get("retrieval").is_some_and(Value::is_object)
+        || o.get("results").is_some_and(Value::is_array)
+    {
+        return Some(own());
+    }
+    None
 }
 
 /// A recomputed decision, in the shapes the records are compared with.
