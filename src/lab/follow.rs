@@ -49,6 +49,18 @@ pub fn class_index(c: &str) -> usize {
     classes().position(|x| x == c).unwrap_or(CLASS_COUNT - 1)
 }
 
+/// The classes with records in `counts`, as `(index, name)`, in the order the Follow
+/// screen lists them and `c` steps through them: failure classes first, then `selected`
+/// and `unresolved`.
+pub fn classes_seen(counts: &Counts) -> Vec<(usize, &'static str)> {
+    let mut v: Vec<(usize, &'static str)> = classes()
+        .enumerate()
+        .filter(|(i, _)| counts.classes[*i] > 0)
+        .collect();
+    v.sort_by_key(|(i, c)| (*c == "selected", *c == "unresolved", *i));
+    v
+}
+
 /// Which tool a record's class is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Basis {

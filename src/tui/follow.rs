@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::app::{App, Effect, FlashLevel, MAX_DEPTH, MAX_TOP_K, PaneId, PaneState};
 use super::screens::Screen;
-use crate::lab::follow::{Entry, Filter, Stream, classes};
+use crate::lab::follow::{Entry, Filter, Stream, classes, classes_seen};
 pub use crate::lab::follow::{FollowJob, FollowMsg, FollowReader};
 use crate::lab::tail::TailEvent;
 
@@ -250,9 +250,8 @@ impl App {
         let Some(f) = self.follow.as_mut() else {
             return Vec::new();
         };
-        let with: Vec<&'static str> = classes()
-            .enumerate()
-            .filter(|(i, _)| f.stream.total.classes[*i] > 0)
+        let with: Vec<&'static str> = classes_seen(&f.stream.total)
+            .into_iter()
             .map(|(_, c)| c)
             .collect();
         let next = match arg {

@@ -934,7 +934,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::FollowText,
         name: "grep",
-        label: "Follow: only the records whose query, id or tools contain a text (:grep TEXT; :grep alone clears)",
+        label: "Follow: only the records whose query, id or tools contain a text (:grep TEXT; x clears every filter)",
         group: Group::Screens,
         hint: Some("grep"),
         hint_keys: None,

@@ -17,7 +17,7 @@ use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::{box_title, clean, glyphs, list_box, put_line, screen_pane, st};
-use crate::lab::follow::{BUCKETS, class_index, classes};
+use crate::lab::follow::{BUCKETS, class_index, classes_seen};
 use crate::lab::replay::{DriftKind, Status};
 
 fn view(app: &App) -> Option<&FollowView> {
@@ -200,12 +200,7 @@ fn drift_line(app: &App, f: &FollowView) -> Line<'static> {
 fn class_rows(app: &App, f: &FollowView, max_rows: usize, width: usize) -> Vec<Line<'static>> {
     let g = glyphs(app);
     let recent = f.stream.recent(f.now_ms);
-    let mut rows: Vec<(usize, &'static str)> = classes()
-        .enumerate()
-        .filter(|(i, _)| f.stream.total.classes[*i] > 0)
-        .collect();
-    // failure classes first, as the Lab sorts them
-    rows.sort_by_key(|(i, c)| (*c == "selected", *c == "unresolved", *i));
+    let rows = classes_seen(&f.stream.total);
     let shown = rows.len().min(max_rows);
     let sparkw = BUCKETS.min(width.saturating_sub(24 + 8 + 7 + 2));
     let mut out: Vec<Line<'static>> = rows[..shown]
