@@ -1,20 +1,9 @@
 //! The evidence commands on the command line: contracts, explain, trace, counterfactual,
 //! and their bad-input answers (never a crash, nothing written).
 
+mod common;
 use assert_cmd::Command;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("toolscope")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use common::run;
 
 #[test]
 fn contracts_declare_read_only_and_no_recommendations() {

@@ -1,27 +1,13 @@
 //! The lab on the command line: scrubbed capture (planted secrets never reach a written
 //! file), check and regressions, diff, eval, and bad inputs.
 
+mod common;
 use assert_cmd::Command;
+use common::run;
 use std::path::{Path, PathBuf};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("toolscope")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("toolscope-lab-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmp_dir("lab", name)
 }
 
 const PLANTED: &[&str] = &[

@@ -5,28 +5,13 @@
 //! characters XML 1.0 forbids, an existing file is kept without `--force`, and the GitHub
 //! annotations carry one `::error` per failing or invalid fixture with escaped properties.
 
-use assert_cmd::Command;
+mod common;
+use common::run;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("toolscope")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("toolscope-junit-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmp_dir("junit", name)
 }
 
 fn s(p: &Path) -> &str {

@@ -3,22 +3,10 @@
 //! equal what `query --json` reports for the same inputs, its probes equal
 //! `counterfactual` run by hand, and bad input is one line and exit 2 (nothing written).
 
-use assert_cmd::Command;
+mod common;
+use common::run;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("toolscope")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
 
 fn json_of(args: &[&str]) -> Value {
     let (code, out, err) = run(args);

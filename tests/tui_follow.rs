@@ -5,6 +5,7 @@
 //! the filters, Enter into Explore with the Why-not pane and Esc back, and the screen at
 //! 80x24 and 120x40.
 
+mod common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -34,10 +35,7 @@ fn demo_lines() -> Vec<String> {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("toolscope-follow-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmp_dir("follow", name)
 }
 
 fn append(p: &Path, s: &str) {

@@ -1,5 +1,6 @@
-//! Shared helpers for the golden-vector tests: exact JSON comparison (types, key order,
-//! bit-equal floats) and running golden-format case files through the engine.
+//! Shared helpers of the integration tests: exact JSON comparison (types, key order,
+//! bit-equal floats), running golden-format case files through the engine, running the
+//! binary, and a fresh temporary folder per test.
 #![allow(dead_code)]
 
 use serde_json::Value;
@@ -87,4 +88,26 @@ pub fn run_cases(engine: &Engine, cases: &Path) -> (usize, usize, Vec<String>) {
         }
     }
     (same, total, failures)
+}
+
+/// Runs the `toolscope` binary: (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::cargo_bin("toolscope")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// An empty folder `toolscope-PREFIX-PID-NAME` under the system's temporary folder.
+pub fn tmp_dir(prefix: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("toolscope-{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
