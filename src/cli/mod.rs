@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod build;
+pub mod diff;
 pub mod doctor;
 pub mod evidence;
 pub mod graph_arg;
@@ -66,8 +67,13 @@ pub enum Command {
     Lab(lab::LabArgs),
     /// Serve the evidence tools over MCP (stdio JSON-RPC)
     Mcp(evidence::McpArgs),
-    /// Two runs side by side in the explorer's Diff screen (evidence files or fixture folders)
-    Diff(tui::DiffArgs),
+    /// What changed between two graphs (and, with --cases or --query, which change moved
+    /// each ranking), or two runs side by side in the explorer's Diff screen
+    #[command(
+        override_usage = "toolscope diff [OPTIONS] <OLD_GRAPH> <NEW_GRAPH>\n       \
+                                toolscope diff [OPTIONS] <RUN_A> <RUN_B>"
+    )]
+    Diff(diff::DiffArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish) to stdout
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff) to stdout: toolscope man > ~/.local/share/man/man1/toolscope.1
@@ -99,7 +105,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Mcp(args)) => evidence::run_mcp(args),
         Some(Command::Lab(args)) => lab::run(args),
         Some(Command::Doctor(args)) => doctor::run(&args, &cli.ui),
-        Some(Command::Diff(args)) => tui::run_diff(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Completions(args)) => shell::completions(&args),
         Some(Command::Man) => shell::man(),
         None => tui::run(&cli.file, &cli.ui, &cli.explore),

@@ -96,17 +96,6 @@ pub struct ExploreArgs {
     pub follow: bool,
 }
 
-/// `toolscope diff A B`.
-#[derive(Args, Debug, Clone)]
-pub struct DiffArgs {
-    /// The first run: an evidence file (response, fixture, batch output, JSON Lines) or a fixture folder
-    pub a: String,
-    /// The second run
-    pub b: String,
-    #[command(flatten)]
-    pub ui: UiArgs,
-}
-
 /// Fails before taking over the terminal when a path cannot be opened at all (a FIFO,
 /// socket or device is refused here, before anything blocks on it).
 fn check_path(f: &str) -> Result<PathBuf, u8> {
@@ -120,13 +109,14 @@ fn check_path(f: &str) -> Result<PathBuf, u8> {
     }
 }
 
-pub fn run_diff(args: &DiffArgs) -> u8 {
+/// The Diff screen on two runs (evidence files or fixture folders).
+pub fn run_diff(a: &str, b: &str, ui: &UiArgs) -> u8 {
     // one error line: the first file that cannot be opened
-    let (a, b) = match check_path(&args.a).and_then(|a| Ok((a, check_path(&args.b)?))) {
+    let (a, b) = match check_path(a).and_then(|a| Ok((a, check_path(b)?))) {
         Ok(ab) => ab,
         Err(c) => return c,
     };
-    let (ui, startup) = args.ui.resolve();
+    let (ui, startup) = ui.resolve();
     crate::tui::run(crate::tui::Options {
         source: Source::Diff(a, b),
         ui,

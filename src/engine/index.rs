@@ -290,6 +290,11 @@ impl Index {
         self.stopwords.contains(t)
     }
 
+    /// The corpus's stopwords (base and automatic), in no particular order.
+    pub fn stopwords(&self) -> impl Iterator<Item = &str> {
+        self.stopwords.iter().map(|s| &**s)
+    }
+
     pub fn doc_count(&self) -> usize {
         self.dl.len()
     }

@@ -7,6 +7,7 @@ pub mod eval;
 pub mod fixture;
 pub mod fixture_check;
 pub mod follow;
+pub mod graphdiff;
 pub mod metrics;
 pub mod record;
 pub mod replay;

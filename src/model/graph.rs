@@ -106,6 +106,18 @@ pub struct Edge {
     pub attrs: EdgeAttrs,
 }
 
+/// What a collection artifact records about its own build at the top level (absent in a
+/// saved graph): for artifact diffs and provenance.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildFacts {
+    pub graph_tool_call_version: Option<Value>,
+    pub collection_graph_version: Option<Value>,
+    pub enrichment_status: Option<Value>,
+    pub semantic_summary: Option<Value>,
+    /// `readiness_report.summary`.
+    pub readiness_summary: Option<Value>,
+}
+
 /// Facts about the file a graph came from, for status lines and provenance.
 #[derive(Clone, Debug, Default)]
 pub struct GraphInfo {
@@ -117,6 +129,7 @@ pub struct GraphInfo {
     /// sha256 of the bytes loaded (after decompression), hex, when already known; use
     /// [`Graph::fingerprint`], which computes it on first use.
     pub fingerprint: String,
+    pub build: BuildFacts,
 }
 
 #[derive(Debug, Default)]
@@ -230,6 +243,11 @@ impl Graph {
     /// Keeps the loaded text so the fingerprint can be computed when first asked for.
     pub fn set_source_text(&mut self, text: std::sync::Arc<super::text::SourceText>) {
         self.source_text = Some(text);
+    }
+
+    /// The loaded text (absent for a graph built in memory).
+    pub fn source_text(&self) -> Option<&std::sync::Arc<super::text::SourceText>> {
+        self.source_text.as_ref()
     }
 
     /// sha256 (hex) of the loaded bytes, or of the tools' JSON for a graph built in memory.

@@ -61,7 +61,15 @@ impl RawJson {
     }
 }
 
-#[derive(Clone, Debug)]
+/// Equal when the texts are equal or, written differently (indented, compact), when they
+/// parse to the same value.
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.with_str(|a| other.with_str(|b| a == b)) || self.parse() == other.parse()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub name: String,
     pub ty: String,
@@ -80,7 +88,7 @@ pub struct Annotations {
 
 /// Values read from `metadata.ai_metadata` (spec §1.5). Kept as JSON values because the
 /// reference applies Python's `str()`/truthiness to whatever is stored.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AiFacts {
     pub canonical_action: Option<Value>,
     pub primary_resource: Option<Value>,
@@ -94,7 +102,7 @@ pub struct AiFacts {
 }
 
 /// Values read from `metadata.openapi`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct OpenApiFacts {
     pub operation_id: Option<Value>,
     pub summary: Option<Value>,
@@ -145,8 +153,19 @@ impl LazyRows {
     }
 }
 
+/// Equal when they hold the same rows (two empty lists are equal however they are written).
+impl PartialEq for LazyRows {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.nonempty, other.nonempty) {
+            (false, false) => true,
+            (true, true) => self.raw == other.raw,
+            _ => false,
+        }
+    }
+}
+
 /// Everything the engine reads from a tool's `metadata`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolFacts {
     /// `metadata` is a non-empty object.
     pub has_metadata: bool,
@@ -225,6 +244,55 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// Whether the engine sees the two tools alike: every field it reads is equal (the
+    /// `metadata` keys it does not read, such as `source_url`, may differ). Ranking and
+    /// selection cannot tell two such tools apart.
+    pub fn same_engine_view(&self, other: &Tool) -> bool {
+        self.engine_differences(other).is_empty()
+    }
+
+    /// The parts the engine reads that differ between two tools, named as in the
+    /// artifact: `name`, `description`, `parameters`, `tags`, `domain`, `annotations`,
+    /// `metadata.method`, `metadata.path`, `metadata.source_label`, `metadata.ai_metadata`,
+    /// `metadata.openapi`, `metadata.produces`, `metadata.consumes`,
+    /// `metadata.api_contract` (read only for a direction without promoted rows),
+    /// `metadata.example_queries`, and `metadata` itself (present or empty).
+    pub fn engine_differences(&self, other: &Tool) -> Vec<&'static str> {
+        let (a, b) = (&self.facts, &other.facts);
+        // api_contract rows are read for a direction only when it has no promoted rows
+        fn api_read(f: &ToolFacts) -> (Option<&LazyRows>, Option<&LazyRows>) {
+            (
+                f.produces.is_empty().then_some(&f.api_produces),
+                f.consumes.is_empty().then_some(&f.api_consumes),
+            )
+        }
+        [
+            ("name", self.name != other.name),
+            ("description", self.description != other.description),
+            ("parameters", self.parameters != other.parameters),
+            ("tags", self.tags != other.tags),
+            ("domain", self.domain != other.domain),
+            ("annotations", self.annotations != other.annotations),
+            ("metadata", a.has_metadata != b.has_metadata),
+            ("metadata.method", a.method != b.method),
+            ("metadata.path", a.path != b.path),
+            ("metadata.source_label", a.source_label != b.source_label),
+            ("metadata.ai_metadata", a.ai != b.ai),
+            ("metadata.openapi", a.openapi != b.openapi),
+            ("metadata.produces", a.produces != b.produces),
+            ("metadata.consumes", a.consumes != b.consumes),
+            ("metadata.api_contract", api_read(a) != api_read(b)),
+            (
+                "metadata.example_queries",
+                a.example_queries != b.example_queries,
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, d)| *d)
+        .map(|(k, _)| k)
+        .collect()
+    }
+
     /// The tool as compact JSON, cached after the first call.
     pub fn compact_json(&self) -> &str {
         self.compact.get_or_init(|| self.to_json().into_boxed_str())

@@ -269,6 +269,9 @@ fn quick_top<'t>(
         "swagger" => Some(64),
         "collection_graph_version" => Some(128),
         "readiness_report" => Some(256),
+        "graph_tool_call_version" => Some(512),
+        "enrichment_status" => Some(1024),
+        "semantic_summary" => Some(2048),
         _ => None,
     };
     let end = sc.each_field_checked(0, field_of, |bit, at| {
@@ -279,15 +282,26 @@ fn quick_top<'t>(
             top.tools = Some(IgnoredAny);
             return tools(&sc, at);
         }
+        if bit >= 128 {
+            // `Option<Value>`: the value, `None` for null
+            let end = sc.valid_value(at)?;
+            let v: Option<Value> = serde_json::from_str(&text[at..end]).ok()?;
+            match bit {
+                128 => top.collection_graph_version = v,
+                256 => top.readiness_report = v,
+                512 => top.graph_tool_call_version = v,
+                1024 => top.enrichment_status = v,
+                _ => top.semantic_summary = v,
+            }
+            return Some(end);
+        }
         if bit >= 32 {
             // `Option<IgnoredAny>`: present unless null
             let end = sc.valid_value(at)?;
             let present = (&text[at..end] != "null").then_some(IgnoredAny);
             match bit {
                 32 => top.openapi = present,
-                64 => top.swagger = present,
-                128 => top.collection_graph_version = present,
-                _ => top.readiness_report = present,
+                _ => top.swagger = present,
             }
             return Some(end);
         }

@@ -267,6 +267,17 @@ fn graph_info(
         ));
     }
     let is_collection = top.collection_graph_version.is_some() || top.readiness_report.is_some();
+    let build = crate::model::graph::BuildFacts {
+        readiness_summary: top
+            .readiness_report
+            .as_ref()
+            .and_then(|r| r.get("summary"))
+            .cloned(),
+        graph_tool_call_version: top.graph_tool_call_version,
+        collection_graph_version: top.collection_graph_version,
+        enrichment_status: top.enrichment_status,
+        semantic_summary: top.semantic_summary,
+    };
     let info = GraphInfo {
         source: name.to_string(),
         format_version,
@@ -277,6 +288,7 @@ fn graph_info(
         is_collection,
         bytes: size,
         fingerprint: String::new(),
+        build,
     };
     Ok((graph_sec, info))
 }

@@ -177,9 +177,15 @@ pub(super) struct FileTop<T> {
     #[serde(default)]
     pub(super) swagger: Option<IgnoredAny>,
     #[serde(default)]
-    pub(super) collection_graph_version: Option<IgnoredAny>,
+    pub(super) collection_graph_version: Option<Value>,
     #[serde(default)]
-    pub(super) readiness_report: Option<IgnoredAny>,
+    pub(super) readiness_report: Option<Value>,
+    #[serde(default)]
+    pub(super) graph_tool_call_version: Option<Value>,
+    #[serde(default)]
+    pub(super) enrichment_status: Option<Value>,
+    #[serde(default)]
+    pub(super) semantic_summary: Option<Value>,
 }
 
 impl<T> FileTop<T> {
@@ -194,6 +200,9 @@ impl<T> FileTop<T> {
             swagger: self.swagger,
             collection_graph_version: self.collection_graph_version,
             readiness_report: self.readiness_report,
+            graph_tool_call_version: self.graph_tool_call_version,
+            enrichment_status: self.enrichment_status,
+            semantic_summary: self.semantic_summary,
         }
     }
 }
