@@ -11,7 +11,12 @@ use super::query::{write_stdout, write_text};
 use super::tui::UiArgs;
 use super::{EXIT_OK, fail};
 use crate::engine::Engine;
+use crate::engine::knobs::Knobs;
+use crate::lab::blame::plan::Plan;
+use crate::lab::blame::report as blame_report;
+use crate::lab::blame::{Blamer, CaseBlame, CaseSpec};
 use crate::lab::graphdiff::{self, Side, report};
+use crate::lab::suite::load_suite;
 
 #[derive(Args, Debug, Clone)]
 pub struct DiffArgs {
@@ -26,6 +31,31 @@ pub struct DiffArgs {
     /// Two graphs: list at most this many items per section (0: all)
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
+    /// Two graphs: run every case of this suite on both and blame each changed ranking
+    /// or selection on the changes that caused it
+    #[arg(long, value_name = "SUITE", conflicts_with = "query")]
+    pub cases: Option<String>,
+    /// Two graphs: blame one query (tracks --expected, else the old top-1)
+    #[arg(long, value_name = "TEXT", value_parser = super::query_arg)]
+    pub query: Option<String>,
+    /// The expected tool of --query (repeatable)
+    #[arg(long = "expected", value_name = "NAME", requires = "query")]
+    pub expected: Vec<String>,
+    /// Number of results (1 or more; a case's own parameters win)
+    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
+    pub top_k: usize,
+    /// BFS depth of the graph expansion
+    #[arg(long, default_value_t = 2)]
+    pub depth: usize,
+    /// The tool the model picked (handed to the selector with the rows)
+    #[arg(long, value_name = "NAME")]
+    pub llm_target: Option<String>,
+    /// Selector policy
+    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
+    pub policy: String,
+    /// Any other knob, e.g. --set history=getOrder (repeatable)
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
     #[command(flatten)]
     pub ui: UiArgs,
 }
@@ -99,12 +129,93 @@ fn run_graphs(a: &DiffArgs) -> u8 {
             engine: &new,
         },
     );
+    if a.cases.is_some() || a.query.is_some() {
+        return run_blame(a, &old, &new, &d);
+    }
     if a.json {
         let mut s = report::json(&d);
         s.push('\n');
         write_stdout(s.as_bytes());
     } else {
         write_text(&report::text(&d, a.limit));
+    }
+    EXIT_OK
+}
+
+fn base_knobs(a: &DiffArgs) -> Result<Knobs, u8> {
+    let mut k = Knobs::default();
+    k.params.top_k = a.top_k;
+    k.params.depth = a.depth;
+    k.select.llm_target = a.llm_target.clone();
+    k.select.policy = a.policy.clone();
+    for s in &a.set {
+        k = k.set_from_str(s).map_err(|e| fail(format!("--set: {e}")))?;
+    }
+    Ok(k)
+}
+
+/// The cases to blame: the suite's (each with its own parameters), or the one query.
+fn cases_of(a: &DiffArgs, base: &Knobs) -> Result<Vec<CaseSpec>, u8> {
+    if let Some(q) = &a.query {
+        return Ok(vec![CaseSpec {
+            id: "query".into(),
+            query: q.clone(),
+            knobs: base.clone(),
+            expected: a.expected.clone(),
+        }]);
+    }
+    let path = a.cases.as_deref().unwrap_or_default();
+    let suite = load_suite(Path::new(path)).map_err(fail)?;
+    suite
+        .cases
+        .iter()
+        .map(|c| {
+            Ok(CaseSpec {
+                id: c.id.clone(),
+                query: c.query.clone(),
+                knobs: c.knobs(base, &a.set).map_err(|e| {
+                    fail(format!(
+                        "{}: case {}: {e}",
+                        crate::sanitize::line(path),
+                        c.id
+                    ))
+                })?,
+                expected: c.expected.clone(),
+            })
+        })
+        .collect()
+}
+
+fn run_blame(a: &DiffArgs, old: &Engine, new: &Engine, d: &graphdiff::ArtifactDiff) -> u8 {
+    let base = match base_knobs(a) {
+        Ok(k) => k,
+        Err(c) => return c,
+    };
+    let cases = match cases_of(a, &base) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    let t = std::time::Instant::now();
+    let plan = Plan::new(old, new, d);
+    graphdiff::timing("change groups and token cache", t);
+    let blamer = Blamer { plan: &plan };
+    let blamed: Vec<CaseBlame> = crate::par::map_heavy(&cases, |c| blamer.blame(c));
+    graphdiff::timing(
+        &format!("blame ({})", crate::lab::blame::profile::report()),
+        t,
+    );
+    if a.json {
+        let mut out = String::new();
+        for c in &blamed {
+            out.push_str(&blame_report::json_line(&plan, c));
+            out.push('\n');
+        }
+        write_stdout(out.as_bytes());
+    } else {
+        let mut text = report::summary(d);
+        text.push('\n');
+        text.push_str(&blame_report::text(&plan, &blamed, a.limit));
+        write_text(&text);
     }
     EXIT_OK
 }

@@ -5,6 +5,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
+use std::sync::Arc;
 
 use super::lexicon::{BASE_STOPWORDS, PROTECTED_TERMS};
 use super::tokenize::Tokenizer;
@@ -40,7 +41,7 @@ struct ChunkDoc {
 /// Tokenises a chunk of tools; `extra` appends one token to one document (chunk-local
 /// index), which is how [`Index::build_with_extra_token`] builds a document probe's corpus.
 fn tokenize_chunk(
-    tools: &[Tool],
+    tools: &[std::sync::Arc<Tool>],
     tokenizer: &dyn Tokenizer,
     extra: Option<(usize, &str)>,
 ) -> TokenChunk {
@@ -94,8 +95,9 @@ fn tokenize_chunk(
 
 #[derive(Debug, Default)]
 pub struct Index {
-    terms: FxHashMap<Box<str>, TermId>,
-    term_text: Vec<Box<str>>,
+    /// Term ids by text, and texts by id (shared by the blame hybrids of one cache).
+    terms: Arc<FxHashMap<Box<str>, TermId>>,
+    term_text: Arc<Vec<Box<str>>>,
     postings: Vec<Vec<Posting>>,
     /// idf per term, `ln((N - df + 0.5) / (df + 0.5) + 1.0)`.
     idf: Vec<f64>,
@@ -106,15 +108,147 @@ pub struct Index {
     pub avgdl: f64,
     /// Term ids of each tool's name tokens, for the long-name penalty and the order boost.
     pub name_tokens: Vec<Vec<TermId>>,
-    stopwords: FxHashSet<Box<str>>,
+    stopwords: Arc<FxHashSet<Box<str>>>,
     /// Accent-stripped lower-cased (name, description) per tool for the substring fallback,
     /// built on the first query that needs it.
     fallback: std::sync::OnceLock<Vec<(Box<str>, Box<str>)>>,
 }
 
+/// One document's tokens with the ids of a [`TokenCache`]'s dictionary.
+#[derive(Debug, Clone)]
+pub struct CachedDoc {
+    dl: u32,
+    /// (term, tf) in first-occurrence order
+    counts: Vec<(u32, u32)>,
+    name: Vec<u32>,
+}
+
+/// Documents tokenised once, to be assembled into many indexes ([`Index::from_cache`]).
+#[derive(Debug, Default)]
+pub struct TokenCache {
+    terms: Arc<Vec<Box<str>>>,
+    ids: Arc<FxHashMap<Box<str>, u32>>,
+    docs: Vec<CachedDoc>,
+    /// Per term, how many cached documents hold it (a bound on any index's postings).
+    df_bound: Vec<u32>,
+}
+
+/// The scores of a [`TokenCache`]'s documents under one corpus's statistics: every
+/// posting's BM25 part, each document's length part, each term's idf and the stopwords.
+#[derive(Debug)]
+pub struct ScoreTable {
+    idf: Vec<f64>,
+    len_part: Vec<f64>,
+    scores: Vec<Vec<f64>>,
+    avgdl: f64,
+    stopwords: Arc<FxHashSet<Box<str>>>,
+}
+
+impl ScoreTable {
+    /// The cache's documents scored as `stats` scores (its document count, average
+    /// length, document frequencies and stopwords), exactly as [`Index::build_with_stats`].
+    pub fn new(cache: &TokenCache, stats: &Index) -> ScoreTable {
+        let nf = stats.doc_count() as i64;
+        let idf: Vec<f64> = cache
+            .terms
+            .iter()
+            .map(|t| {
+                let df = stats.term(t).map_or(0, |i| stats.df(i) as i64);
+                (((nf - df) as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln()
+            })
+            .collect();
+        let len_part: Vec<f64> = cache
+            .docs
+            .iter()
+            .map(|d| K1 * ((1.0 - B) + (B * d.dl as f64) / stats.avgdl))
+            .collect();
+        let scores = cache
+            .docs
+            .iter()
+            .zip(&len_part)
+            .map(|(d, &lp)| {
+                d.counts
+                    .iter()
+                    .map(|&(t, tf)| {
+                        let tf = tf as f64;
+                        idf[t as usize] * (tf * (K1 + 1.0)) / (tf + lp)
+                    })
+                    .collect()
+            })
+            .collect();
+        ScoreTable {
+            idf,
+            len_part,
+            scores,
+            avgdl: stats.avgdl,
+            stopwords: stats.stopwords.clone(),
+        }
+    }
+}
+
+impl TokenCache {
+    /// Appends the documents of `graph`'s tools, in tool order (tokenised on every core);
+    /// returns the cache index of its first tool.
+    pub fn add_graph(&mut self, graph: &Graph, tokenizer: &dyn Tokenizer) -> u32 {
+        let first = self.docs.len() as u32;
+        let chunks = crate::par::map_chunks(&graph.tools, |part, _| {
+            tokenize_chunk(part, tokenizer, None)
+        });
+        let ids = Arc::make_mut(&mut self.ids);
+        let terms = Arc::make_mut(&mut self.terms);
+        for c in chunks {
+            let global: Vec<u32> = c
+                .terms
+                .into_iter()
+                .map(|t| match ids.get(&t) {
+                    Some(&i) => i,
+                    None => {
+                        let i = terms.len() as u32;
+                        ids.insert(t.clone(), i);
+                        terms.push(t);
+                        self.df_bound.push(0);
+                        i
+                    }
+                })
+                .collect();
+            for d in c.docs {
+                for &(l, _) in &d.counts {
+                    self.df_bound[global[l as usize] as usize] += 1;
+                }
+                self.docs.push(CachedDoc {
+                    dl: d.dl,
+                    counts: d
+                        .counts
+                        .into_iter()
+                        .map(|(l, tf)| (global[l as usize], tf))
+                        .collect(),
+                    name: d.name.into_iter().map(|l| global[l as usize]).collect(),
+                });
+            }
+        }
+        first
+    }
+
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+}
+
 impl Index {
     pub fn build(graph: &Graph, tokenizer: &dyn Tokenizer) -> Index {
-        Index::build_inner(graph, tokenizer, None)
+        Index::build_inner(graph, tokenizer, None, None)
+    }
+
+    /// The index of `graph`'s documents scored with the corpus statistics of `stats` (its
+    /// document count, average length, document frequencies and stopwords) instead of
+    /// their own: a blame hybrid's documents under the old or the new corpus. With
+    /// `stats` built from the same documents this is [`Index::build`] exactly.
+    pub fn build_with_stats(graph: &Graph, tokenizer: &dyn Tokenizer, stats: &Index) -> Index {
+        Index::build_inner(graph, tokenizer, None, Some(stats))
     }
 
     /// The index of the corpus with `token` appended once to tool `doc`'s document: a full
@@ -125,13 +259,14 @@ impl Index {
         doc: ToolId,
         token: &str,
     ) -> Index {
-        Index::build_inner(graph, tokenizer, Some((doc as usize, token)))
+        Index::build_inner(graph, tokenizer, Some((doc as usize, token)), None)
     }
 
     fn build_inner(
         graph: &Graph,
         tokenizer: &dyn Tokenizer,
         extra: Option<(usize, &str)>,
+        stats: Option<&Index>,
     ) -> Index {
         let n = graph.tools.len();
         let mut ix = Index::default();
@@ -185,13 +320,32 @@ impl Index {
                 doc += 1;
             }
         }
+        ix.score(total, stats);
+        ix
+    }
+
+    /// Computes the average length, idf, length parts, posting scores and stopwords once
+    /// the postings, lengths and name tokens are in (`total`: the sum of the lengths), from
+    /// the index's own corpus or from `stats`'s.
+    fn score(&mut self, total: u64, stats: Option<&Index>) {
+        let ix = self;
+        let n = ix.dl.len();
         ix.avgdl = if n > 0 { total as f64 / n as f64 } else { 0.0 };
-        let nf = n as i64;
+        let mut nf = n as i64;
+        if let Some(st) = stats {
+            ix.avgdl = st.avgdl;
+            nf = st.doc_count() as i64;
+        }
+        let df_of = |id: usize, p: &Vec<Posting>| match stats {
+            None => p.len() as i64,
+            Some(st) => st.term(&ix.term_text[id]).map_or(0, |t| st.df(t) as i64),
+        };
         ix.idf = ix
             .postings
             .iter()
-            .map(|p| {
-                let df = p.len() as i64;
+            .enumerate()
+            .map(|(id, p)| {
+                let df = df_of(id, p);
                 (((nf - df) as f64 + 0.5) / (df as f64 + 0.5) + 1.0).ln()
             })
             .collect();
@@ -207,19 +361,64 @@ impl Index {
                 p.score = idf * (tf * (K1 + 1.0)) / (tf + ix.len_part[p.doc as usize]);
             }
         }
+        if let Some(st) = stats {
+            ix.stopwords = st.stopwords.clone();
+            return;
+        }
+        let mut stop: FxHashSet<Box<str>> = FxHashSet::default();
         for w in BASE_STOPWORDS {
-            ix.stopwords.insert((*w).into());
+            stop.insert((*w).into());
         }
         if n >= 10 {
             let protected: FxHashSet<&str> = PROTECTED_TERMS.iter().copied().collect();
             for (id, p) in ix.postings.iter().enumerate() {
                 let term = &ix.term_text[id];
                 if auto_stopword(term, p.len(), n, &protected) {
-                    ix.stopwords.insert(term.clone());
+                    stop.insert(term.clone());
                 }
             }
         }
-        ix
+        ix.stopwords = Arc::new(stop);
+    }
+
+    /// The index of the cached documents `docs` (cache indexes, in tool order) scored with
+    /// the corpus statistics `table` holds: a blame hybrid's index, assembled without
+    /// tokenising or scoring again. Its dictionary is the cache's (a term no listed
+    /// document holds has no postings, which ranks exactly as a term the index lacks).
+    pub fn from_cache(cache: &TokenCache, table: &ScoreTable, docs: &[u32]) -> Index {
+        let mut postings: Vec<Vec<Posting>> = cache
+            .df_bound
+            .iter()
+            .map(|&n| Vec::with_capacity(n as usize))
+            .collect();
+        let mut dl = Vec::with_capacity(docs.len());
+        let mut len_part = Vec::with_capacity(docs.len());
+        let mut name_tokens = Vec::with_capacity(docs.len());
+        for (d, &c) in docs.iter().enumerate() {
+            let doc = &cache.docs[c as usize];
+            dl.push(doc.dl);
+            len_part.push(table.len_part[c as usize]);
+            for (&(t, tf), &score) in doc.counts.iter().zip(&table.scores[c as usize]) {
+                postings[t as usize].push(Posting {
+                    doc: d as ToolId,
+                    tf,
+                    score,
+                });
+            }
+            name_tokens.push(doc.name.clone());
+        }
+        Index {
+            terms: cache.ids.clone(),
+            term_text: cache.terms.clone(),
+            postings,
+            idf: table.idf.clone(),
+            dl,
+            len_part,
+            avgdl: table.avgdl,
+            name_tokens,
+            stopwords: table.stopwords.clone(),
+            fallback: Default::default(),
+        }
     }
 
     /// Whether a term with document frequency `df` would be a stopword of this corpus (a
@@ -234,14 +433,16 @@ impl Index {
         n >= 10 && auto_stopword(term, df, n, &protected)
     }
 
+    /// The id of `t`, added when new (while building: the dictionary is not shared yet,
+    /// so `make_mut` never copies it).
     fn intern(&mut self, t: String) -> TermId {
         if let Some(&id) = self.terms.get(t.as_str()) {
             return id;
         }
         let id = self.term_text.len() as TermId;
         let b: Box<str> = t.into_boxed_str();
-        self.terms.insert(b.clone(), id);
-        self.term_text.push(b);
+        Arc::make_mut(&mut self.terms).insert(b.clone(), id);
+        Arc::make_mut(&mut self.term_text).push(b);
         self.postings.push(Vec::new());
         id
     }

@@ -43,41 +43,83 @@ pub struct Engine {
     pub graph: Graph,
     pub index: index::Index,
     pub tokenizer: Box<dyn tokenize::Tokenizer>,
-    /// Tool-side evidence terms, computed on first use.
-    tool_terms: Vec<std::sync::OnceLock<semantic::ToolTerms>>,
-    /// Tool-side selector facts, computed on first use.
-    selector_facts: Vec<std::sync::OnceLock<select::SelectorFacts>>,
-    /// Field names and semantic tags a tool's contract produces, computed on first use.
-    produced: Vec<std::sync::OnceLock<Vec<String>>>,
+    /// Per-tool values computed on first use (they depend on the tool alone).
+    caches: ToolCaches,
+    /// The cache entry of each tool (`None`: tool id = entry): the hybrids of a blame share
+    /// one set of entries, one per tool version.
+    cache_of: Option<Vec<u32>>,
+}
+
+/// What the engine computes once per tool and keeps: the tool side of
+/// `semantic_evidence`, the selector's query-independent facts, and the field names and
+/// semantic tags its contract produces.
+#[derive(Default)]
+pub struct ToolCache {
+    terms: std::sync::OnceLock<semantic::ToolTerms>,
+    facts: std::sync::OnceLock<select::SelectorFacts>,
+    produced: std::sync::OnceLock<Vec<String>>,
+}
+
+/// A shareable list of [`ToolCache`] entries.
+#[derive(Clone)]
+pub struct ToolCaches(std::sync::Arc<Vec<ToolCache>>);
+
+impl ToolCaches {
+    /// `n` empty entries.
+    pub fn new(n: usize) -> ToolCaches {
+        ToolCaches(std::sync::Arc::new(
+            (0..n).map(|_| ToolCache::default()).collect(),
+        ))
+    }
 }
 
 impl Engine {
     pub fn new(graph: Graph) -> Engine {
         let tokenizer: Box<dyn tokenize::Tokenizer> = Box::new(tokenize::BuiltinTokenizer);
         let index = index::Index::build(&graph, tokenizer.as_ref());
-        let tool_terms = (0..graph.tools.len())
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
-        let selector_facts = (0..graph.tools.len())
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
-        let produced = (0..graph.tools.len())
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
+        let caches = ToolCaches::new(graph.tools.len());
+        Engine::from_parts(graph, index, caches, None)
+    }
+
+    /// An engine over `graph` whose BM25 scores use the corpus statistics of `stats`
+    /// ([`index::Index::build_with_stats`]).
+    pub fn with_corpus_stats(graph: Graph, stats: &index::Index) -> Engine {
+        let tokenizer: Box<dyn tokenize::Tokenizer> = Box::new(tokenize::BuiltinTokenizer);
+        let index = index::Index::build_with_stats(&graph, tokenizer.as_ref(), stats);
+        let caches = ToolCaches::new(graph.tools.len());
+        Engine::from_parts(graph, index, caches, None)
+    }
+
+    /// An engine from an index built elsewhere (a blame hybrid's, from cached documents)
+    /// and shared per-tool caches: tool `t` uses entry `cache_of[t]` (the caller keeps
+    /// one entry per tool version, so every hybrid holding that version shares it).
+    pub fn from_parts(
+        graph: Graph,
+        index: index::Index,
+        caches: ToolCaches,
+        cache_of: Option<Vec<u32>>,
+    ) -> Engine {
         Engine {
             graph,
             index,
-            tokenizer,
-            tool_terms,
-            selector_facts,
-            produced,
+            tokenizer: Box::new(tokenize::BuiltinTokenizer),
+            caches,
+            cache_of,
         }
+    }
+
+    fn cache(&self, tool: crate::model::ToolId) -> &ToolCache {
+        let i = match &self.cache_of {
+            Some(map) => map[tool as usize] as usize,
+            None => tool as usize,
+        };
+        &self.caches.0[i]
     }
 
     /// The field names and semantic tags of a tool's produces rows (promoted rows, else the
     /// `api_contract` ones), cached.
     pub fn produced_fields(&self, tool: crate::model::ToolId) -> &[String] {
-        self.produced[tool as usize].get_or_init(|| {
+        self.cache(tool).produced.get_or_init(|| {
             let mut out: Vec<String> = Vec::new();
             for row in self.graph.tool(tool).facts.produces_or_api() {
                 for k in ["field_name", "semantic_tag"] {
@@ -94,13 +136,15 @@ impl Engine {
 
     /// The cached query-independent selector facts of a tool.
     pub fn selector_facts(&self, tool: crate::model::ToolId, name: &str) -> &select::SelectorFacts {
-        self.selector_facts[tool as usize]
+        self.cache(tool)
+            .facts
             .get_or_init(|| select::SelectorFacts::new(&self.graph, tool, name))
     }
 
     /// The cached tool side of `semantic_evidence`.
     pub fn tool_terms(&self, tool: crate::model::ToolId) -> &semantic::ToolTerms {
-        self.tool_terms[tool as usize]
+        self.cache(tool)
+            .terms
             .get_or_init(|| semantic::ToolTerms::new(self.graph.tool(tool)))
     }
 

@@ -1,5 +1,6 @@
 //! Quality lab: suites of labelled queries and the metrics computed over them.
 
+pub mod blame;
 pub mod captured;
 pub mod ci;
 pub mod diff;

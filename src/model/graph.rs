@@ -13,6 +13,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 
 use super::tool::Tool;
+use std::sync::Arc;
 
 pub type ToolId = u32;
 pub type NodeId = u32;
@@ -103,7 +104,8 @@ pub fn confidence_kind(label: Option<&str>) -> u8 {
 pub struct Edge {
     pub source: NodeId,
     pub target: NodeId,
-    pub attrs: EdgeAttrs,
+    /// Shared, so a blame hybrid takes an edge without copying its evidence text.
+    pub attrs: Arc<EdgeAttrs>,
 }
 
 /// What a collection artifact records about its own build at the top level (absent in a
@@ -135,7 +137,8 @@ pub struct GraphInfo {
 #[derive(Debug, Default)]
 pub struct Graph {
     pub info: GraphInfo,
-    pub tools: Vec<Tool>,
+    /// Shared, so a blame hybrid takes a tool without copying it.
+    pub tools: Vec<Arc<Tool>>,
     tool_ids: FxHashMap<String, ToolId>,
     tool_keys: Vec<String>,
     pub nodes: IndexMap<String, Node, FxBuildHasher>,
@@ -171,6 +174,11 @@ impl Graph {
 
     /// Adds a tool to the tool table. Returns `false` if the name is taken.
     pub fn add_tool(&mut self, key: String, tool: Tool) -> bool {
+        self.add_shared_tool(key, Arc::new(tool))
+    }
+
+    /// [`Graph::add_tool`] for a tool another graph holds too.
+    pub fn add_shared_tool(&mut self, key: String, tool: Arc<Tool>) -> bool {
         if self.tool_ids.contains_key(&key) {
             return false;
         }
@@ -226,6 +234,16 @@ impl Graph {
 
     /// Adds an edge; an existing ordered pair gets its attributes replaced in place.
     pub fn set_edge(&mut self, source: NodeId, target: NodeId, attrs: EdgeAttrs) -> EdgeId {
+        self.set_shared_edge(source, target, Arc::new(attrs))
+    }
+
+    /// [`Graph::set_edge`] with attributes another graph holds too.
+    pub fn set_shared_edge(
+        &mut self,
+        source: NodeId,
+        target: NodeId,
+        attrs: Arc<EdgeAttrs>,
+    ) -> EdgeId {
         if let Some(&e) = self.adj.edge_weight(source, target) {
             self.edges[e as usize].attrs = attrs;
             return e;

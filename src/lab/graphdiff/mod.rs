@@ -649,4 +649,4 @@ pub fn diff_nodes(a: &Graph, b: &Graph) -> NodesDiff {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

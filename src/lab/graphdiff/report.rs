@@ -51,6 +51,13 @@ fn fp(f: &str) -> &str {
     &f[..f.len().min(12)]
 }
 
+/// The header and the counts (what `diff --cases` prints above the blame).
+pub fn summary(d: &ArtifactDiff) -> String {
+    let mut out = String::new();
+    header(&mut out, d);
+    out
+}
+
 /// The human report.
 pub fn text(d: &ArtifactDiff, limit: usize) -> String {
     let mut out = String::new();

@@ -1,0 +1,504 @@
+//! Ranking blame: which change between two graphs moved a case's ranking or selection.
+//!
+//! A case runs on OLD and NEW. When its outcome (names, order, rounded scores, selected
+//! target, decision, reason codes) differs, the change is attributed to the change groups
+//! of [`plan`] by replaying the case on hybrid graphs (OLD with a subset of the groups
+//! applied) and taking Shapley values ([`shapley`]) of four metrics: the tracked tool's
+//! rounded score (0 when absent), its rank (`top_k + 1` when absent), whether the top-1 is
+//! NEW's and whether the selected target is NEW's. The tracked tool is the expected tool
+//! (the best placed in NEW when a case names several), else OLD's top-1.
+//!
+//! The players are the groups that touch the case: tools in either ranking or whose
+//! documents hold a query term, the edges of the tools in either ranking, nodes, the
+//! corpus statistics and the order. If OLD plus those groups does not reproduce NEW, the
+//! set widens with the tools of the hybrid's ranking, and at last every remaining group
+//! joins as one player, so the hybrids always reach both endpoints. With many players,
+//! those that change nothing alone and nothing when left out are merged into one; beyond
+//! [`shapley::EXACT_MAX`] the values are estimated with a stated error bound.
+//! `mechanism_status` is `resolved` only when the empty and the full hybrid reproduce
+//! OLD and NEW exactly.
+
+pub mod plan;
+pub mod report;
+pub mod shapley;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::engine::knobs::Knobs;
+use crate::engine::query::QueryPlan;
+use crate::engine::{Engine, Retrieval, Selection};
+use crate::model::ToolId;
+use crate::pytext::round;
+use plan::{GroupKind, Plan};
+use shapley::{METRICS, Values};
+
+/// Metric slots in [`Values`].
+pub const SCORE: usize = 0;
+pub const RANK: usize = 1;
+pub const TOP1: usize = 2;
+pub const SELECTED: usize = 3;
+
+/// One case to blame.
+#[derive(Debug, Clone)]
+pub struct CaseSpec {
+    pub id: String,
+    pub query: String,
+    pub knobs: Knobs,
+    pub expected: Vec<String>,
+}
+
+/// What a run produced, as exactness compares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub rows: Vec<(String, f64)>,
+    pub selected: String,
+    pub decision: &'static str,
+    pub reasons: Vec<&'static str>,
+}
+
+impl Outcome {
+    pub fn of(engine: &Engine, query: &str, knobs: &Knobs) -> Outcome {
+        let r: Retrieval = engine.retrieve(query, &knobs.params);
+        let s: Selection = engine.select(&r, &knobs.select);
+        Outcome {
+            rows: r
+                .rows
+                .iter()
+                .map(|row| (row.name.clone(), row.rounded_score()))
+                .collect(),
+            selected: s.selected_target,
+            decision: s.decision,
+            reasons: s.reason_codes,
+        }
+    }
+
+    pub fn top1(&self) -> Option<&str> {
+        self.rows.first().map(|r| r.0.as_str())
+    }
+
+    pub fn rank_of(&self, name: &str) -> Option<usize> {
+        self.rows.iter().position(|r| r.0 == name).map(|i| i + 1)
+    }
+
+    pub fn score_of(&self, name: &str) -> Option<f64> {
+        self.rows.iter().find(|r| r.0 == name).map(|r| r.1)
+    }
+}
+
+/// One side of a case as the report shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideView {
+    pub top1: Option<String>,
+    pub selected: String,
+    pub tracked: Option<String>,
+    pub expected_rank: Option<usize>,
+    pub expected_score: Option<f64>,
+}
+
+/// A player's share: one group, or several merged.
+#[derive(Debug, Clone)]
+pub struct Share {
+    pub groups: Vec<u32>,
+    pub effect: Values,
+}
+
+/// How the shares were computed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Method {
+    /// Nothing to attribute (the outcome did not change).
+    None,
+    Exact,
+    /// Estimated from this many player orders; the 95% bound on each share, per metric.
+    Sampled {
+        samples: usize,
+        bound: Values,
+    },
+}
+
+/// The blame of one case.
+#[derive(Debug, Clone)]
+pub struct CaseBlame {
+    pub id: String,
+    pub query: String,
+    pub changed: bool,
+    /// The tracked tool is an expected tool (else OLD's top-1).
+    pub tracked_expected: bool,
+    pub old: SideView,
+    pub new: SideView,
+    /// Sorted by the size of their effect on the primary metric, largest first.
+    pub shares: Vec<Share>,
+    /// Metric change NEW − OLD minus the sum of the shares.
+    pub residual: Values,
+    /// NEW − OLD per metric.
+    pub delta: Values,
+    pub resolved: bool,
+    pub method: Method,
+    pub evaluations: usize,
+    /// Expected tools missing from OLD, and from NEW.
+    pub missing: (Vec<String>, Vec<String>),
+    /// The ranked names in OLD and in NEW.
+    pub rows: (Vec<String>, Vec<String>),
+}
+
+impl CaseBlame {
+    /// The metric the report leads with: the tracked tool's rank when it moved, else its
+    /// score, else the top-1, else the selection.
+    pub fn primary(&self) -> usize {
+        [RANK, SCORE, TOP1, SELECTED]
+            .into_iter()
+            .find(|&m| self.delta[m] != 0.0)
+            .unwrap_or(SCORE)
+    }
+}
+
+/// The value of one hybrid to the metrics.
+fn metrics(o: &Outcome, tracked: Option<&str>, new: &Outcome, top_k: usize) -> Values {
+    let rank = tracked.and_then(|t| o.rank_of(t));
+    [
+        tracked.and_then(|t| o.score_of(t)).unwrap_or(0.0),
+        rank.unwrap_or(top_k + 1) as f64,
+        f64::from(u8::from(o.top1().is_some() && o.top1() == new.top1())),
+        f64::from(u8::from(o.selected == new.selected)),
+    ]
+}
+
+/// Blames cases between two graphs; hybrids are built per case and not kept.
+pub struct Blamer<'p, 'e> {
+    pub plan: &'p Plan<'e>,
+}
+
+/// Players a case may have at most (coalitions are bitmasks).
+const MAX_PLAYERS: usize = 120;
+
+/// BM25 candidates (best first) whose changes touch a case; the engine seeds with five.
+const SEED_WINDOW: usize = 15;
+
+impl Blamer<'_, '_> {
+    pub fn blame(&self, case: &CaseSpec) -> CaseBlame {
+        let plan = self.plan;
+        let k = &case.knobs;
+        let o_old = Outcome::of(plan.old, &case.query, k);
+        let o_new = Outcome::of(plan.new, &case.query, k);
+        let missing = (
+            missing_in(plan.old, &case.expected),
+            missing_in(plan.new, &case.expected),
+        );
+        // the tracked tool: the best placed expected tool in NEW (then OLD), else OLD's top-1
+        let tracked_expected = case
+            .expected
+            .iter()
+            .any(|e| plan.new.graph.tool_id(e).is_some() || plan.old.graph.tool_id(e).is_some());
+        let tracked_slot = self.tracked_slot(case, &o_old, &o_new);
+        let none = vec![false; plan.groups.len()];
+        let all = vec![true; plan.groups.len()];
+        let name_in = |applied: &[bool]| tracked_slot.and_then(|s| plan.tool_name(s, applied));
+        let view = |o: &Outcome, applied: &[bool]| SideView {
+            top1: o.top1().map(String::from),
+            selected: o.selected.clone(),
+            tracked: name_in(applied).map(String::from),
+            expected_rank: name_in(applied).and_then(|t| o.rank_of(t)),
+            expected_score: name_in(applied).and_then(|t| o.score_of(t)),
+        };
+        let top_k = k.params.top_k;
+        let m_old = metrics(&o_old, name_in(&none), &o_new, top_k);
+        let m_new = metrics(&o_new, name_in(&all), &o_new, top_k);
+        let delta: Values = std::array::from_fn(|m| m_new[m] - m_old[m]);
+        let mut out = CaseBlame {
+            id: case.id.clone(),
+            query: case.query.clone(),
+            changed: o_old != o_new,
+            tracked_expected,
+            old: view(&o_old, &none),
+            new: view(&o_new, &all),
+            shares: Vec::new(),
+            residual: [0.0; METRICS],
+            delta,
+            resolved: true,
+            method: Method::None,
+            evaluations: 0,
+            missing,
+            rows: (
+                o_old.rows.iter().map(|r| r.0.clone()).collect(),
+                o_new.rows.iter().map(|r| r.0.clone()).collect(),
+            ),
+        };
+        if !out.changed {
+            return out;
+        }
+        let mut cache: FxHashMap<Vec<bool>, (Outcome, Values)> = FxHashMap::default();
+        let mut eval = |applied: &[bool]| -> (Outcome, Values) {
+            if let Some(hit) = cache.get(applied) {
+                return hit.clone();
+            }
+            let t = std::time::Instant::now();
+            let e = plan.hybrid(applied);
+            let t_build = t.elapsed();
+            let o = Outcome::of(&e, &case.query, k);
+            profile::add(t_build, t.elapsed() - t_build);
+            let tracked = tracked_slot.and_then(|s| plan.tool_name(s, applied));
+            let m = metrics(&o, tracked, &o_new, top_k);
+            cache.insert(applied.to_vec(), (o.clone(), m));
+            (o, m)
+        };
+        // the endpoints: OLD and NEW reproduced by the empty and the full hybrid
+        let endpoints_ok = eval(&none).0 == o_old && eval(&all).0 == o_new;
+        // players: the groups that touch the case, widened until they reach NEW
+        let mut chosen = self.touching(case, &o_old, &o_new);
+        let mut players: Vec<Vec<u32>>;
+        let mut rounds = 0;
+        loop {
+            let mut applied = none.clone();
+            for &g in &chosen {
+                applied[g as usize] = true;
+            }
+            let (o, _) = eval(&applied);
+            if o == o_new {
+                players = chosen.iter().map(|&g| vec![g]).collect();
+                break;
+            }
+            rounds += 1;
+            let before = chosen.len();
+            self.add_row_groups(&o, &applied, &mut chosen);
+            if rounds >= 3 || chosen.len() == before {
+                players = chosen.iter().map(|&g| vec![g]).collect();
+                let rest: Vec<u32> = (0..plan.groups.len() as u32)
+                    .filter(|g| !chosen.contains(g))
+                    .collect();
+                if !rest.is_empty() {
+                    players.push(rest);
+                }
+                break;
+            }
+        }
+        if players.len() > MAX_PLAYERS {
+            let tail: Vec<u32> = players.drain(MAX_PLAYERS - 1..).flatten().collect();
+            players.push(tail);
+        }
+        let applied_of = |players: &[Vec<u32>], mask: u128| {
+            let mut a = none.clone();
+            for (i, p) in players.iter().enumerate() {
+                if mask & (1u128 << i) != 0 {
+                    for &g in p {
+                        a[g as usize] = true;
+                    }
+                }
+            }
+            a
+        };
+        // many players: merge those that change nothing alone and nothing when left out
+        // (found by halving blocks of players: a block that does neither is set aside whole)
+        if players.len() > shapley::EXACT_MAX {
+            let n = players.len();
+            let full = if n == 128 {
+                u128::MAX
+            } else {
+                (1u128 << n) - 1
+            };
+            let o_full = eval(&applied_of(&players, full)).0;
+            let mut active: Vec<usize> = Vec::new();
+            let mut idle: Vec<usize> = Vec::new();
+            let mut todo: Vec<Vec<usize>> = vec![(0..n).collect()];
+            while let Some(block) = todo.pop() {
+                let mask = block.iter().fold(0u128, |m, &i| m | (1u128 << i));
+                let quiet = eval(&applied_of(&players, mask)).0 == o_old
+                    && eval(&applied_of(&players, full & !mask)).0 == o_full;
+                if quiet {
+                    idle.extend(block);
+                } else if block.len() == 1 {
+                    active.push(block[0]);
+                } else {
+                    let (x, y) = block.split_at(block.len() / 2);
+                    todo.push(y.to_vec());
+                    todo.push(x.to_vec());
+                }
+            }
+            active.sort_unstable();
+            let mut next: Vec<Vec<u32>> = active.iter().map(|&i| players[i].clone()).collect();
+            if !idle.is_empty() {
+                next.push(idle.iter().flat_map(|&i| players[i].clone()).collect());
+            }
+            players = next;
+        }
+        let n = players.len();
+        let mut v = |mask: u128| eval(&applied_of(&players, mask)).1;
+        let shares = if n <= shapley::EXACT_MAX {
+            shapley::exact(n, &mut v)
+        } else {
+            shapley::sampled(n, shapley::SAMPLES, seed_of(&case.id), &mut v)
+        };
+        out.method = match shares.error_bound {
+            None => Method::Exact,
+            Some(bound) => Method::Sampled {
+                samples: shares.samples,
+                bound,
+            },
+        };
+        let full_mask = if n == 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
+        let reaches_new = eval(&applied_of(&players, full_mask)).0 == o_new;
+        out.resolved = endpoints_ok && reaches_new;
+        out.evaluations = cache.len();
+        let primary = out.primary();
+        let mut list: Vec<Share> = players
+            .into_iter()
+            .zip(shares.phi)
+            .map(|(groups, effect)| Share { groups, effect })
+            .filter(|s| s.effect.iter().any(|&x| x != 0.0))
+            .collect();
+        list.sort_by(|a, b| b.effect[primary].abs().total_cmp(&a.effect[primary].abs()));
+        for m in 0..METRICS {
+            let sum: f64 = list.iter().map(|s| s.effect[m]).sum();
+            out.residual[m] = out.delta[m] - sum;
+        }
+        out.shares = list;
+        out
+    }
+
+    /// The tool slot a case tracks.
+    fn tracked_slot(&self, case: &CaseSpec, o_old: &Outcome, o_new: &Outcome) -> Option<u32> {
+        let p = self.plan;
+        let slot = |name: &str| {
+            p.new
+                .graph
+                .tool_id(name)
+                .map(|i| p.slot_of(true, i))
+                .or_else(|| p.old.graph.tool_id(name).map(|i| p.slot_of(false, i)))
+        };
+        let best = |o: &Outcome| {
+            case.expected
+                .iter()
+                .filter_map(|e| o.rank_of(e).map(|r| (r, e)))
+                .min()
+                .map(|(_, e)| e.clone())
+        };
+        if case.expected.iter().any(|e| slot(e).is_some()) {
+            let name = best(o_new)
+                .or_else(|| best(o_old))
+                .or_else(|| case.expected.iter().find(|e| slot(e).is_some()).cloned())?;
+            return slot(&name);
+        }
+        o_old
+            .top1()
+            .and_then(|t| p.old.graph.tool_id(t).map(|i| p.slot_of(false, i)))
+            .or_else(|| o_new.top1().and_then(slot))
+    }
+
+    /// Groups that touch a case: tools in either ranking or holding a query term, their
+    /// edges, nodes, the corpus statistics and the order.
+    fn touching(&self, case: &CaseSpec, o_old: &Outcome, o_new: &Outcome) -> Vec<u32> {
+        let p = self.plan;
+        let mut set: FxHashSet<u32> = FxHashSet::default();
+        let none = vec![false; p.groups.len()];
+        let all = vec![true; p.groups.len()];
+        let rows_of = |o: &Outcome, applied: &[bool], set: &mut FxHashSet<u32>| {
+            for (name, _) in &o.rows {
+                if let Some(s) = p.slot_named(name, applied) {
+                    self.tool_and_edges(s, set);
+                }
+            }
+        };
+        rows_of(o_old, &none, &mut set);
+        rows_of(o_new, &all, &mut set);
+        // the BM25 candidates near the top in either graph (seeds are the best five)
+        for (engine, new_side) in [(p.old, false), (p.new, true)] {
+            let qp = QueryPlan::new(&case.query, &engine.index, engine.tokenizer.as_ref());
+            let mut scratch = Vec::new();
+            let mut cands: Vec<(ToolId, f64)> =
+                crate::engine::query::bm25_candidates(&engine.index, &qp, &mut scratch)
+                    .into_iter()
+                    .map(|(d, partial)| {
+                        (
+                            d,
+                            crate::engine::query::full_score(&engine.graph, &qp, d, partial),
+                        )
+                    })
+                    .collect();
+            cands.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+            for &(d, _) in cands.iter().take(SEED_WINDOW) {
+                self.tool_and_edges(p.slot_of(new_side, d), &mut set);
+            }
+        }
+        for (i, g) in p.groups.iter().enumerate() {
+            if matches!(
+                g.kind,
+                GroupKind::Node | GroupKind::Corpus | GroupKind::Order
+            ) {
+                set.insert(i as u32);
+            }
+        }
+        let mut v: Vec<u32> = set.into_iter().collect();
+        v.sort_unstable();
+        v
+    }
+
+    fn tool_and_edges(&self, slot: u32, set: &mut FxHashSet<u32>) {
+        if let Some(g) = self.plan.tool_group(slot) {
+            set.insert(g);
+        }
+        set.extend(self.plan.edge_groups_of(slot).iter().copied());
+    }
+
+    /// Adds the groups of the tools in a hybrid's ranking (and their edges).
+    fn add_row_groups(&self, o: &Outcome, applied: &[bool], chosen: &mut Vec<u32>) {
+        let mut set: FxHashSet<u32> = chosen.iter().copied().collect();
+        for (name, _) in &o.rows {
+            if let Some(s) = self.plan.slot_named(name, applied) {
+                self.tool_and_edges(s, &mut set);
+            }
+        }
+        let mut v: Vec<u32> = set.into_iter().collect();
+        v.sort_unstable();
+        *chosen = v;
+    }
+}
+
+fn missing_in(e: &Engine, expected: &[String]) -> Vec<String> {
+    expected
+        .iter()
+        .filter(|x| e.graph.tool_id(x).is_none())
+        .cloned()
+        .collect()
+}
+
+/// A seed per case (FNV-1a of its id), so a case's estimate does not depend on the suite.
+fn seed_of(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Where a blame's time goes (with `TOOLSCOPE_TIMING`): building hybrids and running
+/// the case on them.
+pub mod profile {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static BUILD: AtomicU64 = AtomicU64::new(0);
+    static RUN: AtomicU64 = AtomicU64::new(0);
+    static N: AtomicU64 = AtomicU64::new(0);
+
+    pub fn add(build: std::time::Duration, run: std::time::Duration) {
+        BUILD.fetch_add(build.as_micros() as u64, Ordering::Relaxed);
+        RUN.fetch_add(run.as_micros() as u64, Ordering::Relaxed);
+        N.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `hybrids N, build X ms, run Y ms` so far.
+    pub fn report() -> String {
+        format!(
+            "hybrids {}, building {:.1} ms, running the case {:.1} ms",
+            N.load(Ordering::Relaxed),
+            BUILD.load(Ordering::Relaxed) as f64 / 1e3,
+            RUN.load(Ordering::Relaxed) as f64 / 1e3
+        )
+    }
+}
+
+/// A score rounded as reports show it (4 decimals).
+pub fn r4(x: f64) -> f64 {
+    round(x, 4)
+}
+
+#[cfg(test)]
+mod tests;
