@@ -146,7 +146,7 @@ pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
 }
 
 /// The SHA-256 (hex) and length of a spec's canonical JSON text.
-fn spec_digest(spec: &Value) -> (String, usize) {
+pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
     let mut canon = String::new();
     canonical(spec, &mut canon);
     let sha = sha2::Sha256::digest(canon.as_bytes());
@@ -158,6 +158,7 @@ fn spec_digest(spec: &Value) -> (String, usize) {
 
 pub fn build_collection(
     docs: &[Document],
+    workflows: &[&Document],
     built_at: &str,
     progress: &Progress,
 ) -> Result<Value, InputError> {
@@ -300,6 +301,10 @@ pub fn build_collection(
     // link and contract relations count like detected ones
     for (stats_of, label) in [(&link_edges, "EXTRACTED"), (&contract_edges, "INFERRED")] {
         let n = stats_of["added"].as_u64().unwrap_or(0);
+        // with two tools or more, `requires` is counted even when no contract edge was added
+        if label == "INFERRED" && list.len() >= 2 {
+            stats.by_relation.entry("requires".into()).or_default();
+        }
         if n == 0 {
             continue;
         }
@@ -314,6 +319,22 @@ pub fn build_collection(
         }
     }
     phase(&mut t0, "contract edges");
+    // 11. Arazzo workflow relations and binding aliases
+    let workflow_summary = if workflows.is_empty() {
+        None
+    } else {
+        let metadata = list
+            .iter_mut()
+            .map(|t| (t.name.clone(), &mut t.metadata))
+            .collect();
+        Some(crate::ingest::arazzo::apply_documents(
+            workflows,
+            &mut crate::ingest::arazzo::Target {
+                graph: &mut graph,
+                metadata,
+            },
+        )?)
+    };
     progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
 
     // artifact
@@ -330,7 +351,7 @@ pub fn build_collection(
     for (k, v) in &stats.by_relation {
         by_rel.insert(k.clone(), json!(v));
     }
-    let edge_stats = json!({
+    let mut edge_stats = json!({
         "EXTRACTED": stats.by_conf.get("EXTRACTED").copied().unwrap_or(0),
         "INFERRED": stats.by_conf.get("INFERRED").copied().unwrap_or(0),
         "AMBIGUOUS": stats.by_conf.get("AMBIGUOUS").copied().unwrap_or(0),
@@ -347,9 +368,23 @@ pub fn build_collection(
         "semantic_metadata": sem_summary,
         "relation_budget": RELATION_BUDGET,
         "relation_budget_reached": budget_reached,
-        "pair_edges": {"manual": 0, "auto": 0, "skipped_target_missing": 0, "skipped_self": 0, "skipped_existing_structural": 0},
-        "arazzo_workflows": {"added": 0, "merged": 0, "binding_aliases_added": 0},
+        "arazzo_workflows": workflow_summary.as_ref().map_or_else(
+            || json!({"added": 0, "merged": 0, "binding_aliases_added": 0}),
+            |s| s["edge_stats"].clone(),
+        ),
     });
+    // the pair-edge counts come with relation detection (two tools or more), before the
+    // workflow counts
+    if tool_count >= 2
+        && let Value::Object(m) = &mut edge_stats
+    {
+        let wf = m.shift_remove("arazzo_workflows").unwrap_or(Value::Null);
+        m.insert(
+            "pair_edges".into(),
+            json!({"manual": 0, "auto": 0, "skipped_target_missing": 0, "skipped_self": 0, "skipped_existing_structural": 0}),
+        );
+        m.insert("arazzo_workflows".into(), wf);
+    }
     let manifest = json!({
         "created_at": built_at,
         "hash_algorithm": "sha256:canonical-json",
@@ -367,11 +402,13 @@ pub fn build_collection(
         "duplicate_tool_names": dups.iter().take(20).map(|(n, c)| json!({"name": n, "count": c})).collect::<Vec<_>>(),
         "source_tool_counts": source_counts,
     });
-    let workflow_summary = json!({
-        "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
-        "by_dependency_kind": {},
-        "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
-        "source_snapshot_manifest": {"spec_count": 0, "specs": []},
+    let workflow_summary = workflow_summary.unwrap_or_else(|| {
+        json!({
+            "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
+            "by_dependency_kind": {},
+            "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
+            "source_snapshot_manifest": {"spec_count": 0, "specs": []},
+        })
     });
     let report = readiness::report(&list, &graph, &edge_quality, &sem_summary);
     let enrichment = if tool_count == 0 {
@@ -410,7 +447,7 @@ pub fn build_collection(
         "search_filter_field_names": [],
         "auth_field_names": [],
         "user_input_field_names": [],
-        "workflow_source_count": 0,
+        "workflow_source_count": workflows.len(),
     });
     let mut meta = Map::new();
     meta.insert("built_at".into(), json!(built_at));

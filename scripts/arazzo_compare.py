@@ -1,0 +1,148 @@
+"""Applies the Arazzo cases of fuzz_arazzo.py (or any folder of cases named the same way)
+with the reference (graph-tool-call 0.47.0, in-process) and with toolscope, both ways:
+
+  build  : build_openapi_collection_artifact(SPECS, workflow_sources=WORKFLOWS) written like
+           its CLI (json.dumps indent=2, ensure_ascii=False) against
+           `toolscope build SPECS… WORKFLOWS… -o OUT`;
+  saved  : ToolGraph.load(the reference's collection of SPECS), apply_arazzo_workflows(graph,
+           WORKFLOWS), save, against `toolscope build SPECS… -o C` then
+           `toolscope build C WORKFLOWS… -o OUT`.
+
+The outputs are compared byte for byte once their timestamps (built_at, created_at) are
+blanked; the first structural difference is printed for a case that differs. A case with an
+`.expect-error` file must make toolscope exit 2 with one line (the reference reads on).
+
+usage: arazzo_compare.py TOOLSCOPE_BIN CASE_DIR   (run with the reference virtualenv's python)
+Prints "identical: N/M" per way; exit status 1 when any case differs.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from graph_tool_call import ToolGraph
+from graph_tool_call.graphify import apply_arazzo_workflows, build_openapi_collection_artifact
+
+TS = os.path.abspath(sys.argv[1])
+DIR = sys.argv[2]
+TMP = tempfile.mkdtemp()
+STAMP = re.compile(r'"(built_at|created_at)": "[^"]*"')
+
+
+def blank(text):
+    return STAMP.sub(r'"\1": ""', text)
+
+
+def first_diff(a, b, p=""):
+    if type(a) != type(b):
+        return p, a, b
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return p + " keys", list(a), list(b)
+        for k in a:
+            d = first_diff(a[k], b[k], p + "/" + k)
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return p + " len", len(a), len(b)
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_diff(x, y, p + f"/{i}")
+            if d:
+                return d
+        return None
+    return None if a == b else (p, a, b)
+
+
+def cases():
+    out = {}
+    for f in sorted(os.listdir(DIR)):
+        m = re.match(r"(fz-\d+|[a-z0-9-]+?)\.(a|b)\.json$", f)
+        if m:
+            out.setdefault(m.group(1), {"specs": [], "workflows": []})["specs"].append(f)
+    for stem, c in out.items():
+        c["workflows"] = sorted(glob.glob1(DIR, stem + ".arazzo.*")) + sorted(glob.glob1(DIR, stem + ".2.arazzo.*"))
+        c["error"] = os.path.exists(os.path.join(DIR, stem + ".expect-error"))
+    return out
+
+
+def ts(*args):
+    return subprocess.run([TS, "build", *args, "--force"], cwd=DIR, capture_output=True, text=True)
+
+
+def compare(ref_text, ts_path):
+    ts_text = open(ts_path, encoding="utf-8").read()
+    if blank(ref_text) == blank(ts_text):
+        return None
+    d = first_diff(json.loads(blank(ref_text)), json.loads(blank(ts_text)))
+    return d or ("bytes", "(same JSON, different text)", "")
+
+
+def main():
+    tally = {"build": [0, 0], "saved": [0, 0], "error": [0, 0]}
+    os.chdir(DIR)
+    for stem, c in cases().items():
+        specs, wfs = c["specs"], c["workflows"]
+        if not wfs:
+            continue
+        out = os.path.join(TMP, "out.json")
+        if c["error"]:
+            tally["error"][1] += 1
+            r = ts(*specs, *wfs, "-o", out, "--quiet")
+            lines = r.stderr.strip().splitlines()
+            if r.returncode == 2 and len(lines) == 1 and "source description" in lines[0]:
+                tally["error"][0] += 1
+            else:
+                print(stem, "error expected, got rc", r.returncode, r.stderr.strip()[:300])
+            continue
+        src = specs[0] if len(specs) == 1 else specs
+        try:
+            art = build_openapi_collection_artifact(src, workflow_sources=wfs)
+            base = build_openapi_collection_artifact(src)
+        except Exception as e:  # noqa: BLE001
+            print(stem, "REF ERROR", type(e).__name__, str(e)[:200])
+            continue
+        # the same run
+        tally["build"][1] += 1
+        r = ts(*specs, *wfs, "-o", out, "--quiet")
+        if r.returncode != 0:
+            print(stem, "build: TS ERROR", r.stderr.strip()[:300])
+        else:
+            d = compare(json.dumps(art, indent=2, ensure_ascii=False, default=str), out)
+            if d:
+                print(stem, "build:", d[0], "\n   ref", json.dumps(d[1])[:400], "\n   ts ", json.dumps(d[2])[:400])
+            else:
+                tally["build"][0] += 1
+        # a saved graph
+        tally["saved"][1] += 1
+        ref_base = os.path.join(TMP, "base.json")
+        with open(ref_base, "w", encoding="utf-8") as f:
+            f.write(json.dumps(base, indent=2, ensure_ascii=False, default=str))
+        g = ToolGraph.load(ref_base)
+        apply_arazzo_workflows(g, wfs)
+        ref_out = os.path.join(TMP, "ref-saved.json")
+        g.save(ref_out)
+        coll = os.path.join(TMP, "c.json")
+        r = ts(*specs, "-o", coll, "--quiet")
+        r2 = ts(coll, *wfs, "-o", out, "--quiet") if r.returncode == 0 else r
+        if r2.returncode != 0:
+            print(stem, "saved: TS ERROR", r2.stderr.strip()[:300])
+            continue
+        d = compare(open(ref_out, encoding="utf-8").read(), out)
+        if d:
+            print(stem, "saved:", d[0], "\n   ref", json.dumps(d[1])[:400], "\n   ts ", json.dumps(d[2])[:400])
+        else:
+            tally["saved"][0] += 1
+    bad = 0
+    for way, (ok, n) in tally.items():
+        print(f"{way}: identical: {ok}/{n}")
+        bad += n - ok
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
