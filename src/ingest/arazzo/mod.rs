@@ -158,7 +158,8 @@ fn operation_of(step: &Map<String, Value>, ops: &Operations) -> Option<String> {
 }
 
 type StepRef = (String, String);
-type StepsOf<'d> = FxHashMap<String, IndexMap<String, &'d Map<String, Value>>>;
+/// Per workflow id: its operation steps by stepId, with their operations.
+type StepsOf<'d> = FxHashMap<String, IndexMap<String, (&'d Map<String, Value>, String)>>;
 
 #[derive(Default)]
 struct Pending {
@@ -171,7 +172,8 @@ pub fn extract(doc: &Value, ops: &Operations) -> Extracted {
     let mut out = Extracted::default();
     let workflows: Vec<(usize, &Map<String, Value>)> = objects(doc.get("workflows")).collect();
     out.workflow_count = workflows.len();
-    // every workflow id names its last workflow, and each stripped step id its last step
+    // every workflow id names its last workflow, and each stripped step id the last of
+    // its steps that names an operation (steps without one cannot be referred to)
     let mut last: FxHashMap<String, &Map<String, Value>> = FxHashMap::default();
     let mut steps_of: StepsOf = FxHashMap::default();
     for (_, wf) in &workflows {
@@ -179,8 +181,11 @@ pub fn extract(doc: &Value, ops: &Operations) -> Extracted {
         let mut steps = IndexMap::new();
         for (_, step) in objects(wf.get("steps")) {
             let sid = step_id(step);
-            if !sid.is_empty() {
-                steps.insert(sid, step);
+            if sid.is_empty() {
+                continue;
+            }
+            if let Some(op) = operation_of(step, ops) {
+                steps.insert(sid, (step, op));
             }
         }
         out.step_count += objects(wf.get("steps")).count();
@@ -194,8 +199,9 @@ pub fn extract(doc: &Value, ops: &Operations) -> Extracted {
             .filter(|(sid, _)| !sid.is_empty())
             .collect();
         let mut pending: IndexMap<(StepRef, StepRef), Pending> = IndexMap::new();
-        // output reads: each step id once (its last step); the sequence: every step
-        for (sid, step) in &steps_of[&wid] {
+        // output reads: each step id once (its last operation step); the sequence: every
+        // operation step
+        for (sid, (step, _)) in &steps_of[&wid] {
             let target = (wid.clone(), sid.clone());
             for (source, b) in step_bindings(step, &wid, &steps_of) {
                 let p = pending.entry((source, target.clone())).or_insert(Pending {
@@ -217,7 +223,7 @@ pub fn extract(doc: &Value, ops: &Operations) -> Extracted {
                 pending.entry((p, cur)).or_default();
             }
         }
-        let op_at = |(w, s): &StepRef| operation_of(steps_of.get(w)?.get(s)?, ops);
+        let op_at = |(w, s): &StepRef| Some(steps_of.get(w)?.get(s)?.1.clone());
         for ((source, target), p) in pending {
             let (Some(s_op), Some(t_op)) = (op_at(&source), op_at(&target)) else {
                 continue;
@@ -252,7 +258,7 @@ fn step_bindings(
     let mut collect = |s: &str, field: String, location: &str, target_path: Option<&str>| {
         for r in output_refs(s) {
             let w = r.workflow.as_deref().unwrap_or(wid);
-            let Some(src) = steps_of.get(w).and_then(|m| m.get(&r.step)) else {
+            let Some((src, _)) = steps_of.get(w).and_then(|m| m.get(&r.step)) else {
                 continue;
             };
             let outputs = src.get("outputs").and_then(Value::as_object);
