@@ -26,8 +26,8 @@ import tempfile
 from graph_tool_call import ToolGraph
 from graph_tool_call.graphify import apply_arazzo_workflows, build_openapi_collection_artifact
 
-TS = os.path.abspath(sys.argv[1])
-DIR = sys.argv[2]
+TS = ""
+DIR = "."
 TMP = tempfile.mkdtemp()
 STAMP = re.compile(r'"(built_at|created_at)": "[^"]*"')
 
@@ -58,15 +58,49 @@ def first_diff(a, b, p=""):
     return None if a == b else (p, a, b)
 
 
-def cases():
+def ref_build(specs, wfs):
+    """The reference's collection of SPECS with WORKFLOWS, as its CLI writes it."""
+    src = specs[0] if len(specs) == 1 else specs
+    art = build_openapi_collection_artifact(src, workflow_sources=wfs)
+    return json.dumps(art, indent=2, ensure_ascii=False, default=str)
+
+
+def ref_saved(specs, wfs):
+    """ToolGraph.load(the reference's collection of SPECS), apply WORKFLOWS, save."""
+    src = specs[0] if len(specs) == 1 else specs
+    base = os.path.join(TMP, "base.json")
+    with open(base, "w", encoding="utf-8") as f:
+        f.write(json.dumps(build_openapi_collection_artifact(src), indent=2, ensure_ascii=False, default=str))
+    g = ToolGraph.load(base)
+    apply_arazzo_workflows(g, wfs)
+    out = os.path.join(TMP, "ref-saved.json")
+    g.save(out)
+    return open(out, encoding="utf-8").read()
+
+
+def ref_mcp(spec, wfs, saved):
+    """ToolGraph().ingest_mcp_tools + apply_arazzo_workflows + save (saved: applied to the
+    saved graph after ToolGraph.load)."""
+    g = mcp_graph(spec)
+    if saved:
+        base = os.path.join(TMP, "base.json")
+        g.save(base)
+        g = ToolGraph.load(base)
+    apply_arazzo_workflows(g, wfs)
+    out = os.path.join(TMP, "ref.json")
+    g.save(out)
+    return open(out, encoding="utf-8").read()
+
+
+def cases(folder="."):
     out = {}
-    for f in sorted(os.listdir(DIR)):
-        m = re.match(r"(fz-\d+|[a-z0-9-]+?)\.(a|b)\.json$", f)
+    for f in sorted(os.listdir(folder)):
+        m = re.match(r"(fz-\d+|[a-z0-9-]+?)\.(a|b|openapi)\.(json|yaml|mcp\.json)$", f)
         if m:
             out.setdefault(m.group(1), {"specs": [], "workflows": []})["specs"].append(f)
     for stem, c in out.items():
-        c["workflows"] = sorted(glob.glob1(DIR, stem + ".arazzo.*")) + sorted(glob.glob1(DIR, stem + ".2.arazzo.*"))
-        c["error"] = os.path.exists(os.path.join(DIR, stem + ".expect-error"))
+        c["workflows"] = sorted(glob.glob1(folder, stem + ".arazzo.*")) + sorted(glob.glob1(folder, stem + ".2.arazzo.*"))
+        c["error"] = os.path.exists(os.path.join(folder, stem + ".expect-error"))
     return out
 
 
@@ -82,14 +116,32 @@ def compare(ref_text, ts_path):
     return d or ("bytes", "(same JSON, different text)", "")
 
 
+def mcp_graph(path):
+    data = json.load(open(path))
+    g = ToolGraph()
+    g.ingest_mcp_tools(data["tools"], server_name=data["serverInfo"]["name"])
+    return g
+
+
+def check(stem, way, ref_text, out, tally):
+    tally[way][1] += 1
+    d = compare(ref_text, out)
+    if d:
+        print(stem, way + ":", d[0], "\n   ref", json.dumps(d[1])[:400], "\n   ts ", json.dumps(d[2])[:400])
+    else:
+        tally[way][0] += 1
+
+
 def main():
+    global TS, DIR
+    TS, DIR = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tally = {"build": [0, 0], "saved": [0, 0], "error": [0, 0]}
     os.chdir(DIR)
+    out = os.path.join(TMP, "out.json")
     for stem, c in cases().items():
         specs, wfs = c["specs"], c["workflows"]
         if not wfs:
             continue
-        out = os.path.join(TMP, "out.json")
         if c["error"]:
             tally["error"][1] += 1
             r = ts(*specs, *wfs, "-o", out, "--quiet")
@@ -99,44 +151,27 @@ def main():
             else:
                 print(stem, "error expected, got rc", r.returncode, r.stderr.strip()[:300])
             continue
-        src = specs[0] if len(specs) == 1 else specs
+        mcp = specs[0].endswith(".mcp.json")
         try:
-            art = build_openapi_collection_artifact(src, workflow_sources=wfs)
-            base = build_openapi_collection_artifact(src)
+            ref = {"build": ref_mcp(specs[0], wfs, False) if mcp else ref_build(specs, wfs),
+                   "saved": ref_mcp(specs[0], wfs, True) if mcp else ref_saved(specs, wfs)}
         except Exception as e:  # noqa: BLE001
             print(stem, "REF ERROR", type(e).__name__, str(e)[:200])
             continue
-        # the same run
-        tally["build"][1] += 1
         r = ts(*specs, *wfs, "-o", out, "--quiet")
         if r.returncode != 0:
+            tally["build"][1] += 1
             print(stem, "build: TS ERROR", r.stderr.strip()[:300])
         else:
-            d = compare(json.dumps(art, indent=2, ensure_ascii=False, default=str), out)
-            if d:
-                print(stem, "build:", d[0], "\n   ref", json.dumps(d[1])[:400], "\n   ts ", json.dumps(d[2])[:400])
-            else:
-                tally["build"][0] += 1
-        # a saved graph
-        tally["saved"][1] += 1
-        ref_base = os.path.join(TMP, "base.json")
-        with open(ref_base, "w", encoding="utf-8") as f:
-            f.write(json.dumps(base, indent=2, ensure_ascii=False, default=str))
-        g = ToolGraph.load(ref_base)
-        apply_arazzo_workflows(g, wfs)
-        ref_out = os.path.join(TMP, "ref-saved.json")
-        g.save(ref_out)
-        coll = os.path.join(TMP, "c.json")
-        r = ts(*specs, "-o", coll, "--quiet")
-        r2 = ts(coll, *wfs, "-o", out, "--quiet") if r.returncode == 0 else r
-        if r2.returncode != 0:
-            print(stem, "saved: TS ERROR", r2.stderr.strip()[:300])
-            continue
-        d = compare(open(ref_out, encoding="utf-8").read(), out)
-        if d:
-            print(stem, "saved:", d[0], "\n   ref", json.dumps(d[1])[:400], "\n   ts ", json.dumps(d[2])[:400])
+            check(stem, "build", ref["build"], out, tally)
+        base = os.path.join(TMP, "c.json")
+        r = ts(*specs, "-o", base, "--quiet")
+        r = ts(base, *wfs, "-o", out, "--quiet") if r.returncode == 0 else r
+        if r.returncode != 0:
+            tally["saved"][1] += 1
+            print(stem, "saved: TS ERROR", r.stderr.strip()[:300])
         else:
-            tally["saved"][0] += 1
+            check(stem, "saved", ref["saved"], out, tally)
     bad = 0
     for way, (ok, n) in tally.items():
         print(f"{way}: identical: {ok}/{n}")

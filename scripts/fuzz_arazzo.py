@@ -5,7 +5,9 @@ usage: fuzz_arazzo.py OUT_DIR FIRST_SEED END_SEED
 
 For every seed in [FIRST_SEED, END_SEED) writes a case fz-<seed>: one spec (fz-<seed>.a.json,
 from fuzz_specs.gen; every fourth seed a second one, fz-<seed>.b.json; every third spec is
-written as Swagger 2.0) and one Arazzo description fz-<seed>.arazzo.yaml (every fifth as
+written as Swagger 2.0, every seventh has fuzz_specs' extras, every eighth is YAML; every
+ninth case is instead an MCP tools/list result fz-<seed>.a.mcp.json made from the spec's
+operations) and one Arazzo description fz-<seed>.arazzo.yaml (every fifth as
 JSON, fz-<seed>.arazzo.json; every sixth seed a second description .2.arazzo.yaml). The
 descriptions declare one to three source descriptions (relative and remote URLs, never
 fetched) and hold one to four workflows whose steps name operations by operationId, by
@@ -266,22 +268,49 @@ class Gen:
 
 
 def write_spec(out, seed, tag, spec, swagger):
+    if seed % 7 == 6 and not swagger:
+        spec = fuzz_specs.add_extras(spec, seed)
     if swagger:
         spec = fuzz_specs.to_swagger2(spec, seed)
-    name = f"fz-{seed:04d}.{tag}.json"
-    with open(os.path.join(out, name), "w") as f:
+    if seed % 8 == 5:
+        import yaml
+        with open(os.path.join(out, f"fz-{seed:04d}.{tag}.yaml"), "w") as f:
+            yaml.safe_dump(spec, f, sort_keys=False, allow_unicode=True)
+        return spec
+    with open(os.path.join(out, f"fz-{seed:04d}.{tag}.json"), "w") as f:
         json.dump(spec, f, indent=1)
     return spec
+
+
+def write_mcp(out, seed, spec):
+    """The spec's operations as an MCP tools/list result (names: operationId, else
+    `<method>_<path>`), for the tool-graph path; operations keep their ids for the steps."""
+    tools, ops = [], []
+    for oid, method, path, params, fields in operations(spec):
+        name = oid or (method + "_" + path.strip("/").replace("/", "_").replace("{", "").replace("}", ""))
+        props = {p: {"type": random.Random(seed + len(tools)).choice(["string", "integer", "number"])}
+                 for p in params}
+        schema = {"type": "object", "properties": props}
+        if params:
+            schema["required"] = params[:1]
+        tools.append({"name": name, "description": method.upper() + " " + path, "inputSchema": schema})
+        ops.append((name, method, path, params, fields))
+    with open(os.path.join(out, f"fz-{seed:04d}.a.mcp.json"), "w") as f:
+        json.dump({"serverInfo": {"name": "fuzz"}, "tools": tools}, f, indent=1)
+    return ops
 
 
 def main():
     out, first, end = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     import yaml
     for seed in range(first, end):
-        specs = [write_spec(out, seed, "a", fuzz_specs.gen(seed), seed % 3 == 1)]
-        if seed % 4 == 3:
-            specs.append(write_spec(out, seed, "b", fuzz_specs.gen(seed + 100000), False))
-        ops = [o for s in specs for o in operations(s)]
+        if seed % 9 == 4:
+            ops = write_mcp(out, seed, fuzz_specs.gen(seed))
+        else:
+            specs = [write_spec(out, seed, "a", fuzz_specs.gen(seed), seed % 3 == 1)]
+            if seed % 4 == 3:
+                specs.append(write_spec(out, seed, "b", fuzz_specs.gen(seed + 100000), False))
+            ops = [o for s in specs for o in operations(s)]
         sources = ["api", "petsApi", "users-v2"][: 1 + seed % 3]
         g = Gen(seed, ops, sources)
         docs = [g.document()]

@@ -62,8 +62,9 @@ pub struct Built {
     /// GraphQL inputs: the ingest result's issues (not written to the graph) and the
     /// number of root fields read; `None` for other inputs.
     pub graphql: Option<(Vec<graphql::Issue>, usize)>,
-    /// With Arazzo inputs: the workflow summary (`apply_arazzo_workflows`' result).
-    pub workflows: Option<Value>,
+    /// With Arazzo inputs: the workflow summary (`apply_arazzo_workflows`' result) and the
+    /// number of steps whose operation is not in the graph.
+    pub workflows: Option<arazzo::Summary>,
 }
 
 /// Reads every input and builds one graph.
@@ -71,6 +72,13 @@ pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, Input
     let mut t0 = std::time::Instant::now();
     let mut docs = Vec::new();
     for (i, p) in paths.iter().enumerate() {
+        if p.starts_with("http://") || p.starts_with("https://") {
+            return Err(InputError::new(
+                p,
+                "",
+                "remote inputs are not fetched: download the file and give its path".into(),
+            ));
+        }
         let done = progress::at::READ * i as f64 / paths.len() as f64;
         opts.progress.report("reading the spec", done, p);
         docs.push(source::read_document(p)?);
@@ -108,7 +116,8 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
                 &other.name,
                 "",
                 format!(
-                    "workflows apply to one graph at a time: {} is a saved graph, this is a {}",
+                    "{} is a saved graph: workflows apply to it alone (build this {} \
+                     separately)",
                     g.name,
                     other.kind.label()
                 ),
@@ -133,7 +142,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     let built_at = artifact::now_iso();
     let docs_name = first.name.clone();
     if first_kind.is_openapi() {
-        let value =
+        let (value, unresolved) =
             build::collection::build_collection(&docs, &workflows, &built_at, &opts.progress)?;
         crate::par::drop_later(docs);
         let tool_count = value
@@ -145,7 +154,8 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
         check_counts(&docs_name, tool_count, edge_count)?;
-        let workflows = (!workflows.is_empty()).then(|| value["workflow_summary"].clone());
+        let workflows =
+            (!workflows.is_empty()).then(|| (value["workflow_summary"].clone(), unresolved));
         return Ok(Built {
             value,
             collection: true,

@@ -430,21 +430,27 @@ pub fn version_text(doc: &Value) -> String {
     str_or(doc.get("arazzo"), "")
 }
 
+/// The workflow summary of an application, and how many steps named an operation that
+/// is not in the graph.
+pub type Summary = (Value, usize);
+
 /// Applies every description in `docs` to `t` in order (each checked first); steps whose
-/// operation is not in the graph are reported as warnings. Returns the workflow summary.
+/// operation is not in the graph are reported as warnings.
 pub fn apply_documents(
     docs: &[&crate::ingest::source::Document],
     t: &mut Target,
-) -> Result<Value, InputError> {
+) -> Result<Summary, InputError> {
     let ops = Operations::new(t.metadata.iter().map(|(k, m)| (k.as_str(), &**m)));
     let mut applied = Vec::with_capacity(docs.len());
     let mut counts = apply::EdgeCounts::default();
+    let mut unresolved = 0;
     for d in docs {
         check(&d.name, &d.value)?;
         let extracted = extract(&d.value, &ops);
         for (place, msg) in &extracted.unresolved {
             crate::ingest::warn(format!("{}:{place}: {msg}", d.name));
         }
+        unresolved += extracted.unresolved.len();
         let c = apply(&extracted.relations, t);
         counts.added += c.added;
         counts.merged += c.merged;
@@ -458,12 +464,13 @@ pub fn apply_documents(
             extracted,
         });
     }
-    Ok(apply::summary(&applied, counts))
+    Ok((apply::summary(&applied, counts), unresolved))
 }
 
 /// The lines `build` prints for applied workflows: sources, workflows, steps and
-/// relations by dependency kind, then what they did to the graph.
-pub fn summary_text(s: &Value) -> String {
+/// relations by dependency kind (and the steps whose operation is not in the graph), then
+/// what they did to the graph.
+pub fn summary_text((s, unresolved): &Summary) -> String {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     let plural = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     let kinds: Vec<String> = s
@@ -475,7 +482,7 @@ pub fn summary_text(s: &Value) -> String {
         .collect();
     let e = &s["edge_stats"];
     format!(
-        "workflows: {}, {}, {} -> {}{}\n  edges: {} added, {} merged; {} on producing tools\n",
+        "workflows: {}, {}, {} -> {}{}{}\n  edges: {} added, {} merged; {} on producing tools\n",
         plural(
             n(s, "source_count"),
             "Arazzo description",
@@ -488,6 +495,11 @@ pub fn summary_text(s: &Value) -> String {
             String::new()
         } else {
             format!(" ({})", kinds.join(", "))
+        },
+        match unresolved {
+            0 => String::new(),
+            1 => ", 1 step's operation not in the graph".into(),
+            k => format!(", {k} steps' operations not in the graph"),
         },
         n(e, "added"),
         n(e, "merged"),

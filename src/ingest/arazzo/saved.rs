@@ -18,7 +18,7 @@ pub struct Applied {
     pub value: Value,
     pub tool_count: usize,
     pub edge_count: usize,
-    pub summary: Value,
+    pub summary: super::Summary,
 }
 
 fn bad(file: &str, place: &str, what: &str) -> InputError {

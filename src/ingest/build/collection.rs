@@ -156,12 +156,13 @@ pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
     )
 }
 
+/// The collection artifact, and the number of workflow steps whose operation is not in it.
 pub fn build_collection(
     docs: &[Document],
     workflows: &[&Document],
     built_at: &str,
     progress: &Progress,
-) -> Result<Value, InputError> {
+) -> Result<(Value, usize), InputError> {
     let mut t0 = std::time::Instant::now();
     let mut tools: IndexMap<String, ToolSchema> = IndexMap::new();
     let mut ingested_total = 0usize;
@@ -320,20 +321,21 @@ pub fn build_collection(
     }
     phase(&mut t0, "contract edges");
     // 11. Arazzo workflow relations and binding aliases
-    let workflow_summary = if workflows.is_empty() {
-        None
+    let (workflow_summary, unresolved) = if workflows.is_empty() {
+        (None, 0)
     } else {
         let metadata = list
             .iter_mut()
             .map(|t| (t.name.clone(), &mut t.metadata))
             .collect();
-        Some(crate::ingest::arazzo::apply_documents(
+        let (summary, unresolved) = crate::ingest::arazzo::apply_documents(
             workflows,
             &mut crate::ingest::arazzo::Target {
                 graph: &mut graph,
                 metadata,
             },
-        )?)
+        )?;
+        (Some(summary), unresolved)
     };
     progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
 
@@ -497,7 +499,7 @@ pub fn build_collection(
     top.insert("collection_graph_version".into(), json!("2"));
     top.insert("enrichment_status".into(), json!(enrichment));
     phase(&mut t0, "artifact");
-    Ok(Value::Object(top))
+    Ok((Value::Object(top), unresolved))
 }
 
 #[derive(Default)]
