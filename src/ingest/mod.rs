@@ -103,26 +103,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
         });
     };
     let first_kind = first.kind;
-    if let Some(g) = docs.iter().find(|d| d.kind == InputKind::Graph) {
-        if workflows.is_empty() {
-            return Err(InputError::new(
-                &g.name,
-                "",
-                "this is already a tool graph; nothing to build".into(),
-            ));
-        }
-        if let Some(other) = docs.iter().find(|d| !std::ptr::eq(*d, g)) {
-            return Err(InputError::new(
-                &other.name,
-                "",
-                format!(
-                    "{} is a saved graph: workflows apply to it alone (build this {} \
-                     separately)",
-                    g.name,
-                    other.kind.label()
-                ),
-            ));
-        }
+    if one_saved_graph(&docs, &workflows)? {
         return apply_to_saved(docs, &workflows);
     }
     for d in &docs {
@@ -216,21 +197,8 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             }
         }
     }
-    let mut summary = None;
-    if !workflows.is_empty() && !g.tools.is_empty() {
-        let metadata = g
-            .tools
-            .iter_mut()
-            .map(|(k, t)| (k.clone(), &mut t.metadata))
-            .collect();
-        summary = Some(arazzo::apply_documents(
-            &workflows,
-            &mut arazzo::Target {
-                graph: &mut g.graph,
-                metadata,
-            },
-        )?);
-    }
+    let tools = g.tools.iter_mut().map(|(k, t)| (k, &mut t.metadata));
+    let summary = arazzo::apply_to_tools(&workflows, &mut g.graph, tools)?;
     let tool_count = g.tools.len();
     let edge_count = g.graph.edge_count();
     if tool_count == 0 {
@@ -249,6 +217,33 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
         graphql: gql,
         workflows: summary,
     })
+}
+
+/// `true` when the inputs are one saved graph (or collection artifact) and workflows to
+/// apply to it; an error when a saved graph comes without workflows or with other inputs.
+fn one_saved_graph(docs: &[Document], workflows: &[Document]) -> Result<bool, InputError> {
+    let Some(g) = docs.iter().find(|d| d.kind == InputKind::Graph) else {
+        return Ok(false);
+    };
+    if workflows.is_empty() {
+        return Err(InputError::new(
+            &g.name,
+            "",
+            "this is already a tool graph; nothing to build".into(),
+        ));
+    }
+    if let Some(other) = docs.iter().find(|d| !std::ptr::eq(*d, g)) {
+        return Err(InputError::new(
+            &other.name,
+            "",
+            format!(
+                "{} is a saved graph: workflows apply to it alone (build this {} separately)",
+                g.name,
+                other.kind.label()
+            ),
+        ));
+    }
+    Ok(true)
 }
 
 /// One saved graph (or collection artifact) and the workflows applied to it.

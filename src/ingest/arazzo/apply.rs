@@ -12,7 +12,6 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::{Extracted, Relation};
-use crate::ingest::build::contracts::{EmptyValues, merge_edges_with};
 use crate::ingest::schema::OutGraph;
 
 /// The graph and its tools' metadata (by tool name) that relations are written into.
@@ -79,86 +78,114 @@ fn edge_of(r: &Relation) -> Map<String, Value> {
 /// Writes `relations` into `t` (edges, then each relation's aliases, relation by relation).
 pub fn apply(relations: &[Relation], t: &mut Target) -> EdgeCounts {
     let mut c = EdgeCounts::default();
+    let mut seen = super::merge::Seen::default();
+    let mut aliases = Aliases::default();
     for r in relations {
         let a = edge_of(r);
-        match t.graph.edge(&r.source, &r.target).cloned() {
-            Some(old) => {
-                let mut m = merge_edges_with(&old, &a, false, EmptyValues::Skip);
-                m.entry("execution_direction")
-                    .or_insert(json!("source_to_target"));
-                t.graph.replace_edge(&r.source, &r.target, m);
-                c.merged += 1;
-            }
-            None => {
-                t.graph.add_edge(&r.source, &r.target, a);
-                c.added += 1;
-            }
+        if t.graph.edge(&r.source, &r.target).is_some() {
+            super::merge::merge(t.graph, &r.source, &r.target, &a, &mut seen);
+            c.merged += 1;
+        } else {
+            t.graph.add_edge(&r.source, &r.target, a);
+            c.added += 1;
         }
         for b in &r.bindings {
-            c.aliases += usize::from(alias(t, r, b));
+            c.aliases += usize::from(aliases.add(t, r, b));
         }
     }
+    aliases.write(t);
     c
 }
 
-/// Adds the `produces` alias of one binding to the producing tool; `true` when added.
-fn alias(t: &mut Target, r: &Relation, b: &Map<String, Value>) -> bool {
-    let text = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("");
-    let (path, field) = (text("source_path"), text("target_field"));
-    if path.is_empty() || field.is_empty() {
-        return false;
-    }
-    // the consumer's own row for the field gives its type and semantic tag
-    let consumer = t
-        .metadata
-        .get(&r.target)
-        .and_then(|m| m.get("consumes"))
-        .and_then(Value::as_array)
-        .and_then(|rows| {
-            rows.iter()
-                .filter_map(Value::as_object)
-                .find(|row| row.get("field_name").and_then(Value::as_str) == Some(field))
+/// The aliases of one application: per producing tool, the `(field, path)` pairs it
+/// produces and the new rows in the order they were added (written in front of the
+/// existing rows, the last added first, as inserting each at the front would).
+#[derive(Default)]
+struct Aliases {
+    known: rustc_hash::FxHashMap<String, rustc_hash::FxHashSet<(String, String)>>,
+    added: IndexMap<String, Vec<Value>>,
+}
+
+impl Aliases {
+    /// Adds the `produces` alias of one binding to the producing tool; `true` when added.
+    fn add(&mut self, t: &Target, r: &Relation, b: &Map<String, Value>) -> bool {
+        let text = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("");
+        let (path, field) = (text("source_path"), text("target_field"));
+        if path.is_empty() || field.is_empty() {
+            return false;
+        }
+        let Some(meta) = t.metadata.get(&r.source) else {
+            return false;
+        };
+        let known = self.known.entry(r.source.clone()).or_insert_with(|| {
+            let rows = meta.get("produces").and_then(Value::as_array);
+            rows.into_iter()
+                .flatten()
+                .filter_map(|row| {
+                    let f = row.get("field_name")?.as_str()?;
+                    let p = row.get("json_path")?.as_str()?;
+                    Some((f.to_string(), p.to_string()))
+                })
+                .collect()
         });
-    let field_type = consumer
-        .and_then(|row| row.get("field_type"))
-        .filter(|v| crate::pytext::truthy(v))
-        .cloned()
-        .unwrap_or(json!("string"));
-    let tag = consumer
-        .and_then(|row| row.get("semantic_tag"))
-        .filter(|v| crate::pytext::truthy(v))
-        .cloned();
-    let Some(meta) = t.metadata.get_mut(&r.source) else {
-        return false;
-    };
-    let produces = meta.entry("produces").or_insert_with(|| json!([]));
-    if !produces.is_array() {
-        *produces = json!([]);
+        if !known.insert((field.to_string(), path.to_string())) {
+            return false;
+        }
+        // the consumer's own row for the field gives its type and semantic tag
+        let consumer = t
+            .metadata
+            .get(&r.target)
+            .and_then(|m| m.get("consumes"))
+            .and_then(Value::as_array)
+            .and_then(|rows| {
+                rows.iter()
+                    .filter_map(Value::as_object)
+                    .find(|row| row.get("field_name").and_then(Value::as_str) == Some(field))
+            });
+        let truthy = |k: &str| {
+            consumer
+                .and_then(|row| row.get(k))
+                .filter(|v| crate::pytext::truthy(v))
+                .cloned()
+        };
+        let mut row = Map::new();
+        row.insert("field_name".into(), json!(field));
+        row.insert("json_path".into(), json!(path));
+        row.insert(
+            "field_type".into(),
+            truthy("field_type").unwrap_or(json!("string")),
+        );
+        row.insert("required".into(), json!(false));
+        row.insert("kind".into(), json!("data"));
+        row.insert("search_signal".into(), json!(false));
+        row.insert("contract_source".into(), json!("arazzo"));
+        row.insert("arazzo_workflow_id".into(), json!(r.workflow));
+        row.insert("arazzo_source_step_id".into(), b["source_step_id"].clone());
+        row.insert("arazzo_source_output".into(), b["source_output"].clone());
+        if let Some(tag) = truthy("semantic_tag") {
+            row.insert("semantic_tag".into(), tag);
+        }
+        self.added
+            .entry(r.source.clone())
+            .or_default()
+            .push(Value::Object(row));
+        true
     }
-    let rows = produces.as_array_mut().expect("an array");
-    let has = rows.iter().any(|row| {
-        row.get("field_name").and_then(Value::as_str) == Some(field)
-            && row.get("json_path").and_then(Value::as_str) == Some(path)
-    });
-    if has {
-        return false;
+
+    /// Puts the new rows in front of each tool's `produces` (created when missing).
+    fn write(self, t: &mut Target) {
+        for (tool, mut rows) in self.added {
+            let Some(meta) = t.metadata.get_mut(&tool) else {
+                continue;
+            };
+            let produces = meta.entry("produces").or_insert_with(|| json!([]));
+            rows.reverse();
+            if let Value::Array(old) = produces {
+                rows.append(old);
+            }
+            *produces = Value::Array(rows);
+        }
     }
-    let mut row = Map::new();
-    row.insert("field_name".into(), json!(field));
-    row.insert("json_path".into(), json!(path));
-    row.insert("field_type".into(), field_type);
-    row.insert("required".into(), json!(false));
-    row.insert("kind".into(), json!("data"));
-    row.insert("search_signal".into(), json!(false));
-    row.insert("contract_source".into(), json!("arazzo"));
-    row.insert("arazzo_workflow_id".into(), json!(r.workflow));
-    row.insert("arazzo_source_step_id".into(), b["source_step_id"].clone());
-    row.insert("arazzo_source_output".into(), b["source_output"].clone());
-    if let Some(tag) = tag {
-        row.insert("semantic_tag".into(), tag);
-    }
-    rows.insert(0, Value::Object(row));
-    true
 }
 
 /// One applied description for the manifest.

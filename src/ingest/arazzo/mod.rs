@@ -21,6 +21,7 @@
 
 pub mod apply;
 pub mod expr;
+pub mod merge;
 pub mod saved;
 
 use indexmap::IndexMap;
@@ -165,6 +166,8 @@ type StepsOf<'d> = FxHashMap<String, IndexMap<String, (&'d Map<String, Value>, S
 struct Pending {
     runtime: bool,
     bindings: Vec<Map<String, Value>>,
+    /// the compact JSON of each binding (a step may read outputs thousands of times)
+    seen: rustc_hash::FxHashSet<String>,
 }
 
 /// Reads the relations of one description for the tools in `ops`.
@@ -206,9 +209,10 @@ pub fn extract(doc: &Value, ops: &Operations) -> Extracted {
             for (source, b) in step_bindings(step, &wid, &steps_of) {
                 let p = pending.entry((source, target.clone())).or_insert(Pending {
                     runtime: true,
-                    bindings: Vec::new(),
+                    ..Default::default()
                 });
-                if !p.bindings.contains(&b) {
+                let text = crate::ingest::artifact::to_compact(&Value::Object(b.clone()));
+                if p.seen.insert(text) {
                     p.bindings.push(b);
                 }
             }
@@ -354,7 +358,7 @@ pub fn check(file: &str, doc: &Value) -> Result<(), InputError> {
                     continue;
                 };
                 if let Some(name) = named_source(s)
-                    && !declared.iter().any(|d| *d == name)
+                    && !declared.contains(&name)
                 {
                     return Err(InputError::new(
                         file,
@@ -428,6 +432,20 @@ pub fn source_label(path: &str) -> String {
 /// The `arazzo` version as the manifest writes it (`""` when there is none).
 pub fn version_text(doc: &Value) -> String {
     str_or(doc.get("arazzo"), "")
+}
+
+/// Applies `docs` (when there are any) to a graph and its tools' metadata, given as
+/// `(name, metadata)` pairs in tool order.
+pub fn apply_to_tools<'a>(
+    docs: &[&crate::ingest::source::Document],
+    graph: &mut crate::ingest::schema::OutGraph,
+    tools: impl Iterator<Item = (&'a String, &'a mut Map<String, Value>)>,
+) -> Result<Option<Summary>, InputError> {
+    if docs.is_empty() {
+        return Ok(None);
+    }
+    let metadata = tools.map(|(k, m)| (k.clone(), m)).collect();
+    apply_documents(docs, &mut Target { graph, metadata }).map(Some)
 }
 
 /// The workflow summary of an application, and how many steps named an operation that

@@ -92,6 +92,13 @@ pub fn apply_to_saved(
         return Err(bad(&file, "", "expected an object"));
     };
     let mut g = read_graph(&file, &doc)?;
+    if doc.contains_key("readiness_report") {
+        crate::ingest::warn(format!(
+            "{file}: a collection artifact: the output is a saved tool graph, as \
+             ToolGraph.load + save writes it (without the collection's readiness report and \
+             summaries)"
+        ));
+    }
     let mut tools: IndexMap<String, Value> = match doc.remove("tools") {
         None => IndexMap::new(),
         Some(Value::Object(m)) => m.into_iter().collect(),

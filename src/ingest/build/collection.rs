@@ -321,22 +321,8 @@ pub fn build_collection(
     }
     phase(&mut t0, "contract edges");
     // 11. Arazzo workflow relations and binding aliases
-    let (workflow_summary, unresolved) = if workflows.is_empty() {
-        (None, 0)
-    } else {
-        let metadata = list
-            .iter_mut()
-            .map(|t| (t.name.clone(), &mut t.metadata))
-            .collect();
-        let (summary, unresolved) = crate::ingest::arazzo::apply_documents(
-            workflows,
-            &mut crate::ingest::arazzo::Target {
-                graph: &mut graph,
-                metadata,
-            },
-        )?;
-        (Some(summary), unresolved)
-    };
+    let tools = list.iter_mut().map(|t| (&t.name, &mut t.metadata));
+    let workflow_summary = crate::ingest::arazzo::apply_to_tools(workflows, &mut graph, tools)?;
     progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
 
     // artifact
@@ -372,21 +358,10 @@ pub fn build_collection(
         "relation_budget_reached": budget_reached,
         "arazzo_workflows": workflow_summary.as_ref().map_or_else(
             || json!({"added": 0, "merged": 0, "binding_aliases_added": 0}),
-            |s| s["edge_stats"].clone(),
+            |s| s.0["edge_stats"].clone(),
         ),
     });
-    // the pair-edge counts come with relation detection (two tools or more), before the
-    // workflow counts
-    if tool_count >= 2
-        && let Value::Object(m) = &mut edge_stats
-    {
-        let wf = m.shift_remove("arazzo_workflows").unwrap_or(Value::Null);
-        m.insert(
-            "pair_edges".into(),
-            json!({"manual": 0, "auto": 0, "skipped_target_missing": 0, "skipped_self": 0, "skipped_existing_structural": 0}),
-        );
-        m.insert("arazzo_workflows".into(), wf);
-    }
+    add_pair_edges(&mut edge_stats, tool_count);
     let manifest = json!({
         "created_at": built_at,
         "hash_algorithm": "sha256:canonical-json",
@@ -404,13 +379,14 @@ pub fn build_collection(
         "duplicate_tool_names": dups.iter().take(20).map(|(n, c)| json!({"name": n, "count": c})).collect::<Vec<_>>(),
         "source_tool_counts": source_counts,
     });
-    let workflow_summary = workflow_summary.unwrap_or_else(|| {
-        json!({
+    let (workflow_summary, unresolved) = workflow_summary.unwrap_or_else(|| {
+        let none = json!({
             "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
             "by_dependency_kind": {},
             "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
             "source_snapshot_manifest": {"spec_count": 0, "specs": []},
-        })
+        });
+        (none, 0)
     });
     let report = readiness::report(&list, &graph, &edge_quality, &sem_summary);
     let enrichment = if tool_count == 0 {
@@ -500,6 +476,22 @@ pub fn build_collection(
     top.insert("enrichment_status".into(), json!(enrichment));
     phase(&mut t0, "artifact");
     Ok((Value::Object(top), unresolved))
+}
+
+/// The pair-edge counts come with relation detection (two tools or more), before the
+/// workflow counts.
+fn add_pair_edges(edge_stats: &mut Value, tool_count: usize) {
+    if tool_count < 2 {
+        return;
+    }
+    if let Value::Object(m) = edge_stats {
+        let wf = m.shift_remove("arazzo_workflows").unwrap_or(Value::Null);
+        m.insert(
+            "pair_edges".into(),
+            json!({"manual": 0, "auto": 0, "skipped_target_missing": 0, "skipped_self": 0, "skipped_existing_structural": 0}),
+        );
+        m.insert("arazzo_workflows".into(), wf);
+    }
 }
 
 #[derive(Default)]
