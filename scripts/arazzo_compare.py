@@ -95,7 +95,7 @@ def ref_mcp(spec, wfs, saved):
 def cases(folder="."):
     out = {}
     for f in sorted(os.listdir(folder)):
-        m = re.match(r"(fz-\d+|[a-z0-9-]+?)\.(a|b|openapi)\.(json|yaml|mcp\.json)$", f)
+        m = re.match(r"(fz-\d+|[a-z0-9-]+?)\.(a|b|openapi)\.(json|yaml|mcp\.json|graphql\.json)$", f)
         if m:
             out.setdefault(m.group(1), {"specs": [], "workflows": []})["specs"].append(f)
     for stem, c in out.items():
@@ -104,8 +104,13 @@ def cases(folder="."):
     return out
 
 
+# the endpoint GraphQL cases are built with
+ENDPOINT = "https://api.example.com/graphql"
+
+
 def ts(*args):
-    return subprocess.run([TS, "build", *args, "--force"], cwd=DIR, capture_output=True, text=True)
+    extra = ["--endpoint", ENDPOINT] if any(str(a).endswith(".graphql.json") for a in args) else []
+    return subprocess.run([TS, "build", *args, "--force", *extra], cwd=DIR, capture_output=True, text=True)
 
 
 def compare(ref_text, ts_path):
@@ -117,8 +122,14 @@ def compare(ref_text, ts_path):
 
 
 def mcp_graph(path):
+    """The tool graph of an MCP list (ingest_mcp_tools) or, for a .graphql.json, of a GraphQL
+    introspection result (add_tools(ingest_graphql_introspection(doc, endpoint_url=…).tools))."""
     data = json.load(open(path))
     g = ToolGraph()
+    if path.endswith(".graphql.json"):
+        from graph_tool_call.ingest import ingest_graphql_introspection
+        g.add_tools(ingest_graphql_introspection(data, endpoint_url=ENDPOINT).tools)
+        return g
     g.ingest_mcp_tools(data["tools"], server_name=data["serverInfo"]["name"])
     return g
 
@@ -151,7 +162,7 @@ def main():
             else:
                 print(stem, "error expected, got rc", r.returncode, r.stderr.strip()[:300])
             continue
-        mcp = specs[0].endswith(".mcp.json")
+        mcp = specs[0].endswith((".mcp.json", ".graphql.json"))
         try:
             ref = {"build": ref_mcp(specs[0], wfs, False) if mcp else ref_build(specs, wfs),
                    "saved": ref_mcp(specs[0], wfs, True) if mcp else ref_saved(specs, wfs)}

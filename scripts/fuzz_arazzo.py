@@ -7,7 +7,8 @@ For every seed in [FIRST_SEED, END_SEED) writes a case fz-<seed>: one spec (fz-<
 from fuzz_specs.gen; every fourth seed a second one, fz-<seed>.b.json; every third spec is
 written as Swagger 2.0, every seventh has fuzz_specs' extras, every eighth is YAML; every
 ninth case is instead an MCP tools/list result fz-<seed>.a.mcp.json made from the spec's
-operations) and one Arazzo description fz-<seed>.arazzo.yaml (every fifth as
+operations, every eleventh a fuzz_graphql.py introspection result fz-<seed>.a.graphql.json,
+built with the endpoint https://api.example.com/graphql) and one Arazzo description fz-<seed>.arazzo.yaml (every fifth as
 JSON, fz-<seed>.arazzo.json; every sixth seed a second description .2.arazzo.yaml). The
 descriptions declare one to three source descriptions (relative and remote URLs, never
 fetched) and hold one to four workflows whose steps name operations by operationId, by
@@ -300,11 +301,33 @@ def write_mcp(out, seed, spec):
     return ops
 
 
+def write_graphql(out, seed):
+    """A fuzz_graphql.py introspection result; its root fields as operations named as the
+    GraphQL ingest names tools (`query_<field>`, `mutation_<field>`, …), all `post
+    /graphql`, with their arguments as parameters and `data/<field>` as response fields."""
+    import fuzz_graphql
+    doc = fuzz_graphql.Gen(seed).build()
+    with open(os.path.join(out, f"fz-{seed:04d}.a.graphql.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    schema = doc.get("data", doc).get("__schema", {})
+    types = {t.get("name"): t for t in schema.get("types", []) if isinstance(t, dict)}
+    ops = []
+    for kind in ("query", "mutation", "subscription"):
+        root = (schema.get(kind + "Type") or {}).get("name")
+        for fld in (types.get(root) or {}).get("fields") or []:
+            name = fld.get("name", "")
+            params = [a.get("name") for a in fld.get("args") or [] if a.get("name")]
+            ops.append((kind + "_" + name, "post", "/graphql", params, ["data/" + name, "data/" + name + "/id"]))
+    return ops or [("query_none", "post", "/graphql", [], [])]
+
+
 def main():
     out, first, end = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     import yaml
     for seed in range(first, end):
-        if seed % 9 == 4:
+        if seed % 11 == 8:
+            ops = write_graphql(out, seed)
+        elif seed % 9 == 4:
             ops = write_mcp(out, seed, fuzz_specs.gen(seed))
         else:
             specs = [write_spec(out, seed, "a", fuzz_specs.gen(seed), seed % 3 == 1)]

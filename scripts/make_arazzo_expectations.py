@@ -4,10 +4,12 @@ usage: make_arazzo_expectations.py CASE_DIR   (run with the reference virtualenv
                                                scripts/make-ingest-expectations.sh runs it)
 
 For every case in CASE_DIR (named as scripts/arazzo_compare.py reads them: <name>.a.json /
-.b.json / .openapi.yaml / .a.mcp.json specs, <name>.arazzo.* and <name>.2.arazzo.*
-descriptions), run from CASE_DIR with relative names: the reference's output of the same
-run (build_openapi_collection_artifact(SPECS, workflow_sources=…) as its CLI writes it, or
-for an MCP list ToolGraph().ingest_mcp_tools + apply_arazzo_workflows + save) to
+.b.json / .openapi.yaml / .a.mcp.json / .a.graphql.json specs, <name>.arazzo.* and
+<name>.2.arazzo.* descriptions), run from CASE_DIR with relative names: the reference's output
+of the same run (build_openapi_collection_artifact(SPECS, workflow_sources=…) as its CLI
+writes it; for an MCP list ToolGraph().ingest_mcp_tools, for a GraphQL introspection result
+add_tools(ingest_graphql_introspection(doc, endpoint_url=arazzo_compare.ENDPOINT).tools), then
+apply_arazzo_workflows + save) to
 <name>.build.expected.json.gz, and of the saved-graph way (ToolGraph.load, apply, save) to
 <name>.saved.expected.json.gz — the text exactly, its built_at and created_at values blanked,
 gzip-compressed with deterministic bytes. Cases with an .expect-error file get none.
@@ -34,7 +36,7 @@ def main():
         specs, wfs = c["specs"], c["workflows"]
         if not wfs or c["error"]:
             continue
-        if specs[0].endswith(".mcp.json"):
+        if specs[0].endswith((".mcp.json", ".graphql.json")):
             build, saved = ac.ref_mcp(specs[0], wfs, False), ac.ref_mcp(specs[0], wfs, True)
         else:
             build, saved = ac.ref_build(specs, wfs), ac.ref_saved(specs, wfs)

@@ -1,9 +1,10 @@
 //! Arazzo workflow descriptions against graph-tool-call 0.47.0: every case under
-//! `tests/fixtures/ingest/arazzo` (specs `<name>.a.json`, `.b.json`, `.openapi.yaml` or an
-//! MCP list `.a.mcp.json`; descriptions `<name>.arazzo.*`, `<name>.2.arazzo.*`) is built
-//! both ways — `toolscope build SPECS… WORKFLOWS… -o OUT` (the reference's
-//! `build_openapi_collection_artifact(…, workflow_sources=…)`, or for an MCP list
-//! `ingest_mcp_tools` + `apply_arazzo_workflows` + `save`) and `toolscope build SAVED
+//! `tests/fixtures/ingest/arazzo` (specs `<name>.a.json`, `.b.json`, `.openapi.yaml`, an
+//! MCP list `.a.mcp.json` or a GraphQL schema `.a.graphql.json`; descriptions
+//! `<name>.arazzo.*`, `<name>.2.arazzo.*`) is built both ways — `toolscope build SPECS…
+//! WORKFLOWS… -o OUT` (the reference's `build_openapi_collection_artifact(…,
+//! workflow_sources=…)`, or for an MCP list / GraphQL schema the tool graph +
+//! `apply_arazzo_workflows` + `save`) and `toolscope build SAVED
 //! WORKFLOWS… -o OUT` on the graph built from the specs (`ToolGraph.load`,
 //! `apply_arazzo_workflows`, `save`) — and each output must equal the reference's text byte
 //! for byte once the timestamps are blanked (expectations written by
@@ -35,16 +36,18 @@ fn expected(name: &str) -> String {
     s
 }
 
-/// `toolscope build ARGS… --force` run in the fixture folder: (exit code, stderr).
+/// `toolscope build ARGS… --force` run in the fixture folder (with the fixtures' GraphQL
+/// endpoint when a GraphQL schema is among the inputs): (exit code, stderr).
 fn build(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("toolscope")
-        .unwrap()
-        .current_dir(dir())
+    let mut cmd = Command::cargo_bin("toolscope").unwrap();
+    cmd.current_dir(dir())
         .arg("build")
         .args(args)
-        .arg("--force")
-        .output()
-        .unwrap();
+        .arg("--force");
+    if args.iter().any(|a| a.ends_with(".graphql.json")) {
+        cmd.args(["--endpoint", "https://api.example.com/graphql"]);
+    }
+    let out = cmd.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -65,7 +68,8 @@ fn cases() -> Vec<Case> {
         .collect();
     files.sort();
     let spec_re =
-        regex::Regex::new(r"^([a-z0-9-]+?)\.(a|b|openapi)\.(json|yaml|mcp\.json)$").unwrap();
+        regex::Regex::new(r"^([a-z0-9-]+?)\.(a|b|openapi)\.(json|yaml|mcp\.json|graphql\.json)$")
+            .unwrap();
     let mut out: Vec<Case> = Vec::new();
     for f in &files {
         let Some(c) = spec_re.captures(f) else {

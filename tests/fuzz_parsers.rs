@@ -151,7 +151,9 @@ proptest! {
                 for base in [&spec, &mcp] {
                     let s = toolscope::ingest::source::parse_document("s.yaml", base.clone()).unwrap();
                     let d = toolscope::ingest::source::Document { name: doc.name.clone(), value: doc.value.clone(), kind: doc.kind, yaml: doc.yaml };
-                    let _ = toolscope::ingest::build_documents(vec![s, d], &Default::default());
+                    let _ = toolscope::ingest::capture_warnings(|| {
+                        toolscope::ingest::build_documents(vec![s, d], &Default::default())
+                    });
                 }
             }
         }

@@ -102,6 +102,10 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             None => InputError::new("toolscope", "", "no input".into()),
         });
     };
+    // the descriptions' own errors come before the build
+    for w in &workflows {
+        arazzo::check(&w.name, &w.value)?;
+    }
     let first_kind = first.kind;
     if one_saved_graph(&docs, &workflows)? {
         return apply_to_saved(docs, &workflows);

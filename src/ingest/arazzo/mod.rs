@@ -42,7 +42,7 @@ pub fn supported_version(v: &Value) -> bool {
 }
 
 /// The tools a description is applied to: their names, and their operations by method
-/// and path (the last tool with a method and path wins, as in the reference).
+/// (lower-cased) and path (the last tool with a method and path wins, as in the reference).
 #[derive(Debug, Default)]
 pub struct Operations {
     names: rustc_hash::FxHashSet<String>,
@@ -58,7 +58,8 @@ impl Operations {
             if let (Some(Value::String(m)), Some(Value::String(p))) =
                 (meta.get("method"), meta.get("path"))
             {
-                ops.by_path.insert((m.clone(), p.clone()), name.to_string());
+                ops.by_path
+                    .insert((pytext::lower(m), p.clone()), name.to_string());
             }
         }
         ops
