@@ -29,6 +29,26 @@ fn bucket(layer: u8, conf: f64) -> Option<&'static str> {
     }
 }
 
+/// A JSON string exactly as Python's `json.dumps(…, ensure_ascii=False)` writes it: only
+/// `"`, `\\` and C0 controls escaped (the hash is never shown, so no terminal hazard is).
+fn write_py_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// Canonical JSON (sorted keys, `,`/`:` separators, non-ASCII kept) for the manifest hash.
 fn canonical(v: &Value, out: &mut String) {
     match v {
@@ -40,7 +60,7 @@ fn canonical(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                crate::jsonout::write_escaped(out, k);
+                write_py_string(out, k);
                 out.push(':');
                 canonical(&m[k.as_str()], out);
             }
@@ -56,6 +76,7 @@ fn canonical(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
+        Value::String(s) => write_py_string(out, s),
         other => crate::ingest::artifact::write_compact(out, other),
     }
 }
