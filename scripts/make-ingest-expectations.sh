@@ -12,6 +12,10 @@
 # (URL from <name>.graphql.endpoint when it exists), reduced to the saved graph's `tools`,
 # `graph.nodes`, `graph.edges` and the ingest result's `issues` (as to_dict() writes them),
 # written the same way as <name>.expected.json.gz; tests/graphql_build.rs compares them.
+#
+# And the Arazzo fixtures in tests/fixtures/ingest/arazzo (scripts/make_arazzo_expectations.py:
+# <name>.build.expected.json.gz and <name>.saved.expected.json.gz, the reference's output text
+# with its timestamps blanked); tests/arazzo_build.rs compares them byte for byte.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="$("$root/scripts/reference-env.sh")"
@@ -59,3 +63,6 @@ with open(out, "wb") as f:
 print(out, len(data), "bytes")
 PYEOF
 done
+
+# the Arazzo fixtures: the reference's outputs of the same run and of the saved-graph way
+"$PY" "$root/scripts/make_arazzo_expectations.py" "$root/tests/fixtures/ingest/arazzo"

@@ -22,6 +22,9 @@ pub const HEAD_BYTES: u64 = 1 << 20;
 pub enum Kind {
     /// A graph-tool-call saved tool graph or collection artifact.
     Graph,
+    /// An Arazzo workflow description (top-level `arazzo`): it applies to a graph, so the
+    /// builder takes it with a spec or a saved graph and explains when it is alone.
+    Arazzo,
     /// An OpenAPI 3.x or Swagger 2.0 document (JSON or YAML), or a GraphQL introspection
     /// result (or a GraphQL response without one: the builder names what is missing).
     Spec,
@@ -115,6 +118,9 @@ fn sniff_json(t: &str) -> Kind {
     if !list && (has("openapi") || has("swagger")) {
         return Kind::Spec;
     }
+    if !list && has("arazzo") {
+        return Kind::Arazzo;
+    }
     if !list && (value_of("graph") == Some(b'{') || has("format_version") || has("library_version"))
     {
         return Kind::Graph;
@@ -167,6 +173,9 @@ fn sniff_yaml(t: &str) -> Kind {
     for l in t.lines().take(200) {
         if l.starts_with("openapi:") || l.starts_with("swagger:") {
             return Kind::Spec;
+        }
+        if l.starts_with("arazzo:") {
+            return Kind::Arazzo;
         }
         let l = l.trim_end();
         if l.is_empty() || l.starts_with('#') || l.starts_with("---") {
@@ -283,6 +292,9 @@ mod tests {
         assert_eq!(k("\u{feff}{\"swagger\": \"2.0\"}"), Kind::Spec);
         assert_eq!(k("openapi: 3.0.0\ninfo:\n"), Kind::Spec);
         assert_eq!(k("# c\nswagger: '2.0'\n"), Kind::Spec);
+        assert_eq!(k("arazzo: 1.0.1\ninfo:\n  title: t\n"), Kind::Arazzo);
+        assert_eq!(k(r#"{"arazzo": "1.0.0", "workflows": []}"#), Kind::Arazzo);
+        assert_eq!(k(r#"[{"arazzo": "1.0.0"}]"#), Kind::Unknown);
         assert_eq!(k("- name: a\n  inputSchema: {}\n"), Kind::Yaml);
         assert_eq!(k("hello world\n"), Kind::Unknown);
         assert_eq!(k(r#"{"tools": [{"name": "a"}]}"#), Kind::ToolList);

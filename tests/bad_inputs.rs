@@ -1,5 +1,6 @@
 //! A generated bad-input corpus run through the real binary on every input path: artifact
-//! load, build from a spec, captured evidence, suites, learning suggestions, batch lines.
+//! load, build from a spec, Arazzo workflows applied to a spec, captured evidence, suites,
+//! learning suggestions, batch lines.
 //! Every case must end with exit 0 or 1 (accepted), or exit 2 with exactly one line on
 //! stderr; never a signal (an abort, a crash), never a hang (each run has a time limit),
 //! never over the address-space cap the test sets. The generator is deterministic; the
@@ -24,6 +25,7 @@ const TIME_LIMIT: Duration = Duration::from_secs(60);
 enum Path_ {
     Artifact,
     Build,
+    Workflows,
     Evidence,
     Suite,
     Learning,
@@ -98,6 +100,16 @@ fn bases(dir: &Path) -> Vec<(Path_, &'static str, Vec<u8>)> {
             Path_::Build,
             "functions",
             read("tests/fixtures/ingest/functions.json"),
+        ),
+        (
+            Path_::Workflows,
+            "arazzo-yaml",
+            read("tests/fixtures/ingest/arazzo/pets.arazzo.yaml"),
+        ),
+        (
+            Path_::Workflows,
+            "arazzo-json",
+            read("tests/fixtures/ingest/arazzo/fuzz-0064.arazzo.json"),
         ),
         (Path_::Evidence, "response", response),
         (Path_::Evidence, "batch-out", batch_out),
@@ -626,6 +638,49 @@ fn specific(path: Path_) -> Vec<Family> {
             );
             add(&mut v, "observations-string", br#"[{"type": "target_preference", "status": "promoted", "target": "cancelOrder", "observations": "many", "query_family": 7}]"#);
         }
+        Path_::Workflows => {
+            let wf = |body: &str| format!("{{\"arazzo\": \"1.0.0\", \"workflows\": {body}}}");
+            add(
+                &mut v,
+                "version-2",
+                b"{\"arazzo\": \"2.0.0\", \"workflows\": []}",
+            );
+            add(
+                &mut v,
+                "version-number",
+                b"{\"arazzo\": 1.0, \"workflows\": []}",
+            );
+            add(&mut v, "version-list", b"{\"arazzo\": [\"1.0.0\"]}");
+            add(&mut v, "workflows-object", wf("{\"a\": 1}").as_bytes());
+            add(
+                &mut v,
+                "steps-string",
+                wf("[{\"workflowId\": \"w\", \"steps\": \"x\"}]").as_bytes(),
+            );
+            add(&mut v, "step-types", wf("[{\"workflowId\": 5, \"steps\": [null, 1, [], {\"stepId\": {}, \"operationId\": [1]}, {\"stepId\": \"a\", \"operationPath\": 7, \"parameters\": {\"x\": 1}, \"requestBody\": [1]}]}]").as_bytes());
+            add(&mut v, "undeclared-source", wf("[{\"workflowId\": \"w\", \"steps\": [{\"stepId\": \"a\", \"operationId\": \"$sourceDescriptions.nope.listUsers\"}]}]").as_bytes());
+            add(&mut v, "remote-ref", wf("[{\"workflowId\": \"w\", \"inputs\": {\"$ref\": \"http://example.com/i.json\"}, \"steps\": []}]").as_bytes());
+            let refs = "$steps.a.outputs.x#/".repeat(20_000);
+            add(&mut v, "expression-run", wf(&format!("[{{\"workflowId\": \"w\", \"steps\": [{{\"stepId\": \"a\", \"operationId\": \"listUsers\", \"outputs\": {{\"x\": \"$response.body#/a\"}}}}, {{\"stepId\": \"b\", \"operationId\": \"getUser\", \"parameters\": [{{\"name\": \"p\", \"value\": \"{refs}\"}}]}}]}}]")).as_bytes());
+            let steps: Vec<String> = (0..20_000)
+                .map(|i| format!("{{\"stepId\": \"s{i}\", \"operationId\": \"{}\", \"parameters\": [{{\"name\": \"p\", \"value\": \"$steps.s{}.outputs.o\"}}], \"outputs\": {{\"o\": \"$response.body#/id\"}}}}", ["listUsers", "getUser", "createUser"][i % 3], i / 2))
+                .collect();
+            add(
+                &mut v,
+                "steps-20k",
+                wf(&format!(
+                    "[{{\"workflowId\": \"w\", \"steps\": [{}]}}]",
+                    steps.join(",")
+                ))
+                .as_bytes(),
+            );
+            let deep = format!(
+                "{}\"$steps.a.outputs.x\"{}",
+                "{\"k\": ".repeat(120),
+                "}".repeat(120)
+            );
+            add(&mut v, "deep-request-body", wf(&format!("[{{\"workflowId\": \"w\", \"steps\": [{{\"stepId\": \"a\", \"operationId\": \"getUser\", \"requestBody\": {deep}}}]}}]")).as_bytes());
+        }
         Path_::Batch => {
             add(&mut v, "no-query", b"{\"id\": 1}\n");
             add(&mut v, "query-number", b"{\"id\": 1, \"query\": 5}\n");
@@ -679,6 +734,19 @@ fn command(path: Path_, file: &Path, dir: &Path) -> Vec<String> {
         Path_::Artifact => vec![s("query"), f, s("list orders")],
         Path_::Build => vec![
             s("build"),
+            f,
+            s("-o"),
+            dir.join("out.json").to_str().unwrap().into(),
+            s("--force"),
+            s("--quiet"),
+        ],
+        Path_::Workflows => vec![
+            s("build"),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/ingest/users.openapi.json")
+                .to_str()
+                .unwrap()
+                .into(),
             f,
             s("-o"),
             dir.join("out.json").to_str().unwrap().into(),
@@ -806,6 +874,7 @@ fn cases(dir: &Path) -> Vec<Case> {
     for path in [
         Path_::Artifact,
         Path_::Build,
+        Path_::Workflows,
         Path_::Evidence,
         Path_::Suite,
         Path_::Learning,
@@ -835,6 +904,7 @@ fn cases(dir: &Path) -> Vec<Case> {
     for path in [
         Path_::Artifact,
         Path_::Build,
+        Path_::Workflows,
         Path_::Evidence,
         Path_::Suite,
         Path_::Learning,

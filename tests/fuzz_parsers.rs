@@ -1,7 +1,8 @@
 //! Stable-toolchain fuzzing: every parser of untrusted input is fed mutated valid inputs and
 //! random bytes (proptest, a fixed number of cases so CI stays bounded) and must return a
 //! value or an error, never panic. Parsers: the artifact loader (serial and mapped-size
-//! inputs), specs (JSON and YAML) through the whole build, the sniffer, captured evidence,
+//! inputs), specs (JSON and YAML) through the whole build, Arazzo workflows applied to a
+//! built graph (an OpenAPI spec and an MCP list), the sniffer, captured evidence,
 //! suites, learning suggestions and batch lines. `PROPTEST_CASES` raises the count.
 
 use proptest::prelude::*;
@@ -134,6 +135,26 @@ proptest! {
         for (name, b) in [("t.mcp.json", m), ("f.json", f)] {
             if let Ok(doc) = toolscope::ingest::source::parse_document(name, b) {
                 let _ = toolscope::ingest::build_documents(vec![doc], &Default::default());
+            }
+        }
+    }
+
+    #[test]
+    fn arazzo_workflows_applied(
+        w in mutated(seed("tests/fixtures/ingest/arazzo/pets.arazzo.yaml")),
+        j in mutated(seed("tests/fixtures/ingest/arazzo/fuzz-0064.arazzo.json")),
+    ) {
+        let spec = seed("tests/fixtures/ingest/arazzo/pets.openapi.yaml");
+        let mcp = seed("tests/fixtures/ingest/arazzo/fuzz-0535.a.mcp.json");
+        for (name, b) in [("w.arazzo.yaml", w), ("w.arazzo.json", j)] {
+            if let Ok(doc) = toolscope::ingest::source::parse_document(name, b) {
+                for base in [&spec, &mcp] {
+                    let s = toolscope::ingest::source::parse_document("s.yaml", base.clone()).unwrap();
+                    let d = toolscope::ingest::source::Document { name: doc.name.clone(), value: doc.value.clone(), kind: doc.kind, yaml: doc.yaml };
+                    let _ = toolscope::ingest::capture_warnings(|| {
+                        toolscope::ingest::build_documents(vec![s, d], &Default::default())
+                    });
+                }
             }
         }
     }

@@ -1,6 +1,8 @@
 //! `toolscope build SPEC… -o collection.json`: build the graph graph-tool-call builds from
 //! OpenAPI / Swagger specs (JSON or YAML), MCP tools/list results, function lists or GraphQL
-//! introspection results (`--endpoint` is the reference's `endpoint_url`).
+//! introspection results (`--endpoint` is the reference's `endpoint_url`), with any Arazzo
+//! workflow descriptions among the inputs applied to it; or apply Arazzo workflows to a
+//! saved graph (`build graph.json workflows.arazzo.yaml -o out.json`).
 
 use clap::Args;
 
@@ -9,7 +11,9 @@ use crate::ingest::{self, BuildOptions, artifact};
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// Inputs: OpenAPI 3.x / Swagger 2.0 specs (JSON/YAML), MCP tools/list results,
-    /// function lists or GraphQL introspection results (recognised from content)
+    /// function lists or GraphQL introspection results (recognised from content); Arazzo
+    /// 1.0 workflow descriptions among them are applied to the graph built from the others,
+    /// or to one saved graph given instead of specs
     #[arg(required = true)]
     pub inputs: Vec<String>,
     /// Output file (`-` for stdout). An existing file is replaced only with --force, and
@@ -103,6 +107,9 @@ pub fn run(args: BuildArgs) -> u8 {
         }
         if let Some((issues, fields)) = &built.graphql {
             crate::sanitize::eprint_text(&graphql_summary(issues, *fields, &built));
+        }
+        if let Some(w) = &built.workflows {
+            crate::sanitize::eprint_text(&ingest::arazzo::summary_text(w));
         }
     }
     // the process ends here: freeing millions of JSON nodes one by one would only cost time

@@ -20,11 +20,12 @@ pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
 
 /// A spec or tool list rather than a tool graph, recognised from a bounded head of the
 /// content by the one sniffer ([`crate::sniff`]). Anything else goes to the graph loader,
-/// whose errors name the file and place.
+/// whose errors name the file and place. (An Arazzo description goes to the builder too,
+/// which says it needs a graph to apply to.)
 pub fn is_spec(arg: &str) -> bool {
     use crate::sniff::Kind;
     matches!(
         crate::sniff::sniff_path(Path::new(arg)),
-        Ok(Kind::Spec | Kind::ToolList | Kind::Yaml)
+        Ok(Kind::Spec | Kind::ToolList | Kind::Yaml | Kind::Arazzo)
     )
 }

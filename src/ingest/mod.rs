@@ -8,9 +8,14 @@
 //! * Function lists become a saved tool graph as `ToolGraph().add_tools(list)`.
 //! * GraphQL introspection results become a saved tool graph as
 //!   `ToolGraph().add_tools(ingest_graphql_introspection(doc, endpoint_url=…).tools)`.
+//! * Arazzo 1.0 workflow descriptions given with them are applied to the graph built in
+//!   the same run (`build_openapi_collection_artifact(…, workflow_sources=…)`, or
+//!   `apply_arazzo_workflows` on the tool graph); given with a saved graph or collection
+//!   artifact, they are applied to it as `ToolGraph.load`, `apply_arazzo_workflows`, `save`.
 //!
 //! The input type is recognised from content ([`source::classify`]).
 
+pub mod arazzo;
 pub mod artifact;
 pub mod build;
 pub mod frozen;
@@ -57,6 +62,9 @@ pub struct Built {
     /// GraphQL inputs: the ingest result's issues (not written to the graph) and the
     /// number of root fields read; `None` for other inputs.
     pub graphql: Option<(Vec<graphql::Issue>, usize)>,
+    /// With Arazzo inputs: the workflow summary (`apply_arazzo_workflows`' result) and the
+    /// number of steps whose operation is not in the graph.
+    pub workflows: Option<arazzo::Summary>,
 }
 
 /// Reads every input and builds one graph.
@@ -64,6 +72,13 @@ pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, Input
     let mut t0 = std::time::Instant::now();
     let mut docs = Vec::new();
     for (i, p) in paths.iter().enumerate() {
+        if p.starts_with("http://") || p.starts_with("https://") {
+            return Err(InputError::new(
+                p,
+                "",
+                "remote inputs are not fetched: download the file and give its path".into(),
+            ));
+        }
         let done = progress::at::READ * i as f64 / paths.len() as f64;
         opts.progress.report("reading the spec", done, p);
         docs.push(source::read_document(p)?);
@@ -73,18 +88,29 @@ pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, Input
 }
 
 pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built, InputError> {
+    let (workflows, docs): (Vec<Document>, Vec<Document>) =
+        docs.into_iter().partition(|d| d.kind == InputKind::Arazzo);
     let Some(first) = docs.first() else {
-        return Err(InputError::new("toolscope", "", "no input".into()));
-    };
-    let first_kind = first.kind;
-    for d in &docs {
-        if d.kind == InputKind::Graph {
-            return Err(InputError::new(
-                &d.name,
+        return Err(match workflows.first() {
+            Some(w) => InputError::new(
+                &w.name,
                 "",
-                "this is already a tool graph; nothing to build".into(),
-            ));
-        }
+                "an Arazzo workflow description applies to a graph: give it with the API \
+                 spec (`build api.yaml workflows.arazzo.yaml -o out.json`) or a saved graph"
+                    .into(),
+            ),
+            None => InputError::new("toolscope", "", "no input".into()),
+        });
+    };
+    // the descriptions' own errors come before the build
+    for w in &workflows {
+        arazzo::check(&w.name, &w.value)?;
+    }
+    let first_kind = first.kind;
+    if one_saved_graph(&docs, &workflows)? {
+        return apply_to_saved(docs, &workflows);
+    }
+    for d in &docs {
         if d.kind.is_openapi() != first_kind.is_openapi() {
             return Err(InputError::new(
                 &d.name,
@@ -97,10 +123,12 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             ));
         }
     }
+    let workflows: Vec<&Document> = workflows.iter().collect();
     let built_at = artifact::now_iso();
     let docs_name = first.name.clone();
     if first_kind.is_openapi() {
-        let value = build::collection::build_collection(&docs, &built_at, &opts.progress)?;
+        let (value, unresolved) =
+            build::collection::build_collection(&docs, &workflows, &built_at, &opts.progress)?;
         crate::par::drop_later(docs);
         let tool_count = value
             .get("tools")
@@ -111,12 +139,15 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
         check_counts(&docs_name, tool_count, edge_count)?;
+        let workflows =
+            (!workflows.is_empty()).then(|| (value["workflow_summary"].clone(), unresolved));
         return Ok(Built {
             value,
             collection: true,
             tool_count,
             edge_count,
             graphql: None,
+            workflows,
         });
     }
     opts.progress
@@ -170,6 +201,8 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             }
         }
     }
+    let tools = g.tools.iter_mut().map(|(k, t)| (k, &mut t.metadata));
+    let summary = arazzo::apply_to_tools(&workflows, &mut g.graph, tools)?;
     let tool_count = g.tools.len();
     let edge_count = g.graph.edge_count();
     if tool_count == 0 {
@@ -186,6 +219,51 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
         tool_count,
         edge_count,
         graphql: gql,
+        workflows: summary,
+    })
+}
+
+/// `true` when the inputs are one saved graph (or collection artifact) and workflows to
+/// apply to it; an error when a saved graph comes without workflows or with other inputs.
+fn one_saved_graph(docs: &[Document], workflows: &[Document]) -> Result<bool, InputError> {
+    let Some(g) = docs.iter().find(|d| d.kind == InputKind::Graph) else {
+        return Ok(false);
+    };
+    if workflows.is_empty() {
+        return Err(InputError::new(
+            &g.name,
+            "",
+            "this is already a tool graph; nothing to build".into(),
+        ));
+    }
+    if let Some(other) = docs.iter().find(|d| !std::ptr::eq(*d, g)) {
+        return Err(InputError::new(
+            &other.name,
+            "",
+            format!(
+                "{} is a saved graph: workflows apply to it alone (build this {} separately)",
+                g.name,
+                other.kind.label()
+            ),
+        ));
+    }
+    Ok(true)
+}
+
+/// One saved graph (or collection artifact) and the workflows applied to it.
+fn apply_to_saved(mut docs: Vec<Document>, workflows: &[Document]) -> Result<Built, InputError> {
+    let graph = docs.remove(0);
+    let name = graph.name.clone();
+    let workflows: Vec<&Document> = workflows.iter().collect();
+    let got = arazzo::saved::apply_to_saved(graph, &workflows, &artifact::now_iso())?;
+    check_counts(&name, got.tool_count, got.edge_count)?;
+    Ok(Built {
+        value: got.value,
+        collection: false,
+        tool_count: got.tool_count,
+        edge_count: got.edge_count,
+        graphql: None,
+        workflows: Some(got.summary),
     })
 }
 

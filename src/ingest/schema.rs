@@ -289,6 +289,12 @@ impl OutGraph {
         self.succ[si].get(&ti)
     }
 
+    pub fn edge_mut(&mut self, s: &str, t: &str) -> Option<&mut Map<String, Value>> {
+        let si = self.nodes.get_index_of(s)?;
+        let ti = self.nodes.get_index_of(t)?;
+        self.succ[si].get_mut(&ti)
+    }
+
     pub fn edge_count(&self) -> usize {
         self.succ.iter().map(IndexMap::len).sum()
     }

@@ -31,6 +31,9 @@ pub enum InputKind {
     Graph,
     /// A GraphQL introspection result (`{"data": {"__schema": …}}` or `{"__schema": …}`).
     GraphQl,
+    /// An Arazzo 1.0.x workflow description (`arazzo: 1.0.x`): applied to the graph built
+    /// from (or loaded with) the other inputs.
+    Arazzo,
 }
 
 impl InputKind {
@@ -42,6 +45,7 @@ impl InputKind {
             InputKind::Functions => "function list",
             InputKind::Graph => "tool graph",
             InputKind::GraphQl => "GraphQL introspection",
+            InputKind::Arazzo => "Arazzo workflow description",
         }
     }
 
@@ -100,7 +104,8 @@ pub fn parse_json(name: &str, text: &str) -> Result<Value, InputError> {
 
 /// What `build` and a spec GRAPH argument accept, for the errors that refuse a document.
 const EXPECTED_INPUT: &str = "expected an OpenAPI 3.x / Swagger 2.0 spec (JSON or YAML), \
-     an MCP tools/list result, a function list, a GraphQL introspection result or a tool graph";
+     an MCP tools/list result, a function list, a GraphQL introspection result, an Arazzo \
+     workflow description or a tool graph";
 
 /// Recognises the document type from its content.
 pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
@@ -126,6 +131,19 @@ pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
                     name,
                     "/openapi",
                     format!("unsupported OpenAPI version {s:?} (3.x expected)"),
+                ));
+            }
+            if let Some(v) = m.get("arazzo") {
+                if super::arazzo::supported_version(v) {
+                    return Ok(InputKind::Arazzo);
+                }
+                return Err(InputError::new(
+                    name,
+                    "/arazzo",
+                    format!(
+                        "unsupported Arazzo version {:?} (1.0.x expected)",
+                        scalar_text(v)
+                    ),
                 ));
             }
             if m.contains_key("graph") {

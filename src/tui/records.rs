@@ -589,7 +589,7 @@ pub fn of_kind(k: crate::sniff::Kind) -> FileKind {
     use crate::sniff::Kind;
     match k {
         Kind::Evidence => FileKind::Evidence,
-        Kind::Spec | Kind::ToolList | Kind::Yaml => FileKind::Spec,
+        Kind::Spec | Kind::ToolList | Kind::Yaml | Kind::Arazzo => FileKind::Spec,
         Kind::Suite => FileKind::Suite,
         Kind::Learning => FileKind::Learning,
         Kind::Graph | Kind::Unknown => FileKind::Graph,

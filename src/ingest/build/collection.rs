@@ -29,6 +29,26 @@ fn bucket(layer: u8, conf: f64) -> Option<&'static str> {
     }
 }
 
+/// A JSON string exactly as Python's `json.dumps(…, ensure_ascii=False)` writes it: only
+/// `"`, `\\` and C0 controls escaped (the hash is never shown, so no terminal hazard is).
+fn write_py_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// Canonical JSON (sorted keys, `,`/`:` separators, non-ASCII kept) for the manifest hash.
 fn canonical(v: &Value, out: &mut String) {
     match v {
@@ -40,7 +60,7 @@ fn canonical(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                crate::jsonout::write_escaped(out, k);
+                write_py_string(out, k);
                 out.push(':');
                 canonical(&m[k.as_str()], out);
             }
@@ -56,6 +76,7 @@ fn canonical(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
+        Value::String(s) => write_py_string(out, s),
         other => crate::ingest::artifact::write_compact(out, other),
     }
 }
@@ -146,7 +167,7 @@ pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
 }
 
 /// The SHA-256 (hex) and length of a spec's canonical JSON text.
-fn spec_digest(spec: &Value) -> (String, usize) {
+pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
     let mut canon = String::new();
     canonical(spec, &mut canon);
     let sha = sha2::Sha256::digest(canon.as_bytes());
@@ -156,11 +177,13 @@ fn spec_digest(spec: &Value) -> (String, usize) {
     )
 }
 
+/// The collection artifact, and the number of workflow steps whose operation is not in it.
 pub fn build_collection(
     docs: &[Document],
+    workflows: &[&Document],
     built_at: &str,
     progress: &Progress,
-) -> Result<Value, InputError> {
+) -> Result<(Value, usize), InputError> {
     let mut t0 = std::time::Instant::now();
     let mut tools: IndexMap<String, ToolSchema> = IndexMap::new();
     let mut ingested_total = 0usize;
@@ -300,6 +323,10 @@ pub fn build_collection(
     // link and contract relations count like detected ones
     for (stats_of, label) in [(&link_edges, "EXTRACTED"), (&contract_edges, "INFERRED")] {
         let n = stats_of["added"].as_u64().unwrap_or(0);
+        // with two tools or more, `requires` is counted even when no contract edge was added
+        if label == "INFERRED" && list.len() >= 2 {
+            stats.by_relation.entry("requires".into()).or_default();
+        }
         if n == 0 {
             continue;
         }
@@ -314,6 +341,9 @@ pub fn build_collection(
         }
     }
     phase(&mut t0, "contract edges");
+    // 11. Arazzo workflow relations and binding aliases
+    let tools = list.iter_mut().map(|t| (&t.name, &mut t.metadata));
+    let workflow_summary = crate::ingest::arazzo::apply_to_tools(workflows, &mut graph, tools)?;
     progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
 
     // artifact
@@ -330,7 +360,7 @@ pub fn build_collection(
     for (k, v) in &stats.by_relation {
         by_rel.insert(k.clone(), json!(v));
     }
-    let edge_stats = json!({
+    let mut edge_stats = json!({
         "EXTRACTED": stats.by_conf.get("EXTRACTED").copied().unwrap_or(0),
         "INFERRED": stats.by_conf.get("INFERRED").copied().unwrap_or(0),
         "AMBIGUOUS": stats.by_conf.get("AMBIGUOUS").copied().unwrap_or(0),
@@ -347,9 +377,12 @@ pub fn build_collection(
         "semantic_metadata": sem_summary,
         "relation_budget": RELATION_BUDGET,
         "relation_budget_reached": budget_reached,
-        "pair_edges": {"manual": 0, "auto": 0, "skipped_target_missing": 0, "skipped_self": 0, "skipped_existing_structural": 0},
-        "arazzo_workflows": {"added": 0, "merged": 0, "binding_aliases_added": 0},
+        "arazzo_workflows": workflow_summary.as_ref().map_or_else(
+            || json!({"added": 0, "merged": 0, "binding_aliases_added": 0}),
+            |s| s.0["edge_stats"].clone(),
+        ),
     });
+    add_pair_edges(&mut edge_stats, tool_count);
     let manifest = json!({
         "created_at": built_at,
         "hash_algorithm": "sha256:canonical-json",
@@ -367,11 +400,14 @@ pub fn build_collection(
         "duplicate_tool_names": dups.iter().take(20).map(|(n, c)| json!({"name": n, "count": c})).collect::<Vec<_>>(),
         "source_tool_counts": source_counts,
     });
-    let workflow_summary = json!({
-        "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
-        "by_dependency_kind": {},
-        "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
-        "source_snapshot_manifest": {"spec_count": 0, "specs": []},
+    let (workflow_summary, unresolved) = workflow_summary.unwrap_or_else(|| {
+        let none = json!({
+            "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
+            "by_dependency_kind": {},
+            "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
+            "source_snapshot_manifest": {"spec_count": 0, "specs": []},
+        });
+        (none, 0)
     });
     let report = readiness::report(&list, &graph, &edge_quality, &sem_summary);
     let enrichment = if tool_count == 0 {
@@ -410,7 +446,7 @@ pub fn build_collection(
         "search_filter_field_names": [],
         "auth_field_names": [],
         "user_input_field_names": [],
-        "workflow_source_count": 0,
+        "workflow_source_count": workflows.len(),
     });
     let mut meta = Map::new();
     meta.insert("built_at".into(), json!(built_at));
@@ -460,7 +496,23 @@ pub fn build_collection(
     top.insert("collection_graph_version".into(), json!("2"));
     top.insert("enrichment_status".into(), json!(enrichment));
     phase(&mut t0, "artifact");
-    Ok(Value::Object(top))
+    Ok((Value::Object(top), unresolved))
+}
+
+/// The pair-edge counts come with relation detection (two tools or more), before the
+/// workflow counts.
+fn add_pair_edges(edge_stats: &mut Value, tool_count: usize) {
+    if tool_count < 2 {
+        return;
+    }
+    if let Value::Object(m) = edge_stats {
+        let wf = m.shift_remove("arazzo_workflows").unwrap_or(Value::Null);
+        m.insert(
+            "pair_edges".into(),
+            json!({"manual": 0, "auto": 0, "skipped_target_missing": 0, "skipped_self": 0, "skipped_existing_structural": 0}),
+        );
+        m.insert("arazzo_workflows".into(), wf);
+    }
 }
 
 #[derive(Default)]

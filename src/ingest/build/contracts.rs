@@ -962,11 +962,32 @@ pub fn normalize_edge(e: &Map<String, Value>, default_source: &str) -> Map<Strin
     m
 }
 
+/// What an empty incoming data-flow value (null, `""`, `[]`) does to a key the existing
+/// data flow lacks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmptyValues {
+    /// It is added (link and contract merges).
+    AddMissing,
+    /// It is skipped (Arazzo workflow merges into an existing data flow).
+    Skip,
+}
+
 /// `merge_graph_edges(existing, incoming)` (spec §2.3); `force_requires` sets the relation.
 pub fn merge_edges(
     old: &Map<String, Value>,
     new: &Map<String, Value>,
     force_requires: bool,
+) -> Map<String, Value> {
+    merge_edges_with(old, new, force_requires, EmptyValues::AddMissing)
+}
+
+/// [`merge_edges`] with a rule for empty incoming values (an existing data flow of
+/// `null` always takes the incoming one whole).
+pub fn merge_edges_with(
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    force_requires: bool,
+    empties: EmptyValues,
 ) -> Map<String, Value> {
     let a = normalize_edge(old, "structural");
     let b = normalize_edge(new, "structural");
@@ -1012,6 +1033,7 @@ pub fn merge_edges(
     out.insert("evidence".into(), json!(evidence));
     // data_flow: incoming values overwrite unless empty
     let mut df = a["data_flow"].as_object().cloned().unwrap_or_default();
+    let add_empty = empties == EmptyValues::AddMissing || a["data_flow"].is_null();
     // a link's own source path (when it has one) survives a merge with a link-less data flow
     let keep_link_source = df.get("link_name").is_some_and(|v| !v.is_null())
         && b["data_flow"].get("link_name").is_none_or(|v| v.is_null());
@@ -1036,8 +1058,8 @@ pub fn merge_edges(
                 }
                 continue;
             }
-            // an empty value never overwrites, but a missing key is still added
-            if !(empty && df.contains_key(k)) {
+            // an empty value never overwrites; a missing key gets it only when `add_empty`
+            if !(empty && (df.contains_key(k) || !add_empty)) {
                 df.insert(k.clone(), v.clone());
             }
         }

@@ -265,6 +265,8 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                     let m = merge_edges(&old, &a, relation == "requires");
                     graph.replace_edge(&cons.name, &prod.name, m);
                     merged += 1;
+                    // a merged link's relation is counted too (with nothing added)
+                    by_rel.entry(relation).or_insert(json!(0));
                 }
                 None => {
                     graph.add_edge(&cons.name, &prod.name, a);
