@@ -2,12 +2,15 @@
 //!
 //! `toolscope build` makes and frees millions of small rows and strings on every core;
 //! mimalloc builds GitHub's REST API in about two thirds of the time glibc's allocator
-//! takes. Everything else (the explorer, `query`, `mcp`) keeps the system allocator: its
+//! takes. A ranking blame (`toolscope diff … --cases` or `--query`) assembles thousands
+//! of hybrid graphs on every core, which glibc serialises: mimalloc blames in about
+//! 60% of the time. Everything else (the explorer, `query`, `mcp`) keeps the system allocator: its
 //! smaller footprint is what the engine's memory targets are measured with.
 //!
 //! The choice is made on the first allocation, while the main thread is the only thread,
 //! from the command line as the kernel holds it (`/proc/self/cmdline`, read without
-//! allocating): mimalloc when the first argument is `build`. `TOOLSCOPE_ALLOCATOR=system`
+//! allocating): mimalloc when the first argument is `build`, or `diff` with `--cases` or
+//! `--query` among the rest. `TOOLSCOPE_ALLOCATOR=system`
 //! or `=mimalloc` overrides it. The mode never changes afterwards, so every block is freed
 //! by the allocator that made it.
 
@@ -58,6 +61,9 @@ fn decide() -> u8 {
     args.next(); // the program
     match args.next() {
         Some(b"build") => MIMALLOC,
+        Some(b"diff") if args.any(|a| a.starts_with(b"--cases") || a.starts_with(b"--query")) => {
+            MIMALLOC
+        }
         _ => SYSTEM,
     }
 }

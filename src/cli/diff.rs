@@ -199,7 +199,25 @@ fn run_blame(a: &DiffArgs, old: &Engine, new: &Engine, d: &graphdiff::ArtifactDi
     let plan = Plan::new(old, new, d);
     graphdiff::timing("change groups and token cache", t);
     let blamer = Blamer { plan: &plan };
-    let blamed: Vec<CaseBlame> = crate::par::map_heavy(&cases, |c| blamer.blame(c));
+    // a suite may repeat a case (same query, parameters and labels): blamed once
+    let key = |c: &CaseSpec| format!("{:?}", (&c.query, &c.knobs, &c.expected));
+    let mut first: std::collections::HashMap<String, usize> = Default::default();
+    let unique: Vec<&CaseSpec> = cases
+        .iter()
+        .filter(|c| {
+            let n = first.len();
+            *first.entry(key(c)).or_insert(n) == n
+        })
+        .collect();
+    let done: Vec<CaseBlame> = crate::par::map_heavy(&unique, |c| blamer.blame(c));
+    let blamed: Vec<CaseBlame> = cases
+        .iter()
+        .map(|c| {
+            let mut b = done[first[&key(c)]].clone();
+            b.id = c.id.clone();
+            b
+        })
+        .collect();
     graphdiff::timing(
         &format!("blame ({})", crate::lab::blame::profile::report()),
         t,

@@ -258,6 +258,51 @@ impl Graph {
         e
     }
 
+    /// A finished graph from its parts in one pass, without the petgraph map: tools (key,
+    /// tool), nodes (name, node) and edges (source and target as indexes into `nodes`,
+    /// attributes), each list in the order it is to keep. The caller guarantees what the
+    /// loader guarantees itself: tool keys and node names unique, one edge per ordered
+    /// pair. Adjacency lists are in edge order, as [`Graph::finish`] makes them. For a
+    /// blame's hybrids, which are built by the hundred.
+    pub fn assemble(
+        info: GraphInfo,
+        tools: Vec<(String, Arc<Tool>)>,
+        nodes: Vec<(String, Node)>,
+        edges: Vec<(NodeId, NodeId, Arc<EdgeAttrs>)>,
+    ) -> Graph {
+        let mut g = Graph::new(info);
+        g.reserve_tools(tools.len());
+        for (key, tool) in tools {
+            g.add_shared_tool(key, tool);
+        }
+        g.nodes.reserve(nodes.len());
+        for (name, node) in nodes {
+            g.nodes.insert(name, node);
+        }
+        let n = g.nodes.len();
+        g.out_adj = vec![Vec::new(); n];
+        g.in_adj = vec![Vec::new(); n];
+        g.edges.reserve(edges.len());
+        g.edge_keys.reserve(edges.len());
+        for (i, (source, target, attrs)) in edges.into_iter().enumerate() {
+            g.out_adj[source as usize].push(i as EdgeId);
+            g.in_adj[target as usize].push(i as EdgeId);
+            g.edge_keys.push(EdgeKey {
+                source,
+                target,
+                relation_row: relation_kind(attrs.relation_str()),
+                confidence: confidence_kind(attrs.confidence_str()),
+            });
+            g.edges.push(Edge {
+                source,
+                target,
+                attrs,
+            });
+        }
+        g.link_tools_and_nodes();
+        g
+    }
+
     /// Keeps the loaded text so the fingerprint can be computed when first asked for.
     pub fn set_source_text(&mut self, text: std::sync::Arc<super::text::SourceText>) {
         self.source_text = Some(text);
@@ -331,6 +376,11 @@ impl Graph {
                     .collect()
             })
             .collect();
+        self.link_tools_and_nodes();
+    }
+
+    /// Which node is each tool's and which tool each node's (by name).
+    fn link_tools_and_nodes(&mut self) {
         self.node_of_tool = self.tools.iter().map(|_| None).collect();
         self.tool_of_node = vec![None; self.nodes.len()];
         for (name, &tid) in &self.tool_ids {

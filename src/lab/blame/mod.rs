@@ -37,6 +37,8 @@ pub const SCORE: usize = 0;
 pub const RANK: usize = 1;
 pub const TOP1: usize = 2;
 pub const SELECTED: usize = 3;
+/// Positions of the ranking that hold NEW's tool there.
+pub const AGREE: usize = 4;
 
 /// One case to blame.
 #[derive(Debug, Clone)]
@@ -57,6 +59,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The ranked names (in order) or the selection differ; scores alone do not count.
+    pub fn decision_differs(&self, other: &Outcome) -> bool {
+        self.rows.len() != other.rows.len()
+            || self.rows.iter().zip(&other.rows).any(|(a, b)| a.0 != b.0)
+            || self.selected != other.selected
+            || self.decision != other.decision
+            || self.reasons != other.reasons
+    }
+
     pub fn of(engine: &Engine, query: &str, knobs: &Knobs) -> Outcome {
         let r: Retrieval = engine.retrieve(query, &knobs.params);
         let s: Selection = engine.select(&r, &knobs.select);
@@ -120,7 +131,10 @@ pub enum Method {
 pub struct CaseBlame {
     pub id: String,
     pub query: String,
+    /// The ranking (names and order) or the selection changed: what the blame explains.
     pub changed: bool,
+    /// Some score changed (possibly only that: the corpus statistics move every score).
+    pub scores_changed: bool,
     /// The tracked tool is an expected tool (else OLD's top-1).
     pub tracked_expected: bool,
     pub old: SideView,
@@ -134,6 +148,9 @@ pub struct CaseBlame {
     pub resolved: bool,
     pub method: Method,
     pub evaluations: usize,
+    /// Groups that touched the case, and players the shares were computed over.
+    pub touching: usize,
+    pub players: usize,
     /// Expected tools missing from OLD, and from NEW.
     pub missing: (Vec<String>, Vec<String>),
     /// The ranked names in OLD and in NEW.
@@ -142,9 +159,9 @@ pub struct CaseBlame {
 
 impl CaseBlame {
     /// The metric the report leads with: the tracked tool's rank when it moved, else its
-    /// score, else the top-1, else the selection.
+    /// score, else the top-1, else the selection, else the rest of the ranking.
     pub fn primary(&self) -> usize {
-        [RANK, SCORE, TOP1, SELECTED]
+        [RANK, SCORE, TOP1, SELECTED, AGREE]
             .into_iter()
             .find(|&m| self.delta[m] != 0.0)
             .unwrap_or(SCORE)
@@ -154,11 +171,18 @@ impl CaseBlame {
 /// The value of one hybrid to the metrics.
 fn metrics(o: &Outcome, tracked: Option<&str>, new: &Outcome, top_k: usize) -> Values {
     let rank = tracked.and_then(|t| o.rank_of(t));
+    let agree = o
+        .rows
+        .iter()
+        .zip(&new.rows)
+        .filter(|(x, y)| x.0 == y.0)
+        .count();
     [
         tracked.and_then(|t| o.score_of(t)).unwrap_or(0.0),
         rank.unwrap_or(top_k + 1) as f64,
         f64::from(u8::from(o.top1().is_some() && o.top1() == new.top1())),
         f64::from(u8::from(o.selected == new.selected)),
+        agree as f64,
     ]
 }
 
@@ -206,7 +230,8 @@ impl Blamer<'_, '_> {
         let mut out = CaseBlame {
             id: case.id.clone(),
             query: case.query.clone(),
-            changed: o_old != o_new,
+            changed: o_old.decision_differs(&o_new),
+            scores_changed: o_old.rows != o_new.rows,
             tracked_expected,
             old: view(&o_old, &none),
             new: view(&o_new, &all),
@@ -216,6 +241,8 @@ impl Blamer<'_, '_> {
             resolved: true,
             method: Method::None,
             evaluations: 0,
+            touching: 0,
+            players: 0,
             missing,
             rows: (
                 o_old.rows.iter().map(|r| r.0.clone()).collect(),
@@ -223,6 +250,7 @@ impl Blamer<'_, '_> {
             ),
         };
         if !out.changed {
+            // the same ranking and selection (scores may have moved): nothing to explain
             return out;
         }
         let mut cache: FxHashMap<Vec<bool>, (Outcome, Values)> = FxHashMap::default();
@@ -244,6 +272,7 @@ impl Blamer<'_, '_> {
         let endpoints_ok = eval(&none).0 == o_old && eval(&all).0 == o_new;
         // players: the groups that touch the case, widened until they reach NEW
         let mut chosen = self.touching(case, &o_old, &o_new);
+        out.touching = chosen.len();
         let mut players: Vec<Vec<u32>>;
         let mut rounds = 0;
         loop {
@@ -285,7 +314,7 @@ impl Blamer<'_, '_> {
             }
             a
         };
-        // many players: merge those that change nothing alone and nothing when left out
+        // many players: merge those that move no metric alone and none when left out
         // (found by halving blocks of players: a block that does neither is set aside whole)
         if players.len() > shapley::EXACT_MAX {
             let n = players.len();
@@ -294,14 +323,14 @@ impl Blamer<'_, '_> {
             } else {
                 (1u128 << n) - 1
             };
-            let o_full = eval(&applied_of(&players, full)).0;
+            let m_full = eval(&applied_of(&players, full)).1;
             let mut active: Vec<usize> = Vec::new();
             let mut idle: Vec<usize> = Vec::new();
             let mut todo: Vec<Vec<usize>> = vec![(0..n).collect()];
             while let Some(block) = todo.pop() {
                 let mask = block.iter().fold(0u128, |m, &i| m | (1u128 << i));
-                let quiet = eval(&applied_of(&players, mask)).0 == o_old
-                    && eval(&applied_of(&players, full & !mask)).0 == o_full;
+                let quiet = eval(&applied_of(&players, mask)).1 == m_old
+                    && eval(&applied_of(&players, full & !mask)).1 == m_full;
                 if quiet {
                     idle.extend(block);
                 } else if block.len() == 1 {
@@ -320,11 +349,12 @@ impl Blamer<'_, '_> {
             players = next;
         }
         let n = players.len();
+        out.players = n;
         let mut v = |mask: u128| eval(&applied_of(&players, mask)).1;
         let shares = if n <= shapley::EXACT_MAX {
             shapley::exact(n, &mut v)
         } else {
-            shapley::sampled(n, shapley::SAMPLES, seed_of(&case.id), &mut v)
+            shapley::sampled(n, shapley::samples_for(n), seed_of(&case.query), &mut v)
         };
         out.method = match shares.error_bound {
             None => Method::Exact,
@@ -463,7 +493,8 @@ fn missing_in(e: &Engine, expected: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// A seed per case (FNV-1a of its id), so a case's estimate does not depend on the suite.
+/// A seed per case (FNV-1a of its query), so a case's estimate does not depend on the
+/// suite it is in or its id.
 fn seed_of(id: &str) -> u64 {
     id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)

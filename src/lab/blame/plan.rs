@@ -558,37 +558,35 @@ impl<'e> Plan<'e> {
         let ord = usize::from(self.order.is_some_and(|g| applied[g as usize]));
         let (a, b) = (&self.old.graph, &self.new.graph);
         let side = |new: bool| if new { b } else { a };
-        let mut g = Graph::new(GraphInfo {
+        let info = GraphInfo {
             source: "hybrid".into(),
             fingerprint: "hybrid".into(),
             ..Default::default()
-        });
-        g.reserve_tools(self.tool_order[ord].len());
+        };
         // each tool's version: its cached document and its cache entry
         let na = a.tool_count() as u32;
+        let mut tools = Vec::with_capacity(self.tool_order[ord].len());
         let mut docs: Vec<u32> = Vec::with_capacity(self.tool_order[ord].len());
         for &s in &self.tool_order[ord] {
             if let Some((new, id)) = self.version(self.tools[s as usize], applied) {
                 let graph = side(new);
-                g.add_shared_tool(
+                tools.push((
                     graph.tool_key(id).to_string(),
                     graph.tools[id as usize].clone(),
-                );
+                ));
                 docs.push(if new { na + id } else { id });
             }
         }
         let mut node_id = vec![u32::MAX; self.nodes.len()];
+        let mut nodes = Vec::with_capacity(self.node_order[ord].len());
         for &s in &self.node_order[ord] {
             if let Some((new, id)) = self.version(self.nodes[s as usize], applied) {
                 let (name, node) = side(new).nodes.get_index(id as usize).expect("node");
-                node_id[s as usize] = g.upsert_node(
-                    name,
-                    node.node_type.clone(),
-                    node.community.clone(),
-                    node.description.clone(),
-                );
+                node_id[s as usize] = nodes.len() as u32;
+                nodes.push((name.clone(), node.clone()));
             }
         }
+        let mut edges = Vec::with_capacity(self.edge_order[ord].len());
         for &s in &self.edge_order[ord] {
             let e = self.edges[s as usize];
             let (x, y) = (node_id[e.ends.0 as usize], node_id[e.ends.1 as usize]);
@@ -596,10 +594,10 @@ impl<'e> Plan<'e> {
                 continue;
             }
             if let Some((new, id)) = self.version(e.slot, applied) {
-                g.set_shared_edge(x, y, side(new).edge(id).attrs.clone());
+                edges.push((x, y, side(new).edge(id).attrs.clone()));
             }
         }
-        g.finish();
+        let g = Graph::assemble(info, tools, nodes, edges);
         let stats = usize::from(self.corpus.is_some_and(|c| applied[c as usize]));
         (g, docs, stats)
     }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::plan::{GroupKind, Plan};
-use super::{CaseBlame, Method, RANK, SCORE, SELECTED, Share, TOP1};
+use super::{AGREE, CaseBlame, Method, RANK, SCORE, SELECTED, Share, TOP1};
 use crate::engine::query::QueryPlan;
 use crate::jsonout::JsonWriter;
 use crate::sanitize::line as clean;
@@ -51,7 +51,10 @@ pub fn share_label(plan: &Plan<'_>, c: &CaseBlame, s: &Share) -> String {
                 format!("{who} document")
             };
             if parts.is_empty() {
-                format!("{doc}: {}", clean(&g.what))
+                format!(
+                    "{doc} changed ({}; not in the query's terms)",
+                    clean(&g.what)
+                )
             } else {
                 format!("{doc} {}", parts.join(" and "))
             }
@@ -127,6 +130,11 @@ pub fn headline(plan: &Plan<'_>, c: &CaseBlame) -> String {
             .or(c.old.tracked.as_deref())
             .unwrap_or("?"),
     );
+    let stays = match (c.old.expected_rank, c.new.expected_rank) {
+        (Some(a), Some(b)) if a == b => format!(" ({tracked} stays at {a})"),
+        (None, None) => format!(" ({tracked} not in the top {} of either)", c.rows.1.len()),
+        _ => String::new(),
+    };
     let what = match m {
         RANK => {
             let (a, b) = (c.old.expected_rank, c.new.expected_rank);
@@ -148,11 +156,17 @@ pub fn headline(plan: &Plan<'_>, c: &CaseBlame) -> String {
             clean(c.old.top1.as_deref().unwrap_or("-")),
             clean(c.new.top1.as_deref().unwrap_or("-"))
         ),
-        _ => format!(
+        SELECTED => format!(
             "selected {} -> {}",
             clean(&c.old.selected),
             clean(&c.new.selected)
         ),
+        _ if c.delta[AGREE] != 0.0 => format!(
+            "{} of the top {} places hold another tool{stays}",
+            c.delta[AGREE] as usize,
+            c.rows.1.len()
+        ),
+        _ => format!("the selector's reasons changed{stays}"),
     };
     let total = c.delta[m];
     let causes: Vec<String> = c
@@ -249,10 +263,17 @@ pub fn text(plan: &Plan<'_>, cases: &[CaseBlame], limit: usize) -> String {
             ));
         }
         if let Method::Sampled { samples, bound } = &c.method {
-            notes.push(format!(
-                "estimated from {samples} orders, shares within ±{:.3} (95%)",
-                bound[c.primary()]
-            ));
+            let total = c.delta[c.primary()].abs();
+            let b = if total > 0.0 {
+                bound[c.primary()] / total
+            } else {
+                0.0
+            };
+            notes.push(if b < 0.001 {
+                format!("estimated from {samples} orders, shares within ±0.001 (95%)")
+            } else {
+                format!("estimated from {samples} orders, shares within ±{b:.3} (95%)")
+            });
         }
         if !c.resolved {
             notes.push("unresolved: the hybrids did not reproduce both graphs".into());
@@ -322,6 +343,7 @@ pub fn json_line(plan: &Plan<'_>, c: &CaseBlame) -> String {
     w.key("case_id").str(&c.id);
     w.key("query").str(&c.query);
     w.key("changed").bool(c.changed);
+    w.key("scores_changed").bool(c.scores_changed);
     w.key("tracked_is_expected").bool(c.tracked_expected);
     w.key("old");
     side_json(&mut w, &c.old);
@@ -351,6 +373,7 @@ pub fn json_line(plan: &Plan<'_>, c: &CaseBlame) -> String {
         w.key("rank_effect").f64(s.effect[RANK]);
         w.key("top1_effect").f64(s.effect[TOP1]);
         w.key("selection_effect").f64(s.effect[SELECTED]);
+        w.key("ranking_effect").f64(s.effect[AGREE]);
         w.end_obj();
     }
     w.end_arr();
@@ -361,6 +384,7 @@ pub fn json_line(plan: &Plan<'_>, c: &CaseBlame) -> String {
         ("rank", RANK),
         ("top1", TOP1),
         ("selection", SELECTED),
+        ("ranking", AGREE),
     ] {
         w.key(k).f64(c.residual[m]);
     }
@@ -377,6 +401,8 @@ pub fn json_line(plan: &Plan<'_>, c: &CaseBlame) -> String {
         w.key("error_bound").f64(bound[SCORE]);
     }
     w.key("evaluations").int(c.evaluations as i64);
+    w.key("touching_groups").int(c.touching as i64);
+    w.key("players").int(c.players as i64);
     if !c.missing.0.is_empty() || !c.missing.1.is_empty() {
         w.key("expected_missing").begin_obj();
         w.key("old").str_list(&c.missing.0);

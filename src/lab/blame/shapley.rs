@@ -5,7 +5,7 @@
 //! drawn, so in their mean too).
 
 /// Metrics of one evaluation (a hybrid's outcome), decomposed together.
-pub const METRICS: usize = 4;
+pub const METRICS: usize = 5;
 
 /// A value per metric.
 pub type Values = [f64; METRICS];
@@ -21,10 +21,18 @@ pub struct Shares {
 }
 
 /// Players beyond which the exact sum (2^n coalitions) gives way to sampling.
-pub const EXACT_MAX: usize = 9;
+pub const EXACT_MAX: usize = 7;
 
-/// Orders drawn by the estimate.
+/// Orders drawn by the estimate at most, and at least.
 pub const SAMPLES: usize = 64;
+pub const MIN_SAMPLES: usize = 16;
+/// Evaluations the estimate aims to stay within (each order costs one per player).
+pub const SAMPLE_BUDGET: usize = 512;
+
+/// Orders to draw for `n` players: as many as the budget allows, within the bounds.
+pub fn samples_for(n: usize) -> usize {
+    (SAMPLE_BUDGET / n.max(1)).clamp(MIN_SAMPLES, SAMPLES)
+}
 
 /// Exact Shapley values: `v(mask)` for every coalition bitmask of `n` players.
 pub fn exact(n: usize, v: &mut dyn FnMut(u128) -> Values) -> Shares {
@@ -118,7 +126,7 @@ mod tests {
     fn game(mask: u128) -> Values {
         let has = |i: u32| if mask & (1 << i) != 0 { 1.0 } else { 0.0 };
         let x = 3.0 * has(0) + 1.0 * has(1) - 2.0 * has(2) + 4.0 * has(0) * has(1);
-        [x, has(3), 0.0, -x]
+        [x, has(3), 0.0, -x, 0.0]
     }
 
     #[test]
