@@ -161,7 +161,7 @@ impl CaseBlame {
     /// The metric the report leads with: the tracked tool's rank when it moved, else its
     /// score, else the top-1, else the selection, else the rest of the ranking.
     pub fn primary(&self) -> usize {
-        [RANK, SCORE, TOP1, SELECTED, AGREE]
+        [RANK, SELECTED, TOP1, AGREE, SCORE]
             .into_iter()
             .find(|&m| self.delta[m] != 0.0)
             .unwrap_or(SCORE)
@@ -253,9 +253,14 @@ impl Blamer<'_, '_> {
             // the same ranking and selection (scores may have moved): nothing to explain
             return out;
         }
-        let mut cache: FxHashMap<Vec<bool>, (Outcome, Values)> = FxHashMap::default();
+        // hybrids evaluated, by the bitset of their applied groups
+        let mut cache: FxHashMap<Vec<u64>, (Outcome, Values)> = FxHashMap::default();
         let mut eval = |applied: &[bool]| -> (Outcome, Values) {
-            if let Some(hit) = cache.get(applied) {
+            let mut key = vec![0u64; applied.len().div_ceil(64)];
+            for (i, _) in applied.iter().enumerate().filter(|(_, a)| **a) {
+                key[i / 64] |= 1 << (i % 64);
+            }
+            if let Some(hit) = cache.get(&key) {
                 return hit.clone();
             }
             let t = std::time::Instant::now();
@@ -265,7 +270,7 @@ impl Blamer<'_, '_> {
             profile::add(t_build, t.elapsed() - t_build);
             let tracked = tracked_slot.and_then(|s| plan.tool_name(s, applied));
             let m = metrics(&o, tracked, &o_new, top_k);
-            cache.insert(applied.to_vec(), (o.clone(), m));
+            cache.insert(key, (o.clone(), m));
             (o, m)
         };
         // the endpoints: OLD and NEW reproduced by the empty and the full hybrid
