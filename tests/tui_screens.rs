@@ -496,6 +496,11 @@ fn diff_names_cases_found_on_one_side_only() {
     h.keys("G");
     let s = h.screen(120, 40);
     assert!(s.contains("only in A"), "{s}");
+    // a case on one side only compares nothing: its row claims no "same" target and no
+    // overlap scores (audit: `only in B … selected same`)
+    let row = s.lines().find(|l| l.contains("only in A")).unwrap();
+    assert!(!row.contains(" same ") && !row.contains("changed"), "{row}");
+    assert!(!row.contains("0.0000"), "{row}");
     let _ = std::fs::remove_dir_all(&d);
 }
 
