@@ -385,6 +385,12 @@ fn a_bad_first_line_is_counted_like_any_other() {
             "{out}"
         );
         assert_eq!(l[3]["summary"]["reproduced"], 2, "{out}");
+        // `toolscope FILE` opens it on the Evidence screen (not as a broken graph)
+        assert_eq!(
+            toolscope::tui::records::detect(&f),
+            toolscope::tui::records::FileKind::Evidence,
+            "{name}"
+        );
         let set = toolscope::tui::records::read_set(&f).unwrap();
         assert_eq!(set.records.len(), 2, "{name}: {:?}", set.errors);
         assert_eq!(set.errors.len(), 1);
