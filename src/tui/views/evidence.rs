@@ -805,55 +805,7 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
     if let Some(Value::Array(rows)) = get("rank_signals") {
         d.blank();
         section(app, &mut d, "rank signals");
-        for r in rows {
-            let name = r.get("name").map(value_text).unwrap_or_default();
-            let mut sp: Vec<Span<'static>> = vec![
-                Span::styled(
-                    if r.get("selected") == Some(&Value::Bool(true)) {
-                        "*"
-                    } else {
-                        " "
-                    },
-                    st(app, Role::MarkTarget),
-                ),
-                Span::styled(
-                    if r.get("llm_target") == Some(&Value::Bool(true)) {
-                        "L"
-                    } else {
-                        " "
-                    },
-                    st(app, Role::MarkLlm),
-                ),
-                Span::raw(" "),
-                Span::raw(text::fit(&clean(&name), 26, g.ellipsis)),
-                Span::styled(
-                    // six decimals in a fixed column, as Explore prints them
-                    match r.get("selector_score") {
-                        Some(Value::Number(n)) => {
-                            format!(" {:>9.6}", n.as_f64().unwrap_or(0.0))
-                        }
-                        Some(v) => format!(" {:>9}", value_text(v)),
-                        None => format!(" {:>9}", ""),
-                    },
-                    st(app, Role::Score),
-                ),
-            ];
-            if let Some(Value::Array(ev)) = r.get("evidence") {
-                for it in ev {
-                    let src = it.get("source").map(value_text).unwrap_or_default();
-                    let sc = it.get("score").and_then(Value::as_f64).unwrap_or(0.0);
-                    sp.push(Span::styled(
-                        format!(" {}{sc:+.3}", clean(super::super::reasons::short(&src))),
-                        if sc < 0.0 {
-                            st(app, Role::Bad)
-                        } else {
-                            Style::default()
-                        },
-                    ));
-                }
-            }
-            d.text_indent(Line::from(sp), 6);
-        }
+        rank_signals(app, rows, &mut d);
     }
     if let Some(a) = get("override_assessment").and_then(Value::as_object) {
         d.blank();
@@ -887,6 +839,61 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
         d.text_indent(kv_obj(app, &rest, keys::SELECTOR, &[]), 4);
     }
     d
+}
+
+/// The selector block's `rank_signals`, one line per candidate: the selected (`*`) and LLM
+/// (`L`) marks, the name, the selector score and each evidence source's contribution.
+fn rank_signals(app: &App, rows: &[Value], d: &mut Doc) {
+    let g = glyphs(app);
+    for r in rows {
+        let name = r.get("name").map(value_text).unwrap_or_default();
+        let mut sp: Vec<Span<'static>> = vec![
+            Span::styled(
+                if r.get("selected") == Some(&Value::Bool(true)) {
+                    "*"
+                } else {
+                    " "
+                },
+                st(app, Role::MarkTarget),
+            ),
+            Span::styled(
+                if r.get("llm_target") == Some(&Value::Bool(true)) {
+                    "L"
+                } else {
+                    " "
+                },
+                st(app, Role::MarkLlm),
+            ),
+            Span::raw(" "),
+            Span::raw(text::fit(&clean(&name), 26, g.ellipsis)),
+            Span::styled(
+                // six decimals in a fixed column, as Explore prints them
+                match r.get("selector_score") {
+                    Some(Value::Number(n)) => {
+                        format!(" {:>9.6}", n.as_f64().unwrap_or(0.0))
+                    }
+                    Some(v) => format!(" {:>9}", value_text(v)),
+                    None => format!(" {:>9}", ""),
+                },
+                st(app, Role::Score),
+            ),
+        ];
+        if let Some(Value::Array(ev)) = r.get("evidence") {
+            for it in ev {
+                let src = it.get("source").map(value_text).unwrap_or_default();
+                let sc = it.get("score").and_then(Value::as_f64).unwrap_or(0.0);
+                sp.push(Span::styled(
+                    format!(" {}{sc:+.3}", clean(super::super::reasons::short(&src))),
+                    if sc < 0.0 {
+                        st(app, Role::Bad)
+                    } else {
+                        Style::default()
+                    },
+                ));
+            }
+        }
+        d.text_indent(Line::from(sp), 6);
+    }
 }
 
 fn record_doc(app: &App, e: &EvidenceView) -> Doc {
