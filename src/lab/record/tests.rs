@@ -186,7 +186,9 @@ fn a_bad_first_line_is_one_error_of_a_json_lines_stream() {
     assert!(junk[0].contains("s.jsonl:1:1: not JSON"), "{junk:?}");
     // a compact list on one line is a list; an empty input has nothing
     assert_eq!(stream("[{\"a\":1},{\"b\":2}]"), ["s.jsonl#1", "s.jsonl#2"]);
-    assert!(stream("").is_empty());
+    let empty = stream("\n  \n");
+    assert_eq!(empty.len(), 1);
+    assert!(empty[0].contains("empty: expected evidence"), "{empty:?}");
 }
 
 #[test]

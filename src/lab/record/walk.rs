@@ -278,6 +278,11 @@ impl Items {
                 self.end_held(text, lines);
                 State::Done
             }
+            (State::Start, None) => {
+                let e = InputError::new(&self.shown, "", format!("empty: expected {EXPECTED}"));
+                self.pending.push_back(Item::Error(e));
+                State::Done
+            }
             (_, None) => State::Done,
             (State::Done, _) => State::Done,
             (state, Some(Line::TooLong { .. })) => {
@@ -416,20 +421,10 @@ pub fn walk(
         }
         return Ok(errors);
     }
-    let items = Items::open(&path.to_string_lossy())?;
-    let mut empty = true;
-    for item in items {
-        empty = false;
+    for item in Items::open(&path.to_string_lossy())? {
         if let Err(e) = item.into_value().and_then(|(v, o)| visit(&v, &o)) {
             errors.push(e);
         }
-    }
-    if empty {
-        errors.push(InputError::new(
-            &shown,
-            "",
-            format!("empty: expected {EXPECTED}"),
-        ));
     }
     Ok(errors)
 }
