@@ -480,6 +480,68 @@ pub fn gunzip_progress(
     Ok(out)
 }
 
+/// Counts the bytes read through it.
+struct Counted<R> {
+    inner: R,
+    n: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.n
+            .fetch_add(k as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(k)
+    }
+}
+
+/// A gzip stream decompressed as it is read, within [`GZIP_BYTES`] and [`GZIP_RATIO`]
+/// (the same bounds as [`gunzip`]); crossing one, or corrupt data, is a read error whose
+/// message says which.
+pub struct GzipReader<R: Read> {
+    dec: flate2::read::MultiGzDecoder<Counted<R>>,
+    compressed: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    out: u64,
+}
+
+impl<R: Read> GzipReader<R> {
+    pub fn new(inner: R) -> Self {
+        let compressed = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        GzipReader {
+            dec: flate2::read::MultiGzDecoder::new(Counted {
+                inner,
+                n: compressed.clone(),
+            }),
+            compressed,
+            out: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for GzipReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.dec.read(buf).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("corrupt gzip data: {}", io_message(&e)))
+        })?;
+        self.out += n as u64;
+        if self.out > GZIP_BYTES.get() {
+            return Err(std::io::Error::other(format!(
+                "exceeds {}",
+                GZIP_BYTES.describe()
+            )));
+        }
+        let compressed = self.compressed.load(std::sync::atomic::Ordering::Relaxed);
+        let ratio = GZIP_RATIO.get();
+        if self.out > GZIP_RATIO_FROM && self.out > compressed.saturating_mul(ratio) {
+            return Err(std::io::Error::other(format!(
+                "gzip data expands more than {ratio}:1, a likely decompression bomb: exceeds {}",
+                GZIP_RATIO.describe()
+            )));
+        }
+        Ok(n)
+    }
+}
+
 /// Checks a query's size against [`QUERY_BYTES`]; the error text names the limit.
 pub fn check_query(q: &str) -> Result<(), String> {
     check_query_len(q.len())
@@ -554,6 +616,38 @@ impl<R: std::io::BufRead> Lines<R> {
             max,
             line: 0,
             done: false,
+        }
+    }
+
+    /// Changes the bound on the lines read from now on.
+    pub fn set_max(&mut self, max: u64) {
+        self.max = max;
+    }
+
+    /// Consumes the blank lines and whitespace ahead (counting the lines they end), never
+    /// more: true when the stream ends there. It blocks as a read does, so only callers
+    /// reading a file (not a pipe that may stall) look ahead with it.
+    pub fn skip_blank(&mut self) -> std::io::Result<bool> {
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                self.done = true;
+                return Ok(true);
+            }
+            let blank = chunk
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .count();
+            self.line += chunk[..blank].iter().filter(|b| **b == b'\n').count();
+            let more = blank < chunk.len();
+            self.inner.consume(blank);
+            if more {
+                return Ok(false);
+            }
         }
     }
 

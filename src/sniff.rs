@@ -103,11 +103,33 @@ pub fn sniff_path(path: &Path) -> Result<Kind, InputError> {
 /// The kind of a document from its (possibly truncated) text.
 pub fn sniff(text: &str) -> Kind {
     let t = text.trim_start_matches('\u{feff}').trim_start();
-    match t.as_bytes().first() {
+    let kind = match t.as_bytes().first() {
         None => Kind::Unknown,
         Some(b'{') | Some(b'[') => sniff_json(t),
         Some(_) => sniff_yaml(t),
+    };
+    match kind {
+        Kind::Unknown | Kind::Yaml => later_record(t).unwrap_or(kind),
+        k => k,
     }
+}
+
+/// Captured evidence in JSON Lines whose first line is not a record (garbage, or a record
+/// torn mid-line): a later line of the head that is a JSON object on its own and sniffs as
+/// evidence.
+fn later_record(t: &str) -> Option<Kind> {
+    let mut lines = t.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next()?;
+    if serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok() {
+        return None;
+    }
+    lines
+        .take(64)
+        .map(str::trim)
+        .filter(|l| l.starts_with('{'))
+        .find(|l| serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok())
+        .map(sniff_json)
+        .filter(|k| *k == Kind::Evidence)
 }
 
 fn sniff_json(t: &str) -> Kind {
@@ -297,6 +319,18 @@ mod tests {
         assert_eq!(k(r#"[{"arazzo": "1.0.0"}]"#), Kind::Unknown);
         assert_eq!(k("- name: a\n  inputSchema: {}\n"), Kind::Yaml);
         assert_eq!(k("hello world\n"), Kind::Unknown);
+        // JSON Lines evidence whose first line is garbage, or torn mid-record
+        assert_eq!(
+            k("garbage first line\n{\"results\": [{\"name\": \"a\"}]}\n"),
+            Kind::Evidence
+        );
+        assert_eq!(
+            k(
+                "{\"schema_version\": \"1.0\", \"trace\n{\"schema_version\": \"1.0\", \"trace_id\": \"t\", \"spans\": []}\n"
+            ),
+            Kind::Evidence
+        );
+        assert_eq!(k("error: reset\n{\"a\": 1}\n"), Kind::Yaml);
         assert_eq!(k(r#"{"tools": [{"name": "a"}]}"#), Kind::ToolList);
         assert_eq!(
             k(r#"{"jsonrpc": "2.0", "result": {"tools": []}}"#),

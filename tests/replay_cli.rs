@@ -5,6 +5,8 @@
 //! by the reference the way production makes it — is classified exactly.
 
 use assert_cmd::Command;
+mod common;
+
 use std::path::{Path, PathBuf};
 
 fn toolscope(args: &[&str], stdin: Option<Vec<u8>>) -> (i32, String, String) {
@@ -285,4 +287,132 @@ fn batch_output_carries_its_query_and_opens_on_a_graph() {
     assert_eq!(code, 2);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("noq.jsonl:/query"), "{err}");
+}
+
+/// The demo's reference envelopes, one per line.
+fn demo_lines() -> Vec<String> {
+    let gz = std::fs::read(traces("demo.jsonl.gz")).unwrap();
+    let text = String::from_utf8(toolscope::limits::gunzip("demo.jsonl.gz", gz).unwrap()).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// Audit bug 1: `lab replay … -` is a streaming filter. Standard input arrives through a
+/// pipe in two parts with a pause: the first part's verdicts are read off standard output
+/// before the second part is written (the summary comes at the end).
+#[test]
+fn replay_streams_standard_input_as_it_arrives() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    let lines = demo_lines();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolscope"))
+        .args(["lab", "replay", "demo", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines() {
+            if tx.send(l.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    stdin
+        .write_all(format!("{}\n", lines[..5].join("\n")).as_bytes())
+        .unwrap();
+    stdin.flush().unwrap();
+    for i in 0..5 {
+        let l = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("verdict {} before the rest was written", i + 1));
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        assert_eq!(v["status"], "reproduced", "{l}");
+        assert_eq!(v["record"], format!("-:{} trace-0000{}", i + 1, i + 1));
+    }
+    // nothing more while the input pauses: the summary waits for the end
+    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+    stdin
+        .write_all(format!("{}\n", lines[5..10].join("\n")).as_bytes())
+        .unwrap();
+    drop(stdin);
+    let rest: Vec<String> = rx.iter().collect();
+    assert_eq!(rest.len(), 6, "{rest:?}");
+    let s: serde_json::Value = serde_json::from_str(&rest[5]).unwrap();
+    assert_eq!(s["summary"]["records"], 10);
+    assert_eq!(s["summary"]["reproduced"], 10);
+    assert!(child.wait().unwrap().success());
+}
+
+/// Audit bug 2: a bad first line (garbage, or a record torn mid-string) is one unreadable
+/// line of a JSON Lines file, counted and listed like a bad line anywhere else — from a
+/// file, from standard input, and on the Evidence screen; only input where nothing at all
+/// is readable is an error.
+#[test]
+fn a_bad_first_line_is_counted_like_any_other() {
+    let lines = demo_lines();
+    let dir = common::tmp_dir("replay", "first-line");
+    let torn = &lines[0][..300];
+    for (name, first) in [("gfirst.jsonl", "garbage first line"), ("torn.jsonl", torn)] {
+        let f = dir.join(name);
+        std::fs::write(&f, format!("{first}\n{}\n{}\n", lines[0], lines[1])).unwrap();
+        let fs = f.to_str().unwrap();
+        let (code, out, err) = toolscope(&["lab", "replay", "demo", fs], None);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(
+            out.starts_with("3 records: 2 reproduced, 0 drifted, 0 partial, 1 unreadable"),
+            "{name}: {out}"
+        );
+        let listed = out.lines().nth(1).unwrap_or_default();
+        assert!(
+            listed.starts_with("unreadable ") && listed.contains(&format!("{name}:1:")),
+            "{name}: {out}"
+        );
+        let bytes = std::fs::read(&f).unwrap();
+        let (code, out, _) = toolscope(&["lab", "replay", "demo", "-", "--json"], Some(bytes));
+        assert_eq!(code, 0, "{name} on stdin: {out}");
+        let l = lines_of(&out);
+        assert_eq!(l[0]["status"], "unreadable", "{out}");
+        assert!(
+            l[0]["record"].as_str().unwrap().starts_with("-:1:"),
+            "{out}"
+        );
+        assert_eq!(l[3]["summary"]["reproduced"], 2, "{out}");
+        // `toolscope FILE` opens it on the Evidence screen (not as a broken graph)
+        assert_eq!(
+            toolscope::tui::records::detect(&f),
+            toolscope::tui::records::FileKind::Evidence,
+            "{name}"
+        );
+        let set = toolscope::tui::records::read_set(&f).unwrap();
+        assert_eq!(set.records.len(), 2, "{name}: {:?}", set.errors);
+        assert_eq!(set.errors.len(), 1);
+        assert!(
+            set.errors[0].contains(&format!("{name}:1:")),
+            "{:?}",
+            set.errors
+        );
+    }
+    // nothing readable at all (one torn line): bad input, one line naming where it breaks
+    let f = dir.join("torn-only.jsonl");
+    std::fs::write(&f, torn).unwrap();
+    let (code, out, err) = toolscope(&["lab", "replay", "demo", f.to_str().unwrap()], None);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no record could be read")
+            && err.contains("torn-only.jsonl:1:300: truncated JSON"),
+        "{err}"
+    );
+}
+
+fn lines_of(out: &str) -> Vec<serde_json::Value> {
+    lines(out)
 }

@@ -840,3 +840,53 @@ fn follow_reads_appended_records_and_flags_a_drift() {
     assert!(status.success(), "exit status {status:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Audit bug 3: with `--follow`, the file to follow may be empty or begin with a line that
+/// is not a record — alone, after the graph or before it — and the explorer follows it
+/// (it used to refuse: "--follow: two graphs…", "a graph").
+#[test]
+fn follow_starts_on_an_empty_file_or_one_that_begins_with_garbage() {
+    let dir =
+        std::env::temp_dir().join(format!("toolscope-pty-follow-empty-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let traces = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    let gz = std::fs::read(traces.join("demo.jsonl.gz")).unwrap();
+    let text = String::from_utf8(toolscope::limits::gunzip("demo", gz).unwrap()).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    for (i, (first, graph_first, graph_last)) in [
+        ("", true, false),
+        ("", false, false),
+        ("garbage first line\n", false, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let log = dir.join(format!("live{i}.jsonl"));
+        std::fs::write(&log, first).unwrap();
+        let l = log.to_str().unwrap();
+        let args: Vec<&str> = match (graph_first, graph_last) {
+            (true, _) => vec!["demo", l, "--follow"],
+            (_, true) => vec![l, "demo", "--follow"],
+            _ => vec![l, "--follow"],
+        };
+        let graph = graph_first || graph_last;
+        let mut p = Pty::spawn_env(&args, &[("NO_COLOR", "1")], 100, 30);
+        let bad = usize::from(!first.is_empty());
+        p.wait_for("the Follow screen", |s| {
+            s.contains(&format!("{bad} records")) && !s.contains("toolscope:")
+        });
+        let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        f.write_all(format!("{}\n", lines[..3].join("\n")).as_bytes())
+            .unwrap();
+        f.flush().unwrap();
+        let n = 3 + bad;
+        p.wait_for("the appended records", |s| {
+            s.contains(&format!("{n} records")) && (!graph || s.contains("3 reproduced"))
+        });
+        p.send("q");
+        let status = wait_exit(&mut p);
+        assert!(status.success(), "{args:?}: exit status {status:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

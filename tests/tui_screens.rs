@@ -303,7 +303,7 @@ fn evidence_screen_reads_trace_envelopes() {
     assert_eq!(r.query.as_deref(), Some("cancel my order"));
     assert_eq!(r.rows.len(), 5);
     assert_eq!(r.rows[0].name, "cancelOrder");
-    assert!(r.selected_target().is_some());
+    assert!(r.selected_target.is_some());
 }
 
 #[test]
@@ -316,8 +316,8 @@ fn evidence_screen_reads_a_response_without_a_graph() {
     let r = e.current().unwrap();
     assert_eq!(r.kind, "response");
     assert_eq!(r.rows.len(), 10);
-    assert_eq!(r.selected_target(), Some("getOrderPayment"));
-    assert_eq!(r.llm_target(), Some("getPayment"));
+    assert_eq!(r.selected_target.as_deref(), Some("getOrderPayment"));
+    assert_eq!(r.llm_target.as_deref(), Some("getPayment"));
     // unknown keys kept: the record's and the rows'
     let keys: Vec<&str> = r.unknown.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(keys, ["engine_rev"]);
@@ -496,7 +496,47 @@ fn diff_names_cases_found_on_one_side_only() {
     h.keys("G");
     let s = h.screen(120, 40);
     assert!(s.contains("only in A"), "{s}");
+    // a case on one side only compares nothing: its row claims no "same" target and no
+    // overlap scores (audit: `only in B … selected same`)
+    let row = s.lines().find(|l| l.contains("only in A")).unwrap();
+    assert!(!row.contains(" same ") && !row.contains("changed"), "{row}");
+    assert!(!row.contains("0.0000"), "{row}");
     let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_trace_envelopes_unknown_keys_are_shown_like_a_responses() {
+    // the audit's envx.jsonl: a reference envelope with a top-level x_custom and a span
+    // field x_span_extra (and a decision's own key, shown on its row)
+    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(traces.join("demo-one.json")).unwrap())
+            .unwrap();
+    v["x_custom"] = serde_json::json!({"a": 1});
+    v["spans"][0]["x_span_extra"] = "kept".into();
+    v["spans"][0]["decisions"][0]["x_decision"] = 7.into();
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("envx");
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("envx.jsonl");
+    std::fs::write(&f, format!("{}\n", serde_json::to_string(&v).unwrap())).unwrap();
+    let mut h = Harness::opened(caps(), Source::Evidence(f));
+    let e = h.app.evidence.clone().unwrap();
+    let r = e.current().unwrap();
+    assert_eq!(r.kind, "trace envelope");
+    assert_eq!(r.unknown_count(), 3, "{:?}", r.unknown);
+    h.keys("4");
+    h.render(120, 40);
+    h.keys("G");
+    let s = h.screen(120, 40);
+    assert!(s.contains("unknown keys (2)"), "{s}");
+    assert!(s.contains("x_custom"), "{s}");
+    assert!(s.contains("spans[0].x_span_extra"), "{s}");
+    h.keys("1g2");
+    assert_eq!(h.app.evidence.as_ref().unwrap().row, 0);
+    h.render(120, 40);
+    h.keys("G");
+    let s = h.screen(120, 40);
+    assert!(s.contains("? x_decision = 7"), "{s}");
 }
 
 #[test]

@@ -275,7 +275,7 @@ fn captured_evidence_is_classified_without_a_graph_and_replayed_with_one() {
     assert_eq!(e.tab, EvTab::WhyNot);
     assert_eq!(e.expected_tool().as_deref(), Some("listOrders"));
     let (_, t) = e.whynot.as_ref().expect("computed");
-    let rec = &e.current().unwrap().compact;
+    let rec = &e.current().unwrap().rec;
     assert_eq!(*t, toolscope::lab::captured::from_record(rec, "listOrders"));
     assert!(t.class.is_some(), "{t:?}");
     let s = h.screen(100, 30);

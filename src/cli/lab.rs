@@ -389,11 +389,13 @@ fn run_diff(a: DiffArgs) -> u8 {
                         if recs.is_empty() {
                             return fail(format!("{}: no evidence records found", line(p)));
                         }
-                        for r in recs.iter().filter(|r| !r.unknown_keys.is_empty()).take(1) {
+                        for r in recs.iter().filter(|r| !r.unknown.is_empty()).take(1) {
+                            let keys: Vec<&str> =
+                                r.unknown.iter().map(|(k, _)| k.as_str()).collect();
                             crate::sanitize::eprint_line(format!(
                                 "note: {}: keys this version does not know are kept, not compared: {}",
                                 line(p),
-                                r.unknown_keys.join(", ")
+                                keys.join(", ")
                             ));
                         }
                         sides.push(recs);
@@ -712,23 +714,46 @@ fn eval_text(
 }
 
 fn run_replay(a: ReplayArgs) -> u8 {
-    use crate::lab::replay::{self, DriftKind, Status, Summary};
+    use crate::lab::replay::{self, DriftKind, Outcome, Status, Summary};
+    use std::io::Write;
     let engine = match load_engine(&a.graph) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let outcomes = match replay::replay_paths(&engine, &a.files) {
-        Ok(o) => o,
-        Err(e) => return fail(e),
-    };
     let mut sum = Summary::default();
-    for o in &outcomes {
-        sum.add(o);
+    // the first unreadable part (for the error when nothing at all could be read), and
+    // the text report's listed records (bounded unless --all asks for every one)
+    let mut first_unreadable: Option<Outcome> = None;
+    let limit = if a.all { usize::MAX } else { 20 };
+    let mut listed: Vec<Outcome> = Vec::new();
+    let mut not_reproduced = 0usize;
+    let mut emit = |batch: &[Outcome]| -> bool {
+        let mut s = String::new();
+        for o in batch {
+            sum.add(o);
+            if o.status == Status::Unreadable && first_unreadable.is_none() {
+                first_unreadable = Some(o.clone());
+            }
+            if a.json {
+                s.push_str(&replay::outcome_json(o));
+                s.push('\n');
+            } else if o.status != Status::Reproduced {
+                not_reproduced += 1;
+                if listed.len() < limit {
+                    listed.push(o.clone());
+                }
+            }
+        }
+        // whole lines in one write, flushed per batch: a pipe sees each batch at once
+        let mut so = std::io::stdout().lock();
+        s.is_empty() || so.write_all(s.as_bytes()).and_then(|_| so.flush()).is_ok()
+    };
+    if let Err(e) = replay::replay_stream(&engine, &a.files, &mut emit) {
+        return fail(e);
     }
     if sum.unreadable == sum.records {
         // nothing could be read: bad input, not a replay with no drift
-        let first = outcomes
-            .first()
+        let first = first_unreadable
             .map(|o| {
                 format!(
                     " (first: {}: {})",
@@ -742,20 +767,7 @@ fn run_replay(a: ReplayArgs) -> u8 {
             line(&a.files.join(", "))
         ));
     }
-    let kinds = || {
-        DriftKind::ALL
-            .iter()
-            .zip(sum.by_kind)
-            .filter(|(_, n)| *n > 0)
-            .map(|(k, n)| format!("{} {n}", k.name()))
-            .collect::<Vec<_>>()
-    };
     if a.json {
-        let mut s = String::with_capacity(outcomes.len() * 160);
-        for o in &outcomes {
-            s.push_str(&replay::outcome_json(o));
-            s.push('\n');
-        }
         let mut w = JsonWriter::new();
         w.begin_obj().key("summary").begin_obj();
         w.key("records").int(sum.records as i64);
@@ -768,57 +780,68 @@ fn run_replay(a: ReplayArgs) -> u8 {
             w.key(k.name()).int(n as i64);
         }
         w.end_obj().end_obj().end_obj();
-        s.push_str(&w.finish());
-        s.push('\n');
-        write_stdout(s.as_bytes());
+        write_stdout(format!("{}\n", w.finish()).as_bytes());
     } else {
-        let mut s = format!(
-            "{} records: {} reproduced, {} drifted{}, {} partial, {} unreadable\n",
-            sum.records,
-            sum.reproduced,
-            sum.drifted,
-            match kinds() {
-                k if k.is_empty() => String::new(),
-                k => format!(" ({})", k.join(", ")),
-            },
-            sum.partial,
-            sum.unreadable
-        );
-        let shown: Vec<_> = outcomes
-            .iter()
-            .filter(|o| o.status != Status::Reproduced)
-            .collect();
-        let limit = if a.all { usize::MAX } else { 20 };
-        for o in shown.iter().take(limit) {
-            let what = match (o.drift_kind, &o.difference) {
-                (Some(k), Some(d)) => format!(
-                    "{}  {}: recorded {}, recomputed {}",
-                    k.name(),
-                    d.pointer,
-                    crate::jsonout::to_compact_safe(&d.recorded),
-                    crate::jsonout::to_compact_safe(&d.recomputed)
-                ),
-                _ => String::new(),
-            };
-            let detail = o
-                .detail
-                .as_deref()
-                .map(|d| format!("  ({d})"))
-                .unwrap_or_default();
-            s.push_str(&line(&format!(
-                "{:<10} {}  {what}{detail}",
-                o.status.name(),
-                o.record
-            )));
-            s.push('\n');
-        }
-        if shown.len() > limit {
-            s.push_str(&format!(
-                "… {} more (--all lists them)\n",
-                shown.len() - limit
-            ));
-        }
-        super::query::write_text(&s);
+        super::query::write_text(&replay_text(&sum, &listed, not_reproduced));
     }
     if sum.drifted > 0 { EXIT_EMPTY } else { EXIT_OK }
+}
+
+/// `lab replay`'s text report: the summary, then the records that did not reproduce
+/// (`listed`, of `total`).
+fn replay_text(
+    sum: &crate::lab::replay::Summary,
+    listed: &[crate::lab::replay::Outcome],
+    total: usize,
+) -> String {
+    use crate::lab::replay::DriftKind;
+    let kinds: Vec<String> = DriftKind::ALL
+        .iter()
+        .zip(sum.by_kind)
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{} {n}", k.name()))
+        .collect();
+    let mut s = format!(
+        "{} records: {} reproduced, {} drifted{}, {} partial, {} unreadable\n",
+        sum.records,
+        sum.reproduced,
+        sum.drifted,
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        sum.partial,
+        sum.unreadable
+    );
+    for o in listed {
+        let what = match (o.drift_kind, &o.difference) {
+            (Some(k), Some(d)) => format!(
+                "{}  {}: recorded {}, recomputed {}",
+                k.name(),
+                d.pointer,
+                crate::jsonout::to_compact_safe(&d.recorded),
+                crate::jsonout::to_compact_safe(&d.recomputed)
+            ),
+            _ => String::new(),
+        };
+        let detail = o
+            .detail
+            .as_deref()
+            .map(|d| format!("  ({d})"))
+            .unwrap_or_default();
+        s.push_str(&line(&format!(
+            "{:<10} {}  {what}{detail}",
+            o.status.name(),
+            o.record
+        )));
+        s.push('\n');
+    }
+    if total > listed.len() {
+        s.push_str(&format!(
+            "… {} more (--all lists them)\n",
+            total - listed.len()
+        ));
+    }
+    s
 }

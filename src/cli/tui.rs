@@ -129,9 +129,14 @@ pub fn run_diff(a: &str, b: &str, ui: &UiArgs) -> u8 {
     })
 }
 
-/// What `--follow` opens: the file to follow, and the graph (if one is given).
+/// What `--follow` opens: the file to follow, and the graph (if one is given). The file
+/// to follow may be empty, missing or begin with garbage (`:follow FILE` accepts the same):
+/// it is the argument that is not recognisably a graph — only a file whose content sniffs
+/// as a graph artifact or a spec counts as one (an empty, missing, unreadable or
+/// unrecognised file does not) — and, when neither of two is recognisably a graph, the
+/// last one (the first is then loaded as the graph, and its loader says what is wrong).
 fn follow_source(files: &[String], args: &ExploreArgs) -> Result<(Source, PathBuf), u8> {
-    use crate::tui::records::{FileKind, detect};
+    use crate::sniff::Kind;
     if args.cases.is_some() {
         return Err(fail(
             "--follow and --cases: give one (the Follow screen replays records, the Lab evaluates a suite)",
@@ -151,27 +156,30 @@ fn follow_source(files: &[String], args: &ExploreArgs) -> Result<(Source, PathBu
         }
         Ok(p)
     };
-    let graph = |f: &str| -> Result<Option<Source>, u8> {
+    // what an argument is, from its content (None: missing, empty or unreadable)
+    let sniffed = |f: &str| -> Result<Option<Kind>, u8> {
         if f == "demo" {
-            return Ok(Some(Source::Demo));
+            return Ok(Some(Kind::Graph));
         }
         let p = PathBuf::from(f);
         if !p.is_file() {
             return Ok(None);
         }
-        let p = check_path(f)?;
-        Ok(match detect(&p) {
-            FileKind::Graph => Some(Source::File(p)),
-            FileKind::Spec => Some(Source::Spec(p)),
-            _ => None,
-        })
+        check_path(f)?;
+        Ok(crate::sniff::sniff_path(&p).ok())
+    };
+    let is_graph = |k: Option<Kind>| matches!(k, Some(Kind::Graph | Kind::Spec | Kind::ToolList));
+    let graph = |f: &str, k: Option<Kind>| match k {
+        _ if f == "demo" => Source::Demo,
+        Some(Kind::Spec | Kind::ToolList | Kind::Yaml) => Source::Spec(PathBuf::from(f)),
+        _ => Source::File(PathBuf::from(f)),
     };
     match files {
         [] => Err(fail(
             "--follow needs the file to follow: toolscope [GRAPH] FILE --follow",
         )),
         [f] => {
-            if graph(f)?.is_some() {
+            if is_graph(sniffed(f)?) {
                 return Err(fail(format!(
                     "{}: a graph; give the evidence file to follow too: toolscope GRAPH FILE --follow",
                     crate::sanitize::line(f)
@@ -179,16 +187,24 @@ fn follow_source(files: &[String], args: &ExploreArgs) -> Result<(Source, PathBu
             }
             Ok((Source::Follow(followed(f)?), PathBuf::new()))
         }
-        [a, b] => match (graph(a)?, graph(b)?) {
-            (Some(g), None) => Ok((g, followed(b)?)),
-            (None, Some(g)) => Ok((g, followed(a)?)),
-            (Some(_), Some(_)) => Err(fail(
-                "--follow: two graphs; give one graph and the evidence file to follow",
-            )),
-            (None, None) => Err(fail(
-                "--follow with two files: one graph (or demo) and the file to follow",
-            )),
-        },
+        [a, b] => {
+            let (ka, kb) = (sniffed(a)?, sniffed(b)?);
+            match (is_graph(ka), is_graph(kb)) {
+                (true, true) => Err(fail(
+                    "--follow: two graphs; give one graph and the evidence file to follow",
+                )),
+                (true, false) => Ok((graph(a, ka), followed(b)?)),
+                (false, true) => Ok((graph(b, kb), followed(a)?)),
+                (false, false)
+                    if matches!(ka, Some(Kind::Evidence | Kind::Suite | Kind::Learning)) =>
+                {
+                    Err(fail(
+                        "--follow with two files: one graph (or demo) and the file to follow",
+                    ))
+                }
+                (false, false) => Ok((graph(a, ka), followed(b)?)),
+            }
+        }
         _ => Err(fail("--follow takes one file, or a graph and one file")),
     }
 }

@@ -211,8 +211,8 @@ pub fn with_graph(
     expected: &str,
 ) -> CapturedTriage {
     let mut t = from_record(rec, expected);
-    match replay::replay_value(engine, value, &rec.id) {
-        Some(o) if o.status == ReplayStatus::Drifted => {
+    match replay::replay_record(engine, rec, value, &rec.id) {
+        o if o.status == ReplayStatus::Drifted => {
             t.replayed = true;
             let mut what = match &o.difference {
                 Some(d) => format!(
@@ -234,18 +234,13 @@ pub fn with_graph(
                 status: Status::Resolved,
             });
         }
-        Some(o) if o.status == ReplayStatus::Reproduced => t.replayed = true,
-        Some(o) => {
+        o if o.status == ReplayStatus::Reproduced => t.replayed = true,
+        o => {
             t.notes.push(format!(
                 "not replayed ({}): {}",
                 o.status.name(),
                 o.detail.unwrap_or_default()
             ));
-            t.status = t.status.max(Status::Partial);
-        }
-        None => {
-            t.notes
-                .push("not replayed: the record has no query and parameters to re-run".into());
             t.status = t.status.max(Status::Partial);
         }
     }
@@ -268,7 +263,7 @@ mod tests {
                     name: n.to_string(),
                     rank: i + 1,
                     score: Some(*s),
-                    breakdown: Default::default(),
+                    ..Default::default()
                 })
                 .collect(),
             selected_target: sel.map(str::to_string),
@@ -276,8 +271,7 @@ mod tests {
             reason_codes: Vec::new(),
             overrode_llm: Some(false),
             ambiguous: Some(false),
-            expected: Vec::new(),
-            unknown_keys: Vec::new(),
+            ..Default::default()
         }
     }
 

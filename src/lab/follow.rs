@@ -230,17 +230,17 @@ pub fn classify_value(engine: Option<&Engine>, v: &Value, at: At) -> Entry {
         None => ("unresolved", None),
     };
     // the parameters matter only to a record that can be run again
-    let knobs = rec.query.as_ref().and_then(|_| replay::knobs_of(v));
-    let replay = engine.and_then(|e| {
-        let o = replay::replay_value(e, v, &rec.id)?;
-        Some(Replayed {
+    let knobs = rec.query.as_ref().map(|_| rec.knobs.clone());
+    let replay = engine.map(|e| {
+        let o = replay::replay_record(e, &rec, v, &rec.id);
+        Replayed {
             status: o.status,
             drift: o.drift_kind,
             difference: o
                 .difference
                 .map(|d| (d.pointer, short(&d.recorded), short(&d.recomputed))),
             detail: o.detail,
-        })
+        }
     });
     let clean = |s: &String| crate::sanitize::line(s);
     Entry {
@@ -250,7 +250,7 @@ pub fn classify_value(engine: Option<&Engine>, v: &Value, at: At) -> Entry {
         offset: at.offset,
         at_ms: at.at_ms,
         id: clean(&rec.id),
-        kind: record_kind(v),
+        kind: rec.kind.name(),
         query: rec.query.clone(),
         knobs,
         target: named(&rec.selected_target).as_ref().map(clean),
@@ -263,23 +263,6 @@ pub fn classify_value(engine: Option<&Engine>, v: &Value, at: At) -> Entry {
         codes: rec.reason_codes.iter().map(clean).collect(),
         replay,
         error: None,
-    }
-}
-
-fn record_kind(v: &Value) -> &'static str {
-    let has = |k: &str| v.get(k).is_some();
-    if has("spans") {
-        "trace envelope"
-    } else if has("ranking") {
-        "fixture"
-    } else if has("expected") {
-        "golden case"
-    } else if has("retrieval") {
-        "batch line"
-    } else if has("results") {
-        "response"
-    } else {
-        "selector block"
     }
 }
 

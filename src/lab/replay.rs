@@ -3,13 +3,15 @@
 //! was recorded — names, order, rounded scores, the selector's target, flags and reason
 //! codes — and a disagreement is classified.
 //!
-//! Records are read with the one evidence walk ([`super::record::walk`]): graph-tool-call
-//! 0.47.0 trace envelopes (`TraceEnvelope.to_dict()`, schema 1.0: the request's query and
-//! parameters in `attributes`, the ranked rows as the `retrieval` span's decisions, the
-//! selector's answer as the `target_selection` span's attributes), toolscope batch lines
-//! with their query, golden cases (`query`, `params`, `selector`, `expected`), and
-//! regression fixtures. A record that says nothing replayable is `partial` (its query was
-//! scrubbed, or it has none), never a false alarm.
+//! Records are read as a stream ([`super::record::Items`]) by the one record reader
+//! ([`super::record::RunRecord::parse`]), so replay compares exactly the rows and the
+//! selector block the Evidence and Diff screens show: graph-tool-call 0.47.0 trace
+//! envelopes (`TraceEnvelope.to_dict()`, schema 1.0), toolscope batch lines with their
+//! query, responses, golden cases (`query`, `params`, `selector`, `expected`), and
+//! regression fixtures; each difference is a JSON pointer into the record as recorded. A
+//! record that says nothing replayable is `partial` (its query was scrubbed, or it has
+//! none), never a false alarm. Memory holds one batch of records, never the file or the
+//! outcomes.
 //!
 //! A drift is classified in this order: `version_skew` (the recorded engine version or
 //! profile is not this engine's), `stale_artifact` (the recorded graph fingerprint differs,
@@ -19,14 +21,13 @@
 
 use serde_json::{Map, Value};
 
+use super::record::{Item, Items, NOT_A_RECORD, RecordKind, RowShape, RunRecord};
 use crate::engine::knobs::Knobs;
-use crate::engine::{Engine, PROFILE, Params, Retrieval, SelectParams, Selection};
+use crate::engine::{Engine, Params, Retrieval, SelectParams, Selection};
 
-/// The engine version whose decisions this engine reproduces.
-pub const ENGINE_VERSION: &str = "0.47.0";
 /// The recorder keeps this many characters of a text attribute and appends `...`.
 pub const TRACE_TEXT_CHARS: usize = 240;
-pub use super::record::TRACE_SCHEMA;
+pub use super::record::{ENGINE_VERSION, TRACE_SCHEMA};
 
 /// What became of one record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,21 +99,6 @@ pub struct Outcome {
     pub detail: Option<String>,
 }
 
-/// One record as far as replay needs it.
-struct Recorded<'a> {
-    kind: &'static str,
-    id: Option<String>,
-    query: Option<String>,
-    knobs: Knobs,
-    /// Versions the record names (engine version, profile), with what they should be.
-    versions: Vec<(String, &'static str)>,
-    fingerprint: Option<String>,
-    /// `(pointer, value, what)`: the recorded fields to compare, in order.
-    fields: Vec<(String, &'a Value, Field)>,
-    /// Tool names the record mentions.
-    tools: Vec<&'a str>,
-}
-
 /// Which recomputed value a recorded field is compared with.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Field {
@@ -141,299 +127,52 @@ const SELECTION_KEYS: &[&str] = &[
     "override_assessment",
 ];
 
-fn uint(v: Option<&Value>) -> Option<usize> {
-    v.and_then(Value::as_u64).map(|x| x as usize)
-}
+/// `(pointer, recorded value, what)`: the recorded fields a replay compares, in order —
+/// the recorded row count, each row's name and score, then the selector's answer.
+type Fields = Vec<(String, Value, Field)>;
 
-fn strings(v: Option<&Value>) -> Option<Vec<String>> {
-    v.and_then(Value::as_array).map(|a| {
-        a.iter()
-            .filter_map(|x| x.as_str().map(String::from))
-            .collect()
-    })
-}
-
-/// Applies `params`-like keys (`top_k`, `depth`, `token_budget`, `history`) of `p` and
-/// `llm_target`/`policy` of `s` over the defaults. Redacted or missing values keep the
-/// default.
-fn knobs_from(p: Option<&Value>, s: Option<&Value>) -> Knobs {
-    let mut k = Knobs::default();
-    if let Some(p) = p {
-        if let Some(x) = uint(p.get("top_k")) {
-            k.params.top_k = x;
-        }
-        if let Some(x) = uint(p.get("depth")) {
-            k.params.depth = x;
-        }
-        if let Some(x) = uint(p.get("token_budget")) {
-            k.params.token_budget = x;
-        }
-        if let Some(h) = strings(p.get("history")) {
-            k.params.history = h;
-        }
-        if let Some(l) = p.get("learning_suggestions").and_then(Value::as_array) {
-            k.params.learning_suggestions = l.clone();
-        }
+fn fields_of(rec: &RunRecord, v: &Value) -> Fields {
+    let mut out = Vec::new();
+    let at = |p: &String| v.pointer(p).cloned().map(|x| (p.clone(), x));
+    if let Some((p, n)) = rec.result_count_at.as_ref().and_then(at) {
+        out.push((p, n, Field::RowCount));
     }
-    if let Some(s) = s {
-        k.select.llm_target = s
-            .get("llm_target")
-            .and_then(Value::as_str)
-            .map(String::from);
-        if let Some(p) = s.get("policy").and_then(Value::as_str) {
-            k.select.policy = p.to_string();
-        }
-    }
-    k
-}
-
-fn rows_fields<'a>(rows: &'a [Value], base: &str, out: &mut Vec<(String, &'a Value, Field)>) {
-    for (i, r) in rows.iter().enumerate() {
-        if let Some(n) = r.get("name") {
-            out.push((format!("{base}/{i}/name"), n, Field::RowName(i)));
-        }
-        if let Some(s) = r.get("score").filter(|s| s.is_number()) {
-            out.push((format!("{base}/{i}/score"), s, Field::RowScore(i)));
-        }
-    }
-}
-
-fn selection_fields<'a>(sel: &'a Value, base: &str, out: &mut Vec<(String, &'a Value, Field)>) {
-    for &k in SELECTION_KEYS {
-        if let Some(v) = sel.get(k) {
-            out.push((format!("{base}/{k}"), v, Field::Selection(k)));
-        }
-    }
-    if let Some(v) = sel.get("reason_codes") {
-        out.push((
-            format!("{base}/reason_codes"),
-            v,
-            Field::Selection("reason_codes"),
-        ));
-    }
-}
-
-/// Reads a trace envelope; `Err` names what makes it unusable.
-fn envelope(v: &Value) -> Result<Recorded<'_>, String> {
-    let schema = v
-        .get("schema_version")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if schema != TRACE_SCHEMA {
-        return Err(format!(
-            "trace envelope schema_version {} is not supported (this version reads {TRACE_SCHEMA})",
-            crate::sanitize::line(
-                &v.get("schema_version")
-                    .map(|x| x.to_string())
-                    .unwrap_or_else(|| "(none)".into())
-            )
-        ));
-    }
-    let attrs = v.get("attributes");
-    let mut rec = Recorded {
-        kind: "trace envelope",
-        id: v.get("trace_id").and_then(Value::as_str).map(String::from),
-        query: attrs
-            .and_then(|a| a.get("query"))
-            .and_then(Value::as_str)
-            .map(String::from),
-        knobs: knobs_of(v).unwrap_or_default(),
-        versions: Vec::new(),
-        fingerprint: attrs
-            .and_then(|a| a.get("graph_fingerprint"))
-            .and_then(Value::as_str)
-            .map(String::from),
-        fields: Vec::new(),
-        tools: Vec::new(),
-    };
-    if let Some(ver) = v.get("graph_tool_call_version").and_then(Value::as_str) {
-        rec.versions.push((ver.to_string(), ENGINE_VERSION));
-    }
-    let spans = v
-        .get("spans")
-        .and_then(Value::as_array)
-        .ok_or("a trace envelope without spans")?;
-    for (si, span) in spans.iter().enumerate() {
-        let stage = span.get("stage").and_then(Value::as_str).unwrap_or("");
-        let decisions = span.get("decisions").and_then(Value::as_array);
-        match stage {
-            "retrieval" => {
-                if let Some(n) = span.pointer("/attributes/result_count") {
-                    rec.fields.push((
-                        format!("/spans/{si}/attributes/result_count"),
-                        n,
-                        Field::RowCount,
-                    ));
-                }
-                let mut ranked: Vec<(usize, usize)> = decisions
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                    .filter(|(_, d)| d.get("outcome").and_then(Value::as_str) == Some("ranked"))
-                    .map(|(j, d)| (uint(d.get("rank_after")).unwrap_or(usize::MAX), j))
-                    .collect();
-                ranked.sort();
-                let ds = decisions.map(Vec::as_slice).unwrap_or_default();
-                for (i, &(_, j)) in ranked.iter().enumerate() {
-                    let d = &ds[j];
-                    if let Some(s) = d.get("subject") {
-                        rec.fields.push((
-                            format!("/spans/{si}/decisions/{j}/subject"),
-                            s,
-                            Field::RowName(i),
-                        ));
-                        if let Some(name) = s.as_str() {
-                            rec.tools.push(name);
-                        }
-                    }
-                    if let Some(s) = d.get("score").filter(|s| s.is_number()) {
-                        rec.fields.push((
-                            format!("/spans/{si}/decisions/{j}/score"),
-                            s,
-                            Field::RowScore(i),
-                        ));
-                    }
-                }
-            }
-            "target_selection" => {
-                if let Some(a) = span.get("attributes") {
-                    selection_fields(a, &format!("/spans/{si}/attributes"), &mut rec.fields);
-                    if let Some(t) = a.get("selected_target").and_then(Value::as_str) {
-                        rec.tools.push(t);
-                    }
-                }
-                for (j, d) in decisions.into_iter().flatten().enumerate() {
-                    if d.get("outcome").and_then(Value::as_str) == Some("selected")
-                        && let Some(c) = d.get("reason_codes")
-                    {
-                        rec.fields.push((
-                            format!("/spans/{si}/decisions/{j}/reason_codes"),
-                            c,
-                            Field::SelectedCodes,
-                        ));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(rec)
-}
-
-/// Reads any supported record; `Err` names what makes it unusable, `Ok(None)`: not a
-/// record at all.
-fn recorded(v: &Value) -> Result<Option<Recorded<'_>>, String> {
-    let Some(o) = v.as_object() else {
-        return Ok(None);
-    };
-    if o.contains_key("spans") || o.contains_key("schema_version") {
-        return envelope(v).map(Some);
-    }
-    let id = o.get("case_id").or_else(|| o.get("id")).and_then(|x| {
-        x.as_str()
-            .map(String::from)
-            .or_else(|| x.as_u64().map(|n| n.to_string()))
-    });
-    let query = o.get("query").and_then(Value::as_str).map(String::from);
-    let mut fields = Vec::new();
-    let mut tools = Vec::new();
-    let mut versions = Vec::new();
-    let mut fingerprint = None;
-    let (kind, knobs) = if let Some(exp) = o.get("expected").filter(|e| e.is_object()) {
-        if let Some(rows) = exp.pointer("/retrieval/results").and_then(Value::as_array) {
-            rows_fields(rows, "/expected/retrieval/results", &mut fields);
-        }
-        if let Some(sel) = exp.get("selection").filter(|s| s.is_object()) {
-            selection_fields(sel, "/expected/selection", &mut fields);
-        }
-        ("golden case", knobs_of(v).unwrap_or_default())
-    } else if o.contains_key("ranking") || o.contains_key("target_selector") {
-        if let Some(rows) = o.get("ranking").and_then(Value::as_array) {
-            rows_fields(rows, "/ranking", &mut fields);
-        }
-        if let Some(sel) = o.get("target_selector").filter(|s| s.is_object()) {
-            for k in [
-                "selected_target",
-                "llm_target",
-                "overrode_llm",
-                "ambiguous",
-                "reason_codes",
-            ] {
-                if let Some(x) = sel.get(k) {
-                    fields.push((format!("/target_selector/{k}"), x, Field::Selection(k)));
-                }
-            }
-        }
-        if let Some(prof) = v
-            .pointer("/provenance/engine_profile")
-            .and_then(Value::as_str)
-        {
-            versions.push((prof.to_string(), PROFILE));
-        }
-        fingerprint = v
-            .pointer("/provenance/graph_fingerprint")
-            .and_then(Value::as_str)
-            .map(String::from);
-        ("fixture", knobs_of(v).unwrap_or_default())
-    } else if let Some(ret) = o.get("retrieval").filter(|r| r.is_object()) {
-        if let Some(rows) = ret.get("results").and_then(Value::as_array) {
-            rows_fields(rows, "/retrieval/results", &mut fields);
-        }
-        if let Some(sel) = o.get("selection").filter(|s| s.is_object()) {
-            selection_fields(sel, "/selection", &mut fields);
-        }
-        ("batch line", knobs_of(v).unwrap_or_default())
-    } else if let Some(rows) = o.get("results").and_then(Value::as_array) {
-        rows_fields(rows, "/results", &mut fields);
-        if let Some(sel) = o.get("target_selector").filter(|s| s.is_object()) {
-            selection_fields(sel, "/target_selector", &mut fields);
-        }
-        ("response", knobs_of(v).unwrap_or_default())
-    } else {
-        return Ok(None);
-    };
-    for (_, v, f) in &fields {
-        if matches!(f, Field::RowName(_) | Field::Selection("selected_target"))
-            && let Some(n) = v.as_str()
-        {
-            tools.push(n);
-        }
-    }
-    Ok(Some(Recorded {
-        kind,
-        id,
-        query,
-        knobs,
-        versions,
-        fingerprint,
-        fields,
-        tools,
-    }))
-}
-
-/// The parameters a record was decided with (the knobs a replay uses), by the record's
-/// kind, in [`recorded`]'s order: an envelope's attributes, a fixture's
-/// `provenance.params`, else `params` and `selector`. `None`: not a record.
-pub fn knobs_of(v: &Value) -> Option<Knobs> {
-    let o = v.as_object()?;
-    if o.contains_key("spans") || o.contains_key("schema_version") {
-        let a = v.get("attributes");
-        return Some(knobs_from(a, a));
-    }
-    let own = || knobs_from(o.get("params"), o.get("selector"));
-    if o.get("expected").is_some_and(Value::is_object) {
-        return Some(own());
-    }
-    if o.contains_key("ranking") || o.contains_key("target_selector") {
-        let p = v.pointer("/provenance/params");
-        return Some(knobs_from(p, p));
-    }
-    if o.get("retrieval").is_some_and(Value::is_object)
-        || o.get("results").is_some_and(Value::is_array)
+    // a selector block's candidates are the selector's view, not a recorded retrieval
+    if rec
+        .rows
+        .first()
+        .is_none_or(|r| r.shape != RowShape::Candidate)
     {
-        return Some(own());
+        for (i, r) in rec.rows.iter().enumerate() {
+            out.push((
+                r.name_pointer(),
+                Value::from(r.name.as_str()),
+                Field::RowName(i),
+            ));
+            if let Some(s) = r.score {
+                out.push((r.score_pointer(), Value::from(s), Field::RowScore(i)));
+            }
+        }
     }
-    None
+    if let (Some(sel), Some(block)) = (&rec.selector, rec.selector_block(v)) {
+        for &k in SELECTION_KEYS.iter().chain(&["reason_codes"]) {
+            if let Some(x) = block.get(k) {
+                out.push((format!("{}/{k}", sel.at), x.clone(), Field::Selection(k)));
+            }
+        }
+        if let Some((p, x)) = sel.decision_codes_at.as_ref().and_then(at) {
+            out.push((p, x, Field::SelectedCodes));
+        }
+    }
+    out
+}
+
+/// The tool names a record mentions: its rows and the selected target.
+fn tools_of(rec: &RunRecord) -> impl Iterator<Item = &str> {
+    rec.rows
+        .iter()
+        .map(|r| r.name.as_str())
+        .chain(rec.selected_target.as_deref())
 }
 
 /// A recomputed decision, in the shapes the records are compared with.
@@ -493,24 +232,27 @@ fn same(recorded: &Value, recomputed: &Value, f: Field) -> bool {
 
 /// The first recorded field the recomputed decision does not reproduce. Rows the replay
 /// has beyond the recorded ones count when the record gives its row count.
-fn first_difference(rec: &Recorded<'_>, rc: &Recomputed) -> Option<Difference> {
-    let recorded_rows = rec
-        .fields
+fn first_difference(kind: RecordKind, fields: &Fields, rc: &Recomputed) -> Option<Difference> {
+    let recorded_rows = fields
         .iter()
         .filter(|(_, _, f)| matches!(f, Field::RowName(_)))
         .count();
-    for (p, v, f) in &rec.fields {
+    for (p, v, f) in fields {
         let got = value_of(rc, *f);
         if !same(v, &got, *f) {
             return Some(Difference {
                 pointer: p.clone(),
-                recorded: (*v).clone(),
+                recorded: v.clone(),
                 recomputed: got,
             });
         }
     }
-    let counted = rec.fields.iter().any(|(_, _, f)| *f == Field::RowCount);
-    if !counted && recorded_rows > 0 && rc.r.rows.len() > recorded_rows && rec.kind != "fixture" {
+    let counted = fields.iter().any(|(_, _, f)| *f == Field::RowCount);
+    if !counted
+        && recorded_rows > 0
+        && rc.r.rows.len() > recorded_rows
+        && kind != RecordKind::Fixture
+    {
         let extra = &rc.r.rows[recorded_rows];
         return Some(Difference {
             pointer: format!("(row {})", recorded_rows + 1),
@@ -556,7 +298,12 @@ fn nearby(k: &Knobs) -> Vec<(String, Knobs)> {
     out
 }
 
-fn classify(engine: &Engine, rec: &Recorded<'_>, query: &str) -> (DriftKind, Option<String>) {
+fn classify(
+    engine: &Engine,
+    rec: &RunRecord,
+    fields: &Fields,
+    query: &str,
+) -> (DriftKind, Option<String>) {
     for (got, want) in &rec.versions {
         if got != want {
             return (
@@ -580,7 +327,7 @@ fn classify(engine: &Engine, rec: &Recorded<'_>, query: &str) -> (DriftKind, Opt
             );
         }
     }
-    if let Some(missing) = rec.tools.iter().find(|t| engine.graph.tool_id(t).is_none()) {
+    if let Some(missing) = tools_of(rec).find(|t| engine.graph.tool_id(t).is_none()) {
         return (
             DriftKind::StaleArtifact,
             Some(format!(
@@ -591,7 +338,7 @@ fn classify(engine: &Engine, rec: &Recorded<'_>, query: &str) -> (DriftKind, Opt
     }
     for (what, k) in nearby(&rec.knobs) {
         let rc = recompute(engine, query, &k);
-        if first_difference(rec, &rc).is_none() {
+        if first_difference(rec.kind, fields, &rc).is_none() {
             return (
                 DriftKind::ParametersDiffer,
                 Some(format!("reproduced with {what}")),
@@ -601,83 +348,84 @@ fn classify(engine: &Engine, rec: &Recorded<'_>, query: &str) -> (DriftKind, Opt
     (DriftKind::Unexplained, None)
 }
 
-/// Replays one value of an evidence file. `label` names it when it has no id.
-pub fn replay_value(engine: &Engine, v: &Value, label: &str) -> Option<Outcome> {
-    let outcome = |kind, status, detail: Option<String>, id: Option<String>| Outcome {
-        record: id.unwrap_or_else(|| label.to_string()),
-        kind,
+/// Replays one value of an evidence file: read with the one record reader, then
+/// [`replay_record`]. `label` names it (its place in the file).
+pub fn replay_value(engine: &Engine, v: &Value, label: &str) -> Outcome {
+    match RunRecord::parse(v, "") {
+        Ok(Some(rec)) => replay_record(engine, &rec, v, label),
+        Ok(None) => unreadable(label, NOT_A_RECORD.into()),
+        Err(m) if m.pointer.is_empty() => unreadable(label, m.message),
+        Err(m) => unreadable(label, format!("{}: {}", m.pointer, m.message)),
+    }
+}
+
+/// An `unreadable` outcome for the part at `place`.
+pub fn unreadable(place: &str, why: String) -> Outcome {
+    Outcome {
+        record: place.to_string(),
+        kind: "record",
+        status: Status::Unreadable,
+        drift_kind: None,
+        difference: None,
+        detail: Some(why),
+    }
+}
+
+/// Replays one record, read from `v` (the fields it compares are read there, by the
+/// record's pointers). `label` names it (its place in the file); the outcome's `record`
+/// is the label and the record's own id when it has one (read with an empty fallback id).
+pub fn replay_record(engine: &Engine, rec: &RunRecord, v: &Value, label: &str) -> Outcome {
+    let outcome = |status, detail: Option<String>| Outcome {
+        record: if rec.id.is_empty() {
+            label.to_string()
+        } else {
+            format!("{label} {}", rec.id)
+        },
+        kind: rec.kind.name(),
         status,
         drift_kind: None,
         difference: None,
         detail,
     };
-    let rec = match recorded(v) {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            return Some(outcome(
-                "record",
-                Status::Unreadable,
-                Some(super::record::NOT_A_RECORD.into()),
-                None,
-            ));
-        }
-        Err(e) => return Some(outcome("trace envelope", Status::Unreadable, Some(e), None)),
-    };
-    let id = rec.id.clone().map(|i| format!("{label} {i}"));
     let Some(query) = rec.query.as_deref() else {
-        return Some(outcome(
-            rec.kind,
-            Status::Partial,
-            Some("no query text recorded".into()),
-            id,
-        ));
+        return outcome(Status::Partial, Some("no query text recorded".into()));
     };
     if query.contains("[REDACTED") {
-        return Some(outcome(
-            rec.kind,
-            Status::Partial,
-            Some("the query was scrubbed".into()),
-            id,
-        ));
+        return outcome(Status::Partial, Some("the query was scrubbed".into()));
     }
-    if rec.kind == "trace envelope"
+    if rec.kind == RecordKind::TraceEnvelope
         && query.ends_with("...")
         && query.chars().count() == TRACE_TEXT_CHARS + 3
     {
-        return Some(outcome(
-            rec.kind,
+        return outcome(
             Status::Partial,
             Some(format!(
                 "the recorder cut the query at {TRACE_TEXT_CHARS} characters"
             )),
-            id,
-        ));
+        );
     }
     if crate::limits::check_query(query).is_err() {
-        return Some(outcome(
-            rec.kind,
+        return outcome(
             Status::Unreadable,
             Some("the query is over the query limit".into()),
-            id,
-        ));
+        );
     }
-    if rec.fields.is_empty() {
-        return Some(outcome(
-            rec.kind,
+    let fields = fields_of(rec, v);
+    if fields.is_empty() {
+        return outcome(
             Status::Partial,
             Some("no ranked rows or selection recorded".into()),
-            id,
-        ));
+        );
     }
     let rc = recompute(engine, query, &rec.knobs);
-    match first_difference(&rec, &rc) {
-        None => Some(outcome(rec.kind, Status::Reproduced, None, id)),
+    match first_difference(rec.kind, &fields, &rc) {
+        None => outcome(Status::Reproduced, None),
         Some(d) => {
-            let (kind, detail) = classify(engine, &rec, query);
-            let mut o = outcome(rec.kind, Status::Drifted, detail, id);
+            let (kind, detail) = classify(engine, rec, &fields, query);
+            let mut o = outcome(Status::Drifted, detail);
             o.drift_kind = Some(kind);
             o.difference = Some(d);
-            Some(o)
+            o
         }
     }
 }
@@ -742,62 +490,107 @@ pub fn outcome_json(o: &Outcome) -> String {
     crate::jsonout::to_compact_safe(&Value::Object(m))
 }
 
-/// Replays a batch of values on every core, in order.
-fn replay_batch(engine: &Engine, items: &[(String, Value)]) -> Vec<Outcome> {
-    crate::par::map_heavy(items, |(label, v)| replay_value(engine, v, label))
-        .into_iter()
-        .flatten()
-        .collect()
+/// Lines (or values) replayed together on every core; fewer when the input stalls.
+pub const BATCH: usize = 1024;
+
+/// Replays one part of an evidence stream (a line is parsed here, on a worker).
+fn replay_item(engine: &Engine, item: &Item) -> Outcome {
+    match item {
+        Item::Value(v, o) => replay_value(engine, v, &o.label),
+        Item::Line(bytes, o) => match serde_json::from_slice::<Value>(bytes) {
+            Ok(v) => replay_value(engine, &v, &o.label),
+            Err(e) => {
+                let line = o.place.parse().unwrap_or(0);
+                error_outcome(walk_line_error(&o.file, &e, line))
+            }
+        },
+        Item::Error(e) => error_outcome(e.clone()),
+    }
 }
 
-/// Replays every record of `paths` (files, fixture folders, or `-` for standard input) on
-/// every core. Parts that cannot be read — a torn or non-JSON line, a value that is no
-/// record — are `unreadable` outcomes with their place, never fatal; `Err` only when a
-/// path cannot be read at all.
-pub fn replay_paths(
-    engine: &Engine,
+fn walk_line_error(file: &str, e: &serde_json::Error, line: usize) -> crate::error::InputError {
+    crate::model::load::json_error(file, e, "").with_line(line)
+}
+
+/// The `unreadable` outcome of a part that could not be read, at its place.
+fn error_outcome(e: crate::error::InputError) -> Outcome {
+    let place = if e.place.is_empty() {
+        e.file.clone()
+    } else {
+        format!("{}:{}", e.file, e.place)
+    };
+    unreadable(&place, e.message)
+}
+
+/// The parts of `paths` (files, fixture folders, or `-` for standard input), opened up
+/// front so a path that cannot be read fails before anything is replayed.
+fn sources(
     paths: &[String],
-) -> Result<Vec<Outcome>, crate::error::InputError> {
-    // records are replayed in batches as they are read, so memory holds one batch of
-    // values (and the outcomes), not the whole file's values
-    const BATCH: usize = 4096;
-    let mut out: Vec<Outcome> = Vec::new();
-    let mut items: Vec<(String, Value)> = Vec::with_capacity(BATCH);
-    let mut unreadable: Vec<Outcome> = Vec::new();
+) -> Result<Vec<Box<dyn Iterator<Item = Item> + Send>>, crate::error::InputError> {
+    let mut out: Vec<Box<dyn Iterator<Item = Item> + Send>> = Vec::new();
     for p in paths {
-        let mut visit = |v: &Value, o: &super::record::Origin| {
-            items.push((o.label.clone(), v.clone()));
-            if items.len() == BATCH {
-                out.extend(replay_batch(engine, &items));
-                items.clear();
+        let path = std::path::Path::new(p);
+        if p != "-" && path.is_dir() {
+            let files = super::record::folder_files(path, &["json", "jsonl"])?;
+            if files.is_empty() {
+                let e = crate::error::InputError::new(
+                    &crate::limits::shown(path),
+                    "",
+                    "no .json or .jsonl file in the folder".into(),
+                );
+                out.push(Box::new(std::iter::once(Item::Error(e))));
             }
-            Ok(())
-        };
-        let errors = if p == "-" {
-            let bytes = crate::limits::read_file_or_stdin("-")?;
-            let bytes = crate::limits::gunzip("-", bytes)?;
-            let text = crate::model::load::into_text("-", bytes)?;
-            super::record::walk_text("-", "-", "stdin", &text, &mut visit)
+            for f in files {
+                match Items::open(&f.to_string_lossy()) {
+                    Ok(items) => out.push(Box::new(items)),
+                    Err(e) => out.push(Box::new(std::iter::once(Item::Error(e)))),
+                }
+            }
         } else {
-            super::record::walk(std::path::Path::new(p), &mut visit)?
-        };
-        for e in errors {
-            let place = if e.place.is_empty() {
-                e.file.clone()
-            } else {
-                format!("{}:{}", e.file, e.place)
-            };
-            unreadable.push(Outcome {
-                record: place,
-                kind: "record",
-                status: Status::Unreadable,
-                drift_kind: None,
-                difference: None,
-                detail: Some(e.message),
-            });
+            out.push(Box::new(Items::open(p)?));
         }
     }
-    out.extend(replay_batch(engine, &items));
-    out.extend(unreadable);
     Ok(out)
+}
+
+/// Replays every record of `paths` (files, fixture folders, or `-` for standard input)
+/// as a stream: a reader thread reads ahead (at most [`BATCH`] parts), and the parts read
+/// so far — a full batch, or fewer when the reader has nothing more yet — are replayed on
+/// every core and handed to `emit` in input order, so memory holds one batch and a pipe's
+/// records come out as they arrive. `emit` returns false to stop (its output was closed).
+/// Parts that cannot be read (a torn or non-JSON line, a value that is no record) are
+/// `unreadable` outcomes with their place, never fatal; `Err` only when a path cannot be
+/// opened at all (before anything is replayed).
+pub fn replay_stream(
+    engine: &Engine,
+    paths: &[String],
+    emit: &mut dyn FnMut(&[Outcome]) -> bool,
+) -> Result<(), crate::error::InputError> {
+    use std::sync::mpsc::{TryRecvError, sync_channel};
+    let parts = sources(paths)?;
+    let (tx, rx) = sync_channel::<Item>(BATCH);
+    // not joined: when the output closes, a reader blocked on a quiet pipe is left behind
+    std::thread::spawn(move || {
+        for item in parts.into_iter().flatten() {
+            if tx.send(item).is_err() {
+                break;
+            }
+        }
+    });
+    let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
+    while let Ok(first) = rx.recv() {
+        batch.push(first);
+        while batch.len() < BATCH {
+            match rx.try_recv() {
+                Ok(it) => batch.push(it),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+            }
+        }
+        let outcomes = crate::par::map_heavy(&batch, |it| replay_item(engine, it));
+        batch.clear();
+        if !emit(&outcomes) {
+            break;
+        }
+    }
+    Ok(())
 }

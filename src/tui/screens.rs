@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::app::{App, Effect, FlashLevel, PaneId, PaneState};
 pub use super::labclass::{CaseClass, classify_cases};
-use super::records::{EvRecord, EvRow, EvSet, read_set};
+use super::records::{EvRecord, EvSet, read_set};
 use crate::engine::knobs::Knobs;
 use crate::engine::triage::CLASSES;
 use crate::engine::{Engine, Params, SelectParams};
@@ -132,7 +132,7 @@ impl EvidenceView {
         self.set.records.get(self.record)
     }
 
-    pub fn current_row(&self) -> Option<&EvRow> {
+    pub fn current_row(&self) -> Option<&crate::lab::record::RowRecord> {
         self.current().and_then(|r| r.rows.get(self.row))
     }
 
@@ -140,7 +140,7 @@ impl EvidenceView {
     pub fn expected_tool(&self) -> Option<String> {
         self.expected
             .clone()
-            .or_else(|| self.current()?.compact.expected.first().cloned())
+            .or_else(|| self.current()?.expected.first().cloned())
     }
 
     /// Computes the Why-not tab's triage when it is shown and not computed yet (with the
@@ -157,8 +157,8 @@ impl EvidenceView {
             return;
         }
         let t = match engine {
-            Some(e) => crate::lab::captured::with_graph(e, &rec.value, &rec.compact, &key.1),
-            None => crate::lab::captured::from_record(&rec.compact, &key.1),
+            Some(e) => crate::lab::captured::with_graph(e, &rec.value, &rec.rec, &key.1),
+            None => crate::lab::captured::from_record(&rec.rec, &key.1),
         };
         self.whynot = Some((key, t));
     }
@@ -184,7 +184,9 @@ impl EvidenceView {
             return;
         }
         let v = match key.1 {
-            Some(_) => self.current_row().map(|r| &r.value),
+            Some(_) => self
+                .current()
+                .and_then(|r| r.row_value(self.current_row()?)),
             None => self.current().map(|r| &r.value),
         };
         let pretty = v

@@ -749,10 +749,13 @@ impl App {
         let Some(e) = self.evidence.as_ref() else {
             return Vec::new();
         };
-        let Some(row) = e.current_row() else {
+        let (Some(rec), Some(row)) = (e.current(), e.current_row()) else {
             return Vec::new();
         };
-        let json = serde_json::to_string(&row.value).unwrap_or_default();
+        let json = rec
+            .row_value(row)
+            .and_then(|v| serde_json::to_string(v).ok())
+            .unwrap_or_default();
         let what = format!("row JSON of {} (row {})", clean(&row.name), e.row + 1);
         self.emit_copy(&json, &what)
     }

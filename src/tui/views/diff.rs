@@ -169,18 +169,24 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                         tb
                     )
                 };
-                let sel = if c.diff.selected.0 != c.diff.selected.1 {
+                // a case on one side only has nothing to compare: no "same", no scores
+                let one_sided = c.diff.only_in.is_some();
+                let sel = if one_sided {
+                    "-"
+                } else if c.diff.selected.0 != c.diff.selected.1 {
                     "changed"
                 } else {
                     "same"
                 };
+                let overlap = if one_sided {
+                    format!(" {:>7} {:>5} ", "-", "-")
+                } else {
+                    format!(" {:>7.4} {:>5.3} ", c.diff.jaccard, c.diff.rbo)
+                };
                 Line::from(vec![
                     Span::styled(mark, st(app, Role::Warn)),
                     Span::raw(text::fit(&clean(&c.diff.id), idw, g.ellipsis)),
-                    Span::styled(
-                        format!(" {:>7.4} {:>5.3} ", c.diff.jaccard, c.diff.rbo),
-                        st(app, Role::Score),
-                    ),
+                    Span::styled(overlap, st(app, Role::Score)),
                     Span::styled(
                         text::fit(&top, tw * 2 + 1, g.ellipsis),
                         if c.diff.top1_changed() {

@@ -11,16 +11,14 @@ use ratatui::text::{Line, Span};
 use serde_json::{Map, Value};
 
 use super::super::app::{App, LayoutInfo};
-use super::super::records::{
-    BREAKDOWN_KNOWN, EDGE_KNOWN, EvRecord, EvRow, LEARNING_KNOWN, SELECTOR_KNOWN, SEMANTIC_KNOWN,
-    Why, value_text,
-};
+use super::super::records::{EvRecord, Why, value_text};
 use super::super::screens::{EvFocus, EvTab, EvidenceView};
 use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::table::{self, TRow, Table};
 use super::{box_title, clean, clean_lines, glyphs, list_box, screen_pane, st, tab_style};
+use crate::lab::record::{RowRecord, keys};
 
 fn view(app: &App) -> Option<&EvidenceView> {
     app.evidence.as_ref()
@@ -112,8 +110,8 @@ fn why_text(app: &App, w: &Why) -> (String, Role) {
 }
 
 pub fn table_rows(app: &App, r: &EvRecord) -> Vec<TRow> {
-    let target = r.selected_target();
-    let llm = r.llm_target();
+    let target = r.selected_target.as_deref();
+    let llm = r.llm_target.as_deref();
     let x = app.evidence.as_ref().and_then(|e| e.expected_tool());
     r.rows
         .iter()
@@ -188,27 +186,18 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             focused,
         );
         if let Some(r) = rec {
-            if let Some(t) = r.selected_target().filter(|t| !t.is_empty()) {
+            if let Some(t) = r.selected_target.as_deref().filter(|t| !t.is_empty()) {
                 title.push(Span::styled("* ", st(app, Role::MarkTarget)));
                 title.push(Span::raw(format!("{} ", clean(t))));
             }
-            if let Some(l) = r.llm_target() {
+            if let Some(l) = r.llm_target.as_deref() {
                 title.push(Span::styled("L ", st(app, Role::MarkLlm)));
                 title.push(Span::raw(format!("{} ", clean(l))));
             }
-            let sel = r.selector.as_ref();
-            if sel
-                .and_then(|s| s.get("overrode_llm"))
-                .and_then(Value::as_bool)
-                == Some(true)
-            {
+            if r.overrode_llm == Some(true) {
                 title.push(Span::styled("overrode LLM ", st(app, Role::Warn)));
             }
-            if sel
-                .and_then(|s| s.get("ambiguous"))
-                .and_then(Value::as_bool)
-                == Some(true)
-            {
+            if r.ambiguous == Some(true) {
                 title.push(Span::styled("ambiguous ", st(app, Role::Bad)));
             }
         }
@@ -310,7 +299,10 @@ fn draw_list(app: &App, e: &EvidenceView, r: Rect, buf: &mut Buffer, compact: bo
                 Span::styled(mark.to_string(), st(app, Role::Warn)),
                 Span::raw(text::fit(&clean(&x.id), idw, g.ellipsis)),
                 Span::raw(" "),
-                Span::styled(text::fit(x.kind, 14, g.ellipsis), st(app, Role::Muted)),
+                Span::styled(
+                    text::fit(x.kind.name(), 14, g.ellipsis),
+                    st(app, Role::Muted),
+                ),
                 Span::styled(format!(" {:>4} ", x.rows.len()), st(app, Role::Score)),
                 Span::raw(text::fit(&top, 22, g.ellipsis)),
                 Span::styled(
@@ -443,20 +435,28 @@ fn json_fold(app: &App, e: &EvidenceView, d: &mut Doc, bytes: usize, what: &str)
 
 fn row_doc(app: &App, e: &EvidenceView) -> Doc {
     let mut d = Doc::default();
-    let Some(row) = e.current_row() else {
+    let (Some(rec), Some(row)) = (e.current(), e.current_row()) else {
         d.text(Line::styled(
             "no row selected (this record has no candidate rows: 3 shows its selector block)",
             st(app, Role::Muted),
         ));
         return d;
     };
-    row_detail(app, e, row, &mut d);
+    row_detail(app, e, rec, row, &mut d);
     d
 }
 
-fn row_detail(app: &App, e: &EvidenceView, row: &EvRow, d: &mut Doc) {
+fn row_detail(app: &App, e: &EvidenceView, rec: &EvRecord, row: &RowRecord, d: &mut Doc) {
     let empty = Map::new();
-    let o = row.value.as_object().unwrap_or(&empty);
+    let o = rec
+        .row_value(row)
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    // the evidence: the row itself, or a trace decision's `evidence`
+    let ev = rec
+        .row_evidence(row)
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     d.text(spans(vec![
         (clean(&row.name), st(app, Role::Title)),
         (
@@ -518,11 +518,11 @@ fn row_detail(app: &App, e: &EvidenceView, row: &EvRow, d: &mut Doc) {
         ));
     }
     for (key, known) in [
-        ("score_breakdown", BREAKDOWN_KNOWN),
-        ("semantic_evidence", SEMANTIC_KNOWN),
-        ("learning_evidence", LEARNING_KNOWN),
+        ("score_breakdown", keys::BREAKDOWN),
+        ("semantic_evidence", keys::SEMANTIC),
+        ("learning_evidence", keys::LEARNING),
     ] {
-        if let Some(v) = o.get(key) {
+        if let Some(v) = ev.get(key) {
             d.blank();
             section(app, d, key);
             match v.as_object() {
@@ -531,7 +531,7 @@ fn row_detail(app: &App, e: &EvidenceView, row: &EvRow, d: &mut Doc) {
             }
         }
     }
-    if let Some(v) = o.get("edge_evidence") {
+    if let Some(v) = ev.get("edge_evidence") {
         d.blank();
         section(app, d, "edge_evidence");
         match v.as_array() {
@@ -556,7 +556,7 @@ fn row_detail(app: &App, e: &EvidenceView, row: &EvRow, d: &mut Doc) {
                             4,
                         );
                         d.text_indent(
-                            kv_obj(app, eo, EDGE_KNOWN, &["source", "target", "relation"]),
+                            kv_obj(app, eo, keys::EDGE, &["source", "target", "relation"]),
                             4,
                         );
                     } else {
@@ -567,14 +567,20 @@ fn row_detail(app: &App, e: &EvidenceView, row: &EvRow, d: &mut Doc) {
             None => d.text(Line::raw(format!("  {}", clean(&v.to_string())))),
         }
     }
-    if let Some(f) = o.get("expanded_from") {
+    if let Some(f) = ev.get("expanded_from") {
         d.text(spans(vec![
             ("  expanded_from ".into(), st(app, Role::Muted)),
             (clean(&value_text(f)), Style::default()),
         ]));
     }
     unknown_section(app, d, &row.unknown, "");
-    json_fold(app, e, d, row.bytes, "row");
+    json_fold(
+        app,
+        e,
+        d,
+        rec.row_bytes.get(e.row).copied().unwrap_or(0),
+        "row",
+    );
 }
 
 fn yes(v: Option<&Value>) -> String {
@@ -730,15 +736,13 @@ fn whynot_doc(app: &App, e: &EvidenceView) -> Doc {
 fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
     let mut d = Doc::default();
     let g = glyphs(app);
-    let Some(sel) = e.current().and_then(|r| r.selector.as_ref()) else {
+    let Some((r, s)) = e.current().and_then(|r| Some((r, r.selector()?))) else {
         d.text(Line::styled(
             "this record has no target selector block",
             st(app, Role::Muted),
         ));
         return d;
     };
-    let empty = Map::new();
-    let s = sel.as_object().unwrap_or(&empty);
     let get = |k: &str| s.get(k);
     d.text(spans(vec![
         ("* ".into(), st(app, Role::MarkTarget)),
@@ -787,16 +791,12 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
         ]));
     }
     section(app, &mut d, "reason codes");
-    for c in get("reason_codes")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
-    {
-        let code = value_text(&c);
-        let m = super::super::reasons::meaning(&code).unwrap_or("(no description)");
+    // (a trace envelope's are its selected decision's, as the reader gives them)
+    for code in &r.reason_codes {
+        let m = super::super::reasons::meaning(code).unwrap_or("(no description)");
         d.text_indent(
             spans(vec![
-                (format!("  {}", clean(&code)), st(app, Role::Key)),
+                (format!("  {}", clean(code)), st(app, Role::Key)),
                 (format!("  {m}"), st(app, Role::Muted)),
             ]),
             6,
@@ -805,55 +805,7 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
     if let Some(Value::Array(rows)) = get("rank_signals") {
         d.blank();
         section(app, &mut d, "rank signals");
-        for r in rows {
-            let name = r.get("name").map(value_text).unwrap_or_default();
-            let mut sp: Vec<Span<'static>> = vec![
-                Span::styled(
-                    if r.get("selected") == Some(&Value::Bool(true)) {
-                        "*"
-                    } else {
-                        " "
-                    },
-                    st(app, Role::MarkTarget),
-                ),
-                Span::styled(
-                    if r.get("llm_target") == Some(&Value::Bool(true)) {
-                        "L"
-                    } else {
-                        " "
-                    },
-                    st(app, Role::MarkLlm),
-                ),
-                Span::raw(" "),
-                Span::raw(text::fit(&clean(&name), 26, g.ellipsis)),
-                Span::styled(
-                    // six decimals in a fixed column, as Explore prints them
-                    match r.get("selector_score") {
-                        Some(Value::Number(n)) => {
-                            format!(" {:>9.6}", n.as_f64().unwrap_or(0.0))
-                        }
-                        Some(v) => format!(" {:>9}", value_text(v)),
-                        None => format!(" {:>9}", ""),
-                    },
-                    st(app, Role::Score),
-                ),
-            ];
-            if let Some(Value::Array(ev)) = r.get("evidence") {
-                for it in ev {
-                    let src = it.get("source").map(value_text).unwrap_or_default();
-                    let sc = it.get("score").and_then(Value::as_f64).unwrap_or(0.0);
-                    sp.push(Span::styled(
-                        format!(" {}{sc:+.3}", clean(super::super::reasons::short(&src))),
-                        if sc < 0.0 {
-                            st(app, Role::Bad)
-                        } else {
-                            Style::default()
-                        },
-                    ));
-                }
-            }
-            d.text_indent(Line::from(sp), 6);
-        }
+        rank_signals(app, rows, &mut d);
     }
     if let Some(a) = get("override_assessment").and_then(Value::as_object) {
         d.blank();
@@ -884,9 +836,64 @@ fn selector_doc(app: &App, e: &EvidenceView) -> Doc {
     if !rest.is_empty() {
         d.blank();
         section(app, &mut d, "other keys");
-        d.text_indent(kv_obj(app, &rest, SELECTOR_KNOWN, &[]), 4);
+        d.text_indent(kv_obj(app, &rest, keys::SELECTOR, &[]), 4);
     }
     d
+}
+
+/// The selector block's `rank_signals`, one line per candidate: the selected (`*`) and LLM
+/// (`L`) marks, the name, the selector score and each evidence source's contribution.
+fn rank_signals(app: &App, rows: &[Value], d: &mut Doc) {
+    let g = glyphs(app);
+    for r in rows {
+        let name = r.get("name").map(value_text).unwrap_or_default();
+        let mut sp: Vec<Span<'static>> = vec![
+            Span::styled(
+                if r.get("selected") == Some(&Value::Bool(true)) {
+                    "*"
+                } else {
+                    " "
+                },
+                st(app, Role::MarkTarget),
+            ),
+            Span::styled(
+                if r.get("llm_target") == Some(&Value::Bool(true)) {
+                    "L"
+                } else {
+                    " "
+                },
+                st(app, Role::MarkLlm),
+            ),
+            Span::raw(" "),
+            Span::raw(text::fit(&clean(&name), 26, g.ellipsis)),
+            Span::styled(
+                // six decimals in a fixed column, as Explore prints them
+                match r.get("selector_score") {
+                    Some(Value::Number(n)) => {
+                        format!(" {:>9.6}", n.as_f64().unwrap_or(0.0))
+                    }
+                    Some(v) => format!(" {:>9}", value_text(v)),
+                    None => format!(" {:>9}", ""),
+                },
+                st(app, Role::Score),
+            ),
+        ];
+        if let Some(Value::Array(ev)) = r.get("evidence") {
+            for it in ev {
+                let src = it.get("source").map(value_text).unwrap_or_default();
+                let sc = it.get("score").and_then(Value::as_f64).unwrap_or(0.0);
+                sp.push(Span::styled(
+                    format!(" {}{sc:+.3}", clean(super::super::reasons::short(&src))),
+                    if sc < 0.0 {
+                        st(app, Role::Bad)
+                    } else {
+                        Style::default()
+                    },
+                ));
+            }
+        }
+        d.text_indent(Line::from(sp), 6);
+    }
 }
 
 fn record_doc(app: &App, e: &EvidenceView) -> Doc {
@@ -909,12 +916,11 @@ fn record_doc(app: &App, e: &EvidenceView) -> Doc {
             (clean(q), Style::default()),
         ]));
     }
-    if !r.compact.expected.is_empty() {
+    if !r.expected.is_empty() {
         d.text(spans(vec![
             ("  expected ".into(), st(app, Role::Muted)),
             (
-                r.compact
-                    .expected
+                r.expected
                     .iter()
                     .map(|x| clean(x))
                     .collect::<Vec<_>>()
@@ -926,7 +932,7 @@ fn record_doc(app: &App, e: &EvidenceView) -> Doc {
     let empty = Map::new();
     let o = r.value.as_object().unwrap_or(&empty);
     let ret = o.get("retrieval").and_then(Value::as_object);
-    for key in ["provenance", "params", "intent", "stats"] {
+    for key in ["provenance", "params", "attributes", "intent", "stats"] {
         let v = o.get(key).or_else(|| ret.and_then(|x| x.get(key)));
         if let Some(Value::Object(obj)) = v {
             d.blank();
