@@ -1,5 +1,6 @@
 //! Blame on the demo graph and an edited copy: the hybrids reproduce both graphs exactly,
 //! the shares add up to every change, and a planted cause is found.
+#![cfg(test)]
 
 use super::plan::{GroupKind, Plan};
 use super::*;

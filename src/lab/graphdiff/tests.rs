@@ -1,5 +1,6 @@
 //! Artifact diff on the demo graph and edited copies of it; every count is checked against
 //! an independent count made on the JSON values.
+#![cfg(test)]
 
 use super::*;
 use crate::model::load::load_graph_bytes_quiet;
