@@ -69,7 +69,7 @@ const LEGEND: &[(&str, &str)] = &[
     ),
     (
         "r w d",
-        "status bar: the query's intent shares, read / write / delete",
+        "status bar: intent shares, read / write / delete (words if wide)",
     ),
     ("k d", "status bar: top_k and expansion depth (k10 d2)"),
     (
@@ -78,11 +78,11 @@ const LEGEND: &[(&str, &str)] = &[
     ),
     (
         "tok",
-        "status bar: token budget used / limit (budget in the long form)",
+        "status bar: tokens used / token budget (tokens when wide)",
     ),
     (
         "vis",
-        "status bar: visited graph nodes / edges (visited in the long form)",
+        "status bar: nodes / edges the expansion visited (words if wide)",
     ),
     (
         "hist",
