@@ -255,6 +255,35 @@ fn counterfactual_changes_one_knob() {
     }
 }
 
+/// Audit of issue 17: the side-by-side marks (`*` selected, `L` LLM target) sit between
+/// the rank and the name with a space, never glued to the name (`2LgetPayment`).
+#[test]
+fn counterfactual_marks_are_separated_from_names() {
+    let mut h = demo();
+    goto_demo(&mut h, 7);
+    h.keys("8:knob policy");
+    h.key(KeyCode::Enter);
+    for (w, ht) in [(80u16, 24u16), (120, 40)] {
+        let s = h.screen(w, ht);
+        let rows: Vec<&str> = s.lines().filter(|l| l.contains("getPayment ")).collect();
+        assert!(
+            rows.iter().any(|l| l.contains("2L getPayment")),
+            "{w}x{ht}: {s}"
+        );
+        assert!(
+            s.lines().any(|l| l.contains("1* getOrderPayment")),
+            "{w}x{ht}: {s}"
+        );
+        for l in s.lines() {
+            let b = l.as_bytes();
+            let glued = b.windows(3).any(|x| {
+                x[0].is_ascii_digit() && (x[1] == b'*' || x[1] == b'L') && x[2].is_ascii_lowercase()
+            });
+            assert!(!glued, "{w}x{ht}: mark glued to a name: {l}");
+        }
+    }
+}
+
 #[test]
 fn breadcrumbs_follow_explain_trace_counterfactual_and_esc_goes_back() {
     let mut h = demo();
