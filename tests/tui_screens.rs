@@ -255,6 +255,31 @@ fn counterfactual_changes_one_knob() {
     }
 }
 
+/// Audit of issue 17 (UX trial defect 22): at 80 columns the candidates table keeps a
+/// compact matched-terms column; the chips give way (the score is their sum and "why"
+/// says which one applies), and "why" keeps its source tool.
+#[test]
+fn matched_terms_stay_at_80_columns() {
+    for c in [caps(), Caps::fixed(ColorLevel::Mono, false)] {
+        let mut h = Harness::demo(c);
+        goto_demo(&mut h, 4);
+        let s = h.screen(80, 24);
+        let head = s.lines().find(|l| l.contains("# tool")).unwrap_or("");
+        assert!(head.contains("matched"), "{s}");
+        assert!(!head.contains("grph"), "the chips give way: {head}");
+        // a table row: its rank, then the name
+        let row = |rank: usize, name: &str| {
+            s.lines()
+                .find(|l| l.contains(&format!("{rank} {name} ")))
+                .unwrap_or_else(|| panic!("{name}: {s}"))
+                .to_string()
+        };
+        assert!(row(1, "approveRefund").contains("approve,refund"), "{s}");
+        assert!(row(3, "listRefunds").contains(" refund "), "{s}");
+        assert!(row(2, "requestRefund").contains("← approveRefund"), "{s}");
+    }
+}
+
 /// Audit of issue 17: the side-by-side marks (`*` selected, `L` LLM target) sit between
 /// the rank and the name with a space, never glued to the name (`2LgetPayment`).
 #[test]
