@@ -255,6 +255,42 @@ fn counterfactual_changes_one_knob() {
     }
 }
 
+/// Audit of issue 17 (UX trial item 27): on MCP graphs `matched_terms` is often empty
+/// while the summary matched; the matched column then shows the summary's terms in
+/// parentheses (told apart from the plain ones), and an exact residual reads `0`.
+#[test]
+fn summary_matched_terms_fill_the_matched_column_marked() {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ingest/tools.mcp.json");
+    let source = Source::Spec(spec);
+    let (engine, _) = toolscope::tui::event::load(&source, &mut |_| {}).expect("an MCP graph");
+    let engine = std::sync::Arc::new(engine);
+    let mut h = Harness::with(caps(), source.clone(), engine.clone(), Some("show notes"));
+    for (w, ht) in [(80u16, 24u16), (120, 40)] {
+        let s = h.screen(w, ht);
+        let row = s
+            .lines()
+            .find(|l| l.contains("1 list_notes "))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(row.contains(" (notes) "), "{w}x{ht}: {row}");
+    }
+    // plain matched terms win, unmarked: get_note matched "note" (its summary: note, read)
+    let mut h = Harness::with(caps(), source, engine, Some("read a note"));
+    let s = h.screen(120, 40);
+    let row = s
+        .lines()
+        .find(|l| l.contains("1 get_note "))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains(" note ") && !row.contains('('), "{row}");
+    // the Explain tree: an exact accounting shows residual 0, never 0.0e0
+    let mut h = demo();
+    goto_demo(&mut h, 4);
+    h.keys("j6");
+    let s = h.screen(120, 40);
+    assert!(s.contains("(residual 0)"), "{s}");
+    assert!(s.contains("max |residual| 0 <= 1e-9"), "{s}");
+    assert!(!s.contains("0.0e0"), "{s}");
+}
+
 /// Audit of issue 17 (UX trial defect 22): at 80 columns the candidates table keeps a
 /// compact matched-terms column; the chips give way (the score is their sum and "why"
 /// says which one applies), and "why" keeps its source tool.

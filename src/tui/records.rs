@@ -50,6 +50,9 @@ pub struct EvRow {
     /// action, resource, module, shape, contract matches.
     pub badges: [Option<bool>; 5],
     pub matched: Vec<String>,
+    /// `summary_matched_terms`: query terms found in the summary (the matched column shows
+    /// them when `matched` is empty).
+    pub summary_matched: Vec<String>,
     pub why: Why,
     pub history_demoted: bool,
     /// The row as given.
@@ -249,6 +252,7 @@ impl EvRow {
                 chips: [None; 3],
                 badges: [None; 5],
                 matched: Vec::new(),
+                summary_matched: Vec::new(),
                 why: Why::Unknown,
                 history_demoted: false,
                 value: v.clone(),
@@ -352,6 +356,7 @@ impl EvRow {
                 badge("contract_match"),
             ],
             matched: strings(s.get("matched_terms")),
+            summary_matched: strings(s.get("summary_matched_terms")),
             why,
             history_demoted: flag(b.get("history_demoted")).unwrap_or(false),
             value: v.clone(),

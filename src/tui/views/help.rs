@@ -45,6 +45,14 @@ const LEGEND: &[(&str, &str)] = &[
         "C",
         "badge: contract_match (contract fields named in the query)",
     ),
+    (
+        "matched",
+        "query terms in action/resource/module/shape/contract",
+    ),
+    (
+        "(a,b)",
+        "matched: query terms found only in the tool's summary",
+    ),
     ("seed #k", "why: k-th BM25 seed"),
     (
         "<- X rel [C]",

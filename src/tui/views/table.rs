@@ -101,6 +101,17 @@ pub fn columns(width: usize, name_need: usize) -> Cols {
     c
 }
 
+/// The matched column's text: the matched terms (`matched_terms`), or, when none matched
+/// the tool's action, resource, module, shape or contract, the terms found in its summary
+/// (`summary_matched_terms`) in parentheses, so the two never read alike. Sanitised.
+pub fn matched_cell(matched: &[String], summary: &[String]) -> String {
+    if matched.is_empty() && !summary.is_empty() {
+        format!("({})", super::clean(&summary.join(",")))
+    } else {
+        super::clean(&matched.join(","))
+    }
+}
+
 /// Badge letters with their roles (an unknown badge is drawn off).
 pub fn badge_spans(app: &App, badges: &[Option<bool>; 5]) -> Vec<Span<'static>> {
     let g = glyphs(app);
@@ -364,5 +375,15 @@ mod tests {
         assert_eq!(columns(118, 20).chip, 8);
         assert!(columns(118, 20).matched > 0);
         assert_eq!(columns(118, 20).name, 20);
+    }
+
+    #[test]
+    fn summary_terms_fill_an_empty_matched_cell_in_parentheses() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(matched_cell(&v(&["read"]), &v(&["file", "read"])), "read");
+        assert_eq!(matched_cell(&[], &v(&["file", "read"])), "(file,read)");
+        assert_eq!(matched_cell(&[], &[]), "");
+        // summary terms come from the graph: sanitised like every cell
+        assert!(!matched_cell(&[], &v(&["a\u{1b}[2Jb"])).contains('\u{1b}'));
     }
 }
