@@ -316,6 +316,25 @@ fn matched_terms_stay_at_80_columns() {
     }
 }
 
+/// Audit of issue 17: the learning knob without learning suggestions is `unresolved` in
+/// the pane as on the command line, with the same words.
+#[test]
+fn counterfactual_learning_knob_without_suggestions_is_unresolved() {
+    let mut h = demo();
+    goto_demo(&mut h, 4);
+    h.keys("8:knob learning");
+    h.key(KeyCode::Enter);
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    assert_eq!(cmp.contract.changed[0].0, "learning");
+    assert_eq!(cmp.contract.status, "unresolved");
+    let s = h.screen(120, 40);
+    assert!(s.contains("UNRESOLVED"), "{s}");
+    assert!(
+        s.contains("cannot change anything without learning suggestions"),
+        "{s}"
+    );
+}
+
 /// Audit of issue 17: the side-by-side marks (`*` selected, `L` LLM target) sit between
 /// the rank and the name with a space, never glued to the name (`2LgetPayment`).
 #[test]

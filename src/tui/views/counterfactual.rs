@@ -87,8 +87,12 @@ pub fn doc(app: &App) -> Doc {
     };
     d.fit(vec![knob_line(true), knob_line(false)]);
     if knob == "learning" && app.learning_count == 0 {
+        // the same words as the contract note (CLI, --json, MCP)
         d.text(Line::styled(
-            "  no learning suggestions are loaded (--learning FILE): this knob cannot change the ranking",
+            format!(
+                "  no learning suggestions are loaded: {}",
+                crate::evidence::counterfactual::LEARNING_INERT
+            ),
             st(app, Role::Warn),
         ));
     }
