@@ -768,6 +768,43 @@ fn help_filter_is_word_prefixes_and_lists_every_key() {
     assert!(screen.contains("Ctrl-U"), "{screen}");
 }
 
+/// Audit of issue 17 (UX trial defect 16): the help says there are nine panes, and a
+/// command whose keys work in different panes says where each one works (`l` picks the
+/// LLM target in Candidates and Selector, Enter only in Selector: in Candidates Enter
+/// opens the evidence).
+#[test]
+fn help_says_where_each_key_works() {
+    let mut h = demo();
+    h.keys("?");
+    h.keys("llm target");
+    let s = h.screen(120, 40);
+    let pick: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("Make the selected row the LLM target"))
+        .collect();
+    assert_eq!(pick.len(), 2, "one row per place: {s}");
+    assert!(
+        pick[0].contains("│  l   ") && pick[0].contains("[candidates, selector]"),
+        "{s}"
+    );
+    assert!(
+        pick[1].contains("│  Enter   ") && pick[1].contains("[selector]"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("l Enter"),
+        "no key list that reads as one place: {s}"
+    );
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.keys("next pane");
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains("all nine in turn, 1 Candidates to 9 Why-not"),
+        "{s}"
+    );
+    assert!(!s.contains("eight"), "{s}");
+}
+
 /// UX trial defect 5: the narration opens in full with `i`, and says so once the
 /// parameters no longer match the step it narrates.
 #[test]

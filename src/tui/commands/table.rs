@@ -392,7 +392,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::NextPane,
         name: "next-pane",
-        label: "Next pane (all eight, in order: Candidates, Detail, Selector, Graph, Subgraph, Explain, Trace, Counterfactual)",
+        label: "Next pane: all nine in turn, 1 Candidates to 9 Why-not (the number keys)",
         group: Group::Panes,
         hint: Some("panes"),
         hint_keys: None,
@@ -403,7 +403,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::PrevPane,
         name: "prev-pane",
-        label: "Previous pane",
+        label: "Previous pane: the same nine, backwards",
         group: Group::Panes,
         hint: None,
         hint_keys: None,

@@ -148,60 +148,8 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
         ]),
     );
     let pass = |hay: &str| filter_matches(&f, hay);
-    let ctx = app.ctx();
-    let mut rows: Vec<Line<'static>> = Vec::new();
     let kw = 16usize.min(w / 3);
-    for grp in Group::ORDER {
-        let mut group_rows: Vec<Line<'static>> = Vec::new();
-        for c in REGISTRY.iter().filter(|c| c.group == grp) {
-            let keys = commands::keys_all(&app.keys, c, g);
-            let wh = commands::where_label(c);
-            let disabled = (c.enabled)(app);
-            let hay = format!("{keys} {} :{} {} {wh}", c.label, c.name, grp.title());
-            if !pass(&hay) {
-                continue;
-            }
-            let active_here = app.keys.bindings(c).iter().any(|bd| bd.when & ctx != 0);
-            let kst = if disabled.is_some() {
-                st(app, Role::Disabled)
-            } else {
-                st(app, Role::Key)
-            };
-            let mut sp = vec![
-                Span::styled(format!("  {}", text::fit(&keys, kw, g.ellipsis)), kst),
-                Span::styled(
-                    format!(" {}", c.label),
-                    if disabled.is_some() {
-                        st(app, Role::Disabled)
-                    } else {
-                        Style::default()
-                    },
-                ),
-            ];
-            if w >= 100 {
-                sp.push(Span::styled(format!("  :{}", c.name), st(app, Role::Muted)));
-            }
-            if !wh.is_empty() {
-                sp.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
-            }
-            if let Some(why) = disabled {
-                sp.push(Span::styled(
-                    format!("  (disabled: {why})"),
-                    st(app, Role::Warn),
-                ));
-            } else if !active_here && !app.keys.bindings(c).is_empty() {
-                sp.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
-            }
-            group_rows.push(Line::from(sp));
-        }
-        if !group_rows.is_empty() {
-            rows.push(Line::styled(
-                grp.title().to_string(),
-                st(app, Role::Section),
-            ));
-            rows.extend(group_rows);
-        }
-    }
+    let mut rows = command_rows(app, &pass, kw, w);
     // the keys of text inputs and overlays, from their tables
     let tables: [(&str, Vec<(String, &str)>); 3] = [
         (
@@ -307,6 +255,66 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
         );
     }
     (total, height)
+}
+
+/// The registry's commands by group, as help rows that pass the filter: a command whose
+/// keys work in different places has one row per place ([`commands::key_groups`]).
+fn command_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize, w: usize) -> Vec<Line<'static>> {
+    let g = glyphs(app);
+    let ctx = app.ctx();
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    for grp in Group::ORDER {
+        let mut group_rows: Vec<Line<'static>> = Vec::new();
+        for c in REGISTRY.iter().filter(|c| c.group == grp) {
+            let disabled = (c.enabled)(app);
+            let active_here = app.keys.bindings(c).iter().any(|bd| bd.when & ctx != 0);
+            let kst = if disabled.is_some() {
+                st(app, Role::Disabled)
+            } else {
+                st(app, Role::Key)
+            };
+            for (keys, wh) in commands::key_groups(&app.keys, c, g) {
+                let hay = format!("{keys} {} :{} {} {wh}", c.label, c.name, grp.title());
+                if !pass(&hay) {
+                    continue;
+                }
+                let mut sp = vec![
+                    Span::styled(format!("  {}", text::fit(&keys, kw, g.ellipsis)), kst),
+                    Span::styled(
+                        format!(" {}", c.label),
+                        if disabled.is_some() {
+                            st(app, Role::Disabled)
+                        } else {
+                            Style::default()
+                        },
+                    ),
+                ];
+                if w >= 100 {
+                    sp.push(Span::styled(format!("  :{}", c.name), st(app, Role::Muted)));
+                }
+                if !wh.is_empty() {
+                    sp.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
+                }
+                if let Some(why) = disabled {
+                    sp.push(Span::styled(
+                        format!("  (disabled: {why})"),
+                        st(app, Role::Warn),
+                    ));
+                } else if !active_here && !app.keys.bindings(c).is_empty() {
+                    sp.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
+                }
+                group_rows.push(Line::from(sp));
+            }
+        }
+        if !group_rows.is_empty() {
+            rows.push(Line::styled(
+                grp.title().to_string(),
+                st(app, Role::Section),
+            ));
+            rows.extend(group_rows);
+        }
+    }
+    rows
 }
 
 /// The help filter: every word of it starts a word of the entry (case-insensitive); a
