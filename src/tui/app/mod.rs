@@ -616,6 +616,9 @@ impl App {
     }
 
     pub fn ctx(&self) -> Ctx {
+        if self.load.is_some() {
+            return commands::LOADING;
+        }
         if self.input_active || self.find.as_ref().is_some_and(|f| f.typing) {
             return commands::INPUT;
         }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use ratatui::crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+    Event, KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::Rect;
 
@@ -261,9 +261,14 @@ impl App {
             return Vec::new();
         }
         let key = Key::from_event(&k);
-        if key.code == KeyCode::Char('c') && key.mods.contains(KeyModifiers::CONTROL) {
-            self.quit = true;
-            return vec![Effect::Quit];
+        // quit! (Ctrl-C) works everywhere: in overlays, while loading, while typing
+        let gate = if self.overlay == Overlay::None {
+            self.ctx()
+        } else {
+            commands::OVERLAY
+        };
+        if let Some(c) = commands::lookup(self, key, gate).filter(|c| c.id == CmdId::ForceQuit) {
+            return self.run(c.id, None);
         }
         self.flash = None;
         match &self.overlay {
@@ -278,15 +283,21 @@ impl App {
             Overlay::None => {}
         }
         if self.load.is_some() {
-            // while loading: help, quit and nothing else
-            return match key.code {
-                KeyCode::Char('q') | KeyCode::Esc => {
-                    self.quit = true;
-                    vec![Effect::Quit]
-                }
-                KeyCode::Char('?') | KeyCode::F(1) => self.run(CmdId::Help, None),
-                _ => {
-                    self.set_flash(FlashLevel::Info, "still loading the graph (q quits)");
+            // while loading: the registry's LOADING keys (quit, help) and nothing else
+            return match commands::lookup(self, key, commands::LOADING) {
+                Some(c) => self.run(c.id, None),
+                None => {
+                    let quit = commands::keys_in(
+                        &self.keys,
+                        commands::get(CmdId::Quit),
+                        commands::LOADING,
+                        self.caps.glyphs(),
+                    );
+                    let hint = match quit.first() {
+                        Some(q) => format!("still loading the graph ({q} quits)"),
+                        None => "still loading the graph (Ctrl-C quits)".to_string(),
+                    };
+                    self.set_flash(FlashLevel::Info, hint);
                     Vec::new()
                 }
             };

@@ -26,6 +26,10 @@ pub const DIFF: Ctx = 1024;
 pub const LAB: Ctx = 2048;
 pub const WHYNOT: Ctx = 4096;
 pub const FOLLOW: Ctx = 8192;
+/// While a graph is loading (before any screen is ready): only quitting and help.
+pub const LOADING: Ctx = 16384;
+/// While an overlay (help, palette, narration) has the keys: only quitting (Ctrl-C).
+pub const OVERLAY: Ctx = 32768;
 /// Every pane of the Explore screen in normal mode (not while typing the query).
 pub const PANES: Ctx =
     CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT | WHYNOT;
@@ -34,6 +38,8 @@ pub const SCREENS: Ctx = EVIDENCE | DIFF | LAB | FOLLOW;
 /// Every context in normal mode, on every screen.
 pub const NORMAL: Ctx = PANES | SCREENS;
 pub const ANY: Ctx = NORMAL | INPUT;
+/// Truly everywhere: every context, loading and overlays too (Ctrl-C only).
+pub const ALWAYS: Ctx = ANY | LOADING | OVERLAY;
 
 pub fn pane_ctx(p: PaneId) -> Ctx {
     match p {
@@ -491,7 +497,7 @@ fn where_ctx(all: Ctx) -> String {
         parts.push("drill-down panes");
         rest &= !DRILL;
     }
-    const NAMES: [(Ctx, &str); 14] = [
+    const NAMES: [(Ctx, &str); 16] = [
         (INPUT, "query line"),
         (CANDIDATES, "candidates"),
         (DETAIL, "detail"),
@@ -506,6 +512,8 @@ fn where_ctx(all: Ctx) -> String {
         (DIFF, "diff"),
         (LAB, "lab"),
         (FOLLOW, "follow"),
+        (LOADING, "while loading"),
+        (OVERLAY, "in overlays"),
     ];
     parts.extend(NAMES.iter().filter(|(c, _)| rest & c != 0).map(|(_, n)| *n));
     parts.join(", ")
@@ -645,7 +653,17 @@ mod tests {
             "candidates, selector, graph, why-not, evidence"
         );
         assert_eq!(groups(CmdId::Find)[0].1, "drill-down panes");
-        assert_eq!(groups(CmdId::Quit), vec![("q".into(), String::new())]);
+        assert_eq!(
+            groups(CmdId::Quit),
+            vec![
+                ("q".into(), String::new()),
+                ("Esc".into(), "while loading".into())
+            ]
+        );
+        assert_eq!(
+            groups(CmdId::ForceQuit),
+            vec![("Ctrl-C".into(), String::new())]
+        );
         assert_eq!(groups(CmdId::Down), vec![("j Down".into(), String::new())]);
     }
 
