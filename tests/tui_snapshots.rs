@@ -151,6 +151,17 @@ const SCREENS: &[(&str, Setup)] = &[
         h.keys("graph");
         h
     }),
+    ("help_find", |c| {
+        let mut h = Harness::demo(c);
+        h.keys("?");
+        h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+        h.keys("pane");
+        h.key(KeyCode::Enter);
+        // the runtime renders after every key: the render counts the matches n steps
+        h.render(120, 40);
+        h.keys("n");
+        h
+    }),
     ("palette", |c| {
         let mut h = Harness::demo(c);
         h.keys(":llm getP");

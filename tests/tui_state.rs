@@ -805,6 +805,80 @@ fn help_says_where_each_key_works() {
     assert!(!s.contains("eight"), "{s}");
 }
 
+/// Audit of issue 17 (issue item 6): find works in the help overlay as in the panes:
+/// Ctrl-F opens the find line, typing finds (count shown, matches highlighted, the view
+/// scrolls to the current one), Enter keeps it, n/N step and wrap, Esc closes the find
+/// before it clears the filter or closes the overlay. Without a find, n is typed.
+#[test]
+fn find_in_the_help_overlay_steps_through_matches() {
+    let mut h = demo();
+    h.keys("?");
+    h.keys("n");
+    assert!(
+        matches!(&h.app.overlay, Overlay::Help(s) if s.filter.text == "n"),
+        "n filters"
+    );
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("pane");
+    let s = h.screen(80, 24);
+    let top = s
+        .lines()
+        .find(|l| l.contains("find: pane_"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let total: usize = top
+        .split("1/")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count: {top}"));
+    assert!(total > 3, "{top}");
+    assert!(s.lines().last().unwrap().contains("Ctrl-C quit"), "{s}");
+    h.key(KeyCode::Enter);
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: pane "), "kept: {s}");
+    assert!(s.lines().last().unwrap().contains("n/N next/prev"), "{s}");
+    h.keys("n");
+    assert!(h.screen(80, 24).contains(&format!("2/{total}")));
+    h.keys("NN");
+    let s = h.screen(80, 24);
+    assert!(s.contains(&format!("{total}/{total}")), "wraps: {s}");
+    // the view followed the current match: the last "pane" is far below the first page
+    let scroll = match &h.app.overlay {
+        Overlay::Help(st) => st.scroll,
+        _ => panic!("help is open"),
+    };
+    assert!(scroll > 0, "scrolled to the match");
+    assert!(matches!(&h.app.overlay, Overlay::Help(st) if st.filter.is_empty()));
+    // Esc: the find first, then the overlay
+    h.key(KeyCode::Esc);
+    let s = h.screen(80, 24);
+    assert!(!s.contains("find: pane"), "{s}");
+    assert!(matches!(h.app.overlay, Overlay::Help(_)));
+    h.keys("n");
+    assert!(
+        matches!(&h.app.overlay, Overlay::Help(s) if s.filter.text == "n"),
+        "typed again"
+    );
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Esc);
+    assert!(matches!(h.app.overlay, Overlay::None));
+    // a pattern that is not there says so, and n warns instead of stepping
+    h.keys("?");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("zzqx");
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: zzqx_  no match"), "{s}");
+    h.key(KeyCode::Enter);
+    h.keys("n");
+    let f = h.app.flash.clone().expect("a warning");
+    assert!(
+        f.text.contains("no match for \"zzqx\" in the help"),
+        "{}",
+        f.text
+    );
+}
+
 /// UX trial defect 5: the narration opens in full with `i`, and says so once the
 /// parameters no longer match the step it narrates.
 #[test]

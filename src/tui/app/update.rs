@@ -1,6 +1,7 @@
 //! What an event does to the explorer's state: the event dispatch ([`App::on_event`]),
 //! a loaded graph, query results, paste, keys (the query line's editing keys, then the
-//! command registry), the mouse, the measured layout and the help overlay's keys.
+//! command registry), the mouse and the measured layout (the help overlay's keys are in
+//! `help.rs`).
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use ratatui::crossterm::event::{
 use ratatui::layout::Rect;
 
 use crate::engine::Engine;
-use crate::tui::commands::edit::{self, FindKey, HelpKey};
+use crate::tui::commands::edit::{self, FindKey};
 use crate::tui::commands::{self, CmdId, Key};
 use crate::tui::screens::Screen;
 
@@ -457,45 +458,14 @@ impl App {
             f.jump = false;
         }
         if let Overlay::Help(h) = &mut self.overlay {
-            h.scroll = h
-                .scroll
-                .min(info.help_rows.saturating_sub(info.help_height));
+            // as drawn: clamped, or moved to the find's current match
+            h.scroll = info.help_scroll;
+            if let Some(f) = h.find.as_mut() {
+                f.matches = info.help_matches;
+                f.current = f.current.min(f.matches.saturating_sub(1));
+                f.jump = false;
+            }
         }
         self.layout = info;
-    }
-
-    fn help_key(&mut self, key: Key) -> Vec<Effect> {
-        let page = self.layout.help_height.max(2) - 1;
-        let Overlay::Help(h) = &mut self.overlay else {
-            return Vec::new();
-        };
-        let typed = edit::typed_char(key);
-        // `?` closes only while there is no filter; otherwise it is typed
-        let act =
-            edit::lookup(edit::HELP_KEYS, key).filter(|_| typed.is_none() || h.filter.is_empty());
-        if let Some(a) = act {
-            match a {
-                HelpKey::ClearOrClose if !h.filter.is_empty() => {
-                    h.filter.set("");
-                    h.scroll = 0;
-                }
-                HelpKey::ClearOrClose | HelpKey::Close => self.overlay = Overlay::None,
-                HelpKey::Down => h.scroll = h.scroll.saturating_add(1),
-                HelpKey::Up => h.scroll = h.scroll.saturating_sub(1),
-                HelpKey::PageDown => h.scroll = h.scroll.saturating_add(page),
-                HelpKey::PageUp => h.scroll = h.scroll.saturating_sub(page),
-                HelpKey::Top => h.scroll = 0,
-            }
-            return Vec::new();
-        }
-        let changed = match (typed, edit::lookup(edit::EDIT_KEYS, key)) {
-            (Some(c), _) => h.filter.type_char(c),
-            (None, Some(e)) => h.filter.apply(e),
-            (None, None) => false,
-        };
-        if changed {
-            h.scroll = 0;
-        }
-        Vec::new()
     }
 }

@@ -385,37 +385,64 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
     );
 }
 
-/// The footer: the focused pane's and mode's hints from the left, as many as fit, and
-/// `? help  q quit` always at the right (other hints are dropped first).
-pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
-    let g = glyphs(app);
-    // an overlay takes the keys: its own hints, and Ctrl-C (q would type a q)
-    let overlay: Option<&[(&str, &str)]> = match &app.overlay {
-        crate::tui::app::Overlay::Palette(_) => Some(&[
+/// An overlay's own footer hints (it takes the keys), most useful first; `None` when no
+/// overlay takes them.
+fn overlay_hints(app: &App) -> Option<Vec<(&'static str, &'static str)>> {
+    use crate::tui::app::Overlay;
+    match &app.overlay {
+        Overlay::Palette(_) => Some(vec![
             ("Enter", "run"),
             ("Tab", "complete"),
             ("Up/Down", "pick"),
             ("Esc", "close"),
         ]),
-        crate::tui::app::Overlay::Help(_) => Some(&[
-            ("type", "to filter"),
-            ("PgUp/PgDn", "scroll"),
-            ("Ctrl-U", "clear"),
-            ("Esc", "close"),
-        ]),
+        Overlay::Help(h) => Some(match &h.find {
+            Some(f) if f.typing => vec![
+                ("Enter", "keep"),
+                ("Down/Up", "next/prev"),
+                ("Esc", "close find"),
+            ],
+            Some(_) => vec![
+                ("n/N", "next/prev"),
+                ("Ctrl-F", "edit find"),
+                ("Esc", "close find"),
+                ("PgUp/PgDn", "scroll"),
+            ],
+            None => vec![
+                ("type", "to filter"),
+                ("Ctrl-F", "find"),
+                ("Esc", "close"),
+                ("PgUp/PgDn", "scroll"),
+                ("Ctrl-U", "clear"),
+            ],
+        }),
         _ => None,
-    };
-    if let Some(keys) = overlay {
+    }
+}
+
+/// The footer: the focused pane's and mode's hints from the left, as many as fit, and
+/// `? help  q quit` always at the right (other hints are dropped first).
+pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
+    let g = glyphs(app);
+    // an overlay takes the keys: its own hints, and Ctrl-C (q would type a q)
+    if let Some(keys) = overlay_hints(app) {
+        let right = "Ctrl-C quit ";
+        let width = r.width as usize;
+        let right_w = text::width(right);
         let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
+        let mut used = 1usize;
+        // the hints that fit beside the pinned quit, in their order (the rest drop)
         for (k, l) in keys {
+            let w = text::width(k) + 1 + text::width(l) + 2;
+            if used + w + right_w > width {
+                break;
+            }
+            used += w;
             spans.push(Span::styled(k.to_string(), st(app, Role::Key)));
             spans.push(Span::styled(format!(" {l}  "), st(app, Role::Muted)));
         }
-        let right = "Ctrl-C quit ";
-        let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
-        let width = r.width as usize;
-        if used + text::width(right) <= width {
-            spans.push(Span::raw(" ".repeat(width - used - text::width(right))));
+        if used + right_w <= width {
+            spans.push(Span::raw(" ".repeat(width - used - right_w)));
             spans.push(Span::styled("Ctrl-C".to_string(), st(app, Role::Key)));
             spans.push(Span::styled(" quit ".to_string(), st(app, Role::Muted)));
         }
