@@ -743,7 +743,9 @@ fn cli_refuses_what_it_cannot_open_before_taking_the_terminal() {
 }
 
 /// UX trial defect 3: at 80x24 the footer keeps `? help` and `q quit` in every pane, mode
-/// and screen (`F1 help` and `Ctrl-C quit` while typing, where `?` and `q` are text).
+/// and screen (`F1 help` and `Ctrl-C quit` while typing, where `?` and `q` are text). In
+/// the help overlay, where help is already open, it keeps the way out (`Esc close`) and
+/// `Ctrl-C quit`.
 #[test]
 fn help_and_quit_stay_on_the_footer_at_80x24() {
     fn footer(h: &mut Harness) -> String {
@@ -755,17 +757,74 @@ fn help_and_quit_stay_on_the_footer_at_80x24() {
         let normal = f.contains("? help") && f.contains("q quit");
         assert!(typing || normal, "{what}: {f}");
     }
+    fn check_typing(what: &str, f: &str) {
+        assert!(
+            f.contains("F1 help") && f.contains("Ctrl-C quit"),
+            "{what}: {f}"
+        );
+        assert!(!f.contains("j/k"), "{what}: no j/k while typing: {f}");
+    }
     let mut h = Harness::demo(caps());
-    for pane in 1..=8 {
+    for pane in 1..=9 {
         h.keys(&pane.to_string());
         let f = footer(&mut h);
         check(&format!("pane {pane}"), &f);
         assert!(!f.contains("F1 help"), "pane {pane}: {f}");
     }
-    h.keys("1/");
+    // pane 9 with an expected tool set (its own hints)
+    h.keys("1jw");
+    assert_eq!(h.app.focus, PaneId::WhyNot);
+    check("why-not with a triage", &footer(&mut h));
+    // the Explain pane's chip view
+    h.keys("6v");
+    assert!(h.app.explain.chips);
     let f = footer(&mut h);
-    check("typing", &f);
-    assert!(!f.contains("j/k"), "no j/k while typing: {f}");
+    check("explain chips", &f);
+    assert!(f.contains("v tree"), "the chip view's own hint: {f}");
+    h.keys("v");
+    // typing: the query line, a find line in a pane, the palette
+    h.keys("1/");
+    check_typing("typing the query", &footer(&mut h));
+    h.key(KeyCode::Esc);
+    h.keys("2");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    check_typing("typing a find", &footer(&mut h));
+    h.key(KeyCode::Esc);
+    h.keys(":");
+    check_typing("the palette", &footer(&mut h));
+    h.keys("zzz");
+    h.key(KeyCode::Enter);
+    check_typing("the palette with an unknown command", &footer(&mut h));
+    // F1 there opens help, as the footer says
+    h.key(KeyCode::F(1));
+    assert!(matches!(
+        h.app.overlay,
+        toolscope::tui::app::Overlay::Help(_)
+    ));
+    h.key(KeyCode::Esc);
+    // the narration overlay: q closes it, so quitting is Ctrl-C there
+    h.keys("i");
+    assert!(matches!(h.app.overlay, toolscope::tui::app::Overlay::Note));
+    let f = footer(&mut h);
+    check_typing("the narration", &f);
+    assert!(!f.contains("q quit"), "q closes the narration: {f}");
+    h.key(KeyCode::Esc);
+    // the help overlay: help is open; the footer keeps the way out and quitting
+    h.keys("?");
+    let f = footer(&mut h);
+    assert!(
+        f.contains("Esc close") && f.contains("Ctrl-C quit"),
+        "help: {f}"
+    );
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    let f = footer(&mut h);
+    assert!(
+        f.contains("Esc close") && f.contains("Ctrl-C quit"),
+        "help find: {f}"
+    );
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Esc);
+    assert!(matches!(h.app.overlay, toolscope::tui::app::Overlay::None));
     let d = evidence_dir();
     for source in [
         Source::Evidence(d.join("newer.json")),
@@ -778,6 +837,17 @@ fn help_and_quit_stay_on_the_footer_at_80x24() {
     let mut h = Harness::lab(caps(), demo_suite(), "demo suite");
     let f = footer(&mut h);
     check("lab", &f);
+    // the Follow screen, with and without a graph
+    let log = evidence_dir().join("stream.jsonl");
+    for graph in [true, false] {
+        let mut h = Harness::follow(caps(), &log, graph);
+        h.follow_step(1_000);
+        assert_eq!(h.app.screen, Screen::Follow);
+        check(&format!("follow (graph {graph})"), &footer(&mut h));
+        // its text filter types
+        h.keys("/");
+        check_typing("follow's text filter", &footer(&mut h));
+    }
 }
 
 /// UX trial defects 7 and 8: an unlabelled suite is not 80 failures, and expected tools

@@ -262,13 +262,18 @@ impl App {
             return Vec::new();
         }
         let key = Key::from_event(&k);
-        // quit! (Ctrl-C) works everywhere: in overlays, while loading, while typing
+        // quit! (Ctrl-C) works everywhere: in overlays, while loading, while typing; over
+        // the palette and the narration the registry's OVERLAY keys (F1: help) work too
+        // (the help overlay's own F1 closes it)
         let gate = if self.overlay == Overlay::None {
             self.ctx()
         } else {
             commands::OVERLAY
         };
-        if let Some(c) = commands::lookup(self, key, gate).filter(|c| c.id == CmdId::ForceQuit) {
+        let in_help = matches!(self.overlay, Overlay::Help(_));
+        if let Some(c) = commands::lookup(self, key, gate)
+            .filter(|c| c.id == CmdId::ForceQuit || (gate == commands::OVERLAY && !in_help))
+        {
             return self.run(c.id, None);
         }
         self.flash = None;

@@ -1050,7 +1050,7 @@ pub static REGISTRY: &[Command] = &[
         hint_keys: None,
         bindings: &[
             b(ch('?'), NORMAL | LOADING),
-            b(code(KeyCode::F(1)), ANY | LOADING),
+            b(code(KeyCode::F(1)), ANY | LOADING | OVERLAY),
         ],
         arg: Arg::None,
         enabled: always,

@@ -385,38 +385,50 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
     );
 }
 
-/// An overlay's own footer hints (it takes the keys), most useful first; `None` when no
-/// overlay takes them.
-fn overlay_hints(app: &App) -> Option<Vec<(&'static str, &'static str)>> {
+/// Footer hints as (key, label) pairs.
+type Pairs = Vec<(&'static str, &'static str)>;
+
+/// An overlay's own footer hints (it takes the keys), most useful first, and the ones
+/// pinned at the right (help or the way out of help, and quitting: `q` would be typed);
+/// `None` when no overlay takes the keys.
+fn overlay_hints(app: &App) -> Option<(Pairs, Pairs)> {
     use crate::tui::app::Overlay;
+    let quit = ("Ctrl-C", "quit");
     match &app.overlay {
-        Overlay::Palette(_) => Some(vec![
-            ("Enter", "run"),
-            ("Tab", "complete"),
-            ("Up/Down", "pick"),
-            ("Esc", "close"),
-        ]),
-        Overlay::Help(h) => Some(match &h.find {
-            Some(f) if f.typing => vec![
-                ("Enter", "keep"),
-                ("Down/Up", "next/prev"),
-                ("Esc", "close find"),
-            ],
-            Some(_) => vec![
-                ("n/N", "next/prev"),
-                ("Ctrl-F", "edit find"),
-                ("Esc", "close find"),
-                ("PgUp/PgDn", "scroll"),
-            ],
-            None => vec![
-                ("type", "to filter"),
-                ("Ctrl-F", "find"),
+        Overlay::Palette(_) => Some((
+            vec![
+                ("Enter", "run"),
+                ("Tab", "complete"),
+                ("Up/Down", "pick"),
                 ("Esc", "close"),
-                ("PgUp/PgDn", "scroll"),
-                ("Ctrl-U", "clear"),
             ],
+            vec![("F1", "help"), quit],
+        )),
+        Overlay::Help(h) => Some(match &h.find {
+            Some(f) if f.typing => (
+                vec![("Enter", "keep"), ("Down/Up", "next/prev")],
+                vec![("Esc", "close find"), quit],
+            ),
+            Some(_) => (
+                vec![
+                    ("n/N", "next/prev"),
+                    ("Ctrl-F", "edit find"),
+                    ("PgUp/PgDn", "scroll"),
+                ],
+                vec![("Esc", "close find"), quit],
+            ),
+            None => (
+                vec![
+                    ("type", "to filter"),
+                    ("Ctrl-F", "find"),
+                    ("PgUp/PgDn", "scroll"),
+                    ("Ctrl-U", "clear"),
+                ],
+                vec![("Esc", "close"), quit],
+            ),
         }),
-        _ => None,
+        Overlay::Note => Some((vec![("Esc/Enter/i/q", "close")], vec![("F1", "help"), quit])),
+        Overlay::None => None,
     }
 }
 
@@ -425,26 +437,29 @@ fn overlay_hints(app: &App) -> Option<Vec<(&'static str, &'static str)>> {
 pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
     // an overlay takes the keys: its own hints, and Ctrl-C (q would type a q)
-    if let Some(keys) = overlay_hints(app) {
-        let right = "Ctrl-C quit ";
+    if let Some((keys, right)) = overlay_hints(app) {
         let width = r.width as usize;
-        let right_w = text::width(right);
+        let pair_w = |(k, l): &(&str, &str)| text::width(k) + 1 + text::width(l) + 2;
+        let right_w: usize = right.iter().map(pair_w).sum();
         let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
         let mut used = 1usize;
-        // the hints that fit beside the pinned quit, in their order (the rest drop)
-        for (k, l) in keys {
-            let w = text::width(k) + 1 + text::width(l) + 2;
-            if used + w + right_w > width {
-                break;
-            }
-            used += w;
+        let push = |spans: &mut Vec<Span<'static>>, (k, l): &(&str, &str)| {
             spans.push(Span::styled(k.to_string(), st(app, Role::Key)));
             spans.push(Span::styled(format!(" {l}  "), st(app, Role::Muted)));
+        };
+        // the hints that fit beside the pinned ones, in their order (the rest drop)
+        for p in &keys {
+            if used + pair_w(p) + right_w > width {
+                break;
+            }
+            used += pair_w(p);
+            push(&mut spans, p);
         }
         if used + right_w <= width {
             spans.push(Span::raw(" ".repeat(width - used - right_w)));
-            spans.push(Span::styled("Ctrl-C".to_string(), st(app, Role::Key)));
-            spans.push(Span::styled(" quit ".to_string(), st(app, Role::Muted)));
+        }
+        for p in &right {
+            push(&mut spans, p);
         }
         put_line(
             buf,
