@@ -850,6 +850,48 @@ fn help_and_quit_stay_on_the_footer_at_80x24() {
     }
 }
 
+/// Audit of issue 17 (UX trial defect 22): the Lab header has a compact form at 80
+/// columns; the parameters the cases ran with (k, depth, policy) always show, the graph's
+/// size and then the suite's name give way.
+#[test]
+fn lab_header_keeps_the_parameters_at_80_columns() {
+    let header =
+        |h: &mut Harness, w: u16, ht: u16| h.screen(w, ht).lines().next().unwrap_or("").to_string();
+    let mut h = Harness::lab(caps(), demo_suite(), "demo-suite.json");
+    let wide = header(&mut h, 120, 40);
+    assert!(
+        wide.contains(
+            "demo-suite.json  6 cases  on demo (123 tools)  k=10 depth=2 policy strong_evidence"
+        ),
+        "{wide}"
+    );
+    // at 80 the tool count gives way first
+    let narrow = header(&mut h, 80, 24);
+    assert!(
+        narrow.ends_with("demo-suite.json  6 cases  on demo  k=10 depth=2 policy strong_evidence"),
+        "{narrow}"
+    );
+    // a longer name: the words "depth" and "policy" go, then the graph, then the name is cut
+    let mut h = Harness::lab(caps(), demo_suite(), "ground_truth/demo-suite.json");
+    let narrow = header(&mut h, 80, 24);
+    assert!(
+        narrow
+            .ends_with("ground_truth/demo-suite.json  6 cases  on demo  k=10 d=2 strong_evidence"),
+        "{narrow}"
+    );
+    let long = "peer-bench/ground_truth/a-very-long-regression-suite-name.json";
+    let mut h = Harness::lab(caps(), demo_suite(), long);
+    let narrow = header(&mut h, 80, 24);
+    assert!(
+        narrow.ends_with("6 cases  k=10 d=2 strong_evidence"),
+        "{narrow}"
+    );
+    assert!(
+        narrow.contains("peer-bench/ground"),
+        "the name is cut, not dropped: {narrow}"
+    );
+}
+
 /// UX trial defects 7 and 8: an unlabelled suite is not 80 failures, and expected tools
 /// the graph lacks are named on the Lab screen as `lab eval` names them.
 #[test]

@@ -266,14 +266,13 @@ fn overlays(
 /// The top line of a screen other than Explore: its name and what it shows.
 fn screen_header(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
-    let mut spans: Vec<Span<'static>> = vec![Span::styled(
-        format!(" {} ", app.screen.title()),
-        st(app, Role::TabActive),
-    )];
+    let name = format!(" {} ", app.screen.title());
+    let avail = (r.width as usize).saturating_sub(text::width(&name) + 1);
+    let mut spans: Vec<Span<'static>> = vec![Span::styled(name, st(app, Role::TabActive))];
     let rest = match app.screen {
         Screen::Evidence => evidence::header(app),
         Screen::Diff => diff::header(app),
-        Screen::Lab => lab::header(app),
+        Screen::Lab => lab::header(app, avail),
         Screen::Follow => follow::header(app),
         Screen::Explore => Vec::new(),
     };
