@@ -641,6 +641,17 @@ fn palette_runs_nothing_on_a_guess() {
         );
         h.key(KeyCode::Esc);
     }
+    // the answer names a key that works in the palette (? would be typed there)
+    h.keys(":zzz");
+    h.key(KeyCode::Enter);
+    let e = palette_error(&h).unwrap();
+    assert!(e.contains("F1 lists keys") && !e.contains("? lists"), "{e}");
+    h.key(KeyCode::F(1));
+    assert!(
+        matches!(h.app.overlay, Overlay::Help(_)),
+        "F1 opens help from the palette"
+    );
+    h.key(KeyCode::Esc);
     h.keys(":depht");
     h.key(KeyCode::Enter);
     assert!(

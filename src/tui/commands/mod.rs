@@ -346,7 +346,7 @@ pub fn resolve(word: &str) -> Result<&'static Command, String> {
         [] => {
             let near = closest(word);
             Err(if near.is_empty() {
-                format!("unknown command: {shown} (nothing was run; Tab completes, ? lists keys)")
+                format!("unknown command: {shown} (nothing was run; Tab completes, F1 lists keys)")
             } else {
                 format!(
                     "unknown command: {shown} (nothing was run); closest: {}",

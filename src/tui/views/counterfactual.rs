@@ -18,7 +18,7 @@ use super::crumbs;
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
 use crate::engine::Selection;
-use crate::evidence::counterfactual::{Comparison, LEARNING_INERT};
+use crate::evidence::counterfactual::Comparison;
 use crate::evidence::knobs::KNOBS;
 
 fn status_role(s: &str) -> Role {
@@ -86,11 +86,6 @@ pub fn doc(app: &App) -> Doc {
         ])
     };
     d.fit(vec![knob_line(true), knob_line(false)]);
-    if knob == "learning" && app.learning_count == 0 {
-        // the same words as the contract note (CLI, --json, MCP)
-        let why = format!("  no learning suggestions are loaded: {LEARNING_INERT}");
-        d.text(Line::styled(why, st(app, Role::Warn)));
-    }
     let Some(out) = &app.cf.out else {
         d.text(Line::styled(
             "comparing (both runs on the worker)…",
