@@ -224,6 +224,17 @@ fn counterfactual_changes_one_knob() {
     let s = h.screen(120, 40);
     assert!(s.contains("RESOLVED"), "{s}");
     assert!(s.contains("gone") || s.contains("lost 7"), "{s}");
+    // each lost tool is marked in letters in the base column (not by colour alone)
+    let gone = s
+        .lines()
+        .filter(|l| {
+            l.trim_start_matches('│')
+                .split('│')
+                .next()
+                .is_some_and(|left| left.trim_end().ends_with("gone"))
+        })
+        .count();
+    assert_eq!(gone, 7, "{s}");
     // the same value as the base: nothing differs, honestly unresolved
     h.keys(":cf top_k=10");
     h.key(KeyCode::Enter);

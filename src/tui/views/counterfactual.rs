@@ -248,9 +248,9 @@ fn side_by_side(
     let right_title = format!("variant ({knob} {})", clean(&show_value(var_v)));
     let sep_w = text::width(&sep);
     let col = move |w: usize| {
-        // "  #M name score" | "  #M name score  move" (M: the mark, then a space)
+        // "  #M name score  gone" | "  #M name score  move" (M: the mark, then a space)
         let half = w.saturating_sub(sep_w) / 2;
-        let left_name = half.saturating_sub(5 + 8).clamp(4, 34);
+        let left_name = half.saturating_sub(5 + 8 + 6).clamp(4, 34);
         let right_name = half.saturating_sub(5 + 8 + 6).clamp(4, 34);
         (half, left_name, right_name)
     };
@@ -327,7 +327,12 @@ fn side_by_side(
                         text::fit_right(&format!("{score:.4}"), 8),
                         theme.get(Role::Score),
                     ));
-                    let used: usize = 3 + 1 + 1 + ln + 8;
+                    // a lost tool says so in letters, as the variant's "new" does
+                    sp.push(Span::styled(
+                        text::fit_right(if *lost { "gone" } else { "" }, 6),
+                        theme.get(Role::Bad),
+                    ));
+                    let used: usize = 3 + 1 + 1 + ln + 8 + 6;
                     sp.push(Span::raw(" ".repeat(half.saturating_sub(used))));
                 }
                 None => sp.push(Span::raw(" ".repeat(half))),
