@@ -417,6 +417,17 @@ fn status_bar_reads_in_words_when_there_is_room() {
     assert!(!narrow.contains('…'), "80: nothing cut: {narrow:?}");
     let (wide, _) = status(&mut h, 160, 40);
     assert!(wide.contains("top_k 10 depth 2 history 1"), "160: {wide:?}");
+    // the help legend explains every segment, readable at 80 columns
+    let mut h = Harness::demo(Mode::NoColor.caps());
+    h.keys("?status bar");
+    let s = h.screen(80, 24);
+    let legend: Vec<&str> = s.lines().filter(|l| l.contains("status bar:")).collect();
+    assert_eq!(legend.len(), 7, "{s}");
+    for l in legend {
+        // inside the overlay's frame (the screen behind it shows at the sides)
+        let inside = l.split('│').nth(1).unwrap_or(l);
+        assert!(!inside.contains('…'), "cut: {l}");
+    }
 }
 
 #[test]

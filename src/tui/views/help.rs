@@ -75,26 +75,18 @@ const LEGEND: &[(&str, &str)] = &[
         "history: x0.6",
         "why: demoted by the history (x0.6 per entry naming the tool; ^n for n entries)",
     ),
-    (
-        "r w d",
-        "status bar: intent shares, read / write / delete (words if wide)",
-    ),
+    ("r w d", "status bar: intent shares read / write / delete"),
     ("k d", "status bar: top_k and expansion depth (k10 d2)"),
     (
         "seeds ~",
-        "status bar: BM25 seeds; ~ means the substring fallback ran",
+        "status bar: BM25 seeds; ~: substring fallback ran",
     ),
+    ("tok", "status bar: tokens used / token budget"),
+    ("vis", "status bar: nodes / edges the expansion visited"),
+    ("hist", "status bar: history entries (x0.6 demotion each)"),
     (
-        "tok",
-        "status bar: tokens used / token budget (tokens when wide)",
-    ),
-    (
-        "vis",
-        "status bar: nodes / edges the expansion visited (words if wide)",
-    ),
-    (
-        "hist",
-        "status bar: history entries (each demotes its tool x0.6)",
+        "in words",
+        "status bar: every segment in words when it fits",
     ),
 ];
 
