@@ -814,6 +814,11 @@ fn help_says_where_each_key_works() {
         "{s}"
     );
     assert!(!s.contains("eight"), "{s}");
+    // the Lab's failed-case mark is in the legend, drawn as the Lab draws it
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.keys("failed case");
+    let s = h.screen(120, 40);
+    assert!(s.contains("•                lab: a failed case"), "{s}");
 }
 
 /// Audit of issue 17 (issue item 6): find works in the help overlay as in the panes:

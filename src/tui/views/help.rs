@@ -75,6 +75,10 @@ const LEGEND: &[(&str, &str)] = &[
         "history: x0.6",
         "why: demoted by the history (x0.6 per entry naming the tool; ^n for n entries)",
     ),
+    (
+        "dot",
+        "lab: a failed case (missed at hit@1 or a wrong pick)",
+    ),
     ("r w d", "status bar: intent shares read / write / delete"),
     ("k d", "status bar: top_k and expansion depth (k10 d2)"),
     (
@@ -310,7 +314,9 @@ fn legend_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize) -> Vec<Line<'s
         .iter()
         .filter(|(k, m)| pass(&format!("{k} {m} legend")))
         .map(|(k, m)| {
-            let k = if app.caps.ascii {
+            let k = if *k == "dot" {
+                g.dot.to_string()
+            } else if app.caps.ascii {
                 k.to_string()
             } else {
                 match *k {
