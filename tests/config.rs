@@ -287,3 +287,49 @@ fn t_and_theme_name_reach_the_files_custom_themes() {
     );
     assert_eq!(h.app.theme_name(), "night");
 }
+
+/// Audit of issue 17: the keys that work while a graph loads come from the registry, so
+/// the configuration file's overrides apply there too (they used to be hard-coded).
+#[test]
+fn key_overrides_apply_while_loading() {
+    use ratatui::crossterm::event::KeyModifiers;
+    let caps = Caps::fixed(ColorLevel::Ansi16, false);
+    let s = startup("[keys]\nquit = \"Q\"\nhelp = \"F2\"\n", "state-loading");
+    let mut h = Harness::loading_with(caps.clone(), s);
+    assert!(h.app.load.is_some(), "still loading");
+    let screen = h.screen(80, 24);
+    assert!(screen.contains("Q quits   F2 help"), "{screen}");
+    h.keys("q");
+    assert!(!h.app.quit, "q is no longer quit");
+    let f = h.app.flash.clone().expect("a hint");
+    assert_eq!(f.text, "still loading the graph (Q quits)");
+    h.keys("?");
+    h.key(KeyCode::F(1));
+    assert!(
+        matches!(h.app.overlay, Overlay::None),
+        "? and F1 are rebound"
+    );
+    h.key(KeyCode::F(2));
+    assert!(matches!(h.app.overlay, Overlay::Help(_)), "F2 is help");
+    // Ctrl-C (quit!, not rebindable) quits from the overlay, through the registry
+    h.press(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(h.app.quit);
+    let mut h = Harness::loading_with(
+        caps.clone(),
+        startup("[keys]\nquit = \"Q\"\n", "state-loading-q"),
+    );
+    h.keys("Q");
+    assert!(h.app.quit, "Q quits while loading");
+    // without a file: q, Esc, ? and F1 as before
+    for (k, quits) in [
+        (KeyCode::Char('q'), true),
+        (KeyCode::Esc, true),
+        (KeyCode::Char('?'), false),
+        (KeyCode::F(1), false),
+    ] {
+        let mut h = Harness::loading(caps.clone());
+        h.key(k);
+        assert_eq!(h.app.quit, quits, "{k:?}");
+        assert_eq!(matches!(h.app.overlay, Overlay::Help(_)), !quits, "{k:?}");
+    }
+}

@@ -76,6 +76,54 @@ fn trace_and_counterfactual() {
     assert!(out.contains("mechanism_status: partial"), "{out}");
 }
 
+/// Audit of issue 17 (UX trial defect 14): `--set learning=false` without learning
+/// suggestions changes nothing; the text and `--json` say so and the status is
+/// `unresolved` (no counterfactual), as the explorer's Counterfactual pane says. With
+/// `--learning FILE` the same knob is a resolved one-knob comparison.
+#[test]
+fn learning_knob_without_suggestions_is_unresolved_and_says_why() {
+    let inert = "the learning knob cannot change anything without learning suggestions";
+    let args = [
+        "counterfactual",
+        "demo",
+        "approve refund",
+        "--set",
+        "learning=false",
+    ];
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("mechanism_status: unresolved"), "{out}");
+    assert!(out.contains(inert), "{out}");
+    let (code, out, _) = run(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["mechanism_status"], "unresolved", "{v}");
+    assert!(v["contract_note"].as_str().unwrap().contains(inert), "{v}");
+    // the change is still reported as made: one knob, learning true -> false
+    assert_eq!(v["changed_knobs"][0]["knob"], "learning", "{v}");
+    // with a second knob that acts, the comparison is resolved and the note says both
+    let (_, out, _) = run(&[&args[..], &["--set", "depth=1"]].concat());
+    assert!(out.starts_with("mechanism_status: resolved"), "{out}");
+    assert!(out.contains("(depth)") && out.contains(inert), "{out}");
+    // with suggestions the knob acts: resolved, and the promoted target loses its boost
+    let d = common::tmp_dir("cf", "learning");
+    let file = d.join("learning.json");
+    std::fs::write(
+        &file,
+        r#"[{"query_fingerprint": "f2430a572176f81f", "query_family": "approve refund",
+            "collection_id": "demo", "status": "promoted", "observations": 2,
+            "prior_failure_count": 0, "evidence_sources": ["run"],
+            "id": "target_preference:8cee9fc7a14e8fc2", "type": "target_preference",
+            "target": "cancelOrder"}]"#,
+    )
+    .unwrap();
+    let (code, out, err) = run(&[&args[..], &["--learning", file.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("mechanism_status: resolved"), "{out}");
+    assert!(!out.contains(inert), "{out}");
+    assert!(!out.contains("jaccard 1.0000  rbo(p=0.9) 1.0000"), "{out}");
+}
+
 #[test]
 fn bad_evidence_inputs_are_clear_errors() {
     let (code, _, err) = run(&[

@@ -690,6 +690,7 @@ fn under_tmux_growing_then_quitting_leaves_no_frame_lines() {
 
 /// Issue 17 item 6: find inside a pane. Ctrl-F in the Detail pane's tool JSON, type, Enter
 /// keeps it; n/N step through the matches, which are highlighted; Esc clears the find.
+/// Then the same in the help overlay (the audit's item 3).
 #[test]
 fn find_in_a_pane_highlights_and_steps_through_matches() {
     let mut p = Pty::spawn_env(&[], &[("NO_COLOR", "1")], 80, 24);
@@ -759,9 +760,58 @@ fn find_in_a_pane_highlights_and_steps_through_matches() {
     }
     p.send("\u{1b}");
     p.wait_for("the find closed", |s| !s.contains("find: coupon"));
+    // the same in the help overlay: Ctrl-F, type, Enter keeps, n steps, Esc backs out
+    p.send("?");
+    p.wait_for("the help overlay", |s| s.contains("filter: _"));
+    p.send("\u{6}"); // Ctrl-F
+    p.send("pane");
+    let s = p.wait_for("the help's find line", |s| {
+        s.contains("find: pane_") && s.contains("1/")
+    });
+    assert!(
+        s.contains("Ctrl-C quit"),
+        "quitting stays in the footer: {s}"
+    );
+    p.send("\r");
+    p.wait_for("the help's find kept", |s| {
+        s.contains("find: pane ") && s.contains("n/N")
+    });
+    p.send("n");
+    p.wait_for("the help's second match", |s| s.contains("find: pane  2/"));
+    assert!(
+        marked_cells(&p, 'p') >= 1,
+        "no highlighted match in the help:\n{}",
+        p.screen()
+    );
+    p.send("\u{1b}");
+    p.wait_for("the help's find closed", |s| {
+        !s.contains("find: pane") && s.contains("filter: _")
+    });
+    p.send("\u{1b}");
+    p.wait_for("the help closed", |s| !s.contains("filter:"));
     p.send("q");
     let status = wait_exit(&mut p);
     assert!(status.success(), "exit status {status:?}");
+}
+
+/// Cells of `letter` (either case) drawn underlined or in reverse video, away from the
+/// first three and last three rows: the find's highlighted matches.
+fn marked_cells(p: &Pty, letter: char) -> usize {
+    let parser = p.parser.lock().unwrap();
+    let scr = parser.screen();
+    let (rows, cols) = scr.size();
+    let mut marked = 0;
+    for r in 3..rows.saturating_sub(3) {
+        for c in 0..cols {
+            if let Some(cell) = scr.cell(r, c)
+                && cell.contents().eq_ignore_ascii_case(&letter.to_string())
+                && (cell.underline() || cell.inverse())
+            {
+                marked += 1;
+            }
+        }
+    }
+    marked
 }
 
 /// Issue 21: the Why-not pane on a real terminal at 80x24: `w` on a row triages it, the

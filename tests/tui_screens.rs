@@ -224,6 +224,17 @@ fn counterfactual_changes_one_knob() {
     let s = h.screen(120, 40);
     assert!(s.contains("RESOLVED"), "{s}");
     assert!(s.contains("gone") || s.contains("lost 7"), "{s}");
+    // each lost tool is marked in letters in the base column (not by colour alone)
+    let gone = s
+        .lines()
+        .filter(|l| {
+            l.trim_start_matches('│')
+                .split('│')
+                .next()
+                .is_some_and(|left| left.trim_end().ends_with("gone"))
+        })
+        .count();
+    assert_eq!(gone, 7, "{s}");
     // the same value as the base: nothing differs, honestly unresolved
     h.keys(":cf top_k=10");
     h.key(KeyCode::Enter);
@@ -251,6 +262,115 @@ fn counterfactual_changes_one_knob() {
         let out = h.app.cf.out.as_ref().unwrap();
         if let Ok(c) = &out.result {
             assert!(c.contract.changed.len() <= 1);
+        }
+    }
+}
+
+/// Audit of issue 17 (UX trial item 27): on MCP graphs `matched_terms` is often empty
+/// while the summary matched; the matched column then shows the summary's terms in
+/// parentheses (told apart from the plain ones), and an exact residual reads `0`.
+#[test]
+fn summary_matched_terms_fill_the_matched_column_marked() {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ingest/tools.mcp.json");
+    let source = Source::Spec(spec);
+    let (engine, _) = toolscope::tui::event::load(&source, &mut |_| {}).expect("an MCP graph");
+    let engine = std::sync::Arc::new(engine);
+    let mut h = Harness::with(caps(), source.clone(), engine.clone(), Some("show notes"));
+    for (w, ht) in [(80u16, 24u16), (120, 40)] {
+        let s = h.screen(w, ht);
+        let row = s
+            .lines()
+            .find(|l| l.contains("1 list_notes "))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(row.contains(" (notes) "), "{w}x{ht}: {row}");
+    }
+    // plain matched terms win, unmarked: get_note matched "note" (its summary: note, read)
+    let mut h = Harness::with(caps(), source, engine, Some("read a note"));
+    let s = h.screen(120, 40);
+    let row = s
+        .lines()
+        .find(|l| l.contains("1 get_note "))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains(" note ") && !row.contains('('), "{row}");
+    // the Explain tree: an exact accounting shows residual 0, never 0.0e0
+    let mut h = demo();
+    goto_demo(&mut h, 4);
+    h.keys("j6");
+    let s = h.screen(120, 40);
+    assert!(s.contains("(residual 0)"), "{s}");
+    assert!(s.contains("max |residual| 0 <= 1e-9"), "{s}");
+    assert!(!s.contains("0.0e0"), "{s}");
+}
+
+/// Audit of issue 17 (UX trial defect 22): at 80 columns the candidates table keeps a
+/// compact matched-terms column; the chips give way (the score is their sum and "why"
+/// says which one applies), and "why" keeps its source tool.
+#[test]
+fn matched_terms_stay_at_80_columns() {
+    for c in [caps(), Caps::fixed(ColorLevel::Mono, false)] {
+        let mut h = Harness::demo(c);
+        goto_demo(&mut h, 4);
+        let s = h.screen(80, 24);
+        let head = s.lines().find(|l| l.contains("# tool")).unwrap_or("");
+        assert!(head.contains("matched"), "{s}");
+        assert!(!head.contains("grph"), "the chips give way: {head}");
+        // a table row: its rank, then the name
+        let row = |rank: usize, name: &str| {
+            s.lines()
+                .find(|l| l.contains(&format!("{rank} {name} ")))
+                .unwrap_or_else(|| panic!("{name}: {s}"))
+                .to_string()
+        };
+        assert!(row(1, "approveRefund").contains("approve,refund"), "{s}");
+        assert!(row(3, "listRefunds").contains(" refund "), "{s}");
+        assert!(row(2, "requestRefund").contains("← approveRefund"), "{s}");
+    }
+}
+
+/// Audit of issue 17: the learning knob without learning suggestions is `unresolved` in
+/// the pane as on the command line, with the same words.
+#[test]
+fn counterfactual_learning_knob_without_suggestions_is_unresolved() {
+    let mut h = demo();
+    goto_demo(&mut h, 4);
+    h.keys("8:knob learning");
+    h.key(KeyCode::Enter);
+    let cmp = h.app.cf.out.as_ref().unwrap().result.clone().unwrap();
+    assert_eq!(cmp.contract.changed[0].0, "learning");
+    assert_eq!(cmp.contract.status, "unresolved");
+    let s = h.screen(120, 40);
+    assert!(s.contains("UNRESOLVED"), "{s}");
+    assert!(
+        s.contains("cannot change anything without learning suggestions"),
+        "{s}"
+    );
+}
+
+/// Audit of issue 17: the side-by-side marks (`*` selected, `L` LLM target) sit between
+/// the rank and the name with a space, never glued to the name (`2LgetPayment`).
+#[test]
+fn counterfactual_marks_are_separated_from_names() {
+    let mut h = demo();
+    goto_demo(&mut h, 7);
+    h.keys("8:knob policy");
+    h.key(KeyCode::Enter);
+    for (w, ht) in [(80u16, 24u16), (120, 40)] {
+        let s = h.screen(w, ht);
+        let rows: Vec<&str> = s.lines().filter(|l| l.contains("getPayment ")).collect();
+        assert!(
+            rows.iter().any(|l| l.contains("2L getPayment")),
+            "{w}x{ht}: {s}"
+        );
+        assert!(
+            s.lines().any(|l| l.contains("1* getOrderPayment")),
+            "{w}x{ht}: {s}"
+        );
+        for l in s.lines() {
+            let b = l.as_bytes();
+            let glued = b.windows(3).any(|x| {
+                x[0].is_ascii_digit() && (x[1] == b'*' || x[1] == b'L') && x[2].is_ascii_lowercase()
+            });
+            assert!(!glued, "{w}x{ht}: mark glued to a name: {l}");
         }
     }
 }
@@ -674,7 +794,9 @@ fn cli_refuses_what_it_cannot_open_before_taking_the_terminal() {
 }
 
 /// UX trial defect 3: at 80x24 the footer keeps `? help` and `q quit` in every pane, mode
-/// and screen (`F1 help` and `Ctrl-C quit` while typing, where `?` and `q` are text).
+/// and screen (`F1 help` and `Ctrl-C quit` while typing, where `?` and `q` are text). In
+/// the help overlay, where help is already open, it keeps the way out (`Esc close`) and
+/// `Ctrl-C quit`.
 #[test]
 fn help_and_quit_stay_on_the_footer_at_80x24() {
     fn footer(h: &mut Harness) -> String {
@@ -686,17 +808,74 @@ fn help_and_quit_stay_on_the_footer_at_80x24() {
         let normal = f.contains("? help") && f.contains("q quit");
         assert!(typing || normal, "{what}: {f}");
     }
+    fn check_typing(what: &str, f: &str) {
+        assert!(
+            f.contains("F1 help") && f.contains("Ctrl-C quit"),
+            "{what}: {f}"
+        );
+        assert!(!f.contains("j/k"), "{what}: no j/k while typing: {f}");
+    }
     let mut h = Harness::demo(caps());
-    for pane in 1..=8 {
+    for pane in 1..=9 {
         h.keys(&pane.to_string());
         let f = footer(&mut h);
         check(&format!("pane {pane}"), &f);
         assert!(!f.contains("F1 help"), "pane {pane}: {f}");
     }
-    h.keys("1/");
+    // pane 9 with an expected tool set (its own hints)
+    h.keys("1jw");
+    assert_eq!(h.app.focus, PaneId::WhyNot);
+    check("why-not with a triage", &footer(&mut h));
+    // the Explain pane's chip view
+    h.keys("6v");
+    assert!(h.app.explain.chips);
     let f = footer(&mut h);
-    check("typing", &f);
-    assert!(!f.contains("j/k"), "no j/k while typing: {f}");
+    check("explain chips", &f);
+    assert!(f.contains("v tree"), "the chip view's own hint: {f}");
+    h.keys("v");
+    // typing: the query line, a find line in a pane, the palette
+    h.keys("1/");
+    check_typing("typing the query", &footer(&mut h));
+    h.key(KeyCode::Esc);
+    h.keys("2");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    check_typing("typing a find", &footer(&mut h));
+    h.key(KeyCode::Esc);
+    h.keys(":");
+    check_typing("the palette", &footer(&mut h));
+    h.keys("zzz");
+    h.key(KeyCode::Enter);
+    check_typing("the palette with an unknown command", &footer(&mut h));
+    // F1 there opens help, as the footer says
+    h.key(KeyCode::F(1));
+    assert!(matches!(
+        h.app.overlay,
+        toolscope::tui::app::Overlay::Help(_)
+    ));
+    h.key(KeyCode::Esc);
+    // the narration overlay: q closes it, so quitting is Ctrl-C there
+    h.keys("i");
+    assert!(matches!(h.app.overlay, toolscope::tui::app::Overlay::Note));
+    let f = footer(&mut h);
+    check_typing("the narration", &f);
+    assert!(!f.contains("q quit"), "q closes the narration: {f}");
+    h.key(KeyCode::Esc);
+    // the help overlay: help is open; the footer keeps the way out and quitting
+    h.keys("?");
+    let f = footer(&mut h);
+    assert!(
+        f.contains("Esc close") && f.contains("Ctrl-C quit"),
+        "help: {f}"
+    );
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    let f = footer(&mut h);
+    assert!(
+        f.contains("Esc close") && f.contains("Ctrl-C quit"),
+        "help find: {f}"
+    );
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Esc);
+    assert!(matches!(h.app.overlay, toolscope::tui::app::Overlay::None));
     let d = evidence_dir();
     for source in [
         Source::Evidence(d.join("newer.json")),
@@ -709,6 +888,59 @@ fn help_and_quit_stay_on_the_footer_at_80x24() {
     let mut h = Harness::lab(caps(), demo_suite(), "demo suite");
     let f = footer(&mut h);
     check("lab", &f);
+    // the Follow screen, with and without a graph
+    let log = evidence_dir().join("stream.jsonl");
+    for graph in [true, false] {
+        let mut h = Harness::follow(caps(), &log, graph);
+        h.follow_step(1_000);
+        assert_eq!(h.app.screen, Screen::Follow);
+        check(&format!("follow (graph {graph})"), &footer(&mut h));
+        // its text filter types
+        h.keys("/");
+        check_typing("follow's text filter", &footer(&mut h));
+    }
+}
+
+/// Audit of issue 17 (UX trial defect 22): the Lab header has a compact form at 80
+/// columns; the parameters the cases ran with (k, depth, policy) always show, the graph's
+/// size and then the suite's name give way.
+#[test]
+fn lab_header_keeps_the_parameters_at_80_columns() {
+    let header =
+        |h: &mut Harness, w: u16, ht: u16| h.screen(w, ht).lines().next().unwrap_or("").to_string();
+    let mut h = Harness::lab(caps(), demo_suite(), "demo-suite.json");
+    let wide = header(&mut h, 120, 40);
+    assert!(
+        wide.contains(
+            "demo-suite.json  6 cases  on demo (123 tools)  k=10 depth=2 policy strong_evidence"
+        ),
+        "{wide}"
+    );
+    // at 80 the tool count gives way first
+    let narrow = header(&mut h, 80, 24);
+    assert!(
+        narrow.ends_with("demo-suite.json  6 cases  on demo  k=10 depth=2 policy strong_evidence"),
+        "{narrow}"
+    );
+    // a longer name: the words "depth" and "policy" go, then the graph, then the name is cut
+    let mut h = Harness::lab(caps(), demo_suite(), "ground_truth/demo-suite.json");
+    let narrow = header(&mut h, 80, 24);
+    assert!(
+        narrow
+            .ends_with("ground_truth/demo-suite.json  6 cases  on demo  k=10 d=2 strong_evidence"),
+        "{narrow}"
+    );
+    let long = "peer-bench/ground_truth/a-very-long-regression-suite-name.json";
+    let mut h = Harness::lab(caps(), demo_suite(), long);
+    let narrow = header(&mut h, 80, 24);
+    assert!(
+        narrow.ends_with("6 cases  k=10 d=2 strong_evidence"),
+        "{narrow}"
+    );
+    assert!(
+        narrow.contains("peer-bench/ground"),
+        "the name is cut, not dropped: {narrow}"
+    );
 }
 
 /// UX trial defects 7 and 8: an unlabelled suite is not 80 failures, and expected tools

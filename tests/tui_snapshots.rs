@@ -151,6 +151,17 @@ const SCREENS: &[(&str, Setup)] = &[
         h.keys("graph");
         h
     }),
+    ("help_find", |c| {
+        let mut h = Harness::demo(c);
+        h.keys("?");
+        h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+        h.keys("pane");
+        h.key(KeyCode::Enter);
+        // the runtime renders after every key: the render counts the matches n steps
+        h.render(120, 40);
+        h.keys("n");
+        h
+    }),
     ("palette", |c| {
         let mut h = Harness::demo(c);
         h.keys(":llm getP");
@@ -359,6 +370,63 @@ fn themes_and_colour_levels() {
             &format!("theme_{}_{:?}", kind.as_str(), level).to_lowercase(),
             encode(&buf, true),
         );
+    }
+}
+
+/// The status bar reads in words when there is room and stays compact at 80 columns:
+/// the same demo screen at 80x24, 120x40 and 160x40.
+#[test]
+fn status_bar_reads_in_words_when_there_is_room() {
+    let status = |h: &mut Harness, w: u16, ht: u16| -> (String, Buffer) {
+        h.render(w, ht);
+        let buf = h.render(w, ht);
+        let text = toolscope::tui::export::to_text(&buf);
+        let line = text.lines().nth(ht as usize - 2).unwrap_or("").to_string();
+        (line, buf)
+    };
+    let mut h = Harness::demo(Mode::NoColor.caps());
+    let (wide, buf) = status(&mut h, 160, 40);
+    snap("status_160x40", encode(&buf, false));
+    for words in [
+        "demo 123 tools 669 edges",
+        "intent delete: read 0 write 0 delete 1",
+        "top_k 10 depth 2",
+        "tokens 1568/2000",
+        "visited 72 nodes/67 edges",
+    ] {
+        assert!(wide.contains(words), "160: {words:?} in {wide:?}");
+    }
+    let (mid, _) = status(&mut h, 120, 40);
+    for words in [
+        "intent delete: read 0 write 0 delete 1",
+        "tokens 1568/2000",
+        "visited 72 nodes/67 edges",
+    ] {
+        assert!(mid.contains(words), "120: {words:?} in {mid:?}");
+    }
+    let (narrow, buf) = status(&mut h, 80, 24);
+    snap("status_80x24", encode(&buf, false));
+    assert!(narrow.contains("delete r0 w0 d1"), "80: {narrow:?}");
+    assert!(narrow.contains("vis 72n/67e"), "80: {narrow:?}");
+    assert!(!narrow.contains('…'), "80: nothing cut: {narrow:?}");
+    // a longer parameter segment shrinks the rest further, never cuts it
+    h.keys("h");
+    let (narrow, _) = status(&mut h, 80, 24);
+    assert!(narrow.contains("hist 1"), "80: {narrow:?}");
+    assert!(narrow.contains("tok 1568/2000"), "80: {narrow:?}");
+    assert!(!narrow.contains('…'), "80: nothing cut: {narrow:?}");
+    let (wide, _) = status(&mut h, 160, 40);
+    assert!(wide.contains("top_k 10 depth 2 history 1"), "160: {wide:?}");
+    // the help legend explains every segment, readable at 80 columns
+    let mut h = Harness::demo(Mode::NoColor.caps());
+    h.keys("?status bar");
+    let s = h.screen(80, 24);
+    let legend: Vec<&str> = s.lines().filter(|l| l.contains("status bar:")).collect();
+    assert_eq!(legend.len(), 7, "{s}");
+    for l in legend {
+        // inside the overlay's frame (the screen behind it shows at the sides)
+        let inside = l.split('│').nth(1).unwrap_or(l);
+        assert!(!inside.contains('…'), "cut: {l}");
     }
 }
 

@@ -641,6 +641,17 @@ fn palette_runs_nothing_on_a_guess() {
         );
         h.key(KeyCode::Esc);
     }
+    // the answer names a key that works in the palette (? would be typed there)
+    h.keys(":zzz");
+    h.key(KeyCode::Enter);
+    let e = palette_error(&h).unwrap();
+    assert!(e.contains("F1 lists keys") && !e.contains("? lists"), "{e}");
+    h.key(KeyCode::F(1));
+    assert!(
+        matches!(h.app.overlay, Overlay::Help(_)),
+        "F1 opens help from the palette"
+    );
+    h.key(KeyCode::Esc);
     h.keys(":depht");
     h.key(KeyCode::Enter);
     assert!(
@@ -766,6 +777,122 @@ fn help_filter_is_word_prefixes_and_lists_every_key() {
     let screen = h.screen(120, 40);
     assert!(screen.contains("Line editing"), "{screen}");
     assert!(screen.contains("Ctrl-U"), "{screen}");
+}
+
+/// Audit of issue 17 (UX trial defect 16): the help says there are nine panes, and a
+/// command whose keys work in different panes says where each one works (`l` picks the
+/// LLM target in Candidates and Selector, Enter only in Selector: in Candidates Enter
+/// opens the evidence).
+#[test]
+fn help_says_where_each_key_works() {
+    let mut h = demo();
+    h.keys("?");
+    h.keys("llm target");
+    let s = h.screen(120, 40);
+    let pick: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("Make the selected row the LLM target"))
+        .collect();
+    assert_eq!(pick.len(), 2, "one row per place: {s}");
+    assert!(
+        pick[0].contains("│  l   ") && pick[0].contains("[candidates, selector]"),
+        "{s}"
+    );
+    assert!(
+        pick[1].contains("│  Enter   ") && pick[1].contains("[selector]"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("l Enter"),
+        "no key list that reads as one place: {s}"
+    );
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.keys("next pane");
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains("all nine in turn, 1 Candidates to 9 Why-not"),
+        "{s}"
+    );
+    assert!(!s.contains("eight"), "{s}");
+    // the Lab's failed-case mark is in the legend, drawn as the Lab draws it
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.keys("failed case");
+    let s = h.screen(120, 40);
+    assert!(s.contains("•                lab: a failed case"), "{s}");
+}
+
+/// Audit of issue 17 (issue item 6): find works in the help overlay as in the panes:
+/// Ctrl-F opens the find line, typing finds (count shown, matches highlighted, the view
+/// scrolls to the current one), Enter keeps it, n/N step and wrap, Esc closes the find
+/// before it clears the filter or closes the overlay. Without a find, n is typed.
+#[test]
+fn find_in_the_help_overlay_steps_through_matches() {
+    let mut h = demo();
+    h.keys("?");
+    h.keys("n");
+    assert!(
+        matches!(&h.app.overlay, Overlay::Help(s) if s.filter.text == "n"),
+        "n filters"
+    );
+    h.press(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("pane");
+    let s = h.screen(80, 24);
+    let top = s
+        .lines()
+        .find(|l| l.contains("find: pane_"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let total: usize = top
+        .split("1/")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count: {top}"));
+    assert!(total > 3, "{top}");
+    assert!(s.lines().last().unwrap().contains("Ctrl-C quit"), "{s}");
+    h.key(KeyCode::Enter);
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: pane "), "kept: {s}");
+    assert!(s.lines().last().unwrap().contains("n/N next/prev"), "{s}");
+    h.keys("n");
+    assert!(h.screen(80, 24).contains(&format!("2/{total}")));
+    h.keys("NN");
+    let s = h.screen(80, 24);
+    assert!(s.contains(&format!("{total}/{total}")), "wraps: {s}");
+    // the view followed the current match: the last "pane" is far below the first page
+    let scroll = match &h.app.overlay {
+        Overlay::Help(st) => st.scroll,
+        _ => panic!("help is open"),
+    };
+    assert!(scroll > 0, "scrolled to the match");
+    assert!(matches!(&h.app.overlay, Overlay::Help(st) if st.filter.is_empty()));
+    // Esc: the find first, then the overlay
+    h.key(KeyCode::Esc);
+    let s = h.screen(80, 24);
+    assert!(!s.contains("find: pane"), "{s}");
+    assert!(matches!(h.app.overlay, Overlay::Help(_)));
+    h.keys("n");
+    assert!(
+        matches!(&h.app.overlay, Overlay::Help(s) if s.filter.text == "n"),
+        "typed again"
+    );
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Esc);
+    assert!(matches!(h.app.overlay, Overlay::None));
+    // a pattern that is not there says so, and n warns instead of stepping
+    h.keys("?");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("zzqx");
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: zzqx_  no match"), "{s}");
+    h.key(KeyCode::Enter);
+    h.keys("n");
+    let f = h.app.flash.clone().expect("a warning");
+    assert!(
+        f.text.contains("no match for \"zzqx\" in the help"),
+        "{}",
+        f.text
+    );
 }
 
 /// UX trial defect 5: the narration opens in full with `i`, and says so once the

@@ -437,7 +437,7 @@ fn counterfactual_steps_past_the_base_value_and_marks_the_targets() {
     let marked = |m: char, name: &str| {
         s.lines().any(|l| {
             l.split('│')
-                .any(|half| half.contains(&format!("{m}{name}")))
+                .any(|half| half.contains(&format!("{m} {name}")))
         })
     };
     assert!(marked('*', &sel), "{s}");

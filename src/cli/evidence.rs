@@ -395,6 +395,10 @@ pub struct CounterfactualArgs {
     /// Compare over a suite of labelled cases: Δ hit@k and Δ MRR with bootstrap intervals
     #[arg(long, value_name = "FILE")]
     pub cases: Option<String>,
+    /// Learning suggestions for both runs (JSON list, {"suggestions": [...]}, or JSON
+    /// Lines); without them the learning knob cannot change anything
+    #[arg(long, value_name = "FILE")]
+    pub learning: Option<String>,
     #[arg(long)]
     pub json: bool,
     #[arg(long)]
@@ -406,10 +410,16 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let base = match knobs_from(&a.base) {
+    let mut base = match knobs_from(&a.base) {
         Ok(k) => k,
         Err(e) => return fail(format!("--base: {e}")),
     };
+    if let Some(p) = &a.learning {
+        match super::query::load_learning(p) {
+            Ok(v) => base.params.learning_suggestions = v,
+            Err(e) => return fail(e),
+        }
+    }
     let mut variant = base.clone();
     for s in &a.set {
         variant = match variant.set_from_str(s) {

@@ -46,29 +46,61 @@ pub struct Contract {
     pub note: String,
 }
 
+/// What an inert knob change says: the `learning` knob with no learning suggestions on
+/// either side switches nothing on or off (the runs compute the same thing).
+pub const LEARNING_INERT: &str = "the learning knob cannot change anything without learning \
+     suggestions (--learning FILE)";
+
+/// Whether changing knob `k` between `base` and `variant` can reach the run at all.
+fn inert(k: &str, base: &Knobs, variant: &Knobs) -> bool {
+    k == "learning"
+        && base.params.learning_suggestions.is_empty()
+        && variant.params.learning_suggestions.is_empty()
+}
+
+/// The mechanism status: `resolved` only when exactly one authorised knob that can act
+/// differs, `partial` when several do (confounded), `unresolved` when none does (no
+/// counterfactual: nothing differs, or only a knob that cannot change anything, such as
+/// `learning` without learning suggestions; the note says which).
 pub fn contract(base: &Knobs, variant: &Knobs) -> Contract {
     let changed = base.diff(variant);
-    let (status, note) = match changed.len() {
-        0 => (
+    let acting: Vec<&'static str> = changed
+        .iter()
+        .map(|c| c.0)
+        .filter(|k| !inert(k, base, variant))
+        .collect();
+    let inert_note = (acting.len() < changed.len()).then_some(LEARNING_INERT);
+    let (status, mut note) = match acting.len() {
+        0 if changed.is_empty() => (
             "unresolved",
             "nothing differs between the two runs: no counterfactual to report".to_string(),
+        ),
+        0 => (
+            "unresolved",
+            format!(
+                "{}: both runs are the same run, no counterfactual to report",
+                LEARNING_INERT
+            ),
         ),
         1 => (
             "resolved",
             format!(
                 "exactly one authorised knob differs ({}); graph and query held fixed",
-                changed[0].0
+                acting[0]
             ),
         ),
         _ => (
             "partial",
             format!(
                 "{} knobs differ ({}): the changes are confounded, no single cause can be attributed",
-                changed.len(),
-                changed.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
+                acting.len(),
+                acting.join(", ")
             ),
         ),
     };
+    if let (Some(n), false) = (inert_note, acting.is_empty()) {
+        note.push_str(&format!("; {n}"));
+    }
     Contract {
         status,
         changed,

@@ -243,7 +243,7 @@ pub const CONTRACTS: &[ToolContract] = &[
         ],
         visibility_scope: "current_decision",
         limitations: &[
-            "resolved only when exactly one authorised knob differs on the same graph",
+            "resolved only when exactly one authorised knob that can act differs on the same graph (learning without learning suggestions cannot)",
             "a counterfactual on one query does not generalise to other queries",
             LABEL_THREAT,
         ],

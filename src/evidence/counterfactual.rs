@@ -2,7 +2,7 @@
 //! authorised knob changed, and what moved.
 
 use super::knobs::Knobs;
-pub use crate::engine::counterfactual::{Contract, Move, contract, moves, names};
+pub use crate::engine::counterfactual::{Contract, LEARNING_INERT, Move, contract, moves, names};
 use crate::engine::{Engine, Retrieval, Selection};
 use crate::jsonout::JsonWriter;
 use crate::lab::metrics::{hit_at_k, jaccard, mean, paired_bootstrap, rbo, reciprocal_rank};
@@ -311,5 +311,33 @@ mod tests {
             "unresolved"
         );
         assert!(base.set_from_str("graph=other").is_err());
+    }
+
+    #[test]
+    fn learning_without_suggestions_cannot_change_anything() {
+        let engine = Engine::new(crate::demo::load_demo().unwrap());
+        let base = Knobs::default();
+        let off = base.set_from_str("learning=false").unwrap();
+        let c = compare(&engine, "approve refund", &base, &off, true);
+        assert_eq!(c.contract.status, "unresolved");
+        assert!(
+            c.contract.note.starts_with(LEARNING_INERT),
+            "{}",
+            c.contract.note
+        );
+        assert_eq!(c.contract.changed.len(), 1, "the change is still listed");
+        assert_eq!(c.rbo, 1.0);
+        // an acting knob beside it: resolved on that one, the note names the inert one
+        let two = off.set_from_str("depth=1").unwrap();
+        let c = contract(&base, &two);
+        assert_eq!(c.status, "resolved");
+        assert!(c.note.contains("(depth)") && c.note.ends_with(LEARNING_INERT));
+        // with suggestions the knob acts
+        let mut with = Knobs::default();
+        with.params.learning_suggestions = vec![serde_json::json!({"type": "x"})];
+        let off = with.set_from_str("learning=false").unwrap();
+        let c = contract(&with, &off);
+        assert_eq!(c.status, "resolved");
+        assert!(!c.note.contains(LEARNING_INERT));
     }
 }

@@ -147,6 +147,11 @@ impl Harness {
 
     /// An app still loading (no engine yet).
     pub fn loading(caps: Caps) -> Harness {
+        Harness::loading_with(caps, Default::default())
+    }
+
+    /// [`Harness::loading`], started with what a configuration file gave.
+    pub fn loading_with(caps: Caps, startup: super::config::Startup) -> Harness {
         let opts = Options {
             source: Source::Demo,
             ui: Default::default(),
@@ -155,7 +160,7 @@ impl Harness {
             dump_dir: None,
             cases: None,
             follow: None,
-            startup: Default::default(),
+            startup,
         };
         let mut app = initial_app(caps, &opts);
         app.show_timing = false;

@@ -128,6 +128,9 @@ pub struct RowRecord {
     pub badges: [Option<bool>; 5],
     /// `semantic_evidence.matched_terms`.
     pub matched: Vec<String>,
+    /// `semantic_evidence.summary_matched_terms`: query terms found in the summary (the
+    /// matched column shows them when `matched` is empty).
+    pub summary_matched: Vec<String>,
     pub why: Why,
     /// Where the row sits in its record (a JSON pointer; empty for a live run's rows).
     pub at: String,

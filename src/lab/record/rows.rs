@@ -159,6 +159,8 @@ fn apply(
                 from_semantic[i] = flag(Some(x));
             } else if k == "matched_terms" {
                 row.matched = names(Some(x));
+            } else if k == "summary_matched_terms" {
+                row.summary_matched = names(Some(x));
             } else if !keys::SEMANTIC.contains(&k.as_str()) {
                 row.unknown
                     .push((format!("{prefix}semantic_evidence.{k}"), x.clone()));

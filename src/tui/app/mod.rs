@@ -9,6 +9,7 @@
 //! worker runs. The children add `impl App` blocks; none imports another's private items.
 
 mod dispatch;
+mod help;
 mod job;
 mod palette;
 mod update;
@@ -375,6 +376,20 @@ pub struct Flash {
 pub struct HelpState {
     pub filter: LineInput,
     pub scroll: usize,
+    /// A find in the overlay's text (Ctrl-F), as in the drill-down panes.
+    pub find: Option<HelpFind>,
+}
+
+/// The help overlay's find: the pattern, whether it is being typed, the current match,
+/// the matches the last render counted, and whether the next render scrolls to the
+/// current one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HelpFind {
+    pub input: LineInput,
+    pub typing: bool,
+    pub current: usize,
+    pub matches: usize,
+    pub jump: bool,
 }
 
 /// The `:` palette: its input, the highlighted entry (none until an arrow key moves) and
@@ -417,6 +432,9 @@ pub struct LayoutInfo {
     pub drill_rows: usize,
     pub help_rows: usize,
     pub help_height: usize,
+    /// The help overlay's scroll offset as drawn and its find's matches.
+    pub help_scroll: usize,
+    pub help_matches: usize,
     /// Where the drill-down pane's tab labels are (a click on one switches to it).
     pub tabs: Vec<crate::tui::views::TabHit>,
     /// Matches of the find pattern in the drill-down pane.
@@ -616,6 +634,9 @@ impl App {
     }
 
     pub fn ctx(&self) -> Ctx {
+        if self.load.is_some() {
+            return commands::LOADING;
+        }
         if self.input_active || self.find.as_ref().is_some_and(|f| f.typing) {
             return commands::INPUT;
         }

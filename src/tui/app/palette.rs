@@ -405,6 +405,6 @@ pub fn enter_preview(app: &App, p: &PaletteState, items: &[PaletteItem]) -> Stri
         }
         Err(e) => e
             .replace(" (nothing was run)", "")
-            .replace("; Tab completes, ? lists keys", ""),
+            .replace("; Tab completes, F1 lists keys", ""),
     }
 }

@@ -1,16 +1,17 @@
 //! What an event does to the explorer's state: the event dispatch ([`App::on_event`]),
 //! a loaded graph, query results, paste, keys (the query line's editing keys, then the
-//! command registry), the mouse, the measured layout and the help overlay's keys.
+//! command registry), the mouse and the measured layout (the help overlay's keys are in
+//! `help.rs`).
 
 use std::sync::Arc;
 
 use ratatui::crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+    Event, KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::Rect;
 
 use crate::engine::Engine;
-use crate::tui::commands::edit::{self, FindKey, HelpKey};
+use crate::tui::commands::edit::{self, FindKey};
 use crate::tui::commands::{self, CmdId, Key};
 use crate::tui::screens::Screen;
 
@@ -261,9 +262,19 @@ impl App {
             return Vec::new();
         }
         let key = Key::from_event(&k);
-        if key.code == KeyCode::Char('c') && key.mods.contains(KeyModifiers::CONTROL) {
-            self.quit = true;
-            return vec![Effect::Quit];
+        // quit! (Ctrl-C) works everywhere: in overlays, while loading, while typing; over
+        // the palette and the narration the registry's OVERLAY keys (F1: help) work too
+        // (the help overlay's own F1 closes it)
+        let gate = if self.overlay == Overlay::None {
+            self.ctx()
+        } else {
+            commands::OVERLAY
+        };
+        let in_help = matches!(self.overlay, Overlay::Help(_));
+        if let Some(c) = commands::lookup(self, key, gate)
+            .filter(|c| c.id == CmdId::ForceQuit || (gate == commands::OVERLAY && !in_help))
+        {
+            return self.run(c.id, None);
         }
         self.flash = None;
         match &self.overlay {
@@ -278,15 +289,21 @@ impl App {
             Overlay::None => {}
         }
         if self.load.is_some() {
-            // while loading: help, quit and nothing else
-            return match key.code {
-                KeyCode::Char('q') | KeyCode::Esc => {
-                    self.quit = true;
-                    vec![Effect::Quit]
-                }
-                KeyCode::Char('?') | KeyCode::F(1) => self.run(CmdId::Help, None),
-                _ => {
-                    self.set_flash(FlashLevel::Info, "still loading the graph (q quits)");
+            // while loading: the registry's LOADING keys (quit, help) and nothing else
+            return match commands::lookup(self, key, commands::LOADING) {
+                Some(c) => self.run(c.id, None),
+                None => {
+                    let quit = commands::keys_in(
+                        &self.keys,
+                        commands::get(CmdId::Quit),
+                        commands::LOADING,
+                        self.caps.glyphs(),
+                    );
+                    let hint = match quit.first() {
+                        Some(q) => format!("still loading the graph ({q} quits)"),
+                        None => "still loading the graph (Ctrl-C quits)".to_string(),
+                    };
+                    self.set_flash(FlashLevel::Info, hint);
                     Vec::new()
                 }
             };
@@ -446,45 +463,14 @@ impl App {
             f.jump = false;
         }
         if let Overlay::Help(h) = &mut self.overlay {
-            h.scroll = h
-                .scroll
-                .min(info.help_rows.saturating_sub(info.help_height));
+            // as drawn: clamped, or moved to the find's current match
+            h.scroll = info.help_scroll;
+            if let Some(f) = h.find.as_mut() {
+                f.matches = info.help_matches;
+                f.current = f.current.min(f.matches.saturating_sub(1));
+                f.jump = false;
+            }
         }
         self.layout = info;
-    }
-
-    fn help_key(&mut self, key: Key) -> Vec<Effect> {
-        let page = self.layout.help_height.max(2) - 1;
-        let Overlay::Help(h) = &mut self.overlay else {
-            return Vec::new();
-        };
-        let typed = edit::typed_char(key);
-        // `?` closes only while there is no filter; otherwise it is typed
-        let act =
-            edit::lookup(edit::HELP_KEYS, key).filter(|_| typed.is_none() || h.filter.is_empty());
-        if let Some(a) = act {
-            match a {
-                HelpKey::ClearOrClose if !h.filter.is_empty() => {
-                    h.filter.set("");
-                    h.scroll = 0;
-                }
-                HelpKey::ClearOrClose | HelpKey::Close => self.overlay = Overlay::None,
-                HelpKey::Down => h.scroll = h.scroll.saturating_add(1),
-                HelpKey::Up => h.scroll = h.scroll.saturating_sub(1),
-                HelpKey::PageDown => h.scroll = h.scroll.saturating_add(page),
-                HelpKey::PageUp => h.scroll = h.scroll.saturating_sub(page),
-                HelpKey::Top => h.scroll = 0,
-            }
-            return Vec::new();
-        }
-        let changed = match (typed, edit::lookup(edit::EDIT_KEYS, key)) {
-            (Some(c), _) => h.filter.type_char(c),
-            (None, Some(e)) => h.filter.apply(e),
-            (None, None) => false,
-        };
-        if changed {
-            h.scroll = 0;
-        }
-        Vec::new()
     }
 }

@@ -123,9 +123,14 @@ pub enum HelpKey {
     PageDown,
     PageUp,
     Top,
-    /// Esc: clears the filter, or closes when it is empty.
+    /// Esc: closes a kept find, else clears the filter, or closes when it is empty.
     ClearOrClose,
     Close,
+    /// Ctrl-F: find text in the overlay (again: edit the pattern).
+    Find,
+    /// n / N: the next or previous match of a kept find (otherwise typed into the filter).
+    FindNext,
+    FindPrev,
 }
 
 pub const HELP_KEYS: &[KeyRow<HelpKey>] = &[
@@ -155,9 +160,24 @@ pub const HELP_KEYS: &[KeyRow<HelpKey>] = &[
         label: "Back to the top",
     },
     KeyRow {
+        keys: &[ctrl('f')],
+        action: HelpKey::Find,
+        label: "Find text in the help (Enter keeps it, n/N step, Esc closes the find)",
+    },
+    KeyRow {
+        keys: &[ch('n')],
+        action: HelpKey::FindNext,
+        label: "Next match of a kept find (without a find, n is typed into the filter)",
+    },
+    KeyRow {
+        keys: &[ch('N')],
+        action: HelpKey::FindPrev,
+        label: "Previous match of a kept find (without a find, N is typed)",
+    },
+    KeyRow {
         keys: &[code(KeyCode::Esc)],
         action: HelpKey::ClearOrClose,
-        label: "Clear the filter; with no filter, close",
+        label: "Close the find; else clear the filter; with neither, close",
     },
     KeyRow {
         keys: &[code(KeyCode::F(1)), code(KeyCode::Enter), ch('?')],

@@ -26,6 +26,10 @@ pub const DIFF: Ctx = 1024;
 pub const LAB: Ctx = 2048;
 pub const WHYNOT: Ctx = 4096;
 pub const FOLLOW: Ctx = 8192;
+/// While a graph is loading (before any screen is ready): only quitting and help.
+pub const LOADING: Ctx = 16384;
+/// While an overlay (help, palette, narration) has the keys: only quitting (Ctrl-C).
+pub const OVERLAY: Ctx = 32768;
 /// Every pane of the Explore screen in normal mode (not while typing the query).
 pub const PANES: Ctx =
     CANDIDATES | DETAIL | SELECTOR | GRAPH | SUBGRAPH | EXPLAIN | TRACE | CFACT | WHYNOT;
@@ -34,6 +38,8 @@ pub const SCREENS: Ctx = EVIDENCE | DIFF | LAB | FOLLOW;
 /// Every context in normal mode, on every screen.
 pub const NORMAL: Ctx = PANES | SCREENS;
 pub const ANY: Ctx = NORMAL | INPUT;
+/// Truly everywhere: every context, loading and overlays too (Ctrl-C only).
+pub const ALWAYS: Ctx = ANY | LOADING | OVERLAY;
 
 pub fn pane_ctx(p: PaneId) -> Ctx {
     match p {
@@ -340,7 +346,7 @@ pub fn resolve(word: &str) -> Result<&'static Command, String> {
         [] => {
             let near = closest(word);
             Err(if near.is_empty() {
-                format!("unknown command: {shown} (nothing was run; Tab completes, ? lists keys)")
+                format!("unknown command: {shown} (nothing was run; Tab completes, F1 lists keys)")
             } else {
                 format!(
                     "unknown command: {shown} (nothing was run); closest: {}",
@@ -451,37 +457,66 @@ pub fn keys_all(km: &Keymap, c: &'static Command, g: &Glyphs) -> String {
     parts.join(" ")
 }
 
-/// Where a command's keys work, in words (for the help overlay).
-pub fn where_label(c: &Command) -> &'static str {
-    let all = c.bindings.iter().fold(0, |acc, bd| acc | bd.when);
-    match all {
-        ANY | NORMAL | PANES => "",
-        x if x == PANES | EVIDENCE => "",
-        EXPLAIN => "explain",
-        TRACE => "trace",
-        CFACT => "counterfactual",
-        WHYNOT => "why-not",
-        x if x == CANDIDATES | SELECTOR | GRAPH => "candidates, selector, graph",
-        x if x == CANDIDATES | SELECTOR | GRAPH | EVIDENCE => {
-            "candidates, selector, graph, evidence"
+/// A command's keys under a keymap grouped by where they work, for the help overlay: one
+/// group when every key works in the same panes, else one per place (`l` in candidates
+/// and selector, `Enter` in the selector only), so no key reads as working where it does
+/// not. Each group: its key labels joined by spaces, and the place in words.
+pub fn key_groups(km: &Keymap, c: &'static Command, g: &Glyphs) -> Vec<(String, String)> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for bd in km.bindings(c) {
+        let l = bd.key.label(g);
+        if seen.contains(&l) {
+            continue;
         }
-        EVIDENCE => "evidence",
-        DIFF => "diff",
-        LAB => "lab",
-        FOLLOW => "follow",
-        x if x == LAB | FOLLOW => "lab, follow",
-        SCREENS => "evidence, diff, lab, follow",
-        x if x == TRACE | CFACT => "trace, counterfactual",
-        x if x == EXPLAIN | TRACE => "explain, trace",
-        INPUT => "query line",
-        CANDIDATES => "candidates",
-        DETAIL => "detail",
-        SELECTOR => "selector",
-        GRAPH => "graph",
-        x if x == CANDIDATES | SELECTOR => "candidates, selector",
-        x if x == CANDIDATES | DETAIL | SELECTOR => "candidates, detail, selector",
-        _ => "",
+        seen.push(l.clone());
+        let w = where_ctx(bd.when);
+        match out.iter_mut().find(|(_, ow)| *ow == w) {
+            Some((keys, _)) => {
+                keys.push(' ');
+                keys.push_str(&l);
+            }
+            None => out.push((l, w)),
+        }
     }
+    if out.is_empty() {
+        out.push((String::new(), String::new()));
+    }
+    out
+}
+
+/// A set of contexts in words: "" when it covers every Explore pane (the common case),
+/// else the places by name in pane order ("drill-down panes" for all eight of them).
+fn where_ctx(all: Ctx) -> String {
+    if all & PANES == PANES {
+        return String::new();
+    }
+    let mut parts: Vec<&'static str> = Vec::new();
+    let mut rest = all;
+    if rest & DRILL == DRILL {
+        parts.push("drill-down panes");
+        rest &= !DRILL;
+    }
+    const NAMES: [(Ctx, &str); 16] = [
+        (INPUT, "query line"),
+        (CANDIDATES, "candidates"),
+        (DETAIL, "detail"),
+        (SELECTOR, "selector"),
+        (GRAPH, "graph"),
+        (SUBGRAPH, "subgraph"),
+        (EXPLAIN, "explain"),
+        (TRACE, "trace"),
+        (CFACT, "counterfactual"),
+        (WHYNOT, "why-not"),
+        (EVIDENCE, "evidence"),
+        (DIFF, "diff"),
+        (LAB, "lab"),
+        (FOLLOW, "follow"),
+        (LOADING, "while loading"),
+        (OVERLAY, "in overlays"),
+    ];
+    parts.extend(NAMES.iter().filter(|(c, _)| rest & c != 0).map(|(_, n)| *n));
+    parts.join(", ")
 }
 
 /// A footer hint: the command, its key text and its label.
@@ -570,6 +605,66 @@ mod tests {
         assert!(resolve("rese").err().unwrap().contains("whole name"));
         assert!(resolve("").is_err());
         assert_eq!(edit_distance(&['a', 'b'], &['b', 'a']), 1);
+    }
+
+    /// The Tab line counts the panes right and names the first and the last one with
+    /// their number keys.
+    #[test]
+    fn next_pane_names_every_pane_in_order() {
+        let all = PaneId::ALL;
+        let label = get(CmdId::NextPane).label;
+        assert_eq!(all.len(), 9);
+        assert!(label.contains("all nine"), "{label}");
+        let first = format!("1 {}", all[0].title());
+        let last = format!("9 {}", all[8].title());
+        assert!(label.contains(&first) && label.contains(&last), "{label}");
+        for (i, p) in all.iter().enumerate() {
+            let pane = get(match p {
+                PaneId::Candidates => CmdId::PaneCandidates,
+                PaneId::Detail => CmdId::PaneDetail,
+                PaneId::Selector => CmdId::PaneSelector,
+                PaneId::Graph => CmdId::PaneGraph,
+                PaneId::Subgraph => CmdId::PaneSubgraph,
+                PaneId::Explain => CmdId::PaneExplain,
+                PaneId::Trace => CmdId::PaneTrace,
+                PaneId::Counterfactual => CmdId::PaneCounterfactual,
+                PaneId::WhyNot => CmdId::PaneWhyNot,
+            });
+            let key = char::from(b'1' + i as u8);
+            assert_eq!(pane.bindings[0].key, ch(key), "{}", p.title());
+        }
+    }
+
+    /// Help says where each key works: per key when they differ, every place by name.
+    #[test]
+    fn key_groups_say_where_each_key_works() {
+        let km = Keymap::default();
+        let g = &crate::tui::caps::ASCII;
+        let groups = |id| key_groups(&km, get(id), g);
+        assert_eq!(
+            groups(CmdId::LlmPick),
+            vec![
+                ("l".to_string(), "candidates, selector".to_string()),
+                ("Enter".to_string(), "selector".to_string())
+            ]
+        );
+        assert_eq!(
+            groups(CmdId::WhyNotPick)[0].1,
+            "candidates, selector, graph, why-not, evidence"
+        );
+        assert_eq!(groups(CmdId::Find)[0].1, "drill-down panes");
+        assert_eq!(
+            groups(CmdId::Quit),
+            vec![
+                ("q".into(), String::new()),
+                ("Esc".into(), "while loading".into())
+            ]
+        );
+        assert_eq!(
+            groups(CmdId::ForceQuit),
+            vec![("Ctrl-C".into(), String::new())]
+        );
+        assert_eq!(groups(CmdId::Down), vec![("j Down".into(), String::new())]);
     }
 
     #[test]

@@ -86,12 +86,6 @@ pub fn doc(app: &App) -> Doc {
         ])
     };
     d.fit(vec![knob_line(true), knob_line(false)]);
-    if knob == "learning" && app.learning_count == 0 {
-        d.text(Line::styled(
-            "  no learning suggestions are loaded (--learning FILE): this knob cannot change the ranking",
-            st(app, Role::Warn),
-        ));
-    }
     let Some(out) = &app.cf.out else {
         d.text(Line::styled(
             "comparing (both runs on the worker)…",
@@ -254,10 +248,10 @@ fn side_by_side(
     let right_title = format!("variant ({knob} {})", clean(&show_value(var_v)));
     let sep_w = text::width(&sep);
     let col = move |w: usize| {
-        // "  # name score" | "  # name score  move"
+        // "  #M name score  gone" | "  #M name score  move" (M: the mark, then a space)
         let half = w.saturating_sub(sep_w) / 2;
-        let left_name = half.saturating_sub(4 + 8).clamp(4, 34);
-        let right_name = half.saturating_sub(4 + 8 + 6).clamp(4, 34);
+        let left_name = half.saturating_sub(5 + 8 + 6).clamp(4, 34);
+        let right_name = half.saturating_sub(5 + 8 + 6).clamp(4, 34);
         (half, left_name, right_name)
     };
     {
@@ -267,9 +261,9 @@ fn side_by_side(
             let (half, _, _) = col(w);
             let h = theme.get(Role::Header);
             Line::from(vec![
-                Span::styled(text::fit(&format!("  # {left_title}"), half, ell), h),
+                Span::styled(text::fit(&format!("  #  {left_title}"), half, ell), h),
                 Span::styled(sep.clone(), theme.get(Role::Border)),
-                Span::styled(format!("  # {right_title}"), h),
+                Span::styled(format!("  #  {right_title}"), h),
             ])
         });
     }
@@ -320,6 +314,7 @@ fn side_by_side(
                         theme.get(Role::Muted),
                     ));
                     sp.push(mark_span(m));
+                    sp.push(Span::raw(" "));
                     sp.push(Span::styled(
                         text::fit(name, ln, ell),
                         if *lost {
@@ -332,7 +327,12 @@ fn side_by_side(
                         text::fit_right(&format!("{score:.4}"), 8),
                         theme.get(Role::Score),
                     ));
-                    let used: usize = 3 + 1 + ln + 8;
+                    // a lost tool says so in letters, as the variant's "new" does
+                    sp.push(Span::styled(
+                        text::fit_right(if *lost { "gone" } else { "" }, 6),
+                        theme.get(Role::Bad),
+                    ));
+                    let used: usize = 3 + 1 + 1 + ln + 8 + 6;
                     sp.push(Span::raw(" ".repeat(half.saturating_sub(used))));
                 }
                 None => sp.push(Span::raw(" ".repeat(half))),
@@ -344,6 +344,7 @@ fn side_by_side(
                     theme.get(Role::Muted),
                 ));
                 sp.push(mark_span(m));
+                sp.push(Span::raw(" "));
                 sp.push(Span::styled(
                     text::fit(name, rn, ell),
                     if *is_new {

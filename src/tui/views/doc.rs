@@ -122,7 +122,7 @@ pub struct FindHi {
 
 /// Marks every case-insensitive occurrence of `pat` in `line` (the `current`-th match,
 /// counted from `first`, more strongly); returns the line and the count.
-fn highlight(
+pub(super) fn highlight(
     line: &Line<'static>,
     pat: &[char],
     first: usize,

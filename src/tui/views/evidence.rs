@@ -125,7 +125,7 @@ pub fn table_rows(app: &App, r: &EvRecord) -> Vec<TRow> {
                 score: row.score,
                 chips: row.chips,
                 badges: row.badges,
-                matched: clean(&row.matched.join(",")),
+                matched: super::table::matched_cell(&row.matched, &row.summary_matched),
                 why,
                 why_role,
                 target: target == Some(row.name.as_str()),

@@ -74,6 +74,16 @@ pub fn op_label(op: &Op) -> String {
     }
 }
 
+/// A residual for people: `0` when it is exactly zero, else one significant digit in
+/// scientific form (`3.0e-17`).
+pub fn residual_text(r: f64) -> String {
+    if r == 0.0 {
+        "0".to_string()
+    } else {
+        format!("{r:.1e}")
+    }
+}
+
 fn status_role(s: Status) -> Role {
     match s {
         Status::Resolved => Role::Good,
@@ -159,11 +169,7 @@ pub fn doc(app: &App) -> Doc {
             format!(
                 "residual check: {} nodes add up (max |residual| {} <= 1e-9)",
                 out.checked,
-                if out.max_residual == 0.0 {
-                    "0".to_string()
-                } else {
-                    format!("{:.1e}", out.max_residual)
-                }
+                residual_text(out.max_residual)
             ),
         )
     } else {
@@ -265,14 +271,14 @@ pub fn doc(app: &App) -> Doc {
             let mut facts = format!("{pad}value {}", e.value);
             if let Some(c) = e.combine() {
                 facts.push_str(&format!(
-                    "; {} of {} gives {c} (residual {:.1e})",
+                    "; {} of {} gives {c} (residual {})",
                     e.op.name(),
                     if e.children.len() == 1 {
                         "1 child".to_string()
                     } else {
                         format!("{} children", e.children.len())
                     },
-                    (c - e.value).abs()
+                    residual_text((c - e.value).abs())
                 ));
             }
             d.text_indent(Line::styled(facts, st(app, Role::Muted)), pad.len() + 2);
@@ -342,4 +348,14 @@ fn chips(app: &App, tree: &Explanation, d: &mut Doc) {
         return;
     }
     go(app, tree, d);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_zero_residual_reads_0() {
+        assert_eq!(super::residual_text(0.0), "0");
+        assert_eq!(super::residual_text(-0.0), "0");
+        assert_eq!(super::residual_text(3.0e-17), "3.0e-17");
+    }
 }

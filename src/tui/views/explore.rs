@@ -141,7 +141,7 @@ pub fn table_rows(app: &App) -> Vec<TRow> {
                     Some(s.shape_match),
                     Some(s.contract_match),
                 ],
-                matched: clean(&s.matched_terms.join(",")),
+                matched: super::table::matched_cell(&s.matched_terms, &s.summary_matched_terms),
                 why,
                 why_role,
                 target: selection.is_some_and(|x| x.selected_target == row.name),

@@ -45,6 +45,14 @@ const LEGEND: &[(&str, &str)] = &[
         "C",
         "badge: contract_match (contract fields named in the query)",
     ),
+    (
+        "matched",
+        "query terms in action/resource/module/shape/contract",
+    ),
+    (
+        "(a,b)",
+        "matched: query terms found only in the tool's summary",
+    ),
     ("seed #k", "why: k-th BM25 seed"),
     (
         "<- X rel [C]",
@@ -68,25 +76,21 @@ const LEGEND: &[(&str, &str)] = &[
         "why: demoted by the history (x0.6 per entry naming the tool; ^n for n entries)",
     ),
     (
-        "r w d",
-        "status bar: the query's intent shares, read / write / delete",
+        "dot",
+        "lab: a failed case (missed at hit@1 or a wrong pick)",
     ),
+    ("r w d", "status bar: intent shares read / write / delete"),
     ("k d", "status bar: top_k and expansion depth (k10 d2)"),
     (
         "seeds ~",
-        "status bar: BM25 seeds; ~ means the substring fallback ran",
+        "status bar: BM25 seeds; ~: substring fallback ran",
     ),
+    ("tok", "status bar: tokens used / token budget"),
+    ("vis", "status bar: nodes / edges the expansion visited"),
+    ("hist", "status bar: history entries (x0.6 demotion each)"),
     (
-        "tok",
-        "status bar: token budget used / limit (budget in the long form)",
-    ),
-    (
-        "vis",
-        "status bar: visited graph nodes / edges (visited in the long form)",
-    ),
-    (
-        "hist",
-        "status bar: history entries (each demotes its tool x0.6)",
+        "in words",
+        "status bar: every segment in words when it fits",
     ),
 ];
 
@@ -109,8 +113,18 @@ const CODES: &[&str] = &[
     "lower_rank_surface_override_blocked",
 ];
 
-/// Draws the overlay; returns (content rows, visible rows).
-pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, usize) {
+/// What a drawn overlay measured: its content rows, the rows shown, the scroll offset
+/// used (moved to the find's current match when it asked) and the find's matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Drawn {
+    pub rows: usize,
+    pub height: usize,
+    pub scroll: usize,
+    pub matches: usize,
+}
+
+/// Draws the overlay.
+pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> Drawn {
     let g = glyphs(app);
     let r = centered(
         area,
@@ -119,81 +133,19 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
     );
     Clear.render(r, buf);
     let b = block(app, true, false).title(Line::styled(
-        " Help: type to filter, Esc clears or closes, PgUp/PgDn scroll ",
+        " Help: type to filter, Ctrl-F finds, Esc backs out, PgUp/PgDn scroll ",
         st(app, Role::Title),
     ));
     let inner = b.inner(r);
     b.render(r, buf);
     if inner.height == 0 || inner.width == 0 {
-        return (0, 0);
+        return Drawn::default();
     }
     let w = inner.width as usize;
-    // filter line
     let f = super::clean(&h.filter.text);
-    put_line(
-        buf,
-        Rect::new(inner.x, inner.y, inner.width, 1),
-        &Line::from(vec![
-            Span::styled("filter: ", st(app, Role::Muted)),
-            Span::styled(f.clone(), st(app, Role::FuzzyMatch)),
-            Span::styled("_", st(app, Role::Prompt)),
-        ]),
-    );
     let pass = |hay: &str| filter_matches(&f, hay);
-    let ctx = app.ctx();
-    let mut rows: Vec<Line<'static>> = Vec::new();
     let kw = 16usize.min(w / 3);
-    for grp in Group::ORDER {
-        let mut group_rows: Vec<Line<'static>> = Vec::new();
-        for c in REGISTRY.iter().filter(|c| c.group == grp) {
-            let keys = commands::keys_all(&app.keys, c, g);
-            let wh = commands::where_label(c);
-            let disabled = (c.enabled)(app);
-            let hay = format!("{keys} {} :{} {} {wh}", c.label, c.name, grp.title());
-            if !pass(&hay) {
-                continue;
-            }
-            let active_here = app.keys.bindings(c).iter().any(|bd| bd.when & ctx != 0);
-            let kst = if disabled.is_some() {
-                st(app, Role::Disabled)
-            } else {
-                st(app, Role::Key)
-            };
-            let mut sp = vec![
-                Span::styled(format!("  {}", text::fit(&keys, kw, g.ellipsis)), kst),
-                Span::styled(
-                    format!(" {}", c.label),
-                    if disabled.is_some() {
-                        st(app, Role::Disabled)
-                    } else {
-                        Style::default()
-                    },
-                ),
-            ];
-            if w >= 100 {
-                sp.push(Span::styled(format!("  :{}", c.name), st(app, Role::Muted)));
-            }
-            if !wh.is_empty() {
-                sp.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
-            }
-            if let Some(why) = disabled {
-                sp.push(Span::styled(
-                    format!("  (disabled: {why})"),
-                    st(app, Role::Warn),
-                ));
-            } else if !active_here && !app.keys.bindings(c).is_empty() {
-                sp.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
-            }
-            group_rows.push(Line::from(sp));
-        }
-        if !group_rows.is_empty() {
-            rows.push(Line::styled(
-                grp.title().to_string(),
-                st(app, Role::Section),
-            ));
-            rows.extend(group_rows);
-        }
-    }
+    let mut rows = command_rows(app, &pass, kw, w);
     // the keys of text inputs and overlays, from their tables
     let tables: [(&str, Vec<(String, &str)>); 3] = [
         (
@@ -205,7 +157,7 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
     ];
     let note = ("Narration overlay (i)", rows_of(edit::NOTE_KEYS, g));
     let find = (
-        "Find line (Ctrl-F in a drill-down pane)",
+        "Find line (Ctrl-F in a drill-down pane or in this help)",
         rows_of(edit::FIND_KEYS, g),
     );
     for (title, entries) in tables.into_iter().chain([find, note]) {
@@ -227,28 +179,7 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
             rows.extend(lines);
         }
     }
-    let legend: Vec<Line<'static>> = LEGEND
-        .iter()
-        .filter(|(k, m)| pass(&format!("{k} {m} legend")))
-        .map(|(k, m)| {
-            let k = if app.caps.ascii {
-                k.to_string()
-            } else {
-                match *k {
-                    "ok X" => format!("{} {}", g.check, g.cross),
-                    "^n vn new gone" => format!("{}n {}n new gone", g.rise, g.fall),
-                    k => k.replacen("<-", g.arrow_in, 1),
-                }
-            };
-            Line::from(vec![
-                Span::styled(
-                    format!("  {}", text::fit(&k, kw, g.ellipsis)),
-                    st(app, Role::Key),
-                ),
-                Span::raw(format!(" {m}")),
-            ])
-        })
-        .collect();
+    let legend = legend_rows(app, &pass, kw);
     if !legend.is_empty() {
         rows.push(Line::styled("Legend", st(app, Role::Section)));
         rows.extend(legend);
@@ -277,13 +208,28 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
     }
     let height = inner.height.saturating_sub(1) as usize;
     let total = rows.len();
-    let scroll = h.scroll.min(total.saturating_sub(height));
+    let max_scroll = total.saturating_sub(height);
+    let mut rows: Vec<Line<'static>> = rows
+        .into_iter()
+        .map(|l| text::truncate_line(l, w, g.ellipsis))
+        .collect();
+    let (matches, current_row) = find_rows(app, h, &mut rows);
+    let scroll = match (&h.find, current_row) {
+        // the current match a third of the way down, as in the panes
+        (Some(fd), Some(r)) if fd.jump => r.saturating_sub(height / 3).min(max_scroll),
+        _ => h.scroll.min(max_scroll),
+    };
+    // the filter line, with the find beside it once there is one
+    put_line(
+        buf,
+        Rect::new(inner.x, inner.y, inner.width, 1),
+        &text::truncate_line(top_line(app, h, &f, matches), w, g.ellipsis),
+    );
     for (i, l) in rows.iter().skip(scroll).take(height).enumerate() {
-        let l = text::truncate_line(l.clone(), w, g.ellipsis);
         put_line(
             buf,
             Rect::new(inner.x, inner.y + 1 + i as u16, inner.width, 1),
-            &l,
+            l,
         );
     }
     // the position sits in the frame's bottom line, one border cell before the corner,
@@ -298,7 +244,156 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> (usize, u
             st(app, Role::Muted),
         );
     }
-    (total, height)
+    Drawn {
+        rows: total,
+        height,
+        scroll,
+        matches,
+    }
+}
+
+/// Highlights the find's matches in the rows as drawn; returns the matches and the row
+/// of the current one.
+fn find_rows(app: &App, h: &HelpState, rows: &mut [Line<'static>]) -> (usize, Option<usize>) {
+    let Some(fd) = h.find.as_ref().filter(|fd| !fd.input.is_empty()) else {
+        return (0, None);
+    };
+    let pattern: Vec<char> = fd.input.text.to_lowercase().chars().collect();
+    let mut matches = 0usize;
+    let mut current_row = None;
+    for (ri, line) in rows.iter_mut().enumerate() {
+        let (l, n) = super::doc::highlight(line, &pattern, matches, fd.current, &app.theme);
+        if n > 0 {
+            if (matches..matches + n).contains(&fd.current) {
+                current_row = Some(ri);
+            }
+            *line = l;
+            matches += n;
+        }
+    }
+    (matches, current_row)
+}
+
+/// The overlay's first line: `filter: TEXT_`, and with a find `find: PATTERN  2/5  keys`
+/// (the cursor `_` where the typing goes).
+fn top_line(app: &App, h: &HelpState, filter: &str, matches: usize) -> Line<'static> {
+    let typing_find = h.find.as_ref().is_some_and(|fd| fd.typing);
+    let mut spans = vec![
+        Span::styled("filter: ", st(app, Role::Muted)),
+        Span::styled(filter.to_string(), st(app, Role::FuzzyMatch)),
+        Span::styled(if typing_find { "" } else { "_" }, st(app, Role::Prompt)),
+    ];
+    if let Some(fd) = &h.find {
+        let count = if fd.input.is_empty() {
+            String::new()
+        } else if matches == 0 {
+            "  no match".into()
+        } else {
+            format!("  {}/{}", fd.current.min(matches - 1) + 1, matches)
+        };
+        let keys = if fd.typing {
+            "  Enter: keep  Down/Up: next/prev  Esc: close"
+        } else {
+            "  n/N: next/prev  Ctrl-F: edit  Esc: close"
+        };
+        spans.extend([
+            Span::styled("   find: ", st(app, Role::Prompt)),
+            Span::styled(super::clean(&fd.input.text), st(app, Role::FuzzyMatch)),
+            Span::styled(if fd.typing { "_" } else { "" }, st(app, Role::Prompt)),
+            Span::styled(count, st(app, Role::Key)),
+            Span::styled(keys, st(app, Role::Muted)),
+        ]);
+    }
+    Line::from(spans)
+}
+
+/// The legend's rows that pass the filter (glyphs as this terminal draws them).
+fn legend_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize) -> Vec<Line<'static>> {
+    let g = glyphs(app);
+    LEGEND
+        .iter()
+        .filter(|(k, m)| pass(&format!("{k} {m} legend")))
+        .map(|(k, m)| {
+            let k = if *k == "dot" {
+                g.dot.to_string()
+            } else if app.caps.ascii {
+                k.to_string()
+            } else {
+                match *k {
+                    "ok X" => format!("{} {}", g.check, g.cross),
+                    "^n vn new gone" => format!("{}n {}n new gone", g.rise, g.fall),
+                    k => k.replacen("<-", g.arrow_in, 1),
+                }
+            };
+            Line::from(vec![
+                Span::styled(
+                    format!("  {}", text::fit(&k, kw, g.ellipsis)),
+                    st(app, Role::Key),
+                ),
+                Span::raw(format!(" {m}")),
+            ])
+        })
+        .collect()
+}
+
+/// The registry's commands by group, as help rows that pass the filter: a command whose
+/// keys work in different places has one row per place ([`commands::key_groups`]).
+fn command_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize, w: usize) -> Vec<Line<'static>> {
+    let g = glyphs(app);
+    let ctx = app.ctx();
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    for grp in Group::ORDER {
+        let mut group_rows: Vec<Line<'static>> = Vec::new();
+        for c in REGISTRY.iter().filter(|c| c.group == grp) {
+            let disabled = (c.enabled)(app);
+            let active_here = app.keys.bindings(c).iter().any(|bd| bd.when & ctx != 0);
+            let kst = if disabled.is_some() {
+                st(app, Role::Disabled)
+            } else {
+                st(app, Role::Key)
+            };
+            for (keys, wh) in commands::key_groups(&app.keys, c, g) {
+                let hay = format!("{keys} {} :{} {} {wh}", c.label, c.name, grp.title());
+                if !pass(&hay) {
+                    continue;
+                }
+                let mut sp = vec![
+                    Span::styled(format!("  {}", text::fit(&keys, kw, g.ellipsis)), kst),
+                    Span::styled(
+                        format!(" {}", c.label),
+                        if disabled.is_some() {
+                            st(app, Role::Disabled)
+                        } else {
+                            Style::default()
+                        },
+                    ),
+                ];
+                if w >= 100 {
+                    sp.push(Span::styled(format!("  :{}", c.name), st(app, Role::Muted)));
+                }
+                if !wh.is_empty() {
+                    sp.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
+                }
+                if let Some(why) = disabled {
+                    sp.push(Span::styled(
+                        format!("  (disabled: {why})"),
+                        st(app, Role::Warn),
+                    ));
+                } else if !active_here && !app.keys.bindings(c).is_empty() {
+                    sp.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
+                }
+                group_rows.push(Line::from(sp));
+            }
+        }
+        if !group_rows.is_empty() {
+            rows.push(Line::styled(
+                grp.title().to_string(),
+                st(app, Role::Section),
+            ));
+            rows.extend(group_rows);
+        }
+    }
+    rows
 }
 
 /// The help filter: every word of it starts a word of the entry (case-insensitive); a

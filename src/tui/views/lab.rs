@@ -21,39 +21,51 @@ fn view(app: &App) -> Option<&LabView> {
     app.lab.as_ref()
 }
 
-pub fn header(app: &App) -> Vec<Span<'static>> {
+/// The header after the screen's name, in `avail` cells: the suite, its size, the graph
+/// and the parameters the cases ran with. When it does not fit, the graph's tool count
+/// goes first, then the words "policy" and "depth" (`k=10 d=2 strong_evidence`), then the
+/// graph's name; last the suite's name is cut, so the parameters always show.
+pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
     let Some(l) = view(app) else {
         return Vec::new();
     };
-    let mut out = vec![
-        Span::styled(clean(&l.label), st(app, Role::Title)),
-        Span::styled(
-            format!("  {} cases", l.suite.cases.len()),
-            st(app, Role::Muted),
-        ),
+    let graph = app.engine.as_ref().map(|e| {
+        let name = std::path::Path::new(&e.graph.info.source)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| e.graph.info.source.clone());
+        (clean(&name), e.graph.tool_count())
+    });
+    let label = clean(&l.label);
+    let cases = format!("  {} cases", l.suite.cases.len());
+    let policy = clean(&l.select.policy);
+    let long = format!("  k={} depth={} policy {policy}", l.k, l.params.depth);
+    let short = format!("  k={} d={} {policy}", l.k, l.params.depth);
+    let on = |n: bool| match &graph {
+        Some((g, tools)) if n => format!("  on {g} ({tools} tools)"),
+        Some((g, _)) => format!("  on {g}"),
+        None => String::new(),
+    };
+    let forms = [
+        (on(true), &long),
+        (on(false), &long),
+        (on(false), &short),
+        (String::new(), &short),
     ];
-    if let Some(e) = &app.engine {
-        out.push(Span::styled(
-            format!(
-                "  on {} ({} tools)",
-                clean(
-                    &std::path::Path::new(&e.graph.info.source)
-                        .file_name()
-                        .map(|f| f.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| e.graph.info.source.clone())
-                ),
-                e.graph.tool_count()
-            ),
-            st(app, Role::Muted),
-        ));
-    }
-    out.push(Span::raw(format!(
-        "  k={} depth={} policy {}",
-        l.k,
-        l.params.depth,
-        clean(&l.select.policy)
-    )));
-    out
+    let w = |s: &str| text::width(s);
+    let (on, params) = forms
+        .iter()
+        .find(|(on, p)| w(&label) + w(&cases) + w(on) + w(p) <= avail)
+        .unwrap_or(&forms[3]);
+    let room = avail.saturating_sub(w(&cases) + w(on) + w(params));
+    vec![
+        Span::styled(
+            text::truncate(&label, room.max(4), glyphs(app).ellipsis),
+            st(app, Role::Title),
+        ),
+        Span::styled(format!("{cases}{on}"), st(app, Role::Muted)),
+        Span::raw(params.to_string()),
+    ]
 }
 
 pub fn status(app: &App, _short: bool) -> Vec<Vec<Span<'static>>> {

@@ -47,7 +47,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             text::truncate(&clean(&p.detail), w, g.ellipsis),
             st(app, Role::Muted),
         ),
-        Line::styled("q quits   ? help", st(app, Role::Muted)),
+        Line::styled(loading_keys(app), st(app, Role::Muted)),
     ];
     for (i, l) in rows.iter().enumerate() {
         if i as u16 >= inner.height {
@@ -58,5 +58,21 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
             l,
         );
+    }
+}
+
+/// "q quits   ? help" from the keymap (the configuration file can rebind both).
+fn loading_keys(app: &App) -> String {
+    use super::super::commands::{self, CmdId, LOADING};
+    let g = glyphs(app);
+    let first = |id| {
+        commands::keys_in(&app.keys, commands::get(id), LOADING, g)
+            .into_iter()
+            .next()
+    };
+    let quit = first(CmdId::Quit).unwrap_or_else(|| "Ctrl-C".to_string());
+    match first(CmdId::Help) {
+        Some(h) => format!("{quit} quits   {h} help"),
+        None => format!("{quit} quits"),
     }
 }

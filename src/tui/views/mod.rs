@@ -96,9 +96,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     if app.load.is_some() || (app.screen == Screen::Explore && app.engine.is_none()) {
         loading::draw(app, area, buf);
         if let Overlay::Help(h) = &app.overlay {
-            let (rows, height) = help::draw(app, h, area, buf);
-            info.help_rows = rows;
-            info.help_height = height;
+            note_help(&mut info, help::draw(app, h, area, buf));
         }
         return (info, None);
     }
@@ -234,6 +232,13 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     overlays(app, area, buf, info, cursor)
 }
 
+fn note_help(info: &mut LayoutInfo, d: help::Drawn) {
+    info.help_rows = d.rows;
+    info.help_height = d.height;
+    info.help_scroll = d.scroll;
+    info.help_matches = d.matches;
+}
+
 fn overlays(
     app: &App,
     area: Rect,
@@ -243,9 +248,7 @@ fn overlays(
 ) -> (LayoutInfo, Option<Position>) {
     match &app.overlay {
         Overlay::Help(hs) => {
-            let (rows, height) = help::draw(app, hs, area, buf);
-            info.help_rows = rows;
-            info.help_height = height;
+            note_help(&mut info, help::draw(app, hs, area, buf));
             (info, None)
         }
         Overlay::Palette(p) => {
@@ -263,14 +266,13 @@ fn overlays(
 /// The top line of a screen other than Explore: its name and what it shows.
 fn screen_header(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
-    let mut spans: Vec<Span<'static>> = vec![Span::styled(
-        format!(" {} ", app.screen.title()),
-        st(app, Role::TabActive),
-    )];
+    let name = format!(" {} ", app.screen.title());
+    let avail = (r.width as usize).saturating_sub(text::width(&name) + 1);
+    let mut spans: Vec<Span<'static>> = vec![Span::styled(name, st(app, Role::TabActive))];
     let rest = match app.screen {
         Screen::Evidence => evidence::header(app),
         Screen::Diff => diff::header(app),
-        Screen::Lab => lab::header(app),
+        Screen::Lab => lab::header(app, avail),
         Screen::Follow => follow::header(app),
         Screen::Explore => Vec::new(),
     };

@@ -151,126 +151,219 @@ fn screen_tip(app: &App) -> &'static str {
     }
 }
 
-/// Status segments in priority order, in their long or short form.
-fn status_segments(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
-    match app.screen {
-        Screen::Explore => {}
-        Screen::Evidence => return super::evidence::status(app, short),
-        Screen::Diff => return super::diff::status(app, short),
-        Screen::Lab => return super::lab::status(app, short),
-        Screen::Follow => return super::follow::status(app, short),
+/// One status-bar segment: its words, its compact form (`None`: it has only one; an empty
+/// form drops it) and its place on the shrink ladder (lower shrinks first).
+struct Seg {
+    long: Vec<Span<'static>>,
+    short: Option<Vec<Span<'static>>>,
+    shrink: u8,
+}
+
+impl Seg {
+    fn fixed(spans: Vec<Span<'static>>) -> Seg {
+        Seg {
+            long: spans,
+            short: None,
+            shrink: u8::MAX,
+        }
     }
-    let mut segs: Vec<Vec<Span<'static>>> = Vec::new();
+
+    fn two(long: Vec<Span<'static>>, short: Vec<Span<'static>>, shrink: u8) -> Seg {
+        Seg {
+            long,
+            short: Some(short),
+            shrink,
+        }
+    }
+}
+
+/// The Explore status bar, in priority order. Every segment reads in words when there is
+/// room (`intent delete: read 0 write 0 delete 1`, `tokens 1568/2000`, `visited 72
+/// nodes/67 edges`); the ladder shrinks first what needs no explaining (the graph's size,
+/// `k10 d2`, the timing), then the intent shares, the visited counts and the token budget.
+fn explore_segments(app: &App) -> Vec<Seg> {
+    let mut segs: Vec<Seg> = Vec::new();
     let Some(engine) = &app.engine else {
         return segs;
     };
     let graph = &engine.graph;
-    let mut head = vec![Span::styled(
+    let name = Span::styled(
         format!(" {}", clean(&app.source_label)),
         st(app, Role::Title),
-    )];
-    if !short {
-        head.push(Span::raw(format!(
-            " {} tools {} edges",
-            graph.tool_count(),
-            graph.edge_count()
-        )));
-    }
-    segs.push(head);
+    );
+    segs.push(Seg::two(
+        vec![
+            name.clone(),
+            Span::raw(format!(
+                " {} tools {} edges",
+                graph.tool_count(),
+                graph.edge_count()
+            )),
+        ],
+        vec![name],
+        0,
+    ));
     let p = &app.params;
-    let mut params = vec![Span::raw(format!("k{} d{}", p.top_k, p.depth))];
+    let mut long = vec![Span::raw(format!("top_k {} depth {}", p.top_k, p.depth))];
+    let mut short = vec![Span::raw(format!("k{} d{}", p.top_k, p.depth))];
     if !p.history.is_empty() {
-        params.push(Span::styled(
-            format!(" hist {}", p.history.len()),
-            st(app, Role::Warn),
-        ));
+        let n = p.history.len();
+        long.push(Span::styled(format!(" history {n}"), st(app, Role::Warn)));
+        short.push(Span::styled(format!(" hist {n}"), st(app, Role::Warn)));
     }
     if app.learning_count > 0 {
-        params.push(Span::raw(format!(
-            " learn {}",
-            if p.learning_enabled { "on" } else { "off" }
-        )));
+        let on = if p.learning_enabled { "on" } else { "off" };
+        long.push(Span::raw(format!(" learning {on}")));
+        short.push(Span::raw(format!(" learn {on}")));
     }
-    if let Some(ret) = app.retrieval() {
-        let i = &ret.intent;
-        let shares = if short {
-            format!(
-                " r{} w{} d{}",
-                short_num(i.read),
-                short_num(i.write),
-                short_num(i.delete)
-            )
-        } else {
-            format!(" r{:.2} w{:.2} d{:.2}", i.read, i.write, i.delete)
-        };
-        segs.push(vec![
-            Span::raw(if short { "" } else { "intent " }),
-            Span::styled(ret.intent_label.as_str().to_string(), st(app, Role::Key)),
-            Span::raw(shares),
-        ]);
-        segs.push(vec![Span::raw(format!(
-            "seeds {}{}",
-            ret.stats.seeds.len(),
-            match (ret.used_fallback, short) {
-                (true, false) => " (substring)",
-                (true, true) => "~",
-                _ => "",
-            }
-        ))]);
-        segs.push(params);
-        segs.push(vec![Span::raw(format!(
-            "{} {}/{}",
-            if short { "tok" } else { "budget" },
-            ret.stats.token_budget_used,
-            ret.params.token_budget
-        ))]);
-        segs.push(vec![Span::raw(format!(
-            "{} {}n/{}e",
-            if short { "vis" } else { "visited" },
-            ret.stats.visited_nodes,
-            ret.stats.visited_edges
-        ))]);
-        if ret.stats.learning_applied {
-            segs.push(vec![Span::styled(
-                if short { "learned" } else { "learning applied" },
-                st(app, Role::ChipLearn),
-            )]);
-        }
+    let Some(ret) = app.retrieval() else {
+        let b = p.token_budget;
+        long.push(Span::raw(format!(" token budget {b}")));
+        short.push(Span::raw(format!(" b{b}")));
+        segs.push(Seg::two(long, short, 1));
+        push_running(app, &mut segs);
+        return segs;
+    };
+    let i = &ret.intent;
+    let label = Span::styled(ret.intent_label.as_str().to_string(), st(app, Role::Key));
+    let (r, w, d) = (short_num(i.read), short_num(i.write), short_num(i.delete));
+    segs.push(Seg::two(
+        vec![
+            Span::raw("intent "),
+            label.clone(),
+            Span::raw(format!(": read {r} write {w} delete {d}")),
+        ],
+        vec![label, Span::raw(format!(" r{r} w{w} d{d}"))],
+        5,
+    ));
+    let seeds = ret.stats.seeds.len();
+    let (sub_long, sub_short) = if ret.used_fallback {
+        (" (substring)", "~")
     } else {
-        params.push(Span::raw(format!(" b{}", p.token_budget)));
-        segs.push(params);
+        ("", "")
+    };
+    segs.push(Seg::two(
+        vec![Span::raw(format!("seeds {seeds}{sub_long}"))],
+        vec![Span::raw(format!("seeds {seeds}{sub_short}"))],
+        4,
+    ));
+    segs.push(Seg::two(long, short, 1));
+    let (used, limit) = (ret.stats.token_budget_used, ret.params.token_budget);
+    segs.push(Seg::two(
+        vec![Span::raw(format!("tokens {used}/{limit}"))],
+        vec![Span::raw(format!("tok {used}/{limit}"))],
+        7,
+    ));
+    let (n, e) = (ret.stats.visited_nodes, ret.stats.visited_edges);
+    segs.push(Seg::two(
+        vec![Span::raw(format!("visited {n} nodes/{e} edges"))],
+        vec![Span::raw(format!("vis {n}n/{e}e"))],
+        6,
+    ));
+    if ret.stats.learning_applied {
+        segs.push(Seg::two(
+            vec![Span::styled("learning applied", st(app, Role::ChipLearn))],
+            vec![Span::styled("learned", st(app, Role::ChipLearn))],
+            3,
+        ));
     }
-    if app.running() {
-        segs.push(vec![Span::styled("running", st(app, Role::Warn))]);
-    } else if app.show_timing
-        && let Some(res) = &app.result
-    {
-        segs.push(vec![Span::styled(
-            format!("{:.1} ms", res.micros as f64 / 1000.0),
-            st(app, Role::Muted),
-        )]);
-    }
+    push_running(app, &mut segs);
     segs
 }
 
-/// The status bar: long forms when everything fits, else short forms, then segments are
-/// dropped from the lowest priority up.
+/// The running mark, or the last query's time (shrunk away before the words go).
+fn push_running(app: &App, segs: &mut Vec<Seg>) {
+    if app.running() {
+        segs.push(Seg::fixed(vec![Span::styled(
+            "running",
+            st(app, Role::Warn),
+        )]));
+    } else if app.show_timing
+        && let Some(res) = &app.result
+    {
+        segs.push(Seg::two(
+            vec![Span::styled(
+                format!("{:.1} ms", res.micros as f64 / 1000.0),
+                st(app, Role::Muted),
+            )],
+            Vec::new(),
+            2,
+        ));
+    }
+}
+
+/// Status segments of the other screens, in priority order, in their long or short form.
+fn screen_segments(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
+    match app.screen {
+        Screen::Evidence => super::evidence::status(app, short),
+        Screen::Diff => super::diff::status(app, short),
+        Screen::Lab => super::lab::status(app, short),
+        Screen::Follow => super::follow::status(app, short),
+        Screen::Explore => Vec::new(),
+    }
+}
+
+fn seg_w(s: &[Span<'static>]) -> usize {
+    s.iter().map(|x| text::width(&x.content)).sum()
+}
+
+/// The width of the segments drawn with separators (empty ones are not drawn).
+fn total_w(segs: &[Vec<Span<'static>>], sep_w: usize) -> usize {
+    let shown = segs.iter().filter(|s| !s.is_empty());
+    let n = shown.clone().count();
+    shown.map(|s| seg_w(s)).sum::<usize>() + sep_w * n.saturating_sub(1)
+}
+
+/// The segments to draw at `width`: Explore's words, shrunk one ladder step at a time
+/// until they fit; another screen's long forms, else its short forms.
+fn fitted_segments(app: &App, width: usize, sep_w: usize) -> Vec<Vec<Span<'static>>> {
+    if app.screen != Screen::Explore {
+        let segs = screen_segments(app, false);
+        return if total_w(&segs, sep_w) > width {
+            screen_segments(app, true)
+        } else {
+            segs
+        };
+    }
+    let segs = explore_segments(app);
+    let mut steps: Vec<u8> = segs
+        .iter()
+        .filter(|s| s.short.is_some())
+        .map(|s| s.shrink)
+        .collect();
+    steps.sort_unstable();
+    steps.dedup();
+    let at = |level: Option<u8>| -> Vec<Vec<Span<'static>>> {
+        segs.iter()
+            .map(|s| match (&s.short, level) {
+                (Some(short), Some(l)) if s.shrink <= l => short.clone(),
+                _ => s.long.clone(),
+            })
+            .collect()
+    };
+    let mut out = at(None);
+    for l in steps {
+        if total_w(&out, sep_w) <= width {
+            break;
+        }
+        out = at(Some(l));
+    }
+    out
+}
+
+/// The status bar: every segment in words when everything fits, else shrunk step by step
+/// (see [`explore_segments`]), then segments are dropped from the lowest priority up.
 pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
     let width = r.width as usize;
     let sep_w = text::width(g.sep);
-    let seg_w =
-        |s: &Vec<Span<'static>>| -> usize { s.iter().map(|x| text::width(&x.content)).sum() };
-    let total = |segs: &Vec<Vec<Span<'static>>>| -> usize {
-        segs.iter().map(seg_w).sum::<usize>() + sep_w * segs.len().saturating_sub(1)
-    };
-    let mut segs = status_segments(app, false);
-    if total(&segs) > width {
-        segs = status_segments(app, true);
-    }
+    let segs = fitted_segments(app, width, sep_w);
     let mut chosen: Vec<usize> = Vec::new();
     let mut used = 0usize;
     for (i, s) in segs.iter().enumerate() {
+        if s.is_empty() {
+            continue;
+        }
         let w = seg_w(s);
         let add = if chosen.is_empty() { w } else { w + sep_w };
         if used + add <= width {
@@ -292,39 +385,81 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
     );
 }
 
+/// Footer hints as (key, label) pairs.
+type Pairs = Vec<(&'static str, &'static str)>;
+
+/// An overlay's own footer hints (it takes the keys), most useful first, and the ones
+/// pinned at the right (help or the way out of help, and quitting: `q` would be typed);
+/// `None` when no overlay takes the keys.
+fn overlay_hints(app: &App) -> Option<(Pairs, Pairs)> {
+    use crate::tui::app::Overlay;
+    let quit = ("Ctrl-C", "quit");
+    match &app.overlay {
+        Overlay::Palette(_) => Some((
+            vec![
+                ("Enter", "run"),
+                ("Tab", "complete"),
+                ("Up/Down", "pick"),
+                ("Esc", "close"),
+            ],
+            vec![("F1", "help"), quit],
+        )),
+        Overlay::Help(h) => Some(match &h.find {
+            Some(f) if f.typing => (
+                vec![("Enter", "keep"), ("Down/Up", "next/prev")],
+                vec![("Esc", "close find"), quit],
+            ),
+            Some(_) => (
+                vec![
+                    ("n/N", "next/prev"),
+                    ("Ctrl-F", "edit find"),
+                    ("PgUp/PgDn", "scroll"),
+                ],
+                vec![("Esc", "close find"), quit],
+            ),
+            None => (
+                vec![
+                    ("type", "to filter"),
+                    ("Ctrl-F", "find"),
+                    ("PgUp/PgDn", "scroll"),
+                    ("Ctrl-U", "clear"),
+                ],
+                vec![("Esc", "close"), quit],
+            ),
+        }),
+        Overlay::Note => Some((vec![("Esc/Enter/i/q", "close")], vec![("F1", "help"), quit])),
+        Overlay::None => None,
+    }
+}
+
 /// The footer: the focused pane's and mode's hints from the left, as many as fit, and
 /// `? help  q quit` always at the right (other hints are dropped first).
 pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
     // an overlay takes the keys: its own hints, and Ctrl-C (q would type a q)
-    let overlay: Option<&[(&str, &str)]> = match &app.overlay {
-        crate::tui::app::Overlay::Palette(_) => Some(&[
-            ("Enter", "run"),
-            ("Tab", "complete"),
-            ("Up/Down", "pick"),
-            ("Esc", "close"),
-        ]),
-        crate::tui::app::Overlay::Help(_) => Some(&[
-            ("type", "to filter"),
-            ("PgUp/PgDn", "scroll"),
-            ("Ctrl-U", "clear"),
-            ("Esc", "close"),
-        ]),
-        _ => None,
-    };
-    if let Some(keys) = overlay {
+    if let Some((keys, right)) = overlay_hints(app) {
+        let width = r.width as usize;
+        let pair_w = |(k, l): &(&str, &str)| text::width(k) + 1 + text::width(l) + 2;
+        let right_w: usize = right.iter().map(pair_w).sum();
         let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
-        for (k, l) in keys {
+        let mut used = 1usize;
+        let push = |spans: &mut Vec<Span<'static>>, (k, l): &(&str, &str)| {
             spans.push(Span::styled(k.to_string(), st(app, Role::Key)));
             spans.push(Span::styled(format!(" {l}  "), st(app, Role::Muted)));
+        };
+        // the hints that fit beside the pinned ones, in their order (the rest drop)
+        for p in &keys {
+            if used + pair_w(p) + right_w > width {
+                break;
+            }
+            used += pair_w(p);
+            push(&mut spans, p);
         }
-        let right = "Ctrl-C quit ";
-        let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
-        let width = r.width as usize;
-        if used + text::width(right) <= width {
-            spans.push(Span::raw(" ".repeat(width - used - text::width(right))));
-            spans.push(Span::styled("Ctrl-C".to_string(), st(app, Role::Key)));
-            spans.push(Span::styled(" quit ".to_string(), st(app, Role::Muted)));
+        if used + right_w <= width {
+            spans.push(Span::raw(" ".repeat(width - used - right_w)));
+        }
+        for p in &right {
+            push(&mut spans, p);
         }
         put_line(
             buf,

@@ -56,6 +56,10 @@ const MARK: usize = 2;
 const RANK: usize = 3;
 const SCORE: usize = 6;
 const BADGES: usize = 5;
+/// The narrowest matched-terms column (a compact one, at 80 columns).
+const MATCHED_MIN: usize = 10;
+/// What "why" keeps before the matched column is shown: `← ` and most of a source tool.
+const WHY_KEEP: usize = 16;
 
 pub fn columns(width: usize, name_need: usize) -> Cols {
     // mark rank name score [chips x3] badges [matched] why, one space between columns
@@ -80,12 +84,32 @@ pub fn columns(width: usize, name_need: usize) -> Cols {
     if left >= min_name + min_why + 13 + 20 {
         c.matched = (left - min_name - min_why - 1).clamp(12, 18);
         left -= c.matched + 1;
+    } else if rest >= name_need.clamp(min_name, 30) + WHY_KEEP + 1 + MATCHED_MIN {
+        // too narrow for both: the chips give way to a compact matched column, as long as
+        // the names and the source tool of "why" keep their room. The chips repeat what
+        // the row already shows (score = seed + graph + learning, and "why" says which
+        // one: seed #k, a source tool, learning); the matched terms are shown nowhere
+        // else in the table.
+        c.chip = 0;
+        c.matched = (rest - name_need.clamp(min_name, 30) - WHY_KEEP - 1).clamp(MATCHED_MIN, 14);
+        left = rest - c.matched - 1;
     }
     // the name column takes what the longest name needs (up to 30), the rest goes to why
     let name_max = left.saturating_sub(min_why).clamp(min_name.min(left), 30);
     c.name = name_need.clamp(min_name.min(left), name_max);
     c.why = left.saturating_sub(c.name);
     c
+}
+
+/// The matched column's text: the matched terms (`matched_terms`), or, when none matched
+/// the tool's action, resource, module, shape or contract, the terms found in its summary
+/// (`summary_matched_terms`) in parentheses, so the two never read alike. Sanitised.
+pub fn matched_cell(matched: &[String], summary: &[String]) -> String {
+    if matched.is_empty() && !summary.is_empty() {
+        format!("({})", super::clean(&summary.join(",")))
+    } else {
+        super::clean(&matched.join(","))
+    }
 }
 
 /// Badge letters with their roles (an unknown badge is drawn off).
@@ -336,9 +360,30 @@ mod tests {
             }
             assert!(total <= w, "{w}: {c:?} -> {total}");
         }
-        assert_eq!(columns(78, 20).chip, 4);
+        // at 80 columns (78 with the cursor column) the matched terms stay, the chips go
+        assert_eq!(columns(78, 20).chip, 0);
+        assert_eq!(columns(78, 20).matched, 14);
+        assert!(columns(78, 20).why >= 20, "{:?}", columns(78, 20));
+        // long names keep their room and "why" its source tool
+        assert_eq!(columns(78, 30).name, 30);
+        assert!(columns(78, 30).matched >= MATCHED_MIN);
+        assert!(columns(78, 30).why >= WHY_KEEP, "{:?}", columns(78, 30));
+        // at 60 the names come first: neither chips nor matched terms
+        assert_eq!(columns(60, 20).chip, 0);
+        assert_eq!(columns(60, 20).matched, 0);
+        assert_eq!(columns(100, 20).chip, 4);
         assert_eq!(columns(118, 20).chip, 8);
         assert!(columns(118, 20).matched > 0);
         assert_eq!(columns(118, 20).name, 20);
+    }
+
+    #[test]
+    fn summary_terms_fill_an_empty_matched_cell_in_parentheses() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(matched_cell(&v(&["read"]), &v(&["file", "read"])), "read");
+        assert_eq!(matched_cell(&[], &v(&["file", "read"])), "(file,read)");
+        assert_eq!(matched_cell(&[], &[]), "");
+        // summary terms come from the graph: sanitised like every cell
+        assert!(!matched_cell(&[], &v(&["a\u{1b}[2Jb"])).contains('\u{1b}'));
     }
 }
