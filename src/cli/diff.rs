@@ -186,6 +186,57 @@ fn cases_of(a: &DiffArgs, base: &Knobs) -> Result<Vec<CaseSpec>, u8> {
         .collect()
 }
 
+/// Blames every case on the plan's two graphs, in parallel; a case repeated in a suite
+/// (same query, parameters and labels) is blamed once.
+pub fn blame_cases(plan: &Plan<'_>, cases: &[CaseSpec]) -> Vec<CaseBlame> {
+    let blamer = Blamer { plan };
+    let key = |c: &CaseSpec| format!("{:?}", (&c.query, &c.knobs, &c.expected));
+    let mut first: std::collections::HashMap<String, usize> = Default::default();
+    let unique: Vec<&CaseSpec> = cases
+        .iter()
+        .filter(|c| {
+            let n = first.len();
+            *first.entry(key(c)).or_insert(n) == n
+        })
+        .collect();
+    let done: Vec<CaseBlame> = crate::par::map_heavy(&unique, |c| blamer.blame(c));
+    cases
+        .iter()
+        .map(|c| {
+            let mut b = done[first[&key(c)]].clone();
+            b.id = c.id.clone();
+            b
+        })
+        .collect()
+}
+
+/// The blame of a suite between two loaded graphs, for `lab diff OLD NEW --cases`: the
+/// per-case headlines as text, and one JSON object per case.
+pub fn blame_between(old: &Engine, new: &Engine, labels: (&str, &str), cases: &[CaseSpec]) -> (String, Vec<String>) {
+    let d = graphdiff::diff(
+        &Side {
+            label: labels.0.to_string(),
+            engine: old,
+        },
+        &Side {
+            label: labels.1.to_string(),
+            engine: new,
+        },
+    );
+    let plan = Plan::new(old, new, &d);
+    let blamed = blame_cases(&plan, cases);
+    let mut text = String::new();
+    for c in blamed.iter().filter(|c| c.changed) {
+        text.push_str(&format!(
+            "{}  {}\n",
+            crate::sanitize::line(&c.id),
+            blame_report::headline(&plan, c)
+        ));
+    }
+    let json = blamed.iter().map(|c| blame_report::json_line(&plan, c)).collect();
+    (text, json)
+}
+
 fn run_blame(a: &DiffArgs, old: &Engine, new: &Engine, d: &graphdiff::ArtifactDiff) -> u8 {
     let base = match base_knobs(a) {
         Ok(k) => k,
@@ -198,30 +249,8 @@ fn run_blame(a: &DiffArgs, old: &Engine, new: &Engine, d: &graphdiff::ArtifactDi
     let t = std::time::Instant::now();
     let plan = Plan::new(old, new, d);
     graphdiff::timing("change groups and token cache", t);
-    let blamer = Blamer { plan: &plan };
-    // a suite may repeat a case (same query, parameters and labels): blamed once
-    let key = |c: &CaseSpec| format!("{:?}", (&c.query, &c.knobs, &c.expected));
-    let mut first: std::collections::HashMap<String, usize> = Default::default();
-    let unique: Vec<&CaseSpec> = cases
-        .iter()
-        .filter(|c| {
-            let n = first.len();
-            *first.entry(key(c)).or_insert(n) == n
-        })
-        .collect();
-    let done: Vec<CaseBlame> = crate::par::map_heavy(&unique, |c| blamer.blame(c));
-    let blamed: Vec<CaseBlame> = cases
-        .iter()
-        .map(|c| {
-            let mut b = done[first[&key(c)]].clone();
-            b.id = c.id.clone();
-            b
-        })
-        .collect();
-    graphdiff::timing(
-        &format!("blame ({})", crate::lab::blame::profile::report()),
-        t,
-    );
+    let blamed = blame_cases(&plan, &cases);
+    graphdiff::timing(&format!("blame ({})", crate::lab::blame::profile::report()), t);
     if a.json {
         let mut out = String::new();
         for c in &blamed {

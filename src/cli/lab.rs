@@ -339,7 +339,45 @@ fn suite_records(
 }
 
 fn run_diff(a: DiffArgs) -> u8 {
+    // two graphs (not one graph under two parameter sets): each changed case is also
+    // blamed on the changes between them, as `toolscope diff OLD NEW --cases` does
+    let mut blame: Option<(String, Vec<String>)> = None;
     let (ra, rb) = match &a.cases {
+        Some(cases) if a.a != a.b && a.set.is_empty() && a.base.is_empty() => {
+            let suite = match load_suite(Path::new(cases)) {
+                Ok(s) => s,
+                Err(e) => return fail(e),
+            };
+            let base = match knobs(&[], a.top_k) {
+                Ok(k) => k,
+                Err(e) => return fail(format!("--top-k: {e}")),
+            };
+            let (ea, eb) = match super::diff::load_pair(&a.a, &a.b) {
+                Ok(p) => p,
+                Err(code) => return code,
+            };
+            let (recs_a, recs_b) = match (
+                suite_records(&ea, &suite, &base, &[]),
+                suite_records(&eb, &suite, &base, &[]),
+            ) {
+                (Ok(x), Ok(y)) => (x, y),
+                (Err(e), _) | (_, Err(e)) => return fail(e),
+            };
+            let specs: Vec<crate::lab::blame::CaseSpec> = suite
+                .cases
+                .iter()
+                .filter_map(|c| {
+                    Some(crate::lab::blame::CaseSpec {
+                        id: c.id.clone(),
+                        query: c.query.clone(),
+                        knobs: c.knobs(&base, &[]).ok()?,
+                        expected: c.expected.clone(),
+                    })
+                })
+                .collect();
+            blame = Some(super::diff::blame_between(&ea, &eb, (&a.a, &a.b), &specs));
+            (recs_a, recs_b)
+        }
         Some(cases) => {
             let suite = match load_suite(Path::new(cases)) {
                 Ok(s) => s,
@@ -411,10 +449,25 @@ fn run_diff(a: DiffArgs) -> u8 {
     let diffs = diff::diff_sets(&ra, &rb);
     if a.json {
         let mut w = JsonWriter::new();
-        diff::write_json(&diffs, &mut w);
+        diff::write_json(&diffs, &mut w, |w| {
+            if let Some((_, lines)) = &blame {
+                w.key("blame").begin_arr();
+                for l in lines {
+                    w.raw(l);
+                }
+                w.end_arr();
+            }
+        });
         write_stdout(format!("{}\n", w.finish()).as_bytes());
     } else {
-        super::query::write_text(&diff::text(&diffs, a.ascii));
+        let mut text = diff::text(&diffs, a.ascii);
+        if let Some((lines, _)) = &blame
+            && !lines.is_empty()
+        {
+            text.push_str("\nBlame: the changes between the two graphs behind each changed ranking or selection\n");
+            text.push_str(lines);
+        }
+        super::query::write_text(&text);
     }
     if diffs.iter().any(|d| d.changed()) {
         EXIT_EMPTY

@@ -147,7 +147,8 @@ fn only(r: &RunRecord, side: char) -> CaseDiff {
 
 pub use super::record::read_records;
 
-pub fn write_json(diffs: &[CaseDiff], w: &mut JsonWriter) {
+/// The diff as one JSON object; `more` adds keys after `cases` (the blame of two graphs).
+pub fn write_json(diffs: &[CaseDiff], w: &mut JsonWriter, more: impl FnOnce(&mut JsonWriter)) {
     let changed = diffs.iter().filter(|d| d.changed()).count();
     w.begin_obj();
     w.key("summary").begin_obj();
@@ -220,6 +221,7 @@ pub fn write_json(diffs: &[CaseDiff], w: &mut JsonWriter) {
         w.end_obj();
     }
     w.end_arr();
+    more(w);
     w.end_obj();
 }
 
