@@ -212,7 +212,12 @@ pub fn blame_cases(plan: &Plan<'_>, cases: &[CaseSpec]) -> Vec<CaseBlame> {
 
 /// The blame of a suite between two loaded graphs, for `lab diff OLD NEW --cases`: the
 /// per-case headlines as text, and one JSON object per case.
-pub fn blame_between(old: &Engine, new: &Engine, labels: (&str, &str), cases: &[CaseSpec]) -> (String, Vec<String>) {
+pub fn blame_between(
+    old: &Engine,
+    new: &Engine,
+    labels: (&str, &str),
+    cases: &[CaseSpec],
+) -> (String, Vec<String>) {
     let d = graphdiff::diff(
         &Side {
             label: labels.0.to_string(),
@@ -233,7 +238,10 @@ pub fn blame_between(old: &Engine, new: &Engine, labels: (&str, &str), cases: &[
             blame_report::headline(&plan, c)
         ));
     }
-    let json = blamed.iter().map(|c| blame_report::json_line(&plan, c)).collect();
+    let json = blamed
+        .iter()
+        .map(|c| blame_report::json_line(&plan, c))
+        .collect();
     (text, json)
 }
 
@@ -250,7 +258,10 @@ fn run_blame(a: &DiffArgs, old: &Engine, new: &Engine, d: &graphdiff::ArtifactDi
     let plan = Plan::new(old, new, d);
     graphdiff::timing("change groups and token cache", t);
     let blamed = blame_cases(&plan, &cases);
-    graphdiff::timing(&format!("blame ({})", crate::lab::blame::profile::report()), t);
+    graphdiff::timing(
+        &format!("blame ({})", crate::lab::blame::profile::report()),
+        t,
+    );
     if a.json {
         let mut out = String::new();
         for c in &blamed {
