@@ -323,7 +323,9 @@ impl Graph {
             let mut h = sha2::Sha256::new();
             match &self.source_text {
                 Some(t) => {
-                    const CHUNK: usize = 16 << 20;
+                    // pages are let go after each chunk: a small chunk keeps the hashed
+                    // file from adding to the peak (two files at once in an artifact diff)
+                    const CHUNK: usize = 2 << 20;
                     for (i, part) in t.as_bytes().chunks(CHUNK).enumerate() {
                         h.update(part);
                         t.release(i * CHUNK, i * CHUNK + part.len());
