@@ -1,4 +1,5 @@
-//! `toolscope diff OLD NEW` and `counterfactual OLD --against NEW` on the command line: the
+//! `toolscope diff OLD NEW`, `counterfactual OLD --against NEW` and the `compare_artifacts`
+//! evidence tool on the command line: the
 //! demo graph and an edited copy (one description rewritten, one tool added), the JSON
 //! contract scripts rely on, attributions that add up, and inputs left untouched.
 
@@ -165,4 +166,71 @@ fn counterfactual_against_a_second_graph() {
     // without --against, --set is still required
     let (code, _, err) = run(&["counterfactual", sa, q]);
     assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn compare_artifacts_evidence_tool() {
+    let (a, b) = pair();
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let args = r#"{"query": "refund state of an order", "expected": "getOrder", "limit": 1}"#;
+    let (code, out, err) = run(&[
+        "evidence",
+        "compare_artifacts",
+        "--graph",
+        sb,
+        "--baseline",
+        sa,
+        "--args",
+        args,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["read_only"], true);
+    assert_eq!(v["returns_action_recommendations"], false);
+    assert_eq!(v["mechanism_status"], "resolved", "{out}");
+    assert_eq!(v["diff"]["tools"]["counts"]["added"], 1);
+    assert_eq!(v["diff"]["tools"]["changed"].as_array().unwrap().len(), 1);
+    assert_eq!(v["case"]["new"]["expected_rank"], 1, "{out}");
+    assert_eq!(v["case"]["attribution"][0]["group"], "getOrder", "{out}");
+    assert_eq!(v["provenance"]["formula_version"], "toolscope-blame/1");
+    // the same numbers as `toolscope diff --query --json`
+    let (_, line, _) = run(&[
+        "diff",
+        sa,
+        sb,
+        "--query",
+        "refund state of an order",
+        "--expected",
+        "getOrder",
+        "--json",
+    ]);
+    assert_eq!(v["case"], json_of(&line));
+    // no baseline: a usage error; model-facing callers are not offered the tool
+    let (code, _, err) = run(&["evidence", "compare_artifacts", "--graph", sb]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--baseline"), "{err}");
+    let (code, _, err) = run(&[
+        "evidence",
+        "compare_artifacts",
+        "--graph",
+        sb,
+        "--baseline",
+        sa,
+        "--model",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown tool"), "{err}");
+    // a bad limit names the argument and the range
+    let (code, _, err) = run(&[
+        "evidence",
+        "compare_artifacts",
+        "--graph",
+        sb,
+        "--baseline",
+        sa,
+        "--args",
+        r#"{"limit": 5000}"#,
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("limit") && err.contains("1000"), "{err}");
 }

@@ -31,6 +31,9 @@ pub struct EvidenceArgs {
     /// Answer as a model-facing caller would see it (current-decision evidence only)
     #[arg(long)]
     pub model: bool,
+    /// The old graph `compare_artifacts` compares --graph with
+    #[arg(long, value_name = "OLD")]
+    pub baseline: Option<String>,
     /// Print JSON (the default for tool results; `contracts` prints a table without it)
     #[arg(long)]
     pub json: bool,
@@ -112,6 +115,13 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if a.tool == "compare_artifacts" && a.baseline.is_none() {
+        return fail("compare_artifacts compares --graph NEW with --baseline OLD: give --baseline");
+    }
+    let baseline = match a.baseline.as_deref().map(load_engine).transpose() {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
     let mut session = Session::new(
         &engine,
         if a.model {
@@ -121,6 +131,7 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
         },
     );
     session.suite = suite.as_ref();
+    session.baseline = baseline.as_ref();
     match session.call(&a.tool, &args) {
         Ok(v) => {
             write_stdout(format!("{}\n", crate::jsonout::to_pretty_safe(&v)).as_bytes());
