@@ -19,9 +19,9 @@ fn demo_value() -> Value {
 }
 
 /// OLD (the demo) and NEW (getOrder's description names refunds; a new tool lists refunds
-/// by order), written to a fresh folder.
-fn pair() -> (PathBuf, PathBuf) {
-    let d = tmp_dir("diffcli", "pair");
+/// by order), written to a fresh folder of its own.
+fn pair(name: &str) -> (PathBuf, PathBuf) {
+    let d = tmp_dir("diffcli", name);
     let old = demo_value();
     let mut new = old.clone();
     let tools = new["tools"].as_object_mut().unwrap();
@@ -43,7 +43,7 @@ fn json_of(out: &str) -> Value {
 
 #[test]
 fn artifact_diff_json_names_the_changes() {
-    let (a, b) = pair();
+    let (a, b) = pair("artifact");
     let before = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     let (code, out, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -80,7 +80,7 @@ fn artifact_diff_json_names_the_changes() {
 
 #[test]
 fn blame_of_one_query_adds_up_and_is_resolved() {
-    let (a, b) = pair();
+    let (a, b) = pair("blame");
     let (code, out, err) = run(&[
         "diff",
         a.to_str().unwrap(),
@@ -123,7 +123,7 @@ fn blame_of_one_query_adds_up_and_is_resolved() {
 
 #[test]
 fn counterfactual_against_a_second_graph() {
-    let (a, b) = pair();
+    let (a, b) = pair("counterfactual");
     let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
     let q = "refund state of an order";
     let (code, out, err) = run(&["counterfactual", sa, q, "--against", sb, "--json"]);
@@ -170,7 +170,7 @@ fn counterfactual_against_a_second_graph() {
 
 #[test]
 fn compare_artifacts_evidence_tool() {
-    let (a, b) = pair();
+    let (a, b) = pair("evidence");
     let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
     let args = r#"{"query": "refund state of an order", "expected": "getOrder", "limit": 1}"#;
     let (code, out, err) = run(&[
