@@ -416,3 +416,32 @@ fn a_bad_first_line_is_counted_like_any_other() {
 fn lines_of(out: &str) -> Vec<serde_json::Value> {
     lines(out)
 }
+
+/// A service's logged response names the LLM's pick only in its `target_selector` answer
+/// (no `selector` request): the replay feeds that pick back to the selector, and a
+/// different pick in the log is a drift, not a reproduction.
+#[test]
+fn a_logged_response_replays_with_the_llm_pick_it_recorded() {
+    let dir = common::tmp_dir("replay", "llm-pick");
+    let rec = r#"{"id": "x", "query": "cancel my order", "params": {"top_k": 5}, "results": [{"name": "cancelOrder", "score": 1.0}, {"name": "cancelPayment", "score": 0.6129}, {"name": "getOrder", "score": 0.6}, {"name": "createOrder", "score": 0.6}, {"name": "updateOrder", "score": 0.5128}], "target_selector": {"selected_target": "getOrder", "llm_target": "getOrder", "overrode_llm": false, "ambiguous": true, "reason_codes": ["candidate_tie_override_blocked", "non_discriminative_override_blocked", "ambiguous_target", "insufficient_contrastive_evidence", "llm_target_preserved"]}}"#;
+    let f = dir.join("responses.jsonl");
+    std::fs::write(&f, format!("{rec}\n")).unwrap();
+    let (code, out, err) = toolscope(
+        &["lab", "replay", "demo", f.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(lines(&out)[0]["status"], "reproduced", "{out}");
+    // the same answer logged for another pick no longer reproduces
+    let other = rec.replace(
+        r#""llm_target": "getOrder""#,
+        r#""llm_target": "cancelOrder""#,
+    );
+    std::fs::write(&f, format!("{other}\n")).unwrap();
+    let (code, out, _) = toolscope(
+        &["lab", "replay", "demo", f.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(lines(&out)[0]["status"], "drifted", "{out}");
+}

@@ -430,6 +430,7 @@ fn read_plain(o: &Map<String, Value>, rec: &mut RunRecord) -> Result<(), Malform
         Some(p) => knobs_from(Some(p), Some(p)),
         None => knobs_from(o.get("params"), o.get("selector")),
     };
+    answer_as_input(o, rec);
     if let Some(profile) = prov("engine_profile").and_then(Value::as_str) {
         rec.versions.push((profile.to_string(), PROFILE));
     }
@@ -438,6 +439,32 @@ fn read_plain(o: &Map<String, Value>, rec: &mut RunRecord) -> Result<(), Malform
         .map(String::from);
     plain_unknown(o, own_retrieval, rec);
     Ok(())
+}
+
+/// The selector's answer names what it was given: its `llm_target` and `policy` are the
+/// selector's inputs when the record does not state them as such (a service's logged
+/// response carries `target_selector` but no `selector` request), so a replay feeds the
+/// recorded LLM pick back in instead of running the selector without one.
+fn answer_as_input(o: &Map<String, Value>, rec: &mut RunRecord) {
+    let Some(sel) = &rec.selector else {
+        return;
+    };
+    let stated = |k: &str| {
+        o.get("selector").is_some_and(|s| s.get(k).is_some())
+            || o.get("provenance")
+                .and_then(|p| p.get("params"))
+                .is_some_and(|p| p.get(k).is_some())
+    };
+    if !stated("llm_target") && rec.knobs.select.llm_target.is_none() {
+        rec.knobs.select.llm_target = rec.llm_target.clone().filter(|t| !t.is_empty());
+    }
+    if !stated("policy")
+        && let Some(p) = selector_of(o, &sel.at)
+            .and_then(|b| b.get("policy"))
+            .and_then(Value::as_str)
+    {
+        rec.knobs.select.policy = p.to_string();
+    }
 }
 
 /// The selector block of a plain record, and the answer it gives.
