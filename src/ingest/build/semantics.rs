@@ -498,47 +498,58 @@ fn missing_semantic(v: Option<&Value>) -> bool {
     }
 }
 
-/// `derive_openapi_tool_semantics` + `annotate_openapi_tool_semantics` for one tool.
-fn derive(t: &mut ToolSchema) {
-    let md = &t.metadata;
-    let empty = Value::Object(Map::new());
-    let openapi = md
-        .get("openapi")
-        .filter(|v| v.is_object())
-        .unwrap_or(&empty);
-    let ai = md
-        .get("ai_metadata")
-        .filter(|v| v.is_object())
-        .unwrap_or(&empty);
-    // the contract rows may be frozen already; their facts were taken first
-    let (contract_resource, contract_list_like) = match &t.promotion {
-        Some(p) => (p.resource.clone(), p.list_like),
-        None => contract_facts(md.get("api_contract").filter(|v| v.is_object())),
-    };
-    let pick = |a: Option<&Value>, b: Option<&Value>| {
-        let x = text_of(a);
-        if x.is_empty() { text_of(b) } else { x }
-    };
-    let method = crate::pytext::lower(crate::pytext::strip(&pick(
-        md.get("method"),
-        openapi.get("method"),
-    )));
-    let path = crate::pytext::strip(&pick(md.get("path"), openapi.get("path"))).to_string();
-    let op_id = {
-        let x = text_of(openapi.get("operation_id"));
-        crate::pytext::strip(if x.is_empty() { &t.name } else { &x }).to_string()
-    };
-    let summary = {
-        let x = text_of(openapi.get("summary"));
-        crate::pytext::strip(if x.is_empty() { &t.description } else { &x }).to_string()
-    };
-    let description = crate::pytext::strip(&text_of(openapi.get("description"))).to_string();
-    let path_segments = semantic_path_segments(&path);
-    let ow = py_words(&op_id);
-    let text_blob =
-        crate::pytext::strip(&format!("{op_id} {summary} {description} {path}")).to_string();
-    // action
-    let existing_action = {
+/// The texts of one operation that every derived fact reads.
+struct OpText {
+    method: String,
+    path: String,
+    op_id: String,
+    summary: String,
+    path_segments: Vec<String>,
+    /// The operation id's words.
+    ow: Vec<String>,
+    /// Operation id, summary, description and path in one string.
+    text_blob: String,
+}
+
+impl OpText {
+    fn of(t: &ToolSchema, openapi: &Value) -> OpText {
+        let md = &t.metadata;
+        let pick = |a: Option<&Value>, b: Option<&Value>| {
+            let x = text_of(a);
+            if x.is_empty() { text_of(b) } else { x }
+        };
+        let method = crate::pytext::lower(crate::pytext::strip(&pick(
+            md.get("method"),
+            openapi.get("method"),
+        )));
+        let path = crate::pytext::strip(&pick(md.get("path"), openapi.get("path"))).to_string();
+        let op_id = {
+            let x = text_of(openapi.get("operation_id"));
+            crate::pytext::strip(if x.is_empty() { &t.name } else { &x }).to_string()
+        };
+        let summary = {
+            let x = text_of(openapi.get("summary"));
+            crate::pytext::strip(if x.is_empty() { &t.description } else { &x }).to_string()
+        };
+        let description = crate::pytext::strip(&text_of(openapi.get("description"))).to_string();
+        let text_blob =
+            crate::pytext::strip(&format!("{op_id} {summary} {description} {path}")).to_string();
+        OpText {
+            path_segments: semantic_path_segments(&path),
+            ow: py_words(&op_id),
+            method,
+            path,
+            op_id,
+            summary,
+            text_blob,
+        }
+    }
+}
+
+/// The canonical action and its evidence: an existing label, the operation id's verb,
+/// a verb in the texts, else the HTTP method.
+fn derive_action(ai: &Value, x: &OpText) -> (String, Value) {
+    let existing = {
         let key = py_label(&text_of(ai.get("canonical_action")));
         if key.is_empty() {
             String::new()
@@ -556,122 +567,312 @@ fn derive(t: &mut ToolSchema) {
             action_of(&key).map(String::from).unwrap_or_default()
         }
     };
-    let (action, action_ev): (String, Value) =
-        if !existing_action.is_empty() && existing_action != "unknown" {
-            let e = evidence(
-                "ai_metadata.canonical_action",
-                json!(existing_action),
-                "existing",
-                1.0,
-            );
-            (existing_action, e)
-        } else if let Some((w, a)) = ow.iter().find_map(|w| action_from_word(w).map(|a| (w, a))) {
-            let a = if a == "read" && has_search_signal(&ow, &text_blob) {
-                "search"
-            } else {
-                a
-            };
-            (
-                a.to_string(),
-                evidence("operation_id", json!(w), "operation_id_verb", 0.9),
-            )
-        } else if let Some(a) = action_from_text(&text_blob) {
-            (
-                a.to_string(),
-                evidence(
-                    "summary_description",
-                    json!(first_chars(&text_blob, 160)),
-                    "summary_verb",
-                    0.78,
-                ),
-            )
+    if !existing.is_empty() && existing != "unknown" {
+        let e = evidence(
+            "ai_metadata.canonical_action",
+            json!(existing),
+            "existing",
+            1.0,
+        );
+        (existing, e)
+    } else if let Some((w, a)) =
+        x.ow.iter()
+            .find_map(|w| action_from_word(w).map(|a| (w, a)))
+    {
+        let a = if a == "read" && has_search_signal(&x.ow, &x.text_blob) {
+            "search"
         } else {
-            let f = match method.as_str() {
-                "get" => "read",
-                "post" => "action",
-                "put" | "patch" => "update",
-                "delete" => "delete",
-                _ => "unknown",
-            };
-            let c = if f != "unknown" { 0.55 } else { 0.0 };
-            (
-                f.to_string(),
-                evidence("method", json!(method), "http_method_fallback", c),
-            )
+            a
         };
-    // resource
-    let existing_res = py_label(&text_of(ai.get("primary_resource")));
-    let (resource, resource_ev): (String, Value) =
-        if !existing_res.is_empty() && existing_res != "unassigned" {
-            (
-                existing_res.clone(),
-                evidence(
-                    "ai_metadata.primary_resource",
-                    json!(existing_res),
-                    "existing",
-                    1.0,
-                ),
-            )
-        } else if let Some((tag, c)) = t.tags.iter().find_map(|tag| {
-            let c = resource_candidate(tag);
-            (!c.is_empty()).then_some((tag, c))
-        }) {
-            (c, evidence("tag", json!(tag), "tag", 0.9))
-        } else if let Some((seg, c)) = path_segments.iter().find_map(|seg| {
-            let c = resource_candidate(seg);
-            (!c.is_empty() && !looks_like_operation_segment(&c)).then_some((seg, c))
-        }) {
-            (c, evidence("path", json!(seg), "stable_path_segment", 0.84))
-        } else {
-            let noun = operation_resource_noun(&ow);
-            if !noun.is_empty() {
-                (
-                    noun.clone(),
-                    evidence("operation_id", json!(noun), "operation_id_noun", 0.72),
-                )
-            } else {
-                let cr = contract_resource.clone();
-                if !cr.is_empty() {
-                    (
-                        cr.clone(),
-                        evidence("api_contract", json!(cr), "schema_field", 0.62),
-                    )
-                } else {
-                    (
-                        String::new(),
-                        evidence("resource", json!(""), "unknown", 0.0),
-                    )
-                }
-            }
-        };
-    // module
-    let (path_module, module_ev): (String, Value) = if path_segments.is_empty() {
         (
-            String::new(),
-            evidence("path_module", json!(""), "unknown", 0.0),
+            a.to_string(),
+            evidence("operation_id", json!(w), "operation_id_verb", 0.9),
+        )
+    } else if let Some(a) = action_from_text(&x.text_blob) {
+        (
+            a.to_string(),
+            evidence(
+                "summary_description",
+                json!(first_chars(&x.text_blob, 160)),
+                "summary_verb",
+                0.78,
+            ),
         )
     } else {
-        let mut segs: Vec<String> = path_segments
-            .iter()
-            .take(2)
-            .filter(|s| !module_candidate(s).is_empty() && !looks_like_operation_segment(s))
-            .map(|s| module_candidate(s))
-            .collect();
-        if segs.is_empty() {
-            segs = vec![resource_candidate(&path_segments[0])];
-        }
-        let mut dedup: Vec<String> = Vec::new();
-        for s in segs {
-            if !s.is_empty() && !dedup.contains(&s) {
-                dedup.push(s);
-            }
-        }
-        let raw: Vec<&str> = path_segments.iter().take(2).map(String::as_str).collect();
+        let f = match x.method.as_str() {
+            "get" => "read",
+            "post" => "action",
+            "put" | "patch" => "update",
+            "delete" => "delete",
+            _ => "unknown",
+        };
+        let c = if f != "unknown" { 0.55 } else { 0.0 };
         (
-            dedup.join("/"),
-            evidence("path", json!(raw.join("/")), "path_module", 0.9),
+            f.to_string(),
+            evidence("method", json!(x.method), "http_method_fallback", c),
         )
+    }
+}
+
+/// The primary resource and its evidence: an existing label, a tag, a stable path
+/// segment, the operation id's noun, else the contract's resource.
+fn derive_resource(
+    ai: &Value,
+    t: &ToolSchema,
+    x: &OpText,
+    contract_resource: &str,
+) -> (String, Value) {
+    let existing = py_label(&text_of(ai.get("primary_resource")));
+    if !existing.is_empty() && existing != "unassigned" {
+        return (
+            existing.clone(),
+            evidence(
+                "ai_metadata.primary_resource",
+                json!(existing),
+                "existing",
+                1.0,
+            ),
+        );
+    }
+    if let Some((tag, c)) = t.tags.iter().find_map(|tag| {
+        let c = resource_candidate(tag);
+        (!c.is_empty()).then_some((tag, c))
+    }) {
+        return (c, evidence("tag", json!(tag), "tag", 0.9));
+    }
+    if let Some((seg, c)) = x.path_segments.iter().find_map(|seg| {
+        let c = resource_candidate(seg);
+        (!c.is_empty() && !looks_like_operation_segment(&c)).then_some((seg, c))
+    }) {
+        return (c, evidence("path", json!(seg), "stable_path_segment", 0.84));
+    }
+    let noun = operation_resource_noun(&x.ow);
+    if !noun.is_empty() {
+        (
+            noun.clone(),
+            evidence("operation_id", json!(noun), "operation_id_noun", 0.72),
+        )
+    } else if !contract_resource.is_empty() {
+        (
+            contract_resource.to_string(),
+            evidence(
+                "api_contract",
+                json!(contract_resource),
+                "schema_field",
+                0.62,
+            ),
+        )
+    } else {
+        (
+            String::new(),
+            evidence("resource", json!(""), "unknown", 0.0),
+        )
+    }
+}
+
+/// The path module (the first two usable path segments) and its evidence.
+fn derive_module(x: &OpText) -> (String, Value) {
+    let segments = &x.path_segments;
+    if segments.is_empty() {
+        return (
+            String::new(),
+            evidence("path_module", json!(""), "unknown", 0.0),
+        );
+    }
+    let mut segs: Vec<String> = segments
+        .iter()
+        .take(2)
+        .filter(|s| !module_candidate(s).is_empty() && !looks_like_operation_segment(s))
+        .map(|s| module_candidate(s))
+        .collect();
+    if segs.is_empty() {
+        segs = vec![resource_candidate(&segments[0])];
+    }
+    let mut dedup: Vec<String> = Vec::new();
+    for s in segs {
+        if !s.is_empty() && !dedup.contains(&s) {
+            dedup.push(s);
+        }
+    }
+    let raw: Vec<&str> = segments.iter().take(2).map(String::as_str).collect();
+    (
+        dedup.join("/"),
+        evidence("path", json!(raw.join("/")), "path_module", 0.9),
+    )
+}
+
+/// The result shape and its evidence, from the action, the method, the words of the
+/// texts and whether the contract or the response envelope is a list.
+fn derive_shape(
+    openapi: &Value,
+    x: &OpText,
+    action: &str,
+    contract_list_like: bool,
+) -> (&'static str, Value) {
+    let text = if x.ow.is_empty() {
+        crate::pytext::lower(&x.text_blob)
+    } else {
+        crate::pytext::lower(&format!("{} {}", x.ow.join(" "), x.text_blob))
     };
+    let has_any = |needles: &[&str]| needles.iter().any(|n| !n.is_empty() && text.contains(n));
+    let list_like = contract_list_like || {
+        let env = openapi
+            .get("response")
+            .filter(|v| v.is_object())
+            .and_then(|r| r.get("envelope"))
+            .filter(|v| v.is_object());
+        let cp = {
+            let p = text_of(env.and_then(|e| e.get("collection_path")));
+            if p.is_empty() {
+                text_of(env.and_then(|e| e.get("item_path")))
+            } else {
+                p
+            }
+        };
+        cp.contains("[*]")
+    };
+    let text160 = first_chars(&text, 160);
+    let method = x.method.as_str();
+    if ["create", "update", "delete"].contains(&action) {
+        (
+            "mutation",
+            evidence("action", json!(action), "mutation_action", 0.86),
+        )
+    } else if action == "action" && !method.is_empty() && method != "get" {
+        (
+            "mutation",
+            evidence("method", json!(method), "non_get_action", 0.72),
+        )
+    } else if has_any(&["count", "total", "cnt", "건수", "개수", "카운트"]) {
+        (
+            "count",
+            evidence("operation", json!(text160), "count_signal", 0.88),
+        )
+    } else if list_like
+        || has_any(&[
+            "list",
+            "lists",
+            "search",
+            "find",
+            "query",
+            "목록",
+            "리스트",
+            "검색",
+        ])
+    {
+        (
+            "list",
+            evidence("operation", json!(text160), "list_signal", 0.82),
+        )
+    } else if action == "read"
+        || has_any(&[
+            "detail", "details", "info", "view", "single", "상세", "정보", "단건", "보기",
+        ])
+    {
+        (
+            "single",
+            evidence("operation", json!(text160), "single_signal", 0.78),
+        )
+    } else if action == "search" {
+        (
+            "list",
+            evidence("action", json!(action), "search_action", 0.7),
+        )
+    } else {
+        (
+            "unknown",
+            evidence("result_shape", json!(""), "unknown", 0.0),
+        )
+    }
+}
+
+/// The semantic confidence score and level from the three facts' evidence.
+fn confidence(evs: [&Value; 3], known: usize) -> (f64, &'static str) {
+    let conf = |e: &Value| e.get("confidence").and_then(Value::as_f64).unwrap_or(0.0);
+    let score = crate::pytext::round(
+        ((conf(evs[0]) + conf(evs[1]) + conf(evs[2])) / 3.0) * (known as f64 / 3.0),
+        4,
+    );
+    let level = if known == 3 && score >= 0.75 {
+        "high"
+    } else if known >= 2 && score >= 0.45 {
+        "medium"
+    } else {
+        "low"
+    };
+    (score, level)
+}
+
+/// `one_line_summary`: the existing one, the summary, "action resource", else method and
+/// path.
+fn one_line_summary(ai: &Value, x: &OpText, action: &str, resource: &str) -> String {
+    let cur = crate::pytext::strip(&text_of(ai.get("one_line_summary"))).to_string();
+    if !cur.is_empty() {
+        return cur;
+    }
+    if !x.summary.is_empty() {
+        return first_chars(&x.summary, 240);
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    if !action.is_empty() && action != "unknown" {
+        parts.push(action);
+    }
+    if !resource.is_empty() {
+        parts.push(resource);
+    }
+    if !parts.is_empty() {
+        parts.join(" ")
+    } else {
+        method_and(
+            &x.method,
+            if x.path.is_empty() { &x.op_id } else { &x.path },
+        )
+    }
+}
+
+/// `when_to_use`: the existing text, else a sentence from the action and resource.
+fn when_to_use(ai: &Value, x: &OpText, action: &str, resource: &str) -> String {
+    let cur = crate::pytext::strip(&text_of(ai.get("when_to_use"))).to_string();
+    if !cur.is_empty() {
+        return cur;
+    }
+    let target = if resource.is_empty() {
+        "the API resource"
+    } else {
+        resource
+    };
+    match action {
+        "search" => format!("Use when finding or listing {target} records."),
+        "read" => format!("Use when reading one {target} record or detail view."),
+        "create" => format!("Use when creating {target} records."),
+        "update" => format!("Use when updating {target} records."),
+        "delete" => format!("Use when deleting {target} records."),
+        _ if !x.summary.is_empty() => format!("Use for: {}", first_chars(&x.summary, 180)),
+        _ => method_and(&x.method, &x.path),
+    }
+}
+
+/// `derive_openapi_tool_semantics` + `annotate_openapi_tool_semantics` for one tool.
+fn derive(t: &mut ToolSchema) {
+    let md = &t.metadata;
+    let empty = Value::Object(Map::new());
+    let openapi = md
+        .get("openapi")
+        .filter(|v| v.is_object())
+        .unwrap_or(&empty);
+    let ai = md
+        .get("ai_metadata")
+        .filter(|v| v.is_object())
+        .unwrap_or(&empty);
+    // the contract rows may be frozen already; their facts were taken first
+    let (contract_resource, contract_list_like) = match &t.promotion {
+        Some(p) => (p.resource.clone(), p.list_like),
+        None => contract_facts(md.get("api_contract").filter(|v| v.is_object())),
+    };
+    let x = OpText::of(t, openapi);
+    let (action, action_ev) = derive_action(ai, &x);
+    let (resource, resource_ev) = derive_resource(ai, t, &x, &contract_resource);
+    let (path_module, module_ev) = derive_module(&x);
     let operation_group = t
         .tags
         .iter()
@@ -684,146 +885,13 @@ fn derive(t: &mut ToolSchema) {
                 resource.clone()
             }
         });
-    // result shape
-    let text = crate::pytext::lower(&format!("{} {text_blob}", ow.join(" ")));
-    let text = if ow.is_empty() {
-        crate::pytext::lower(&text_blob)
-    } else {
-        text
-    };
-    let has_any = |needles: &[&str]| needles.iter().any(|n| !n.is_empty() && text.contains(n));
-    let list_like = {
-        let rows_list = contract_list_like;
-        rows_list || {
-            let env = openapi
-                .get("response")
-                .filter(|v| v.is_object())
-                .and_then(|r| r.get("envelope"))
-                .filter(|v| v.is_object());
-            let cp = {
-                let x = text_of(env.and_then(|e| e.get("collection_path")));
-                if x.is_empty() {
-                    text_of(env.and_then(|e| e.get("item_path")))
-                } else {
-                    x
-                }
-            };
-            cp.contains("[*]")
-        }
-    };
-    let text160 = first_chars(&text, 160);
-    let (result_shape, shape_ev): (&str, Value) =
-        if ["create", "update", "delete"].contains(&action.as_str()) {
-            (
-                "mutation",
-                evidence("action", json!(action), "mutation_action", 0.86),
-            )
-        } else if action == "action" && !method.is_empty() && method != "get" {
-            (
-                "mutation",
-                evidence("method", json!(method), "non_get_action", 0.72),
-            )
-        } else if has_any(&["count", "total", "cnt", "건수", "개수", "카운트"]) {
-            (
-                "count",
-                evidence("operation", json!(text160), "count_signal", 0.88),
-            )
-        } else if list_like
-            || has_any(&[
-                "list",
-                "lists",
-                "search",
-                "find",
-                "query",
-                "목록",
-                "리스트",
-                "검색",
-            ])
-        {
-            (
-                "list",
-                evidence("operation", json!(text160), "list_signal", 0.82),
-            )
-        } else if action == "read"
-            || has_any(&[
-                "detail", "details", "info", "view", "single", "상세", "정보", "단건", "보기",
-            ])
-        {
-            (
-                "single",
-                evidence("operation", json!(text160), "single_signal", 0.78),
-            )
-        } else if action == "search" {
-            (
-                "list",
-                evidence("action", json!(action), "search_action", 0.7),
-            )
-        } else {
-            (
-                "unknown",
-                evidence("result_shape", json!(""), "unknown", 0.0),
-            )
-        };
-    // confidence
-    let conf = |e: &Value| e.get("confidence").and_then(Value::as_f64).unwrap_or(0.0);
-    let scores = [conf(&action_ev), conf(&resource_ev), conf(&module_ev)];
+    let (result_shape, shape_ev) = derive_shape(openapi, &x, &action, contract_list_like);
     let known = (action != "unknown") as usize
         + (!resource.is_empty()) as usize
         + (!path_module.is_empty()) as usize;
-    let score = crate::pytext::round(
-        ((scores[0] + scores[1] + scores[2]) / 3.0) * (known as f64 / 3.0),
-        4,
-    );
-    let level = if known == 3 && score >= 0.75 {
-        "high"
-    } else if known >= 2 && score >= 0.45 {
-        "medium"
-    } else {
-        "low"
-    };
-    // texts
-    let one_line = {
-        let cur = crate::pytext::strip(&text_of(ai.get("one_line_summary"))).to_string();
-        if !cur.is_empty() {
-            cur
-        } else if !summary.is_empty() {
-            first_chars(&summary, 240)
-        } else {
-            let mut parts: Vec<&str> = Vec::new();
-            if !action.is_empty() && action != "unknown" {
-                parts.push(&action);
-            }
-            if !resource.is_empty() {
-                parts.push(&resource);
-            }
-            if !parts.is_empty() {
-                parts.join(" ")
-            } else {
-                method_and(&method, if path.is_empty() { &op_id } else { &path })
-            }
-        }
-    };
-    let when = {
-        let cur = crate::pytext::strip(&text_of(ai.get("when_to_use"))).to_string();
-        let target = if resource.is_empty() {
-            "the API resource".to_string()
-        } else {
-            resource.clone()
-        };
-        if !cur.is_empty() {
-            cur
-        } else {
-            match action.as_str() {
-                "search" => format!("Use when finding or listing {target} records."),
-                "read" => format!("Use when reading one {target} record or detail view."),
-                "create" => format!("Use when creating {target} records."),
-                "update" => format!("Use when updating {target} records."),
-                "delete" => format!("Use when deleting {target} records."),
-                _ if !summary.is_empty() => format!("Use for: {}", first_chars(&summary, 180)),
-                _ => method_and(&method, &path),
-            }
-        }
-    };
+    let (score, level) = confidence([&action_ev, &resource_ev, &module_ev], known);
+    let one_line = one_line_summary(ai, &x, &action, &resource);
+    let when = when_to_use(ai, &x, &action, &resource);
     let mut sources: Vec<String> = [&action_ev, &resource_ev, &module_ev]
         .iter()
         .filter_map(|e| e.get("source").and_then(Value::as_str))
