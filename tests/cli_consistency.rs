@@ -5,6 +5,8 @@
 //! `doctor` names NO_COLOR only when it is set; `lab eval` prints each metric once, uses the
 //! explorer's k and evaluates an unlabelled suite as unlabelled. Every input is made here.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -523,4 +525,61 @@ fn a_partly_labelled_suite_is_scored_over_its_labelled_cases() {
         .map(|c| c["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["l1", "u1"], "labelled first");
+}
+
+/// Re-trial N8: a batch's cases carry their own parameters; a parameter flag given with
+/// `--batch` is refused, not silently ignored.
+#[test]
+fn parameter_flags_are_refused_with_a_batch() {
+    let d = tmp("batch-flags");
+    let f = write(
+        &d,
+        "cases.jsonl",
+        "{\"id\":\"a\",\"query\":\"list orders\"}\n",
+    );
+    for flag in [
+        &["--top-k", "3"][..],
+        &["--depth", "1"],
+        &["--policy", "manual_review"],
+        &["--llm-target", "getOrder"],
+        &["--select"],
+        &["--history", "getOrder"],
+    ] {
+        let mut args = vec!["query", "demo", "--batch", &f];
+        args.extend_from_slice(flag);
+        let err = one_line_error(&args);
+        assert!(err.contains("cannot be used with"), "{flag:?}: {err}");
+    }
+    let (code, out, _) = run(&["query", "demo", "--batch", &f]);
+    assert_eq!((code, out.lines().count()), (0, 1));
+}
+
+/// Re-trial N7: a golden case with `top_k` 0 (the reference answers it with no rows) is
+/// evaluated with the rest of its suite, not refused as if `--set` had said it.
+#[test]
+fn a_golden_suite_with_a_top_k_0_case_is_evaluated_whole() {
+    let Some(g) = common::shared_golden() else {
+        eprintln!("skip: ../shared/corpus/golden is absent");
+        return;
+    };
+    let graph = g.join("graphs/petstore3.json");
+    let cases = g.join("cases/petstore3.jsonl");
+    let (code, out, err) = run(&[
+        "lab",
+        "eval",
+        graph.to_str().unwrap(),
+        cases.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("petstore3 · 260 cases"), "{out}");
+    // a bad --set is still named as such
+    let err = one_line_error(&[
+        "lab",
+        "eval",
+        graph.to_str().unwrap(),
+        cases.to_str().unwrap(),
+        "--set",
+        "top_k=0",
+    ]);
+    assert!(err.contains("--set: knob top_k"), "{err}");
 }

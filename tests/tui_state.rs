@@ -1115,3 +1115,43 @@ fn long_palette_input_keeps_the_cursor_in_view() {
     h.keys(&format!("{}QEND", "b".repeat(150)));
     assert!(h.screen(80, 24).contains("QEND"));
 }
+
+fn palette_text(h: &Harness) -> String {
+    match &h.app.overlay {
+        Overlay::Palette(p) => p.input.text.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Re-trial N1: Tab completes what was typed by name and keeps its argument; it never
+/// swaps in a loosely matching command.
+#[test]
+fn palette_tab_completes_by_name_and_keeps_the_argument() {
+    let mut h = demo();
+    let depth = h.app.params.depth;
+    // a misspelt word: its one closest name, the argument kept
+    h.keys(":depht 0");
+    h.key(KeyCode::Tab);
+    assert_eq!(palette_text(&h), "depth 0");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.params.depth, 0);
+    assert_eq!(flash(&h), format!("depth {depth} → 0"));
+    // a unique prefix completes the whole name
+    h.keys(":zoo");
+    h.key(KeyCode::Tab);
+    assert_eq!(palette_text(&h), "zoom");
+    h.key(KeyCode::Esc);
+    // a shared prefix completes to what the names share, nothing is run
+    h.keys(":dep");
+    h.key(KeyCode::Tab);
+    assert_eq!(palette_text(&h), "depth");
+    assert!(matches!(h.app.overlay, Overlay::Palette(_)));
+    h.key(KeyCode::Esc);
+    // nothing close: the palette says so and the text stays
+    h.keys(":qqqqqqq 3");
+    h.key(KeyCode::Tab);
+    assert_eq!(palette_text(&h), "qqqqqqq 3");
+    assert!(palette_error(&h).unwrap().starts_with("unknown command"));
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.params.depth, 0);
+}

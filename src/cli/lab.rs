@@ -390,13 +390,19 @@ fn run_diff(a: DiffArgs) -> u8 {
             };
             let over_a = a.base.clone();
             let over_b: Vec<String> = a.base.iter().chain(&a.set).cloned().collect();
+            for (flag, sets) in [("--base", &a.base), ("--set", &over_b)] {
+                if let Err(e) = knobs(sets, a.top_k) {
+                    return fail(format!("{flag}: {e}"));
+                }
+            }
+            // the flags are valid: what is left to fail is a case's own parameters
             let ea = match load_engine(&a.a) {
                 Ok(e) => e,
                 Err(e) => return fail(e),
             };
             let recs_a = match suite_records(&ea, &suite, &base, &over_a) {
                 Ok(r) => r,
-                Err(e) => return fail(format!("--base: {e}")),
+                Err(e) => return fail(e),
             };
             let recs_b = if a.b == a.a {
                 suite_records(&ea, &suite, &base, &over_b)
@@ -409,7 +415,7 @@ fn run_diff(a: DiffArgs) -> u8 {
             };
             match recs_b {
                 Ok(b) => (recs_a, b),
-                Err(e) => return fail(format!("--set: {e}")),
+                Err(e) => return fail(e),
             }
         }
         None => {
@@ -489,9 +495,13 @@ fn run_eval(a: EvalArgs) -> u8 {
         Ok(k) => k,
         Err(e) => return fail(format!("--top-k: {e}")),
     };
+    if let Err(e) = knobs(&a.set, a.top_k) {
+        return fail(format!("--set: {e}"));
+    }
+    // the flags are valid: what is left to fail is a case's own parameters
     let (mut results, sum) = match eval::evaluate(&engine, &suite, &k, &a.set, a.top_k) {
         Ok(x) => x,
-        Err(e) => return fail(format!("--set: {e}")),
+        Err(e) => return fail(e),
     };
     let missing: Vec<String> = results
         .iter()

@@ -20,34 +20,35 @@ pub struct QueryArgs {
     #[arg(value_parser = super::query_arg, required_unless_present = "batch", conflicts_with = "batch")]
     pub query: Option<String>,
     /// Number of results (1 or more)
-    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
+    #[arg(long, default_value_t = 10, value_parser = super::top_k_arg, conflicts_with = "batch")]
     pub top_k: usize,
     /// BFS depth of the graph expansion
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, conflicts_with = "batch")]
     pub depth: usize,
     /// Token budget of subgraph_text
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, conflicts_with = "batch")]
     pub token_budget: usize,
     /// A tool already used in this session (repeatable; each occurrence demotes once)
-    #[arg(long = "history", value_name = "NAME")]
+    #[arg(long = "history", value_name = "NAME", conflicts_with = "batch")]
     pub history: Vec<String>,
     /// Learning suggestions (JSON list, {"suggestions": [...]}, or JSON Lines)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "batch")]
     pub learning: Option<String>,
     /// The tool the model picked; implies --select
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "batch")]
     pub llm_target: Option<String>,
     /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
     /// model's pick), manual_review (never overrides)
-    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
+    #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg(), conflicts_with = "batch")]
     pub policy: String,
     /// Run the target selector over the results
-    #[arg(long)]
+    #[arg(long, conflicts_with = "batch")]
     pub select: bool,
     /// Print the full response as JSON (with a target_selector block when selecting)
     #[arg(long)]
     pub json: bool,
-    /// Read cases (golden format, JSON Lines) and write one result line per case
+    /// Read cases (golden format, JSON Lines) and write one result line per case; each
+    /// case carries its own `params` and `selector`, so the parameter flags are refused
     #[arg(long, value_name = "CASES.jsonl")]
     pub batch: Option<String>,
 }

@@ -112,11 +112,22 @@ impl Knobs {
     /// are values out of range (integers, factors) or over the argument limits (strings,
     /// lists): every message names the knob and what it accepts.
     pub fn with(&self, obj: &Map<String, Value>) -> Result<Knobs, String> {
+        // as `--top-k`: no result rows is no ranking to show evidence of
+        self.with_top_k_from(obj, 1)
+    }
+
+    /// [`Knobs::with`] for the parameters a recorded case states: `top_k` 0 is what the
+    /// reference answers with no rows (its golden cases include it), so a suite that
+    /// carries it is evaluated, not refused.
+    pub fn with_recorded(&self, obj: &Map<String, Value>) -> Result<Knobs, String> {
+        self.with_top_k_from(obj, 0)
+    }
+
+    fn with_top_k_from(&self, obj: &Map<String, Value>, top_k_min: u64) -> Result<Knobs, String> {
         let mut k = self.clone();
         for (key, v) in obj {
             match key.as_str() {
-                // as `--top-k`: no result rows is no ranking to show evidence of
-                "top_k" => k.params.top_k = int_from(key, v, 1, TOP_K_MAX)?,
+                "top_k" => k.params.top_k = int_from(key, v, top_k_min, TOP_K_MAX)?,
                 "depth" => k.params.depth = int_in(key, v, DEPTH_MAX)?,
                 "token_budget" => k.params.token_budget = int_in(key, v, TOKEN_BUDGET_MAX)?,
                 "history" => {

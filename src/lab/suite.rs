@@ -39,7 +39,9 @@ impl Case {
     /// `--top-k`), then the case's own parameters, then `overrides` (`--set KNOB=VALUE`),
     /// which win over both.
     pub fn knobs(&self, base: &Knobs, overrides: &[String]) -> Result<Knobs, String> {
-        let mut k = base.with(&self.knobs)?;
+        let mut k = base
+            .with_recorded(&self.knobs)
+            .map_err(|e| format!("case {}: params: {e}", crate::sanitize::line(&self.id)))?;
         if let Some(s) = &self.learning_suggestions {
             k.params.learning_suggestions = s.clone();
         }

@@ -502,7 +502,11 @@ impl App {
                                 None => k.as_str().to_string(),
                             })
                             .collect();
-                        return self.warn(format!("themes: {}", names.join(", ")));
+                        return self.warn(format!(
+                            "unknown theme: {} (nothing changed); themes: {}",
+                            crate::sanitize::line(a),
+                            names.join(", ")
+                        ));
                     }
                 }
             }

@@ -26,15 +26,31 @@ impl App {
                 PaletteKey::Down => {}
                 PaletteKey::Up => p.selected = p.selected.and_then(|i| i.checked_sub(1)),
                 PaletteKey::Complete => {
+                    // nothing highlighted: complete what was typed by name, keeping its
+                    // argument (never a loosely matching command)
+                    if p.selected.is_none()
+                        && let Some(done) = complete_typed(&p.input.text)
+                    {
+                        match done {
+                            Ok(text) => p.input.set(&text),
+                            Err(why) => p.error = Some(why),
+                        }
+                        return Vec::new();
+                    }
                     // complete the highlighted (or first) entry into the input
                     if let Some(it) = items.get(p.selected.unwrap_or(0)) {
                         match it {
                             PaletteItem::Command(id) => {
                                 let c = commands::get(*id);
+                                let rest = typed_rest(&p.input.text);
                                 p.input.set(&format!(
                                     "{}{}",
                                     c.name,
-                                    if c.arg == Arg::None { "" } else { " " }
+                                    match (c.arg, rest) {
+                                        (Arg::None, _) => String::new(),
+                                        (_, Some(r)) => format!(" {r}"),
+                                        (_, None) => " ".into(),
+                                    }
                                 ));
                             }
                             PaletteItem::Value { cmd, value } => {
@@ -406,5 +422,65 @@ pub fn enter_preview(app: &App, p: &PaletteState, items: &[PaletteItem]) -> Stri
         Err(e) => e
             .replace(" (nothing was run)", "")
             .replace("; Tab completes, F1 lists keys", ""),
+    }
+}
+
+/// What was typed after the command word, if anything.
+fn typed_rest(text: &str) -> Option<&str> {
+    text.trim_start()
+        .split_once(' ')
+        .map(|(_, r)| r.trim())
+        .filter(|r| !r.is_empty())
+}
+
+/// Tab on a typed command word with nothing highlighted, as a shell completes: the
+/// command names it begins complete to their longest common prefix (a whole name gets
+/// its argument back); a word no name begins with completes to its one closest name
+/// (keeping the argument) or says why not. `None`: nothing typed, or a command already
+/// complete with its argument being typed (the list then offers values).
+fn complete_typed(text: &str) -> Option<Result<String, String>> {
+    let t = text.trim_start();
+    let (word, rest) = match t.split_once(' ') {
+        Some((w, r)) => (w, Some(r.trim()).filter(|r| !r.is_empty())),
+        None => (t, None),
+    };
+    if word.is_empty() || (t.contains(' ') && commands::by_name(word).is_some()) {
+        return None;
+    }
+    let with = |name: &str| {
+        let takes = commands::by_name(name).is_some_and(|c| c.arg != Arg::None);
+        match rest {
+            Some(r) if takes => format!("{name} {r}"),
+            _ if takes => format!("{name} "),
+            _ => name.to_string(),
+        }
+    };
+    let names: Vec<&str> = commands::REGISTRY
+        .iter()
+        .map(|c| c.name)
+        .filter(|n| n.starts_with(word))
+        .collect();
+    if let Some(first) = names.first() {
+        let mut lcp = first.len();
+        for n in &names[1..] {
+            lcp = lcp.min(
+                first
+                    .bytes()
+                    .zip(n.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count(),
+            );
+        }
+        let common = &first[..lcp];
+        let whole = names.len() == 1 || (rest.is_some() && names.contains(&common));
+        return Some(Ok(match rest {
+            _ if whole => with(common),
+            Some(r) => format!("{common} {r}"),
+            None => common.to_string(),
+        }));
+    }
+    match commands::closest(word).as_slice() {
+        [one] => Some(Ok(with(one))),
+        _ => Some(Err(commands::resolve(word).err().unwrap_or_default())),
     }
 }

@@ -71,7 +71,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         lines.extend(text::wrap_line(
             &Line::styled(
                 "Parameters changed since this step: the narration describes the step's own \
-                 parameters, not this screen. n or :demo N runs a step again.",
+                 parameters, not this screen. :demo N runs step N again with them; n goes on to \
+                 the next step.",
                 st(app, Role::Warn),
             ),
             iw,
