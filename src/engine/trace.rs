@@ -9,7 +9,7 @@ use super::query::TokenSource;
 use super::retrieve::{Retrieval, RowOrigin, seed_stages_recorded};
 use super::select::Selection;
 use crate::jsonout::JsonWriter;
-use crate::model::{EdgeId, NodeId};
+use crate::model::{EdgeId, Graph, NodeId};
 use crate::pytext::round;
 
 /// One event. `entities` lists the tools (or nodes) it is about.
@@ -142,7 +142,22 @@ pub fn record(
         }
         return (r, sel, t);
     };
-    // query
+    query_events(&mut t, &st);
+    bm25_events(&mut t, engine, &st);
+    intent_event(&mut t, &st);
+    expansion_events(&mut t, g, &log, &st);
+    history_events(&mut t, &r);
+    learning_events(&mut t, g, &r);
+    rank_events(&mut t, &r, &st, params);
+    let sel = select.map(|sp| engine.select(&r, sp));
+    if let Some(s) = &sel {
+        selector_events(&mut t, s);
+    }
+    (r, sel, t)
+}
+
+/// The query's tokens: raw, stopwords removed, after expansion.
+fn query_events(t: &mut Trace, st: &super::retrieve::Stages) {
     let toks: Vec<serde_json::Value> =
         st.plan.tokens.iter().map(|q| serde_json::json!({"token": q.text, "source": source_str(&q.source), "in_index": q.term.is_some()})).collect();
     t.push(
@@ -161,7 +176,11 @@ pub fn record(
             ("tokens", j(toks)),
         ],
     );
-    // BM25
+}
+
+/// The BM25 hits (the top 20), the substring fallback and the chosen seeds.
+fn bm25_events(t: &mut Trace, engine: &Engine, st: &super::retrieve::Stages) {
+    let g = &engine.graph;
     let mut hits = super::query::all_hits(&engine.graph, &st.plan, &st.hits);
     hits.sort_by(|a, b| {
         b.1.partial_cmp(&a.1)
@@ -223,6 +242,10 @@ pub fn record(
             ],
         );
     }
+}
+
+/// The query's intent and the weight table it picks.
+fn intent_event(t: &mut Trace, st: &super::retrieve::Stages) {
     let it = &st.intent;
     t.push(
         "intent",
@@ -247,6 +270,10 @@ pub fn record(
             ("delete_terms", j(it.delete_terms.clone())),
         ],
     );
+}
+
+/// Each edge the expansion met, and what it did with it.
+fn expansion_events(t: &mut Trace, g: &Graph, log: &EdgeLog, st: &super::retrieve::Stages) {
     for (depth, from, to, e, outcome) in &log.steps {
         let edge = g.edge(*e);
         let (fname, tname) = (g.node_name(*from).to_string(), g.node_name(*to).to_string());
@@ -326,6 +353,10 @@ pub fn record(
             ("visited_edges", j(st.expansion.visited_edges)),
         ],
     );
+}
+
+/// The rows the history demoted.
+fn history_events(t: &mut Trace, r: &Retrieval) {
     for row in &r.rows {
         if row.history_hits > 0 {
             let before = if matches!(row.origin, RowOrigin::LearningOnly) {
@@ -350,6 +381,10 @@ pub fn record(
             );
         }
     }
+}
+
+/// The learning signals and where each went.
+fn learning_events(t: &mut Trace, g: &Graph, r: &Retrieval) {
     for sig in &r.signals {
         let applied = r.rows.iter().find(|x| x.name == sig.target);
         let outcome = if g.tool_id(&sig.target).is_none() {
@@ -375,6 +410,10 @@ pub fn record(
             ],
         );
     }
+}
+
+/// The final ranking and the rendered subgraph text.
+fn rank_events(t: &mut Trace, r: &Retrieval, st: &super::retrieve::Stages, params: &Params) {
     let ranked: Vec<serde_json::Value> =
         r.rows.iter().enumerate().map(|(i, x)| serde_json::json!({"rank": i + 1, "tool": x.name, "score": jf(x.rounded_score())})).collect();
     t.push(
@@ -408,11 +447,6 @@ pub fn record(
             ("token_budget", j(params.token_budget)),
         ],
     );
-    let sel = select.map(|sp| engine.select(&r, sp));
-    if let Some(s) = &sel {
-        selector_events(&mut t, s);
-    }
-    (r, sel, t)
 }
 
 fn count_candidates(r: &Retrieval, st: &super::retrieve::Stages) -> usize {
