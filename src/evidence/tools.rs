@@ -12,6 +12,8 @@ use crate::engine::{Engine, PROFILE, REFERENCE, trace};
 use crate::jsonout::JsonWriter;
 use crate::lab::metrics::{hit_at_k, mean, reciprocal_rank};
 use crate::lab::suite::Suite;
+use crate::output::json::write_parts;
+use crate::output::row::RowView;
 
 use super::contracts::POST_DECISION_KNOBS;
 pub use super::contracts::*;
@@ -714,20 +716,15 @@ impl<'a> Session<'a> {
         w.key("query_fingerprint")
             .str(&crate::engine::learning::fingerprint(&query));
         w.key("rows").begin_arr();
-        for (i, row) in r.rows.iter().enumerate() {
+        for v in RowView::all(self.engine, &r.rows) {
             w.begin_obj();
-            w.key("rank").int(i as i64 + 1);
-            w.key("tool").str(&row.name);
-            w.key("score").f64(row.rounded_score());
-            w.key("score_breakdown").begin_obj();
-            w.key("seed").f64(row.breakdown.seed);
-            w.key("graph").f64(row.breakdown.graph);
-            w.key("learning").f64(row.breakdown.learning);
-            w.key("history_demoted").bool(row.breakdown.history_demoted);
-            w.end_obj();
-            w.key("expanded_from")
-                .opt_str(row.expanded_from(self.engine));
-            w.key("matched_terms").str_list(&row.semantic.matched_terms);
+            w.key("rank").int(v.rank as i64);
+            w.key("tool").str(v.name);
+            w.key("score").f64(v.rounded);
+            w.key("score_breakdown");
+            write_parts(&v.score_parts(), w);
+            w.key("expanded_from").opt_str(v.expanded_from());
+            w.key("matched_terms").str_list(v.matched);
             w.end_obj();
         }
         w.end_arr();

@@ -40,7 +40,7 @@ pub fn fixture_json(
 ) -> String {
     let r = engine.retrieve(query, params);
     let s = engine.select(&r, sel);
-    let rec = RunRecord::from_run(case_id, &r, Some(&s));
+    let rec = RunRecord::from_run(engine, case_id, &r, Some(&s));
     let expected_scrubbed: Vec<String> = expected.iter().map(|e| scrub_str(e)).collect();
     let mut w = JsonWriter::new();
     w.begin_obj();

@@ -356,7 +356,7 @@ pub fn check(engine: &Engine, dir: &Path, any_graph: bool) -> Result<CheckReport
         let started = std::time::Instant::now();
         let r = engine.retrieve(&fixture.query, &fixture.params);
         let s = engine.select(&r, &fixture.select);
-        let got = RunRecord::from_run(&fixture.case_id, &r, Some(&s));
+        let got = RunRecord::from_run(engine, &fixture.case_id, &r, Some(&s));
         let differences = differences(&fixture.want, &got);
         rep.results.push(CheckResult {
             file: f,

@@ -686,7 +686,7 @@ impl App {
     // ----- explain ---------------------------------------------------------------------
 
     fn explain_cursor_path(&self) -> Option<(Vec<usize>, bool, bool)> {
-        let vis = super::views::explain::visible(self);
+        let vis = super::derive::visible(self);
         let c = self.panes[PaneId::Explain.index()].cursor;
         vis.get(c)
             .map(|v| (v.path.clone(), v.open, !v.node.children.is_empty()))
@@ -731,7 +731,7 @@ impl App {
             self.set_open(&path, false);
         } else if !path.is_empty() {
             let parent = &path[..path.len() - 1];
-            let vis = super::views::explain::visible(self);
+            let vis = super::derive::visible(self);
             if let Some(i) = vis.iter().position(|v| v.path == parent) {
                 self.panes[PaneId::Explain.index()].cursor = i;
             }
@@ -742,7 +742,7 @@ impl App {
     pub fn explain_all(&mut self) -> Vec<Effect> {
         self.explain.all_open = !self.explain.all_open;
         self.explain.toggled.clear();
-        let n = super::views::explain::visible(self).len();
+        let n = super::derive::visible(self).len();
         let p = &mut self.panes[PaneId::Explain.index()];
         p.cursor = p.cursor.min(n.saturating_sub(1));
         self.set_flash(

@@ -220,7 +220,7 @@ impl App {
 
     /// Follows the graph pane to the node under its cursor.
     fn graph_jump(&mut self) -> Vec<Effect> {
-        let Some(target) = crate::tui::views::graph::cursor_target(self) else {
+        let Some(target) = crate::tui::derive::cursor_target(self) else {
             return Vec::new();
         };
         if self.graph_stack.is_empty()
@@ -242,7 +242,7 @@ impl App {
         }
         // put the cursor on the node we came back from
         let pos = from.and_then(|f| {
-            crate::tui::views::graph::neighbours(self)
+            crate::tui::derive::neighbours(self)
                 .iter()
                 .position(|n| n.node == f)
         });
@@ -565,7 +565,7 @@ impl App {
             self.set_flash(FlashLevel::Info, format!("{name} stays {new}{why}"));
             return Vec::new();
         }
-        let arrow = crate::tui::views::glyphs(self).arrow_out;
+        let arrow = self.caps.glyphs().arrow_out;
         self.set_flash(FlashLevel::Info, format!("{name} {old} {arrow} {new}"));
         vec![self.requery(true)]
     }
@@ -685,7 +685,7 @@ impl App {
                 }
             }
             p => {
-                let items = crate::tui::views::item_count(self, p);
+                let items = crate::tui::derive::item_count(self, p);
                 if items > 0 {
                     let st = self.pane_mut(p);
                     st.cursor = clamp_add(st.cursor, delta, items - 1);
@@ -735,7 +735,8 @@ impl App {
             return Vec::new();
         };
         let mut w = crate::jsonout::JsonWriter::with_capacity(4096);
-        crate::output::json::write_row(&engine, &row, &mut w);
+        let view = crate::output::row::RowView::new(&engine, &row, self.row + 1);
+        crate::output::json::write_row(&view, &mut w);
         let json = w.finish();
         let what = format!(
             "evidence JSON of {} (row {})",

@@ -436,7 +436,7 @@ pub struct LayoutInfo {
     pub help_scroll: usize,
     pub help_matches: usize,
     /// Where the drill-down pane's tab labels are (a click on one switches to it).
-    pub tabs: Vec<crate::tui::views::TabHit>,
+    pub tabs: Vec<crate::tui::derive::TabHit>,
     /// Matches of the find pattern in the drill-down pane.
     pub find_matches: usize,
 }
