@@ -48,7 +48,7 @@ fn explain_pane_shows_a_checked_tree_that_folds() {
     assert_eq!(h.app.focus, PaneId::Explain);
     let out = h.app.explain.out.clone().expect("explained");
     assert_eq!(out.key.tool, "requestRefund");
-    assert_eq!(out.key.metric, Metric::Score);
+    assert_eq!(out.key.metric, Metric::RetrievalScore);
     assert_eq!(out.status, Status::Resolved);
     assert!(out.failures.is_empty());
     assert!(out.max_residual <= 1e-9);
@@ -89,7 +89,7 @@ fn explain_metrics_switch_and_stay_resolved() {
     goto_demo(&mut h, 7); // get payment of an order, LLM target getPayment
     h.keys("6");
     let mut seen = Vec::new();
-    for _ in 0..Metric::ALL.len() {
+    for _ in 0..Metric::LIVE.len() {
         let out = h.app.explain.out.clone().expect("explained");
         assert_eq!(out.key.metric, h.app.explain.metric);
         if let Some(t) = &out.tree {
@@ -102,12 +102,12 @@ fn explain_metrics_switch_and_stay_resolved() {
         seen.push(out.key.metric);
         h.keys("m");
     }
-    assert_eq!(seen, Metric::ALL.to_vec());
+    assert_eq!(seen, Metric::LIVE.to_vec());
     // the LLM margin exists because the scene sets an LLM target
     h.keys(":metric llm_margin");
     h.key(KeyCode::Enter);
     let out = h.app.explain.out.clone().unwrap();
-    assert_eq!(out.key.metric, Metric::LlmMargin);
+    assert_eq!(out.key.metric, Metric::SelectorLlmMargin);
     assert!(out.tree.is_some());
     let s = h.screen(120, 40);
     assert!(s.contains("RESOLVED"), "{s}");

@@ -94,7 +94,7 @@ pub fn fixture_json(
     w.key("params").value(&json!({
         "top_k": params.top_k, "depth": params.depth, "token_budget": params.token_budget,
         "history": params.history,
-        "llm_target": sel.llm_target, "policy": sel.policy,
+        "llm_target": sel.llm_target, "policy": sel.policy.as_str(),
     }));
     w.end_obj();
     w.end_obj();

@@ -230,7 +230,7 @@ fn validate(v: &Value, file: &str, graph_fp: &str, any_graph: bool) -> Result<Fi
         llm_target: at
             .opt_string("/provenance/params/llm_target")?
             .map(String::from),
-        policy: at.string("/provenance/params/policy")?.to_string(),
+        policy: at.string("/provenance/params/policy")?.into(),
     };
     if select.llm_target.as_deref() != llm {
         return Err(at.err(

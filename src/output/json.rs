@@ -298,7 +298,7 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     if s.no_candidates {
         write_rows(s, w);
         w.key("llm_target").opt_str(s.llm_target.as_deref());
-        w.key("policy").str(&s.policy);
+        w.key("policy").str(s.policy.as_str());
         w.key("policy_revision")
             .str(crate::engine::select::POLICY_REVISION);
         w.key("sibling_comparison_applied").bool(false);
@@ -309,7 +309,7 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     }
     w.key("margin").f64(s.margin);
     w.key("llm_margin").opt_f64(s.llm_margin);
-    w.key("policy").str(&s.policy);
+    w.key("policy").str(s.policy.as_str());
     w.key("policy_revision")
         .str(crate::engine::select::POLICY_REVISION);
     w.key("override_assessment");

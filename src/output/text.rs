@@ -91,7 +91,7 @@ pub fn selection_summary(s: &Selection) -> String {
         s.confidence,
         s.decision,
         s.recommended_action,
-        line(&s.policy)
+        line(s.policy.as_str())
     );
     let _ = writeln!(
         out,

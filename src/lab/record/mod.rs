@@ -527,7 +527,7 @@ fn knobs_from(p: Option<&Value>, s: Option<&Value>) -> Knobs {
             .and_then(Value::as_str)
             .map(String::from);
         if let Some(p) = s.get("policy").and_then(Value::as_str) {
-            k.select.policy = p.to_string();
+            k.select.policy = p.into();
         }
     }
     k

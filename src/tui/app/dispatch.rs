@@ -9,7 +9,7 @@ use crate::tui::theme::ThemeKind;
 
 use super::{
     App, BUDGETS, Effect, Find, FlashLevel, HelpState, LineInput, MAX_DEPTH, MAX_TOP_K, Overlay,
-    POLICIES, PaletteState, PaneId, PaneState, clean,
+    POLICIES, PaletteState, PaneId, PaneState, Policy, clean,
 };
 
 impl App {
@@ -327,8 +327,8 @@ impl App {
     /// Sets the selector policy to `arg`, or to the next one.
     fn policy_cycle(&mut self, arg: Option<&str>) -> Vec<Effect> {
         let next = match arg {
-            Some(a) => match POLICIES.iter().find(|p| **p == a) {
-                Some(p) => p.to_string(),
+            Some(a) => match Policy::known(a) {
+                Some(p) => p,
                 None => {
                     self.set_flash(
                         FlashLevel::Warn,
@@ -338,12 +338,12 @@ impl App {
                 }
             },
             None => {
-                let i = POLICIES
+                let i = Policy::KNOWN
                     .iter()
                     .position(|p| *p == self.select.policy)
-                    .map(|i| (i + 1) % POLICIES.len())
+                    .map(|i| (i + 1) % Policy::KNOWN.len())
                     .unwrap_or(0);
-                POLICIES[i].to_string()
+                Policy::KNOWN[i].clone()
             }
         };
         self.set_flash(FlashLevel::Info, format!("policy: {next}"));

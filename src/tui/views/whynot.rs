@@ -209,7 +209,7 @@ fn header(app: &App, d: &mut Doc, t: &Triage, pending: bool) {
                         .as_deref()
                         .map(clean)
                         .unwrap_or_else(|| "-".into()),
-                    clean(&s.policy),
+                    clean(s.policy.as_str()),
                     f4(s.confidence),
                     f4(s.margin),
                     if s.overrode_llm { " · overrode" } else { "" },
