@@ -65,7 +65,7 @@ fn check_file(engine: &Engine, cases: &Path) -> (usize, usize, Vec<String>) {
                 &r,
                 &SelectParams {
                     llm_target: s.llm_target,
-                    policy: s.policy,
+                    policy: s.policy.into(),
                 },
             );
             trees.push(("confidence".into(), explain_confidence(&sel)));

@@ -48,19 +48,19 @@ fn explain_pane_shows_a_checked_tree_that_folds() {
     assert_eq!(h.app.focus, PaneId::Explain);
     let out = h.app.explain.out.clone().expect("explained");
     assert_eq!(out.key.tool, "requestRefund");
-    assert_eq!(out.key.metric, Metric::Score);
+    assert_eq!(out.key.metric, Metric::RetrievalScore);
     assert_eq!(out.status, Status::Resolved);
     assert!(out.failures.is_empty());
     assert!(out.max_residual <= 1e-9);
     let tree = out.tree.expect("tree");
     assert_eq!(tree.label, "retrieval.score");
     // Enter folds the root: one visible node; again unfolds
-    let n = views::explain::visible(&h.app).len();
+    let n = toolscope::tui::derive::visible(&h.app).len();
     assert!(n > 3);
     h.key(KeyCode::Enter);
-    assert_eq!(views::explain::visible(&h.app).len(), 1);
+    assert_eq!(toolscope::tui::derive::visible(&h.app).len(), 1);
     h.key(KeyCode::Char(' '));
-    assert_eq!(views::explain::visible(&h.app).len(), n);
+    assert_eq!(toolscope::tui::derive::visible(&h.app).len(), n);
     // Right on an open node goes to its first child; Left goes back to the parent
     h.key(KeyCode::Right);
     assert_eq!(h.app.pane(PaneId::Explain).cursor, 1);
@@ -69,11 +69,14 @@ fn explain_pane_shows_a_checked_tree_that_folds() {
     assert_eq!(h.app.pane(PaneId::Explain).cursor, 0);
     // e unfolds everything
     h.keys("e");
-    assert!(views::explain::visible(&h.app).len() > n);
+    assert!(toolscope::tui::derive::visible(&h.app).len() > n);
     // the chip view has no items; v goes back
     h.keys("v");
     assert!(h.app.explain.chips);
-    assert_eq!(views::item_count(&h.app, PaneId::Explain), 0);
+    assert_eq!(
+        toolscope::tui::derive::item_count(&h.app, PaneId::Explain),
+        0
+    );
     let s = h.screen(120, 40);
     assert!(s.contains("[depth decay (depth 1) 0.666667]"), "{s}");
     h.keys("v");
@@ -86,7 +89,7 @@ fn explain_metrics_switch_and_stay_resolved() {
     goto_demo(&mut h, 7); // get payment of an order, LLM target getPayment
     h.keys("6");
     let mut seen = Vec::new();
-    for _ in 0..Metric::ALL.len() {
+    for _ in 0..Metric::LIVE.len() {
         let out = h.app.explain.out.clone().expect("explained");
         assert_eq!(out.key.metric, h.app.explain.metric);
         if let Some(t) = &out.tree {
@@ -99,12 +102,12 @@ fn explain_metrics_switch_and_stay_resolved() {
         seen.push(out.key.metric);
         h.keys("m");
     }
-    assert_eq!(seen, Metric::ALL.to_vec());
+    assert_eq!(seen, Metric::LIVE.to_vec());
     // the LLM margin exists because the scene sets an LLM target
     h.keys(":metric llm_margin");
     h.key(KeyCode::Enter);
     let out = h.app.explain.out.clone().unwrap();
-    assert_eq!(out.key.metric, Metric::LlmMargin);
+    assert_eq!(out.key.metric, Metric::SelectorLlmMargin);
     assert!(out.tree.is_some());
     let s = h.screen(120, 40);
     assert!(s.contains("RESOLVED"), "{s}");
@@ -169,16 +172,16 @@ fn trace_pane_filters_by_tool_and_stage() {
     h.keys("j7");
     assert_eq!(h.app.focus, PaneId::Trace);
     let total = h.app.trace.out.as_ref().unwrap().trace.events.len();
-    let ev = views::trace::events(&h.app);
+    let ev = toolscope::tui::derive::events(&h.app);
     assert!(!ev.is_empty() && ev.len() < total);
     assert!(ev.iter().all(|e| e.mentions("requestRefund")));
     assert!(ev.iter().any(|e| e.kind == "edge_scored"));
     h.keys("a");
-    assert_eq!(views::trace::events(&h.app).len(), total);
+    assert_eq!(toolscope::tui::derive::events(&h.app).len(), total);
     h.keys("f"); // first stage
     let stage = h.app.trace.stage.clone().expect("a stage");
     assert!(
-        views::trace::events(&h.app)
+        toolscope::tui::derive::events(&h.app)
             .iter()
             .all(|e| e.stage == stage)
     );
@@ -191,7 +194,7 @@ fn trace_pane_filters_by_tool_and_stage() {
     // another row: the trace follows it (same recording)
     h.keys("a1j7");
     assert!(
-        views::trace::events(&h.app)
+        toolscope::tui::derive::events(&h.app)
             .iter()
             .all(|e| e.mentions("listRefunds"))
     );

@@ -340,7 +340,7 @@ fn graph_jumps_and_comes_back() {
     assert_eq!(h.app.focus, PaneId::Graph);
     let root = h.app.graph_focus().unwrap();
     h.keys("j");
-    let target = toolscope::tui::views::graph::cursor_target(&h.app).unwrap();
+    let target = toolscope::tui::derive::cursor_target(&h.app).unwrap();
     h.key(KeyCode::Enter);
     assert_eq!(h.app.graph_stack, vec![root, target]);
     assert_eq!(h.app.graph_focus(), Some(target));
@@ -352,10 +352,7 @@ fn graph_jumps_and_comes_back() {
     assert!(h.app.graph_stack.is_empty());
     assert_eq!(h.app.graph_focus(), Some(root));
     // the cursor is back on the neighbour we jumped to
-    assert_eq!(
-        toolscope::tui::views::graph::cursor_target(&h.app),
-        Some(target)
-    );
+    assert_eq!(toolscope::tui::derive::cursor_target(&h.app), Some(target));
     assert_eq!(h.app.focus, PaneId::Graph);
     h.key(KeyCode::Esc);
     assert_eq!(h.app.focus, PaneId::Candidates);

@@ -139,7 +139,7 @@ fn enter_on_a_knob_probe_opens_it_in_the_counterfactual_pane_with_the_same_rank(
         .find(|(_, p)| matches!(p.change, ProbeChange::Knob { .. }) && p.rank.is_some())
         .map(|(i, p)| (i, (*p).clone()))
         .expect("a knob probe that keeps it retrieved");
-    let (items, probes) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    let (items, probes) = toolscope::tui::derive::whynot_items(&h.app).unwrap();
     assert_eq!(probes, shown.len());
     // Enter on a section title opens nothing
     h.key(KeyCode::Enter);
@@ -333,7 +333,7 @@ fn s_on_a_probe_replays_it_over_the_labs_suite() {
     h.key(KeyCode::Enter);
     assert_eq!(h.app.screen, Screen::Explore);
     h.keys("9");
-    let (items, probes) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    let (items, probes) = toolscope::tui::derive::whynot_items(&h.app).unwrap();
     assert!(probes > 0, "a failing case has probes");
     for _ in 0..(items - probes) {
         h.keys("j");
@@ -363,7 +363,7 @@ fn s_on_a_probe_replays_it_over_the_labs_suite() {
     let mut h = demo();
     query(&mut h, "refund an order");
     h.keys("jjw");
-    let (items, probes) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    let (items, probes) = toolscope::tui::derive::whynot_items(&h.app).unwrap();
     for _ in 0..(items - probes) {
         h.keys("j");
     }
@@ -460,7 +460,7 @@ fn the_counted_items_are_the_drawn_items() {
         query(&mut h, q);
         h.key(KeyCode::Esc);
         h.keys(pick);
-        let (items, _) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+        let (items, _) = toolscope::tui::derive::whynot_items(&h.app).unwrap();
         assert_eq!(
             items,
             toolscope::tui::views::whynot::doc(&h.app).items(),
@@ -480,6 +480,6 @@ fn the_counted_items_are_the_drawn_items() {
         .unwrap();
     h.keys(&format!(":whynot {outside}"));
     h.key(KeyCode::Enter);
-    let (items, _) = toolscope::tui::views::whynot::items(&h.app).unwrap();
+    let (items, _) = toolscope::tui::derive::whynot_items(&h.app).unwrap();
     assert_eq!(items, toolscope::tui::views::whynot::doc(&h.app).items());
 }

@@ -12,6 +12,7 @@ use super::tui::UiArgs;
 use super::{EXIT_OK, fail};
 use crate::engine::Engine;
 use crate::engine::knobs::Knobs;
+use crate::engine::params::Policy;
 use crate::lab::blame::plan::Plan;
 use crate::lab::blame::report as blame_report;
 use crate::lab::blame::{Blamer, CaseBlame, CaseSpec};
@@ -52,7 +53,7 @@ pub struct DiffArgs {
     pub llm_target: Option<String>,
     /// Selector policy
     #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
-    pub policy: String,
+    pub policy: Policy,
     /// Any other knob, e.g. --set history=getOrder (repeatable)
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,

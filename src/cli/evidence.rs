@@ -2,12 +2,12 @@
 //! tools on the command line and over MCP.
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::graph_arg::load_engine;
 use super::query::write_stdout;
 use super::{EXIT_EMPTY, EXIT_INPUT, EXIT_OK, fail};
-use crate::engine::explain::{Explanation, Status};
+use crate::engine::explain::{Explanation, Op, Status};
 use crate::evidence::knobs::Knobs;
 use crate::evidence::mcp::Server;
 use crate::evidence::tools::{Audience, CONTRACTS, Session, ToolError, write_contract};
@@ -175,12 +175,6 @@ fn knobs_from(sets: &[String]) -> Result<Knobs, String> {
     Ok(k)
 }
 
-fn params_json(k: &Knobs) -> Value {
-    let mut w = JsonWriter::new();
-    k.write_json(&mut w);
-    serde_json::from_str(&w.finish()).unwrap_or(Value::Null)
-}
-
 /// Renders an explanation tree as indented text.
 pub fn tree_text(e: &Explanation, ascii: bool) -> String {
     let mut out = String::new();
@@ -248,37 +242,47 @@ pub fn run_explain(a: ExplainArgs) -> u8 {
             .first()
             .map(|r| r.name.clone()),
     };
-    let mut args = json!({"metric_id": a.metric, "query": a.query, "params": params_json(&knobs)});
-    if let Some(t) = tool {
-        args["scope_id"] = Value::from(t);
-    }
     let per_tool = crate::evidence::registry::metric(&a.metric)
         .map(|m| m.per_tool)
         .unwrap_or(true);
-    if !per_tool {
-        args.as_object_mut().unwrap().remove("scope_id");
-    }
+    let scope = tool.as_deref().filter(|_| per_tool);
     let mut session = Session::new(&engine, Audience::Operator);
-    match session.call("explain_metric", &args) {
-        Ok(v) => {
+    // the answer stays typed: the tree is printed from it, or written once as JSON
+    match session.explain_request(&a.metric, &a.query, knobs, scope) {
+        Ok(answer) => {
+            let status = answer.status();
             if a.json {
-                write_stdout(format!("{}\n", crate::jsonout::to_pretty_safe(&v)).as_bytes());
+                let mut w = JsonWriter::new();
+                w.begin_obj();
+                session.write_answer(&answer, &mut w);
+                w.key("read_only").bool(true);
+                w.key("returns_action_recommendations").bool(false);
+                w.end_obj();
+                write_stdout(format!("{}\n", pretty(&w.finish())).as_bytes());
             } else {
-                let tree = tree_from_json(&v["tree"]);
                 let mut s = format!(
                     "{} for {}{:?} — mechanism_status: {}\n\n",
                     a.metric,
-                    v["scope_id"]
-                        .as_str()
+                    answer
+                        .tree
+                        .as_ref()
+                        .and(answer.scope_id.as_deref())
                         .map(|t| format!("{} / ", line(t)))
                         .unwrap_or_default(),
                     line(&a.query),
-                    v["mechanism_status"].as_str().unwrap_or("")
+                    status.as_str()
                 );
-                s.push_str(&tree_text(&tree, a.ascii));
+                match &answer.tree {
+                    Some(tree) => s.push_str(&tree_text(tree, a.ascii)),
+                    // no value: the empty tree's line, as this command has always printed
+                    None => s.push_str(&tree_text(
+                        &Explanation::node("", f64::NAN, Op::Leaf, Vec::new()),
+                        a.ascii,
+                    )),
+                }
                 super::query::write_text(&s);
             }
-            if v["mechanism_status"] == "resolved" {
+            if status == Status::Resolved {
                 EXIT_OK
             } else {
                 EXIT_EMPTY
@@ -292,41 +296,10 @@ pub fn run_explain(a: ExplainArgs) -> u8 {
     }
 }
 
-/// Rebuilds a tree from its JSON (labels, values and structure; for display).
-pub fn tree_from_json(v: &Value) -> Explanation {
-    let children = v["children"]
-        .as_array()
-        .map(|c| c.iter().map(tree_from_json).collect())
-        .unwrap_or_default();
-    let op = match v["op"].as_str().unwrap_or("leaf") {
-        "sum" => crate::engine::explain::Op::Sum,
-        "product" => crate::engine::explain::Op::Product,
-        "max" => crate::engine::explain::Op::Max,
-        "min" => crate::engine::explain::Op::Min,
-        "weighted" => crate::engine::explain::Op::Weighted,
-        "normalize" => crate::engine::explain::Op::Normalize,
-        "bm25_term" => crate::engine::explain::Op::Bm25Term,
-        "round" => crate::engine::explain::Op::Round(v["digits"].as_u64().unwrap_or(6) as usize),
-        "clamp" => crate::engine::explain::Op::Clamp(
-            v["lo"].as_f64().unwrap_or(0.0),
-            v["hi"].as_f64().unwrap_or(1.0),
-        ),
-        _ => crate::engine::explain::Op::Leaf,
-    };
-    let mut e = Explanation::node(
-        v["label"].as_str().unwrap_or(""),
-        v["value"].as_f64().unwrap_or(f64::NAN),
-        op,
-        children,
-    );
-    e.weight = v["weight"].as_f64();
-    e.detail = v["detail"].as_str().map(String::from);
-    e.gap = match v["gap"].as_str() {
-        Some("partial") => Some(Status::Partial),
-        Some("unresolved") => Some(Status::Unresolved),
-        _ => None,
-    };
-    e
+/// Pretty-prints JSON the tools wrote (key order kept), with terminal hazards escaped.
+fn pretty(json: &str) -> String {
+    let v: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+    crate::jsonout::to_pretty_safe(&v)
 }
 
 #[derive(Args, Debug)]

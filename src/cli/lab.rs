@@ -331,7 +331,7 @@ fn suite_records(
             let k = c.knobs(base, overrides)?;
             let r = engine.retrieve(&c.query, &k.params);
             let s = engine.select(&r, &k.select);
-            let mut rec = RunRecord::from_run(&c.id, &r, Some(&s));
+            let mut rec = RunRecord::from_run(engine, &c.id, &r, Some(&s));
             rec.expected = c.expected.clone();
             Ok(rec)
         })

@@ -227,8 +227,10 @@ pub fn top_k_arg(s: &str) -> Result<usize, String> {
 /// The selector policies the engine knows ([`crate::engine::params::POLICIES`]):
 /// `strong_evidence` and `risk_limited` let strong evidence override the model's pick,
 /// `manual_review` never overrides. clap refuses any other name and lists these.
-pub fn policy_arg() -> clap::builder::PossibleValuesParser {
+pub fn policy_arg() -> impl clap::builder::TypedValueParser<Value = crate::engine::params::Policy> {
+    use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(crate::engine::params::POLICIES.iter().copied())
+        .map(crate::engine::params::Policy::from)
 }
 
 /// Prints an input error as one line and returns the input-error exit code.

@@ -6,6 +6,7 @@ use std::io::{BufRead, BufWriter, Write};
 
 use super::graph_arg::load_engine;
 use super::{EXIT_EMPTY, EXIT_OK, fail};
+use crate::engine::params::Policy;
 use crate::engine::{Engine, Params, SelectParams};
 use crate::error::InputError;
 use crate::jsonout::JsonWriter;
@@ -40,7 +41,7 @@ pub struct QueryArgs {
     /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
     /// model's pick), manual_review (never overrides)
     #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg(), conflicts_with = "batch")]
-    pub policy: String,
+    pub policy: Policy,
     /// Run the target selector over the results
     #[arg(long, conflicts_with = "batch")]
     pub select: bool,

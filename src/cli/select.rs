@@ -8,6 +8,7 @@ use std::path::Path;
 use super::graph_arg::load_engine;
 use super::query::write_stdout;
 use super::{EXIT_OK, fail};
+use crate::engine::params::Policy;
 use crate::engine::select::{SelectInput, select};
 use crate::model::load::{into_text, read_input};
 use crate::output::{json, text};
@@ -30,7 +31,7 @@ pub struct SelectArgs {
     /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
     /// model's pick), manual_review (never overrides)
     #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
-    pub policy: String,
+    pub policy: Policy,
     #[arg(long)]
     pub json: bool,
 }

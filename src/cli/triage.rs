@@ -12,6 +12,7 @@ use super::graph_arg::load_engine;
 use super::query::{load_learning, write_stdout, write_text};
 use super::{EXIT_EMPTY, EXIT_OK, fail};
 use crate::engine::knobs::Knobs;
+use crate::engine::params::Policy;
 use crate::engine::triage::json::{JsonOptions, to_json};
 use crate::engine::triage::{Probe, Triage, TriageOptions, triage};
 use crate::lab::suite::load_suite;
@@ -45,7 +46,7 @@ pub struct TriageArgs {
     /// Selector policy: strong_evidence or risk_limited (strong evidence overrides the
     /// model's pick), manual_review (never overrides)
     #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
-    pub policy: String,
+    pub policy: Policy,
     /// Number of results (1 or more)
     #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,

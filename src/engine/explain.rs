@@ -9,6 +9,7 @@
 use super::Engine;
 use super::expand::Origin;
 use super::index::K1;
+use super::metric::MetricId;
 use super::params::{Params, SelectParams};
 use super::query::{Bm25Parts, finish_score};
 use super::retrieve::{Ranked, Retrieval, RowOrigin, Stages, seed_stages};
@@ -497,6 +498,29 @@ fn explain_node_score(
                 g.node_name(e.target)
             ))
         }
+    }
+}
+
+/// Explains a live metric ([`MetricId::LIVE`]) of retrieval `r`: the row `tool` for a
+/// per-row metric (ignored by the others); `sel` is `r`'s selection, which the selector
+/// metrics read (without it, or for a lab metric, there is no tree). The one dispatcher
+/// MCP's `explain_metric`, the `explain` command and the explorer's Explain pane use.
+pub fn explain_live(
+    engine: &Engine,
+    r: &Retrieval,
+    sel: Option<&Selection>,
+    metric: MetricId,
+    tool: &str,
+) -> Option<Explanation> {
+    match metric {
+        MetricId::RetrievalScore => explain_row(engine, r, tool, RowMetric::Score),
+        MetricId::RetrievalSeed => explain_row(engine, r, tool, RowMetric::Seed),
+        MetricId::RetrievalGraph => explain_row(engine, r, tool, RowMetric::Graph),
+        MetricId::SelectorScore => explain_selector_score(sel?, tool),
+        MetricId::SelectorConfidence => explain_confidence(sel?),
+        MetricId::SelectorMargin => explain_margin(sel?, false),
+        MetricId::SelectorLlmMargin => explain_margin(sel?, true),
+        MetricId::LabHitAtK | MetricId::LabMrr | MetricId::LabSelectorAccuracy => None,
     }
 }
 

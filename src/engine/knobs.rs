@@ -9,21 +9,85 @@ use super::intent::IntentLabel;
 use super::params::{Params, SelectParams};
 use crate::jsonout::JsonWriter;
 
-pub const KNOBS: &[&str] = &[
-    "top_k",
-    "depth",
-    "token_budget",
-    "history",
-    "learning",
-    "relation_weight",
-    "confidence_factor",
-    "intent",
-    "llm_target",
-    "policy",
-];
+/// An authorised knob. Its name (`top_k`, `policy`, …) is the serialised form: the JSON
+/// key, the `--set NAME=VALUE` name and what messages list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Knob {
+    TopK,
+    Depth,
+    TokenBudget,
+    History,
+    Learning,
+    RelationWeight,
+    ConfidenceFactor,
+    Intent,
+    LlmTarget,
+    Policy,
+}
+
+impl Knob {
+    /// Every knob, in the order they are written and listed.
+    pub const ALL: [Knob; 10] = [
+        Knob::TopK,
+        Knob::Depth,
+        Knob::TokenBudget,
+        Knob::History,
+        Knob::Learning,
+        Knob::RelationWeight,
+        Knob::ConfidenceFactor,
+        Knob::Intent,
+        Knob::LlmTarget,
+        Knob::Policy,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Knob::TopK => "top_k",
+            Knob::Depth => "depth",
+            Knob::TokenBudget => "token_budget",
+            Knob::History => "history",
+            Knob::Learning => "learning",
+            Knob::RelationWeight => "relation_weight",
+            Knob::ConfidenceFactor => "confidence_factor",
+            Knob::Intent => "intent",
+            Knob::LlmTarget => "llm_target",
+            Knob::Policy => "policy",
+        }
+    }
+
+    /// The knob of a name.
+    pub fn parse(name: &str) -> Option<Knob> {
+        Knob::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// A knob of the post-decision target selector (not a retrieval knob).
+    pub const fn is_selector(self) -> bool {
+        matches!(self, Knob::LlmTarget | Knob::Policy)
+    }
+}
+
+const fn names<const N: usize>(selector: bool) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut n) = (0, 0);
+    while i < Knob::ALL.len() {
+        let k = Knob::ALL[i];
+        if selector || !k.is_selector() {
+            out[n] = k.name();
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The names of [`Knob::ALL`].
+pub const KNOBS: [&str; 10] = names(true);
+
+/// The retrieval knobs' names (every knob but the selector's).
+pub const RETRIEVAL_KNOBS: [&str; 8] = names(false);
 
 /// The knobs of the post-decision target selector (not retrieval knobs).
-pub const SELECTOR_KNOBS: &[&str] = &["llm_target", "policy"];
+pub const SELECTOR_KNOBS: [&str; 2] = [Knob::LlmTarget.name(), Knob::Policy.name()];
 
 /// Everything a run depends on besides the graph and the query.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -126,11 +190,18 @@ impl Knobs {
     fn with_top_k_from(&self, obj: &Map<String, Value>, top_k_min: u64) -> Result<Knobs, String> {
         let mut k = self.clone();
         for (key, v) in obj {
-            match key.as_str() {
-                "top_k" => k.params.top_k = int_from(key, v, top_k_min, TOP_K_MAX)?,
-                "depth" => k.params.depth = int_in(key, v, DEPTH_MAX)?,
-                "token_budget" => k.params.token_budget = int_in(key, v, TOKEN_BUDGET_MAX)?,
-                "history" => {
+            let Some(knob) = Knob::parse(key) else {
+                return Err(format!(
+                    "{:?} is not an authorised knob (authorised: {})",
+                    clip(key),
+                    KNOBS.join(", ")
+                ));
+            };
+            match knob {
+                Knob::TopK => k.params.top_k = int_from(key, v, top_k_min, TOP_K_MAX)?,
+                Knob::Depth => k.params.depth = int_in(key, v, DEPTH_MAX)?,
+                Knob::TokenBudget => k.params.token_budget = int_in(key, v, TOKEN_BUDGET_MAX)?,
+                Knob::History => {
                     let list = v.as_array().ok_or_else(|| {
                         bad(
                             key,
@@ -151,12 +222,12 @@ impl Knobs {
                         })
                         .collect::<Result<_, String>>()?
                 }
-                "learning" => {
+                Knob::Learning => {
                     k.params.learning_enabled = v
                         .as_bool()
                         .ok_or_else(|| bad(key, "expected true or false"))?
                 }
-                "relation_weight" => {
+                Knob::RelationWeight => {
                     if v.is_null() {
                         k.params.relation_weight = None;
                     } else {
@@ -169,7 +240,7 @@ impl Knobs {
                         k.params.relation_weight = Some((rel, w));
                     }
                 }
-                "confidence_factor" => {
+                Knob::ConfidenceFactor => {
                     if v.is_null() {
                         k.params.confidence_factor = None;
                     } else {
@@ -182,7 +253,7 @@ impl Knobs {
                         k.params.confidence_factor = Some((l, f));
                     }
                 }
-                "intent" => {
+                Knob::Intent => {
                     const INTENTS: &str = "read, write, delete, neutral or auto";
                     k.params.intent_override = match v {
                         Value::Null => None,
@@ -193,7 +264,7 @@ impl Knobs {
                         _ => return Err(bad(key, &format!("expected a string: {INTENTS}"))),
                     }
                 }
-                "llm_target" => {
+                Knob::LlmTarget => {
                     k.select.llm_target = match v {
                         Value::Null => None,
                         Value::String(s) => {
@@ -203,22 +274,21 @@ impl Knobs {
                         _ => return Err(bad(key, "expected a tool name or null")),
                     }
                 }
-                "policy" => {
+                Knob::Policy => {
                     let allowed = crate::engine::params::POLICIES;
-                    let s = v.as_str().filter(|s| allowed.contains(s)).ok_or_else(|| {
-                        bad(
-                            key,
-                            &format!("expected one of {}, got {}", allowed.join(", "), shown(v)),
-                        )
-                    })?;
-                    k.select.policy = s.to_string()
-                }
-                other => {
-                    return Err(format!(
-                        "{:?} is not an authorised knob (authorised: {})",
-                        clip(other),
-                        KNOBS.join(", ")
-                    ));
+                    k.select.policy = v
+                        .as_str()
+                        .and_then(crate::engine::params::Policy::known)
+                        .ok_or_else(|| {
+                            bad(
+                                key,
+                                &format!(
+                                    "expected one of {}, got {}",
+                                    allowed.join(", "),
+                                    shown(v)
+                                ),
+                            )
+                        })?
                 }
             }
         }
@@ -230,8 +300,9 @@ impl Knobs {
         let (k, v) = s
             .split_once('=')
             .ok_or_else(|| format!("expected knob=value, got {s:?}"))?;
+        let knob = Knob::parse(k);
         let value: Value = serde_json::from_str(v).unwrap_or_else(|_| {
-            if k == "history" {
+            if knob == Some(Knob::History) {
                 // history=a,b and history=[a,b] shorthand: bare tool names
                 let inner = v.trim().trim_start_matches('[').trim_end_matches(']');
                 return Value::Array(
@@ -243,12 +314,12 @@ impl Knobs {
                         .collect(),
                 );
             }
-            if k == "relation_weight" || k == "confidence_factor" {
+            if matches!(knob, Some(Knob::RelationWeight | Knob::ConfidenceFactor)) {
                 // relation:weight / label:factor shorthand
                 if let Some((a, b)) = v.split_once(':')
                     && let Ok(f) = b.parse::<f64>()
                 {
-                    return if k == "relation_weight" {
+                    return if knob == Some(Knob::RelationWeight) {
                         serde_json::json!({"relation": a, "weight": f})
                     } else {
                         serde_json::json!({"label": a, "factor": f})
@@ -262,53 +333,57 @@ impl Knobs {
         self.with(&m)
     }
 
+    /// The value of a knob named `name` as JSON (`null` for a name that is no knob).
+    pub fn get(&self, name: &str) -> Value {
+        Knob::parse(name).map_or(Value::Null, |k| self.value(k))
+    }
+
     /// The value of one knob as JSON.
-    pub fn get(&self, knob: &str) -> Value {
+    pub fn value(&self, knob: Knob) -> Value {
         let p = &self.params;
         match knob {
-            "top_k" => p.top_k.into(),
-            "depth" => p.depth.into(),
-            "token_budget" => p.token_budget.into(),
-            "history" => p.history.clone().into(),
-            "learning" => p.learning_enabled.into(),
-            "relation_weight" => p
+            Knob::TopK => p.top_k.into(),
+            Knob::Depth => p.depth.into(),
+            Knob::TokenBudget => p.token_budget.into(),
+            Knob::History => p.history.clone().into(),
+            Knob::Learning => p.learning_enabled.into(),
+            Knob::RelationWeight => p
                 .relation_weight
                 .as_ref()
                 .map(|(r, w)| serde_json::json!({"relation": r, "weight": w}))
                 .unwrap_or(Value::Null),
-            "confidence_factor" => p
+            Knob::ConfidenceFactor => p
                 .confidence_factor
                 .as_ref()
                 .map(|(l, f)| serde_json::json!({"label": l, "factor": f}))
                 .unwrap_or(Value::Null),
-            "intent" => p
+            Knob::Intent => p
                 .intent_override
                 .map(|i| Value::from(i.as_str()))
                 .unwrap_or_else(|| "auto".into()),
-            "llm_target" => self
+            Knob::LlmTarget => self
                 .select
                 .llm_target
                 .clone()
                 .map(Value::from)
                 .unwrap_or(Value::Null),
-            "policy" => self.select.policy.clone().into(),
-            _ => Value::Null,
+            Knob::Policy => self.select.policy.as_str().into(),
         }
     }
 
     /// The knobs whose values differ: `(knob, self, other)`.
     pub fn diff(&self, other: &Knobs) -> Vec<(&'static str, Value, Value)> {
-        KNOBS
-            .iter()
-            .filter(|&k| self.get(k) != other.get(k))
-            .map(|k| (*k, self.get(k), other.get(k)))
+        Knob::ALL
+            .into_iter()
+            .filter(|&k| self.value(k) != other.value(k))
+            .map(|k| (k.name(), self.value(k), other.value(k)))
             .collect()
     }
 
     pub fn write_json(&self, w: &mut JsonWriter) {
         w.begin_obj();
-        for k in KNOBS {
-            w.key(k).value(&self.get(k));
+        for k in Knob::ALL {
+            w.key(k.name()).value(&self.value(k));
         }
         w.end_obj();
     }
@@ -317,8 +392,8 @@ impl Knobs {
     /// and `policy` (what a model-facing caller is shown).
     pub fn write_json_retrieval(&self, w: &mut JsonWriter) {
         w.begin_obj();
-        for k in KNOBS.iter().filter(|k| !SELECTOR_KNOBS.contains(k)) {
-            w.key(k).value(&self.get(k));
+        for k in Knob::ALL.into_iter().filter(|k| !k.is_selector()) {
+            w.key(k.name()).value(&self.value(k));
         }
         w.end_obj();
     }

@@ -14,6 +14,7 @@ pub mod knobs;
 pub mod korean;
 pub mod learning;
 pub mod lexicon;
+pub mod metric;
 pub mod params;
 pub mod query;
 pub mod retrieve;

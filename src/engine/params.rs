@@ -51,21 +51,94 @@ impl Params {
 
 /// The selector policies the engine knows: `strong_evidence` and `risk_limited` let strong
 /// evidence override the model's pick, `manual_review` never overrides. The one list the
-/// CLI, the knobs, the explorer and triage's probes use.
+/// CLI, the knobs, the explorer and triage's probes use (names of [`Policy::KNOWN`]).
 pub const POLICIES: &[&str] = &["strong_evidence", "risk_limited", "manual_review"];
+
+/// The selector's policy. The reference takes any string and lets only
+/// `strong_evidence` and `risk_limited` override, so a batch case may name another one:
+/// it is kept as [`Policy::Other`] (echoed as given, never overriding). The name is the
+/// serialised form, written only at the edge.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Policy {
+    #[default]
+    StrongEvidence,
+    RiskLimited,
+    ManualReview,
+    /// A name the engine does not know: never overrides.
+    Other(String),
+}
+
+impl Policy {
+    /// The known policies, in [`POLICIES`] order.
+    pub const KNOWN: [Policy; 3] = [
+        Policy::StrongEvidence,
+        Policy::RiskLimited,
+        Policy::ManualReview,
+    ];
+
+    /// The policy's name.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Policy::StrongEvidence => "strong_evidence",
+            Policy::RiskLimited => "risk_limited",
+            Policy::ManualReview => "manual_review",
+            Policy::Other(s) => s,
+        }
+    }
+
+    /// A known policy by name.
+    pub fn known(name: &str) -> Option<Policy> {
+        Policy::KNOWN.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// Whether strong evidence may override the model's pick under this policy.
+    pub fn may_override(&self) -> bool {
+        matches!(self, Policy::StrongEvidence | Policy::RiskLimited)
+    }
+}
+
+impl From<&str> for Policy {
+    fn from(name: &str) -> Policy {
+        Policy::known(name).unwrap_or_else(|| Policy::Other(name.to_string()))
+    }
+}
+
+impl From<String> for Policy {
+    fn from(name: String) -> Policy {
+        Policy::known(&name).unwrap_or(Policy::Other(name))
+    }
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for Policy {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Policy {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
 
 /// The selector's inputs besides the candidates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectParams {
     pub llm_target: Option<String>,
-    pub policy: String,
+    pub policy: Policy,
 }
 
 impl Default for SelectParams {
     fn default() -> Self {
         SelectParams {
             llm_target: None,
-            policy: "strong_evidence".into(),
+            policy: Policy::StrongEvidence,
         }
     }
 }

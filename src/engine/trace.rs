@@ -423,7 +423,7 @@ fn rank_events(t: &mut Trace, r: &Retrieval, st: &super::retrieve::Stages, param
         format!(
             "stable sort by score; kept the top {} of {} candidates",
             r.rows.len(),
-            count_candidates(&r, &st)
+            count_candidates(r, st)
         ),
         vec![("top_k", j(params.top_k)), ("rows", j(ranked))],
     );

@@ -45,7 +45,7 @@ impl Session<'_> {
     fn rank_gap_knobs(&self, args: &Map<String, Value>) -> Result<Knobs, ToolError> {
         let knobs = self.knobs_arg(args, "params")?;
         let mut top = Map::new();
-        for k in SELECTOR_KNOBS {
+        for k in &SELECTOR_KNOBS {
             let Some(v) = args.get(*k).filter(|v| !v.is_null()) else {
                 continue;
             };

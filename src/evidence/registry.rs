@@ -2,6 +2,7 @@
 //! is visible and which counterfactuals apply. Definitions only — no policy statements.
 
 pub use crate::engine::REGISTRY_VERSION;
+pub use crate::engine::metric::MetricId;
 
 /// Who may see a metric. Model-facing sessions see `current_decision` only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +27,8 @@ impl Visibility {
 
 #[derive(Debug, Clone)]
 pub struct Metric {
-    pub metric_id: &'static str,
+    /// The metric (its id string is [`Metric::metric_id`]).
+    pub id: MetricId,
     pub unit: &'static str,
     pub formula_version: &'static str,
     pub description: &'static str,
@@ -39,32 +41,13 @@ pub struct Metric {
     pub per_tool: bool,
 }
 
-const RETRIEVAL_KNOBS: &[&str] = &[
-    "top_k",
-    "depth",
-    "token_budget",
-    "history",
-    "learning",
-    "relation_weight",
-    "confidence_factor",
-    "intent",
-];
-const SELECTOR_KNOBS: &[&str] = &[
-    "top_k",
-    "depth",
-    "token_budget",
-    "history",
-    "learning",
-    "relation_weight",
-    "confidence_factor",
-    "intent",
-    "llm_target",
-    "policy",
-];
+/// The knobs a retrieval metric's counterfactuals may change, and a selector metric's.
+const RETRIEVAL_KNOBS: &[&str] = &crate::engine::knobs::RETRIEVAL_KNOBS;
+const SELECTOR_KNOBS: &[&str] = &crate::engine::knobs::KNOBS;
 
 pub const METRICS: &[Metric] = &[
     Metric {
-        metric_id: "retrieval.score",
+        id: MetricId::RetrievalScore,
         unit: "score (0..1+, 4 decimals)",
         formula_version: "graphify-0.47/score-1",
         description: "Final retrieval score of a tool for a query: seed or graph part, times 0.6 per history occurrence, plus the promoted learning boost.",
@@ -76,7 +59,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: true,
     },
     Metric {
-        metric_id: "retrieval.seed",
+        id: MetricId::RetrievalSeed,
         unit: "normalised BM25 (0..1, 6 decimals)",
         formula_version: "graphify-0.47/bm25-1",
         description: "A seed's BM25 score divided by the best seed's: per-term idf*tf*(k1+1)/(tf+length norm), long-name penalty, order boost, phrase multipliers.",
@@ -88,7 +71,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: true,
     },
     Metric {
-        metric_id: "retrieval.graph",
+        id: MetricId::RetrievalGraph,
         unit: "expansion score (0..1, 6 decimals)",
         formula_version: "graphify-0.47/bfs-1",
         description: "The graph part of an expanded tool: parent score x relation weight x confidence factor x depth decay, along the first-visit chain.",
@@ -110,7 +93,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: true,
     },
     Metric {
-        metric_id: "selector.score",
+        id: MetricId::SelectorScore,
         unit: "selector score (0..1, 6 decimals)",
         formula_version: "contrastive-risk-limiting-selector-v4",
         description: "A candidate's baseline-selector score: clamped sum of its evidence plus the clamped contrastive adjustment.",
@@ -125,7 +108,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: true,
     },
     Metric {
-        metric_id: "selector.confidence",
+        id: MetricId::SelectorConfidence,
         unit: "selector score (0..1, 6 decimals)",
         formula_version: "contrastive-risk-limiting-selector-v4",
         description: "The baseline selector's score of the candidate it selected.",
@@ -137,7 +120,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: false,
     },
     Metric {
-        metric_id: "selector.margin",
+        id: MetricId::SelectorMargin,
         unit: "score difference (6 decimals)",
         formula_version: "contrastive-risk-limiting-selector-v4",
         description: "Winner's selector score minus the runner-up's (the first other decision row not sharing its operation id).",
@@ -149,7 +132,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: false,
     },
     Metric {
-        metric_id: "selector.llm_margin",
+        id: MetricId::SelectorLlmMargin,
         unit: "score difference (6 decimals)",
         formula_version: "contrastive-risk-limiting-selector-v4",
         description: "Winner's selector score minus the LLM target's.",
@@ -161,7 +144,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: false,
     },
     Metric {
-        metric_id: "lab.hit_at_k",
+        id: MetricId::LabHitAtK,
         unit: "fraction of cases (0..1)",
         formula_version: "lab-1",
         description: "Share of suite cases with an expected tool among the first k results.",
@@ -173,7 +156,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: false,
     },
     Metric {
-        metric_id: "lab.mrr",
+        id: MetricId::LabMrr,
         unit: "mean reciprocal rank (0..1)",
         formula_version: "lab-1",
         description: "Mean over suite cases of 1 / rank of the first expected tool (0 when absent).",
@@ -185,7 +168,7 @@ pub const METRICS: &[Metric] = &[
         per_tool: false,
     },
     Metric {
-        metric_id: "lab.selector_accuracy",
+        id: MetricId::LabSelectorAccuracy,
         unit: "fraction of cases (0..1)",
         formula_version: "lab-1",
         description: "Share of suite cases where the baseline selector's selected target is an expected tool.",
@@ -198,13 +181,29 @@ pub const METRICS: &[Metric] = &[
     },
 ];
 
+impl Metric {
+    /// The serialised id (`retrieval.score`, …).
+    pub const fn metric_id(&self) -> &'static str {
+        self.id.id()
+    }
+}
+
+/// The registry entry of a metric id string (what a caller sends).
 pub fn metric(id: &str) -> Option<&'static Metric> {
-    METRICS.iter().find(|m| m.metric_id == id)
+    MetricId::from_id(id).map(entry)
+}
+
+/// The registry entry of a metric.
+pub fn entry(id: MetricId) -> &'static Metric {
+    METRICS
+        .iter()
+        .find(|m| m.id == id)
+        .expect("every metric has a registry entry")
 }
 
 pub fn write_metric(m: &Metric, w: &mut crate::jsonout::JsonWriter) {
     w.begin_obj();
-    w.key("metric_id").str(m.metric_id);
+    w.key("metric_id").str(m.metric_id());
     w.key("unit").str(m.unit);
     w.key("formula_version").str(m.formula_version);
     w.key("description").str(m.description);

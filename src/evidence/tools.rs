@@ -5,13 +5,15 @@
 use serde_json::{Map, Value};
 
 use super::counterfactual::{compare, compare_suite, write_comparison_fields, write_suite_fields};
-use super::knobs::{KNOBS, Knobs};
-use super::registry::{METRICS, REGISTRY_VERSION, Visibility, metric, write_metric};
-use crate::engine::explain::{self, Explanation, RowMetric};
+use super::knobs::{Knob, Knobs};
+use super::registry::{METRICS, MetricId, REGISTRY_VERSION, Visibility, metric, write_metric};
+use crate::engine::explain::{self, Explanation};
 use crate::engine::{Engine, PROFILE, REFERENCE, trace};
 use crate::jsonout::JsonWriter;
 use crate::lab::metrics::{hit_at_k, mean, reciprocal_rank};
 use crate::lab::suite::Suite;
+use crate::output::json::write_parts;
+use crate::output::row::RowView;
 
 use super::contracts::POST_DECISION_KNOBS;
 pub use super::contracts::*;
@@ -31,6 +33,28 @@ impl std::fmt::Display for ToolError {
             ToolError::InvalidArguments(m) => write!(f, "invalid arguments: {m}"),
             ToolError::Execution(m) => write!(f, "{m}"),
         }
+    }
+}
+
+/// A live metric's answer to `explain_metric`, typed until MCP or the `explain` command
+/// writes it ([`Session::write_answer`]).
+#[derive(Debug, Clone)]
+pub struct MetricAnswer {
+    pub metric: &'static super::registry::Metric,
+    /// The row explained, as asked (`scope_id`).
+    pub scope_id: Option<String>,
+    pub query: String,
+    pub knobs: Knobs,
+    /// `None`: the metric has no value for this query (no LLM target, no result).
+    pub tree: Option<Explanation>,
+}
+
+impl MetricAnswer {
+    /// `resolved`, `partial` or `unresolved` (no tree).
+    pub fn status(&self) -> explain::Status {
+        self.tree
+            .as_ref()
+            .map_or(explain::Status::Unresolved, |t| t.check().0)
     }
 }
 
@@ -282,7 +306,7 @@ impl<'a> Session<'a> {
         w.key("metrics").begin_arr();
         for m in self.listed_metrics() {
             w.begin_obj();
-            w.key("metric_id").str(m.metric_id);
+            w.key("metric_id").str(m.metric_id());
             w.key("unit").str(m.unit);
             w.key("visibility_scope").str(m.visibility_scope.as_str());
             w.key("per_tool").bool(m.per_tool);
@@ -309,9 +333,14 @@ impl<'a> Session<'a> {
             .get("metric_id")
             .and_then(Value::as_str)
             .ok_or_else(|| ToolError::InvalidArguments("metric_id must be a string".into()))?;
+        self.visible_metric_id(id)
+    }
+
+    /// The registry entry of `id` when this session may see it.
+    fn visible_metric_id(&self, id: &str) -> Result<&'static super::registry::Metric, ToolError> {
         let allowed = || {
             self.listed_metrics()
-                .map(|m| m.metric_id)
+                .map(|m| m.metric_id())
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -353,17 +382,58 @@ impl<'a> Session<'a> {
             return self.explain_lab(m, args, w);
         }
         let (query, knobs) = self.query_and_knobs(args)?;
+        let scope = args.get("scope_id").and_then(Value::as_str);
+        let answer = self.explain_live(m, query, knobs, scope)?;
+        self.write_answer(&answer, w);
+        Ok(())
+    }
+
+    /// `explain_metric` of a live metric for a typed caller (the `explain` command): the
+    /// metric by its id (checked as the tool checks `metric_id`), the query, the knobs and
+    /// the row (`scope_id`, for a per-tool metric). A suite metric is answered only by the
+    /// tool with a loaded suite, so here it fails as the tool would.
+    pub fn explain_request(
+        &mut self,
+        metric_id: &str,
+        query: &str,
+        knobs: Knobs,
+        scope_id: Option<&str>,
+    ) -> Result<MetricAnswer, ToolError> {
+        // the argument limits `call` checks first (check_types), in the contract's order
+        crate::limits::check_arg("metric_id", metric_id).map_err(ToolError::InvalidArguments)?;
+        crate::limits::check_query(query)
+            .map_err(|e| ToolError::InvalidArguments(format!("query: {e}")))?;
+        if let Some(s) = scope_id {
+            crate::limits::check_arg("scope_id", s).map_err(ToolError::InvalidArguments)?;
+        }
+        let m = self.visible_metric_id(metric_id)?;
+        if m.visibility_scope == Visibility::OfflineEvaluation {
+            return Err(match self.suite {
+                None => needs_suite(m),
+                Some(_) => aggregate_only(m, "query"),
+            });
+        }
+        self.explain_live(m, query.to_string(), knobs, scope_id)
+    }
+
+    /// Explains a live metric: the tree stays typed in the answer
+    /// ([`Session::write_answer`] serialises it).
+    fn explain_live(
+        &self,
+        m: &'static super::registry::Metric,
+        query: String,
+        knobs: Knobs,
+        scope_id: Option<&str>,
+    ) -> Result<MetricAnswer, ToolError> {
         let r = self.engine.retrieve(&query, &knobs.params);
-        let tree: Option<Explanation> = if m.per_tool {
-            let tool = args
-                .get("scope_id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    ToolError::InvalidArguments(format!(
-                        "scope_id: {} is per tool: give scope_id (a tool name from the results)",
-                        m.metric_id
-                    ))
-                })?;
+        let mut tool = "";
+        if m.per_tool {
+            tool = scope_id.ok_or_else(|| {
+                ToolError::InvalidArguments(format!(
+                    "scope_id: {} is per tool: give scope_id (a tool name from the results)",
+                    m.metric_id()
+                ))
+            })?;
             if r.row(tool).is_none() {
                 let known = self.engine.graph.tool_id(tool).is_some();
                 let results: Vec<&str> = r.rows.iter().map(|x| x.name.as_str()).collect();
@@ -382,42 +452,42 @@ impl<'a> Session<'a> {
                     )
                 }));
             }
-            match m.metric_id {
-                "retrieval.score" => explain::explain_row(self.engine, &r, tool, RowMetric::Score),
-                "retrieval.seed" => explain::explain_row(self.engine, &r, tool, RowMetric::Seed),
-                "retrieval.graph" => explain::explain_row(self.engine, &r, tool, RowMetric::Graph),
-                _ => {
-                    let sel = self.engine.select(&r, &knobs.select);
-                    explain::explain_selector_score(&sel, tool)
-                }
-            }
-        } else {
-            let sel = self.engine.select(&r, &knobs.select);
-            match m.metric_id {
-                "selector.confidence" => explain::explain_confidence(&sel),
-                "selector.margin" => explain::explain_margin(&sel, false),
-                _ => explain::explain_margin(&sel, true),
-            }
-        };
-        let Some(tree) = tree else {
-            w.key("metric_id").str(m.metric_id);
+        }
+        let sel =
+            m.id.needs_selection()
+                .then(|| self.engine.select(&r, &knobs.select));
+        let tree = explain::explain_live(self.engine, &r, sel.as_ref(), m.id, tool);
+        Ok(MetricAnswer {
+            metric: m,
+            scope_id: scope_id.map(String::from),
+            query,
+            knobs,
+            tree,
+        })
+    }
+
+    /// Writes a live metric's answer: the keys of `explain_metric`'s result, without the
+    /// closing flags `call` adds.
+    pub fn write_answer(&self, a: &MetricAnswer, w: &mut JsonWriter) {
+        let m = a.metric;
+        let Some(tree) = &a.tree else {
+            w.key("metric_id").str(m.metric_id());
             w.key("value").null();
             w.key("mechanism_status").str("unresolved");
             w.key("note")
                 .str("the metric has no value for this query (e.g. no LLM target, or no result)");
-            self.provenance(w, &knobs, m.formula_version);
-            return Ok(());
+            self.provenance(w, &a.knobs, m.formula_version);
+            return;
         };
         let (status, bad) = tree.check();
-        w.key("metric_id").str(m.metric_id);
-        w.key("scope_id")
-            .opt_str(args.get("scope_id").and_then(Value::as_str));
-        w.key("query").str(&query);
+        w.key("metric_id").str(m.metric_id());
+        w.key("scope_id").opt_str(a.scope_id.as_deref());
+        w.key("query").str(&a.query);
         w.key("value").f64(tree.value);
         w.key("unit").str(m.unit);
         w.key("decomposition_type").str("accounting");
         w.key("components").begin_arr();
-        for (label, value) in flat_components(&tree) {
+        for (label, value) in flat_components(tree) {
             w.begin_obj()
                 .key("label")
                 .str(&label)
@@ -433,10 +503,9 @@ impl<'a> Session<'a> {
         w.key("failures").str_list(&bad);
         w.end_obj();
         w.key("mechanism_status").str(status.as_str());
-        self.provenance(w, &knobs, m.formula_version);
+        self.provenance(w, &a.knobs, m.formula_version);
         w.key("limitations")
             .str_list(&["accounting decomposition does not establish causality"]);
-        Ok(())
     }
 
     /// For a model-facing caller, whether label-dependent aggregates over `suite` at these
@@ -461,7 +530,7 @@ impl<'a> Session<'a> {
         }
         let mut new: Vec<String> = Vec::new();
         for knobs in sets {
-            let mut key: Vec<Value> = KNOBS.iter().map(|n| knobs.get(n)).collect();
+            let mut key: Vec<Value> = Knob::ALL.iter().map(|&n| knobs.value(n)).collect();
             key.push(k.into());
             let key = Value::Array(key).to_string();
             if !self.label_sets.contains(&key) && !new.contains(&key) {
@@ -485,21 +554,16 @@ impl<'a> Session<'a> {
         args: &Map<String, Value>,
         w: &mut JsonWriter,
     ) -> Result<(), ToolError> {
-        let suite = self.suite.ok_or_else(|| {
-            ToolError::Execution(format!("{} needs a suite (--cases)", m.metric_id))
-        })?;
+        let suite = self.suite.ok_or_else(|| needs_suite(m))?;
         for a in ["query", "case_id", "scope_id"] {
             if args.get(a).is_some_and(|v| !v.is_null()) {
-                return Err(ToolError::InvalidArguments(format!(
-                    "{a}: {} is an aggregate over the whole loaded suite, never over one case or a subset; give metric_id and params only",
-                    m.metric_id
-                )));
+                return Err(aggregate_only(m, a));
             }
         }
         let knobs = self.knobs_arg(args, "params")?;
         let k = knobs.params.top_k;
         if let Some(why) = self.label_gate(suite, &[&knobs], k)? {
-            w.key("metric_id").str(m.metric_id);
+            w.key("metric_id").str(m.metric_id());
             w.key("value").null();
             w.key("unit").str(m.unit);
             w.key("k").int(k as i64);
@@ -512,9 +576,9 @@ impl<'a> Session<'a> {
         for c in &suite.cases {
             let r = self.engine.retrieve(&c.query, &knobs.params);
             let names: Vec<String> = r.rows.iter().map(|x| x.name.clone()).collect();
-            per.push(match m.metric_id {
-                "lab.hit_at_k" => hit_at_k(&names, &c.expected, k),
-                "lab.mrr" => reciprocal_rank(&names, &c.expected),
+            per.push(match m.id {
+                MetricId::LabHitAtK => hit_at_k(&names, &c.expected, k),
+                MetricId::LabMrr => reciprocal_rank(&names, &c.expected),
                 _ => {
                     let s = self.engine.select(&r, &knobs.select);
                     if c.expected.contains(&s.selected_target) {
@@ -541,13 +605,13 @@ impl<'a> Session<'a> {
         };
         let sum = Explanation::node("sum over cases", total, explain::Op::Sum, children);
         let tree = Explanation::node(
-            m.metric_id,
+            m.metric_id(),
             mean(&per),
             explain::Op::Normalize,
             vec![sum, Explanation::leaf("cases", per.len() as f64)],
         );
         let (status, bad) = tree.check();
-        w.key("metric_id").str(m.metric_id);
+        w.key("metric_id").str(m.metric_id());
         w.key("value").f64(tree.value);
         w.key("unit").str(m.unit);
         w.key("k").int(k as i64);
@@ -721,20 +785,15 @@ impl<'a> Session<'a> {
         w.key("query_fingerprint")
             .str(&crate::engine::learning::fingerprint(&query));
         w.key("rows").begin_arr();
-        for (i, row) in r.rows.iter().enumerate() {
+        for v in RowView::all(self.engine, &r.rows) {
             w.begin_obj();
-            w.key("rank").int(i as i64 + 1);
-            w.key("tool").str(&row.name);
-            w.key("score").f64(row.rounded_score());
-            w.key("score_breakdown").begin_obj();
-            w.key("seed").f64(row.breakdown.seed);
-            w.key("graph").f64(row.breakdown.graph);
-            w.key("learning").f64(row.breakdown.learning);
-            w.key("history_demoted").bool(row.breakdown.history_demoted);
-            w.end_obj();
-            w.key("expanded_from")
-                .opt_str(row.expanded_from(self.engine));
-            w.key("matched_terms").str_list(&row.semantic.matched_terms);
+            w.key("rank").int(v.rank as i64);
+            w.key("tool").str(v.name);
+            w.key("score").f64(v.rounded);
+            w.key("score_breakdown");
+            write_parts(&v.score_parts(), w);
+            w.key("expanded_from").opt_str(v.expanded_from());
+            w.key("matched_terms").str_list(v.matched);
             w.end_obj();
         }
         w.end_arr();
@@ -750,6 +809,19 @@ impl<'a> Session<'a> {
 }
 
 /// The invalid-argument error for a selector knob a model-facing caller set in `arg`.
+/// A suite metric asked of a session without a suite.
+fn needs_suite(m: &super::registry::Metric) -> ToolError {
+    ToolError::Execution(format!("{} needs a suite (--cases)", m.metric_id()))
+}
+
+/// A suite metric asked for one case or a subset (`arg`).
+fn aggregate_only(m: &super::registry::Metric, arg: &str) -> ToolError {
+    ToolError::InvalidArguments(format!(
+        "{arg}: {} is an aggregate over the whole loaded suite, never over one case or a subset; give metric_id and params only",
+        m.metric_id()
+    ))
+}
+
 pub(super) fn post_decision(arg: &str) -> ToolError {
     ToolError::InvalidArguments(format!("{arg}: {POST_DECISION_KNOBS}"))
 }

@@ -40,7 +40,7 @@ pub fn fixture_json(
 ) -> String {
     let r = engine.retrieve(query, params);
     let s = engine.select(&r, sel);
-    let rec = RunRecord::from_run(case_id, &r, Some(&s));
+    let rec = RunRecord::from_run(engine, case_id, &r, Some(&s));
     let expected_scrubbed: Vec<String> = expected.iter().map(|e| scrub_str(e)).collect();
     let mut w = JsonWriter::new();
     w.begin_obj();
@@ -94,7 +94,7 @@ pub fn fixture_json(
     w.key("params").value(&json!({
         "top_k": params.top_k, "depth": params.depth, "token_budget": params.token_budget,
         "history": params.history,
-        "llm_target": sel.llm_target, "policy": sel.policy,
+        "llm_target": sel.llm_target, "policy": sel.policy.as_str(),
     }));
     w.end_obj();
     w.end_obj();

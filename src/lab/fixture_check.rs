@@ -230,7 +230,7 @@ fn validate(v: &Value, file: &str, graph_fp: &str, any_graph: bool) -> Result<Fi
         llm_target: at
             .opt_string("/provenance/params/llm_target")?
             .map(String::from),
-        policy: at.string("/provenance/params/policy")?.to_string(),
+        policy: at.string("/provenance/params/policy")?.into(),
     };
     if select.llm_target.as_deref() != llm {
         return Err(at.err(
@@ -356,7 +356,7 @@ pub fn check(engine: &Engine, dir: &Path, any_graph: bool) -> Result<CheckReport
         let started = std::time::Instant::now();
         let r = engine.retrieve(&fixture.query, &fixture.params);
         let s = engine.select(&r, &fixture.select);
-        let got = RunRecord::from_run(&fixture.case_id, &r, Some(&s));
+        let got = RunRecord::from_run(engine, &fixture.case_id, &r, Some(&s));
         let differences = differences(&fixture.want, &got);
         rep.results.push(CheckResult {
             file: f,

@@ -283,7 +283,7 @@ fn nearby(k: &Knobs) -> Vec<(String, Knobs)> {
         push(format!("token_budget={b}"), &|p, _| p.token_budget = b);
     }
     for pol in ["strong_evidence", "risk_limited"] {
-        push(format!("policy={pol}"), &|_, s| s.policy = pol.to_string());
+        push(format!("policy={pol}"), &|_, s| s.policy = pol.into());
     }
     push("llm_target=null".into(), &|_, s| s.llm_target = None);
     push("history=[]".into(), &|p, _| p.history.clear());

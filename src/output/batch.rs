@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::json;
+use crate::engine::params::Policy;
 use crate::engine::{Engine, Params, SelectParams};
 use crate::jsonout::JsonWriter;
 
@@ -140,7 +141,7 @@ pub fn batch_line(engine: &Engine, line: &str) -> Result<String, BatchError> {
         Some(sel) => {
             let sp = SelectParams {
                 llm_target: sel.llm_target,
-                policy: sel.policy.unwrap_or_else(|| "strong_evidence".into()),
+                policy: sel.policy.map(Policy::from).unwrap_or_default(),
             };
             json::write_selection(&engine.select(&r, &sp), &mut w);
         }

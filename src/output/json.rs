@@ -1,22 +1,32 @@
 //! `--json` serialisation of retrievals and selections with exactly the reference's keys,
 //! key order and number forms (spec §4, §5.7).
 
+use super::row::{Part, RowView};
 use crate::engine::select::{
     Candidate, EvidenceExtra, EvidenceItem, OverrideAssessment, Selection,
 };
-use crate::engine::{Engine, Retrieval, Row};
+use crate::engine::{Engine, Retrieval};
 use crate::jsonout::JsonWriter;
 use crate::pytext::round;
 
-fn b01(b: bool) -> f64 {
-    if b { 1.0 } else { 0.0 }
+/// A score breakdown (or part of one, [`RowView::score_parts`]) as a JSON object.
+pub fn write_parts(parts: &[(&str, Part)], w: &mut JsonWriter) {
+    w.begin_obj();
+    for (k, v) in parts {
+        w.key(k);
+        match v {
+            Part::Num(x) => w.f64(*x),
+            Part::Flag(b) => w.bool(*b),
+        };
+    }
+    w.end_obj();
 }
 
 pub fn write_retrieval(engine: &Engine, r: &Retrieval, w: &mut JsonWriter) {
     w.begin_obj();
     w.key("results").begin_arr();
-    for row in &r.rows {
-        write_row(engine, row, w);
+    for v in RowView::all(engine, &r.rows) {
+        write_row(&v, w);
     }
     w.end_arr();
     w.key("subgraph_text").str(&r.subgraph_text);
@@ -37,26 +47,16 @@ pub fn write_retrieval(engine: &Engine, r: &Retrieval, w: &mut JsonWriter) {
     w.end_obj();
 }
 
-pub fn write_row(engine: &Engine, row: &Row, w: &mut JsonWriter) {
-    let g = &engine.graph;
-    let b = &row.breakdown;
+/// One result row as the reference writes it.
+pub fn write_row(v: &RowView, w: &mut JsonWriter) {
+    let (g, row) = (&v.engine.graph, v.row);
     let s = &row.semantic;
     w.begin_obj();
-    w.key("name").str(&row.name);
-    w.key("score").f64(row.rounded_score());
+    w.key("name").str(v.name);
+    w.key("score").f64(v.rounded);
     w.key("tool").raw_compact(g.tool(row.tool).compact_json());
-    w.key("score_breakdown").begin_obj();
-    w.key("seed").f64(b.seed);
-    w.key("graph").f64(b.graph);
-    w.key("learning").f64(b.learning);
-    w.key("history_demoted").bool(b.history_demoted);
-    w.key("action_match").f64(b01(s.action_match));
-    w.key("resource_match").f64(b01(s.resource_match));
-    w.key("module_match").f64(b01(s.module_match));
-    w.key("shape_match").f64(b01(s.shape_match));
-    w.key("contract_match").f64(b01(s.contract_match));
-    w.key("graph_expansion").f64(b01(b.graph_expansion));
-    w.end_obj();
+    w.key("score_breakdown");
+    write_parts(&v.breakdown(), w);
     w.key("semantic_evidence").begin_obj();
     w.key("canonical_action").str(&s.canonical_action);
     w.key("primary_resource").str(&s.primary_resource);
@@ -89,7 +89,7 @@ pub fn write_row(engine: &Engine, row: &Row, w: &mut JsonWriter) {
         w.key("score").f64(l.score);
         w.end_obj();
     }
-    if let Some(from) = row.expanded_from(engine) {
+    if let Some(from) = v.expanded_from() {
         w.key("expanded_from").str(from);
     }
     w.key("edge_evidence").begin_arr();
@@ -298,7 +298,7 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     if s.no_candidates {
         write_rows(s, w);
         w.key("llm_target").opt_str(s.llm_target.as_deref());
-        w.key("policy").str(&s.policy);
+        w.key("policy").str(s.policy.as_str());
         w.key("policy_revision")
             .str(crate::engine::select::POLICY_REVISION);
         w.key("sibling_comparison_applied").bool(false);
@@ -309,7 +309,7 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     }
     w.key("margin").f64(s.margin);
     w.key("llm_margin").opt_f64(s.llm_margin);
-    w.key("policy").str(&s.policy);
+    w.key("policy").str(s.policy.as_str());
     w.key("policy_revision")
         .str(crate::engine::select::POLICY_REVISION);
     w.key("override_assessment");

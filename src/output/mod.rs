@@ -3,5 +3,6 @@
 pub mod batch;
 pub mod file;
 pub mod json;
+pub mod row;
 pub mod text;
 pub mod triage;

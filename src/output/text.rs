@@ -2,44 +2,10 @@
 
 use std::fmt::Write;
 
+use super::row::{RowView, badge_text};
 use crate::engine::select::Selection;
-use crate::engine::{Engine, Retrieval, RowOrigin};
+use crate::engine::{Engine, Retrieval};
 use crate::sanitize::line;
-
-/// One-letter badges for action/resource/module/shape/contract matches ("A R M S C").
-pub fn badges(s: &crate::engine::semantic::SemanticEvidence) -> String {
-    let mut out = String::new();
-    for (on, c) in [
-        (s.action_match, 'A'),
-        (s.resource_match, 'R'),
-        (s.module_match, 'M'),
-        (s.shape_match, 'S'),
-        (s.contract_match, 'C'),
-    ] {
-        out.push(if on { c } else { '.' });
-    }
-    out
-}
-
-/// "seed #k", "← relation [CONF] from X" or "learning" for a row.
-pub fn why(engine: &Engine, origin: &RowOrigin) -> String {
-    match origin {
-        RowOrigin::Seed { rank, .. } => format!("seed #{rank}"),
-        RowOrigin::Expanded { from, edge, .. } => {
-            let a = &engine.graph.edge(*edge).attrs;
-            let rel = a.relation_str().unwrap_or("(none)");
-            let conf = a
-                .confidence_str()
-                .map(|c| format!(" [{c}]"))
-                .unwrap_or_default();
-            format!(
-                "<- {rel}{conf} from {}",
-                line(engine.graph.node_name(*from))
-            )
-        }
-        RowOrigin::LearningOnly => "learning".into(),
-    }
-}
 
 fn trunc(s: &str, n: usize) -> String {
     let count = s.chars().count();
@@ -94,33 +60,23 @@ pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
         "{:>3}  {:<34} {:>7} {:>7} {:>7} {:>6}  {:<5}  why",
         "#", "tool", "score", "seed", "graph", "learn", "ARMSC"
     );
-    for (i, row) in r.rows.iter().enumerate() {
-        let b = &row.breakdown;
+    for v in RowView::all(engine, &r.rows) {
+        let [seed, graph, learning] = v.chips;
         let _ = writeln!(
             out,
-            "{:>3}  {:<34} {:>7.4} {:>7.4} {:>7.4} {:>6.3}  {:<5}  {}{}",
-            i + 1,
-            trunc(&line(&row.name), 34),
-            row.rounded_score(),
-            b.seed,
-            b.graph,
-            b.learning,
-            badges(&row.semantic),
-            why(engine, &row.origin),
-            if b.history_demoted {
-                " (history-demoted)"
-            } else {
-                ""
-            }
+            "{:>3}  {:<34} {:>7.4} {:>7.4} {:>7.4} {:>6.3}  {:<5}  {}",
+            v.rank,
+            trunc(&line(v.name), 34),
+            v.rounded,
+            seed,
+            graph,
+            learning,
+            badge_text(&v.badges_known(), "."),
+            v.table_why(),
         );
-        if !row.semantic.matched_terms.is_empty() {
-            let _ = writeln!(
-                out,
-                "{:>5}{:<34} matched: {}",
-                "",
-                "",
-                line(&row.semantic.matched_terms.join(", "))
-            );
+        let matched = v.matched_list();
+        if !matched.is_empty() {
+            let _ = writeln!(out, "{:>5}{:<34} matched: {matched}", "", "");
         }
     }
     out
@@ -135,7 +91,7 @@ pub fn selection_summary(s: &Selection) -> String {
         s.confidence,
         s.decision,
         s.recommended_action,
-        line(&s.policy)
+        line(s.policy.as_str())
     );
     let _ = writeln!(
         out,

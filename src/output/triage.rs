@@ -480,7 +480,7 @@ pub fn triage_text(t: &Triage) -> String {
             .as_deref()
             .map(line)
             .unwrap_or_else(|| "-".into()),
-        line(&s.policy),
+        line(s.policy.as_str()),
         s.overrode_llm,
         s.ambiguous,
         f4(s.confidence),

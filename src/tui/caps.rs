@@ -312,7 +312,7 @@ impl Caps {
         );
         match size {
             Some((w, h)) => {
-                let fits = if w >= super::views::MIN_WIDTH && h >= super::views::MIN_HEIGHT {
+                let fits = if w >= super::derive::MIN_WIDTH && h >= super::derive::MIN_HEIGHT {
                     "ok"
                 } else {
                     "too small"
@@ -320,8 +320,8 @@ impl Caps {
                 let _ = writeln!(
                     o,
                     "  size          {w}x{h} ({fits}; minimum {}x{}, designed for 80x24 and up)",
-                    super::views::MIN_WIDTH,
-                    super::views::MIN_HEIGHT
+                    super::derive::MIN_WIDTH,
+                    super::derive::MIN_HEIGHT
                 );
             }
             None => {

@@ -19,7 +19,7 @@ use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::app::{MAX_DEPTH, MAX_TOP_K, POLICIES};
+use super::app::{MAX_DEPTH, MAX_TOP_K, POLICIES, Policy};
 use super::caps::{ColorChoice, ColorLevel, UiOptions};
 use super::commands::keymap::{KeyRequest, Keymap, parse_key};
 use super::commands::{self, CmdId};
@@ -117,7 +117,7 @@ pub struct ParamDefaults {
     pub top_k: Option<usize>,
     pub depth: Option<usize>,
     pub token_budget: Option<usize>,
-    pub policy: Option<String>,
+    pub policy: Option<Policy>,
 }
 
 impl ParamDefaults {
@@ -130,10 +130,7 @@ impl ParamDefaults {
             ..d
         };
         let s = SelectParams {
-            policy: self
-                .policy
-                .clone()
-                .unwrap_or_else(|| SelectParams::default().policy),
+            policy: self.policy.clone().unwrap_or_default(),
             ..SelectParams::default()
         };
         (p, s)
@@ -498,7 +495,7 @@ pub fn parse(src: &str, file: &str) -> Result<Config, String> {
                     ),
                 ));
             }
-            params.policy = Some(pol.into_inner());
+            params.policy = Some(pol.into_inner().into());
         }
     }
     let mut keys = Vec::new();

@@ -12,65 +12,16 @@ use serde_json::{Map, Value, json};
 use super::app::{App, BUDGETS, Effect, FlashLevel, MAX_DEPTH, MAX_TOP_K, POLICIES, PaneId};
 use super::screens::Screen;
 use super::whynot::{self, FxKey, FxOut, WnKey, WnOut};
-use crate::engine::explain::{self, Explanation, RowMetric, Status};
+use crate::engine::explain::{self, Explanation, Status};
 use crate::engine::intent::KNOWN_RELATIONS;
 use crate::engine::trace::{self, Trace};
 use crate::engine::{Engine, Params, Retrieval, SelectParams, Selection};
 use crate::evidence::counterfactual::{self, Comparison};
 use crate::evidence::knobs::{KNOBS, Knobs};
 
-/// The metrics the Explain pane decomposes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Metric {
-    #[default]
-    Score,
-    Seed,
-    Graph,
-    SelectorScore,
-    Confidence,
-    Margin,
-    LlmMargin,
-}
-
-impl Metric {
-    pub const ALL: [Metric; 7] = [
-        Metric::Score,
-        Metric::Seed,
-        Metric::Graph,
-        Metric::SelectorScore,
-        Metric::Confidence,
-        Metric::Margin,
-        Metric::LlmMargin,
-    ];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Metric::Score => "retrieval.score",
-            Metric::Seed => "retrieval.seed",
-            Metric::Graph => "retrieval.graph",
-            Metric::SelectorScore => "selector.score",
-            Metric::Confidence => "selector.confidence",
-            Metric::Margin => "selector.margin",
-            Metric::LlmMargin => "selector.llm_margin",
-        }
-    }
-
-    /// A metric id, or its last part (`seed`, `margin`, …).
-    pub fn parse(s: &str) -> Option<Metric> {
-        let s = s.trim();
-        Metric::ALL
-            .into_iter()
-            .find(|m| m.id() == s || m.id().rsplit('.').next() == Some(s))
-    }
-
-    /// Whether the metric is about the row (not the selection as a whole).
-    pub fn per_row(self) -> bool {
-        matches!(
-            self,
-            Metric::Score | Metric::Seed | Metric::Graph | Metric::SelectorScore
-        )
-    }
-}
+/// The metrics the Explain pane decomposes: the live metrics of the engine's one
+/// vocabulary ([`MetricId::LIVE`]).
+pub use crate::engine::metric::MetricId as Metric;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExplainKey {
@@ -271,22 +222,16 @@ pub fn run_ev_job(engine: &Engine, job: &EvJob) -> EvOut {
 
 fn explain_out(engine: &Engine, key: &ExplainKey, r: &Retrieval, s: &Selection) -> ExplainOut {
     let tool = key.tool.as_str();
-    let tree = match key.metric {
-        Metric::Score => explain::explain_row(engine, r, tool, RowMetric::Score),
-        Metric::Seed => explain::explain_row(engine, r, tool, RowMetric::Seed),
-        Metric::Graph => explain::explain_row(engine, r, tool, RowMetric::Graph),
-        Metric::SelectorScore => explain::explain_selector_score(s, tool),
-        Metric::Confidence => explain::explain_confidence(s),
-        Metric::Margin => explain::explain_margin(s, false),
-        Metric::LlmMargin => explain::explain_margin(s, true),
-    };
+    let tree = explain::explain_live(engine, r, Some(s), key.metric, tool);
     let missing = match (key.metric, &tree) {
         (_, Some(_)) => String::new(),
         (Metric::SelectorScore, None) => "the selector did not score this row".into(),
-        (Metric::LlmMargin, None) => {
+        (Metric::SelectorLlmMargin, None) => {
             "no LLM target among the candidates (l on a row sets one)".into()
         }
-        (Metric::Margin | Metric::Confidence, None) => "the selector had no candidate".into(),
+        (Metric::SelectorMargin | Metric::SelectorConfidence, None) => {
+            "the selector had no candidate".into()
+        }
         _ => "the row is not in this retrieval".into(),
     };
     let (status, failures, max_residual, checked) = match &tree {
@@ -686,7 +631,7 @@ impl App {
     // ----- explain ---------------------------------------------------------------------
 
     fn explain_cursor_path(&self) -> Option<(Vec<usize>, bool, bool)> {
-        let vis = super::views::explain::visible(self);
+        let vis = super::derive::visible(self);
         let c = self.panes[PaneId::Explain.index()].cursor;
         vis.get(c)
             .map(|v| (v.path.clone(), v.open, !v.node.children.is_empty()))
@@ -731,7 +676,7 @@ impl App {
             self.set_open(&path, false);
         } else if !path.is_empty() {
             let parent = &path[..path.len() - 1];
-            let vis = super::views::explain::visible(self);
+            let vis = super::derive::visible(self);
             if let Some(i) = vis.iter().position(|v| v.path == parent) {
                 self.panes[PaneId::Explain.index()].cursor = i;
             }
@@ -742,7 +687,7 @@ impl App {
     pub fn explain_all(&mut self) -> Vec<Effect> {
         self.explain.all_open = !self.explain.all_open;
         self.explain.toggled.clear();
-        let n = super::views::explain::visible(self).len();
+        let n = super::derive::visible(self).len();
         let p = &mut self.panes[PaneId::Explain.index()];
         p.cursor = p.cursor.min(n.saturating_sub(1));
         self.set_flash(
@@ -758,20 +703,20 @@ impl App {
 
     pub fn explain_metric(&mut self, arg: Option<&str>) -> Vec<Effect> {
         let next = match arg {
-            Some(a) => match Metric::parse(a) {
+            Some(a) => match Metric::parse_live(a) {
                 Some(m) => m,
                 None => {
-                    let ids: Vec<&str> = Metric::ALL.iter().map(|m| m.id()).collect();
+                    let ids: Vec<&str> = Metric::LIVE.iter().map(|m| m.id()).collect();
                     self.set_flash(FlashLevel::Warn, format!("metrics: {}", ids.join(", ")));
                     return Vec::new();
                 }
             },
             None => {
-                let i = Metric::ALL
+                let i = Metric::LIVE
                     .iter()
                     .position(|m| *m == self.explain.metric)
                     .unwrap_or(0);
-                Metric::ALL[(i + 1) % Metric::ALL.len()]
+                Metric::LIVE[(i + 1) % Metric::LIVE.len()]
             }
         };
         self.explain.metric = next;

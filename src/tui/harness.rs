@@ -311,7 +311,7 @@ pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let sp = SelectParams {
         llm_target: Some("getPayment".into()),
-        policy: "strong_evidence".into(),
+        policy: crate::engine::params::Policy::StrongEvidence,
     };
     let r = engine.retrieve("get payment of an order", &Params::default());
     let s = engine.select(&r, &sp);

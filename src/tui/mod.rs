@@ -15,6 +15,7 @@ pub mod clipboard;
 pub mod commands;
 pub mod config;
 pub mod demo;
+pub mod derive;
 pub mod drill;
 pub mod emergency;
 pub mod event;

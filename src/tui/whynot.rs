@@ -199,7 +199,7 @@ impl App {
             let Some(engine) = &self.engine else {
                 return Vec::new();
             };
-            match super::views::graph::cursor_target(self) {
+            match super::derive::cursor_target(self) {
                 Some(node) => engine.graph.node_name(node).to_string(),
                 None => return self.warn("no neighbour under the cursor".into()),
             }
@@ -278,7 +278,7 @@ impl App {
     /// The probe under the Why-not pane's cursor, or why there is none.
     fn probe_under_cursor(&self) -> Result<ProbeChange, String> {
         let c = self.panes[PaneId::WhyNot.index()].cursor;
-        let Some((items, probes)) = super::views::whynot::items(self) else {
+        let Some((items, probes)) = super::derive::whynot_items(self) else {
             return Err("no triage yet".into());
         };
         let first = items - probes;

@@ -8,6 +8,7 @@ use super::{
     Selection, WhyRejected, WhySelected,
 };
 use crate::engine::lexicon::*;
+use crate::engine::params::Policy;
 use crate::pytext::{self, round};
 
 const DECISIVE: &[&str] = &[
@@ -144,7 +145,7 @@ fn score_of(c: &Candidate, source: &str) -> f64 {
     strongest(c, source).map(|e| e.score).unwrap_or(0.0)
 }
 
-pub fn no_candidates(llm: Option<String>, policy: &str) -> Selection {
+pub fn no_candidates(llm: Option<String>, policy: &Policy) -> Selection {
     Selection {
         selected_target: llm.clone().unwrap_or_default(),
         llm_target: llm.clone(),
@@ -166,7 +167,7 @@ pub fn no_candidates(llm: Option<String>, policy: &str) -> Selection {
         query_facets: QueryFacets::default(),
         margin: 0.0,
         llm_margin: None,
-        policy: policy.to_string(),
+        policy: policy.clone(),
         override_assessment: OverrideAssessment {
             evaluated: false,
             allowed: false,
@@ -196,7 +197,7 @@ pub fn decide(
     qa: &QueryAnalysis,
     facets: QueryFacets,
     llm_target: Option<String>,
-    policy: &str,
+    policy: &Policy,
     learning_applied: bool,
 ) -> Selection {
     let llm_idx = llm_target
@@ -314,7 +315,7 @@ pub fn decide(
     if let Some(l) = llm_idx
         && l != winner
     {
-        if (policy == "strong_evidence" || policy == "risk_limited") && assessment.allowed {
+        if policy.may_override() && assessment.allowed {
             selected = winner;
             overrode = true;
             codes.push("llm_target_overridden");
@@ -454,7 +455,7 @@ pub fn decide(
         query_facets: facets,
         margin,
         llm_margin,
-        policy: policy.to_string(),
+        policy: policy.clone(),
         override_assessment: assessment,
         rows,
         target_action_priority: qa.ap.clone(),

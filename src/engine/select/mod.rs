@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::Engine;
 use super::learning;
-use super::params::SelectParams;
+use super::params::{Policy, SelectParams};
 use super::retrieve::Retrieval;
 use crate::model::{Graph, ToolId};
 use priority::Priority;
@@ -150,7 +150,7 @@ pub struct Selection {
     pub query_facets: QueryFacets,
     pub margin: f64,
     pub llm_margin: Option<f64>,
-    pub policy: String,
+    pub policy: Policy,
     pub override_assessment: OverrideAssessment,
     /// Candidates in selector order.
     pub rows: Vec<Candidate>,
@@ -174,7 +174,7 @@ pub struct SelectInput<'a> {
     /// `(name, score)` of the retrieval rows, in rank order (empty: use the candidates).
     pub retrieval: Vec<(String, Option<f64>)>,
     pub llm_target: Option<&'a str>,
-    pub policy: &'a str,
+    pub policy: &'a Policy,
     pub suggestions: &'a [Value],
 }
 

@@ -576,7 +576,7 @@ fn selection(t: &Triage, w: &mut JsonWriter) {
     w.key("selection").begin_obj();
     w.key("selected_target").str(&s.selected_target);
     w.key("llm_target").opt_str(s.llm_target.as_deref());
-    w.key("policy").str(&s.policy);
+    w.key("policy").str(s.policy.as_str());
     w.key("overrode_llm").bool(s.overrode_llm);
     w.key("ambiguous").bool(s.ambiguous);
     w.key("reason_codes").str_list(&s.reason_codes);

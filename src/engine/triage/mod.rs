@@ -21,6 +21,7 @@ pub mod probes;
 use super::Engine;
 use super::explain::Status;
 use super::knobs::Knobs;
+use super::params::Policy;
 use super::retrieve::{FullRun, Stages, retrieve_full};
 use super::select::{Candidate, OVERRIDE_MARGIN, Selection};
 use crate::model::ToolId;
@@ -232,7 +233,7 @@ impl Outcome {
 pub struct SelectionBrief {
     pub selected_target: String,
     pub llm_target: Option<String>,
-    pub policy: String,
+    pub policy: Policy,
     pub overrode_llm: bool,
     pub ambiguous: bool,
     pub reason_codes: Vec<&'static str>,

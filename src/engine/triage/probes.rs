@@ -31,7 +31,7 @@ pub const TOP_K_GRID: &[usize] = &[1, 3, 5, 10, 20, 30, 50];
 pub const TOKEN_BUDGET_GRID: &[usize] = &[250, 500, 1000, 4000, 8000];
 /// Relation weights and confidence factors probed for every relation / label of the graph.
 pub const FACTOR_GRID: &[f64] = &[0.0, 0.5, 1.0, 2.0];
-pub use crate::engine::params::POLICIES;
+pub use crate::engine::params::{POLICIES, Policy};
 
 /// What a probe changes.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,8 +179,8 @@ pub fn grid(engine: &Engine, knobs: &Knobs, label: IntentLabel) -> Vec<(&'static
     if !p.learning_suggestions.is_empty() {
         out.push(knob("learning", (!p.learning_enabled).into()));
     }
-    for pol in POLICIES.iter().filter(|&&x| x != knobs.select.policy) {
-        out.push(knob("policy", (*pol).into()));
+    for pol in Policy::KNOWN.iter().filter(|p| **p != knobs.select.policy) {
+        out.push(knob("policy", pol.as_str().into()));
     }
     out
 }

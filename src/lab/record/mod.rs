@@ -28,7 +28,11 @@ pub mod walk;
 use serde_json::{Map, Value};
 
 use crate::engine::knobs::Knobs;
-use crate::engine::{PROFILE, Retrieval, Selection};
+use crate::engine::{Engine, PROFILE, Retrieval, Selection};
+use crate::output::row::{Badges, Chips, RowView};
+
+/// Why a row is in the top-K (one type for live and recorded rows).
+pub use crate::output::row::Why;
 
 pub use walk::{Item, Items, NOT_A_RECORD, Origin, folder_files, read_records, walk};
 
@@ -77,26 +81,6 @@ impl std::fmt::Display for RecordKind {
     }
 }
 
-/// Why a row is in the top-K, as far as the record says.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub enum Why {
-    /// A BM25 seed; its position in `stats.seeds` when the record has one.
-    Seed(Option<usize>),
-    /// Pulled in over an edge (`expanded_from` and `edge_evidence`).
-    Expanded {
-        from: String,
-        relation: String,
-        confidence: Option<String>,
-    },
-    /// Graph expansion without a recorded source (fixtures keep only the breakdown).
-    Graph,
-    Learning,
-    /// Only the retrieval rank is known (a selector block's candidates).
-    Rank(usize),
-    #[default]
-    Unknown,
-}
-
 /// How a row is laid out in its record: where its name, score and evidence sit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RowShape {
@@ -120,12 +104,12 @@ pub struct RowRecord {
     /// `score_breakdown` as given (numbers and booleans).
     pub breakdown: Map<String, Value>,
     /// seed, graph and learning of the score breakdown.
-    pub chips: [Option<f64>; 3],
+    pub chips: Chips,
     /// The breakdown's `history_demoted`.
     pub history_demoted: bool,
     /// action, resource, module, shape, contract matches (`semantic_evidence`, else the
     /// breakdown's numbers).
-    pub badges: [Option<bool>; 5],
+    pub badges: Badges,
     /// `semantic_evidence.matched_terms`.
     pub matched: Vec<String>,
     /// `semantic_evidence.summary_matched_terms`: query terms found in the summary (the
@@ -241,45 +225,27 @@ impl RunRecord {
         self.unknown.len() + self.rows.iter().map(|r| r.unknown.len()).sum::<usize>()
     }
 
-    /// The record as a live run makes it: the rows with their breakdowns (the semantic
-    /// matches as 1.0/0.0) and rounded scores, and the selector's answer.
-    pub fn from_run(id: &str, r: &Retrieval, sel: Option<&Selection>) -> RunRecord {
-        let rows = r
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, row)| {
-                let b = &row.breakdown;
-                let s = &row.semantic;
-                let mut m = Map::new();
-                let f = |x: bool| Value::from(if x { 1.0 } else { 0.0 });
-                m.insert("seed".into(), b.seed.into());
-                m.insert("graph".into(), b.graph.into());
-                m.insert("learning".into(), b.learning.into());
-                m.insert("history_demoted".into(), b.history_demoted.into());
-                m.insert("action_match".into(), f(s.action_match));
-                m.insert("resource_match".into(), f(s.resource_match));
-                m.insert("module_match".into(), f(s.module_match));
-                m.insert("shape_match".into(), f(s.shape_match));
-                m.insert("contract_match".into(), f(s.contract_match));
-                m.insert("graph_expansion".into(), f(b.graph_expansion));
-                RowRecord {
-                    name: row.name.clone(),
-                    rank: i + 1,
-                    score: Some(row.rounded_score()),
-                    breakdown: m,
-                    chips: [Some(b.seed), Some(b.graph), Some(b.learning)],
-                    history_demoted: b.history_demoted,
-                    badges: [
-                        s.action_match,
-                        s.resource_match,
-                        s.module_match,
-                        s.shape_match,
-                        s.contract_match,
-                    ]
-                    .map(Some),
-                    ..Default::default()
-                }
+    /// The record as a live run makes it: each row's projection
+    /// ([`crate::output::row::RowView`]: the breakdown with the semantic matches as
+    /// 1.0/0.0, rounded score, chips and badges), and the selector's answer.
+    pub fn from_run(
+        engine: &Engine,
+        id: &str,
+        r: &Retrieval,
+        sel: Option<&Selection>,
+    ) -> RunRecord {
+        let rows = RowView::all(engine, &r.rows)
+            .map(|v| RowRecord {
+                name: v.name.to_string(),
+                rank: v.rank,
+                score: Some(v.rounded),
+                breakdown: v.breakdown_map(),
+                chips: v.chips_known(),
+                history_demoted: v.history_demoted,
+                badges: v.badges_known(),
+                // matched terms and why stay unset: a live record holds what a fixture
+                // file keeps, so `lab check` compares like with like
+                ..Default::default()
             })
             .collect();
         let mut rec = RunRecord {
@@ -463,7 +429,7 @@ fn answer_as_input(o: &Map<String, Value>, rec: &mut RunRecord) {
             .and_then(|b| b.get("policy"))
             .and_then(Value::as_str)
     {
-        rec.knobs.select.policy = p.to_string();
+        rec.knobs.select.policy = p.into();
     }
 }
 
@@ -588,7 +554,7 @@ fn knobs_from(p: Option<&Value>, s: Option<&Value>) -> Knobs {
             .and_then(Value::as_str)
             .map(String::from);
         if let Some(p) = s.get("policy").and_then(Value::as_str) {
-            k.select.policy = p.to_string();
+            k.select.policy = p.into();
         }
     }
     k

@@ -9,7 +9,7 @@ use crate::tui::theme::ThemeKind;
 
 use super::{
     App, BUDGETS, Effect, Find, FlashLevel, HelpState, LineInput, MAX_DEPTH, MAX_TOP_K, Overlay,
-    POLICIES, PaletteState, PaneId, PaneState, clean,
+    POLICIES, PaletteState, PaneId, PaneState, Policy, clean,
 };
 
 impl App {
@@ -220,7 +220,7 @@ impl App {
 
     /// Follows the graph pane to the node under its cursor.
     fn graph_jump(&mut self) -> Vec<Effect> {
-        let Some(target) = crate::tui::views::graph::cursor_target(self) else {
+        let Some(target) = crate::tui::derive::cursor_target(self) else {
             return Vec::new();
         };
         if self.graph_stack.is_empty()
@@ -242,7 +242,7 @@ impl App {
         }
         // put the cursor on the node we came back from
         let pos = from.and_then(|f| {
-            crate::tui::views::graph::neighbours(self)
+            crate::tui::derive::neighbours(self)
                 .iter()
                 .position(|n| n.node == f)
         });
@@ -327,8 +327,8 @@ impl App {
     /// Sets the selector policy to `arg`, or to the next one.
     fn policy_cycle(&mut self, arg: Option<&str>) -> Vec<Effect> {
         let next = match arg {
-            Some(a) => match POLICIES.iter().find(|p| **p == a) {
-                Some(p) => p.to_string(),
+            Some(a) => match Policy::known(a) {
+                Some(p) => p,
                 None => {
                     self.set_flash(
                         FlashLevel::Warn,
@@ -338,12 +338,12 @@ impl App {
                 }
             },
             None => {
-                let i = POLICIES
+                let i = Policy::KNOWN
                     .iter()
                     .position(|p| *p == self.select.policy)
-                    .map(|i| (i + 1) % POLICIES.len())
+                    .map(|i| (i + 1) % Policy::KNOWN.len())
                     .unwrap_or(0);
-                POLICIES[i].to_string()
+                Policy::KNOWN[i].clone()
             }
         };
         self.set_flash(FlashLevel::Info, format!("policy: {next}"));
@@ -569,7 +569,7 @@ impl App {
             self.set_flash(FlashLevel::Info, format!("{name} stays {new}{why}"));
             return Vec::new();
         }
-        let arrow = crate::tui::views::glyphs(self).arrow_out;
+        let arrow = self.caps.glyphs().arrow_out;
         self.set_flash(FlashLevel::Info, format!("{name} {old} {arrow} {new}"));
         vec![self.requery(true)]
     }
@@ -689,7 +689,7 @@ impl App {
                 }
             }
             p => {
-                let items = crate::tui::views::item_count(self, p);
+                let items = crate::tui::derive::item_count(self, p);
                 if items > 0 {
                     let st = self.pane_mut(p);
                     st.cursor = clamp_add(st.cursor, delta, items - 1);
@@ -739,7 +739,8 @@ impl App {
             return Vec::new();
         };
         let mut w = crate::jsonout::JsonWriter::with_capacity(4096);
-        crate::output::json::write_row(&engine, &row, &mut w);
+        let view = crate::output::row::RowView::new(&engine, &row, self.row + 1);
+        crate::output::json::write_row(&view, &mut w);
         let json = w.finish();
         let what = format!(
             "evidence JSON of {} (row {})",

@@ -35,7 +35,7 @@ pub use palette::{enter_preview, palette_items_for};
 pub const MAX_TOP_K: usize = 200;
 pub const MAX_DEPTH: usize = 8;
 pub const BUDGETS: [usize; 9] = [100, 250, 500, 1000, 2000, 4000, 8000, 16000, 32000];
-pub use crate::engine::params::POLICIES;
+pub use crate::engine::params::{POLICIES, Policy};
 
 /// The panes. The candidates table is always on screen; the others share the drill-down
 /// area. A new drill-down pane is a new variant here, a view module and a registry entry.
@@ -436,7 +436,7 @@ pub struct LayoutInfo {
     pub help_scroll: usize,
     pub help_matches: usize,
     /// Where the drill-down pane's tab labels are (a click on one switches to it).
-    pub tabs: Vec<crate::tui::views::TabHit>,
+    pub tabs: Vec<crate::tui::derive::TabHit>,
     /// Matches of the find pattern in the drill-down pane.
     pub find_matches: usize,
 }

@@ -187,7 +187,7 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
                 .enumerate()
                 .map(|(i, s)| format!("{} {}", i + 1, s.query))
                 .collect(),
-            CmdId::ExplainMetric => crate::tui::drill::Metric::ALL
+            CmdId::ExplainMetric => crate::tui::drill::Metric::LIVE
                 .iter()
                 .map(|m| m.id().to_string())
                 .collect(),
@@ -350,7 +350,7 @@ fn complete_value(app: &App, id: CmdId, arg: &str) -> String {
             .map(|t| t.as_str().to_string())
             .chain(app.custom_themes.iter().map(|t| t.name.clone()))
             .collect(),
-        CmdId::ExplainMetric => crate::tui::drill::Metric::ALL
+        CmdId::ExplainMetric => crate::tui::drill::Metric::LIVE
             .iter()
             .map(|m| m.id().to_string())
             .collect(),

@@ -84,7 +84,7 @@ pub(super) fn need_crumbs(a: &App) -> Option<&'static str> {
 
 pub(super) fn need_neighbour(a: &App) -> Option<&'static str> {
     need_engine(a).or_else(|| {
-        if crate::tui::views::graph::cursor_target(a).is_none() {
+        if crate::tui::derive::cursor_target(a).is_none() {
             Some("no neighbour under the cursor")
         } else {
             None
@@ -128,7 +128,7 @@ pub(super) fn need_tree(a: &App) -> Option<&'static str> {
     need_rows(a).or_else(|| {
         if a.explain.chips {
             Some("the chip view has no folds (v: back to the tree)")
-        } else if crate::tui::views::explain::visible(a).is_empty() {
+        } else if crate::tui::derive::visible(a).is_empty() {
             Some("no explanation yet")
         } else {
             None

@@ -12,6 +12,7 @@ use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::{clean, clean_lines, glyphs, st};
 use crate::engine::RowOrigin;
+use crate::output::row::{BADGES, RowView};
 
 fn val(v: &Value) -> String {
     match v {
@@ -191,26 +192,15 @@ pub fn doc(app: &App) -> Doc {
         ],
     ));
     let mut badges: Vec<Span<'static>> = vec![Span::raw("  ")];
-    for (on, letter, name, role) in [
-        (s.action_match, "A", "action", Role::BadgeAction),
-        (s.resource_match, "R", "resource", Role::BadgeResource),
-        (s.module_match, "M", "module", Role::BadgeModule),
-        (s.shape_match, "S", "shape", Role::BadgeShape),
-        (s.contract_match, "C", "contract", Role::BadgeContract),
-    ] {
-        if on {
-            badges.push(Span::styled(letter.to_string(), st(app, role)));
-            badges.push(Span::raw(format!(" {name}_match yes  ")));
+    let view = RowView::new(engine, row, app.row + 1);
+    let cells = super::table::badge_spans(app, &view.badges_known());
+    for ((cell, (_, name)), on) in cells.into_iter().zip(BADGES).zip(view.badges) {
+        badges.push(cell);
+        badges.push(if on {
+            Span::raw(format!(" {name}_match yes  "))
         } else {
-            badges.push(Span::styled(
-                g.badge_off.to_string(),
-                st(app, Role::BadgeOff),
-            ));
-            badges.push(Span::styled(
-                format!(" {name}_match no  "),
-                st(app, Role::Muted),
-            ));
-        }
+            Span::styled(format!(" {name}_match no  "), st(app, Role::Muted))
+        });
     }
     d.text_indent(Line::from(badges), 2);
     d.text_indent(

@@ -16,7 +16,7 @@ use super::super::screens::{EvFocus, EvTab, EvidenceView};
 use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
-use super::table::{self, TRow, Table};
+use super::table::{self, TRow, Table, why_role};
 use super::{box_title, clean, clean_lines, glyphs, list_box, screen_pane, st, tab_style};
 use crate::lab::record::{RowRecord, keys};
 
@@ -89,49 +89,17 @@ pub fn status(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
     segs
 }
 
-fn why_text(app: &App, w: &Why) -> (String, Role) {
-    let g = glyphs(app);
-    match w {
-        Why::Seed(Some(k)) => (format!("seed #{k}"), Role::WhySeed),
-        Why::Seed(None) => ("seed".into(), Role::WhySeed),
-        Why::Expanded {
-            from,
-            relation,
-            confidence,
-        } => (
-            super::explore::expanded_text(g.arrow_in, from, relation, confidence.as_deref()),
-            Role::WhyGraph,
-        ),
-        Why::Graph => (format!("{} graph expansion", g.arrow_in), Role::WhyGraph),
-        Why::Rank(k) => (format!("retrieval rank #{k}"), Role::Muted),
-        Why::Learning => ("learning".into(), Role::WhyLearning),
-        Why::Unknown => ("-".into(), Role::Muted),
-    }
-}
-
 pub fn table_rows(app: &App, r: &EvRecord) -> Vec<TRow> {
     let target = r.selected_target.as_deref();
     let llm = r.llm_target.as_deref();
     let x = app.evidence.as_ref().and_then(|e| e.expected_tool());
     r.rows
         .iter()
-        .map(|row| {
-            let (mut why, why_role) = why_text(app, &row.why);
-            if row.history_demoted {
-                why.push_str(" (history)");
-            }
-            TRow {
-                name: clean(&row.name),
-                score: row.score,
-                chips: row.chips,
-                badges: row.badges,
-                matched: super::table::matched_cell(&row.matched, &row.summary_matched),
-                why,
-                why_role,
-                target: target == Some(row.name.as_str()),
-                llm: llm == Some(row.name.as_str()),
-                expected: x.as_deref() == Some(row.name.as_str()),
-            }
+        .map(|row| TRow {
+            target: target == Some(row.name.as_str()),
+            llm: llm == Some(row.name.as_str()),
+            expected: x.as_deref() == Some(row.name.as_str()),
+            ..TRow::recorded(app, row)
         })
         .collect()
 }
@@ -501,7 +469,7 @@ fn row_detail(app: &App, e: &EvidenceView, rec: &EvRecord, row: &RowRecord, d: &
     }
     d.blank();
     section(app, d, "why it is in the top-K");
-    let (why, role) = why_text(app, &row.why);
+    let (why, role) = (row.why.text(glyphs(app).arrow_in), why_role(&row.why));
     let note = match row.why {
         Why::Graph => " (a fixture keeps the breakdown, not the edge that pulled it in)",
         Why::Rank(_) => " (a selector block keeps the rank, not the retrieval evidence)",

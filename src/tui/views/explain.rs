@@ -13,56 +13,7 @@ use super::crumbs::{self, num};
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
 use crate::engine::explain::{Explanation, Op, Status, TOLERANCE};
-
-/// A node of the tree as drawn.
-pub struct VisNode<'a> {
-    pub depth: usize,
-    /// Child indices from the root.
-    pub path: Vec<usize>,
-    pub node: &'a Explanation,
-    pub open: bool,
-    /// For each level from 1 to depth: whether the node on that level is a last child.
-    pub lasts: Vec<bool>,
-}
-
-/// The unfolded nodes of the current tree, in order (empty in the chip view).
-pub fn visible(app: &App) -> Vec<VisNode<'_>> {
-    let mut out = Vec::new();
-    if app.explain.chips {
-        return out;
-    }
-    let Some(tree) = app.explain.out.as_ref().and_then(|o| o.tree.as_deref()) else {
-        return out;
-    };
-    fn go<'a>(
-        app: &App,
-        e: &'a Explanation,
-        path: Vec<usize>,
-        lasts: Vec<bool>,
-        out: &mut Vec<VisNode<'a>>,
-    ) {
-        let open = app.explain.is_open(&path);
-        let n = e.children.len();
-        out.push(VisNode {
-            depth: path.len(),
-            path: path.clone(),
-            node: e,
-            open,
-            lasts: lasts.clone(),
-        });
-        if open {
-            for (i, c) in e.children.iter().enumerate() {
-                let mut p = path.clone();
-                p.push(i);
-                let mut l = lasts.clone();
-                l.push(i + 1 == n);
-                go(app, c, p, l, out);
-            }
-        }
-    }
-    go(app, tree, Vec::new(), Vec::new(), &mut out);
-    out
-}
+use crate::tui::derive::visible;
 
 /// The combinator as a typed label.
 pub fn op_label(op: &Op) -> String {

@@ -12,7 +12,7 @@ use super::super::text;
 use super::super::theme::Role;
 use super::table::{self, TRow, Table};
 use super::{clean, glyphs, put_line, st};
-use crate::engine::{Row, RowOrigin};
+use crate::output::row::RowView;
 
 /// Draws the query line; returns the text cursor position while editing.
 pub fn draw_query(app: &App, r: Rect, buf: &mut Buffer) -> Option<Position> {
@@ -71,83 +71,19 @@ pub fn draw_query(app: &App, r: Rect, buf: &mut Buffer) -> Option<Position> {
         .map(|x| Position::new(x, r.y))
 }
 
-/// "seed #k", "← X relation [CONF]" or "learning" (+ history mark). The source tool comes
-/// first, so a narrow column keeps who pulled the row in.
-pub fn why(app: &App, row: &Row) -> (String, Role) {
-    let g = glyphs(app);
-    let Some(engine) = &app.engine else {
-        return (String::new(), Role::Muted);
-    };
-    let (s, role) = match &row.origin {
-        RowOrigin::Seed { rank, .. } => (format!("seed #{rank}"), Role::WhySeed),
-        RowOrigin::Expanded { from, edge, .. } => {
-            let a = &engine.graph.edge(*edge).attrs;
-            (
-                expanded_text(
-                    g.arrow_in,
-                    engine.graph.node_name(*from),
-                    a.relation_str().unwrap_or("(none)"),
-                    a.confidence_str(),
-                ),
-                Role::WhyGraph,
-            )
-        }
-        RowOrigin::LearningOnly => ("learning".into(), Role::WhyLearning),
-    };
-    if row.breakdown.history_demoted {
-        let times = match row.history_hits {
-            1 => String::new(),
-            n => format!("^{n}"),
-        };
-        (format!("{s} (history: x0.6{times})"), role)
-    } else {
-        (s, role)
-    }
-}
-
-/// The "why" of a row pulled in by the graph: `← FROM relation [CONFIDENCE]` (one text for
-/// Explore, Evidence and Diff). The source comes first so a narrow column keeps it.
-pub fn expanded_text(arrow: &str, from: &str, relation: &str, confidence: Option<&str>) -> String {
-    format!(
-        "{arrow} {} {}{}",
-        clean(from),
-        clean(relation),
-        confidence
-            .map(|c| format!(" [{}]", clean(c)))
-            .unwrap_or_default()
-    )
-}
-
-/// The table rows of the current retrieval.
+/// The table rows of the current retrieval (each row's projection,
+/// [`crate::output::row::RowView`]).
 pub fn table_rows(app: &App) -> Vec<TRow> {
-    let Some(ret) = app.retrieval() else {
+    let (Some(ret), Some(engine)) = (app.retrieval(), app.engine.as_deref()) else {
         return Vec::new();
     };
     let selection = app.selection();
-    ret.rows
-        .iter()
-        .map(|row| {
-            let b = &row.breakdown;
-            let s = &row.semantic;
-            let (why, why_role) = why(app, row);
-            TRow {
-                name: clean(&row.name),
-                score: Some(row.rounded_score()),
-                chips: [Some(b.seed), Some(b.graph), Some(b.learning)],
-                badges: [
-                    Some(s.action_match),
-                    Some(s.resource_match),
-                    Some(s.module_match),
-                    Some(s.shape_match),
-                    Some(s.contract_match),
-                ],
-                matched: super::table::matched_cell(&s.matched_terms, &s.summary_matched_terms),
-                why,
-                why_role,
-                target: selection.is_some_and(|x| x.selected_target == row.name),
-                llm: selection.is_some_and(|x| x.llm_target.as_deref() == Some(row.name.as_str())),
-                expected: app.whynot.is_expected(&row.name),
-            }
+    RowView::all(engine, &ret.rows)
+        .map(|v| TRow {
+            target: selection.is_some_and(|x| x.selected_target == v.name),
+            llm: selection.is_some_and(|x| x.llm_target.as_deref() == Some(v.name)),
+            expected: app.whynot.is_expected(v.name),
+            ..TRow::live(app, &v)
         })
         .collect()
 }

@@ -517,7 +517,7 @@ fn detail(app: &App, f: &FollowView) -> Doc {
                     k.params.top_k,
                     k.params.depth,
                     k.params.token_budget,
-                    clean(&k.select.policy),
+                    clean(k.select.policy.as_str()),
                     k.select
                         .llm_target
                         .as_deref()

@@ -11,61 +11,8 @@ use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
-use crate::model::{EdgeId, NodeId};
-
-/// At most this many neighbours are listed (hub nodes can have thousands).
-pub const MAX_NEIGHBOURS: usize = 400;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Neighbour {
-    pub node: NodeId,
-    pub edge: EdgeId,
-    /// True when the focus node is the edge's source.
-    pub outgoing: bool,
-    pub relation: String,
-}
-
-/// The focus node's neighbours, grouped by relation (alphabetical), out-edges first within
-/// a group, each group in the graph's edge order.
-pub fn neighbours(app: &App) -> Vec<Neighbour> {
-    let (Some(engine), Some(focus)) = (app.engine.as_ref(), app.graph_focus()) else {
-        return Vec::new();
-    };
-    let g = &engine.graph;
-    let rel = |e: EdgeId| -> String {
-        match &g.edge(e).attrs.relation {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => "(none)".into(),
-            Some(v) => v.to_string(),
-        }
-    };
-    let mut out: Vec<Neighbour> = Vec::new();
-    for e in g.out_edges(focus) {
-        out.push(Neighbour {
-            node: g.edge(e).target,
-            edge: e,
-            outgoing: true,
-            relation: rel(e),
-        });
-        if out.len() >= MAX_NEIGHBOURS {
-            break;
-        }
-    }
-    for e in g.in_edges(focus) {
-        if out.len() >= MAX_NEIGHBOURS {
-            break;
-        }
-        out.push(Neighbour {
-            node: g.edge(e).source,
-            edge: e,
-            outgoing: false,
-            relation: rel(e),
-        });
-    }
-    // stable: keeps out-before-in and edge order inside a relation
-    out.sort_by(|a, b| a.relation.cmp(&b.relation));
-    out
-}
+use crate::model::NodeId;
+use crate::tui::derive::neighbours;
 
 fn degree(app: &App, node: NodeId) -> (usize, usize) {
     match &app.engine {
@@ -75,12 +22,6 @@ fn degree(app: &App, node: NodeId) -> (usize, usize) {
         ),
         None => (0, 0),
     }
-}
-
-/// The node under the graph pane's cursor.
-pub fn cursor_target(app: &App) -> Option<NodeId> {
-    let c = app.pane(PaneId::Graph).cursor;
-    neighbours(app).get(c).map(|n| n.node)
 }
 
 fn val(v: &Option<Value>) -> String {

@@ -38,7 +38,7 @@ pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
     });
     let label = clean(&l.label);
     let cases = format!("  {} cases", l.suite.cases.len());
-    let policy = clean(&l.select.policy);
+    let policy = clean(l.select.policy.as_str());
     let long = format!("  k={} depth={} policy {policy}", l.k, l.params.depth);
     let short = format!("  k={} d={} {policy}", l.k, l.params.depth);
     let on = |n: bool| match &graph {

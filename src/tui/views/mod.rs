@@ -1,12 +1,12 @@
 //! Rendering: a pure function of `&App` into a buffer. [`draw`] lays the screen out by
 //! priority (query line, candidates, status, footer, info line, drill-down pane) and
 //! collapses from the bottom of that list when the terminal is small; below
-//! [`MIN_WIDTH`]x[`MIN_HEIGHT`] it says so instead.
+//! `MIN_WIDTH`x`MIN_HEIGHT` ([`crate::tui::derive`]) it says so instead.
 //!
 //! Adding a drill-down pane (Explain, Trace, Counterfactual, …): a `PaneId` variant (in
 //! `PaneId::ALL` and `PaneId::DRILL`), a module here with `doc(&App) -> doc::Doc` built from
-//! the engine's values, one arm in [`drill_doc`] (and in [`item_count`] when it has
-//! selectable items, with the action in `App::run`), a context bit in `commands` and a
+//! the engine's values, one arm in [`drill_doc`] (and in `derive::item_count` when it
+//! has selectable items, with the action in `App::run`), a context bit in `commands` and a
 //! registry entry for its number key. Tabs, scrolling, the cursor, wrapping, help, the
 //! palette and the footer then work for it unchanged.
 
@@ -41,12 +41,10 @@ use ratatui::widgets::{Block, Borders, Widget};
 
 use super::app::{App, LayoutInfo, Overlay, PaneId};
 use super::caps::Glyphs;
+use super::derive::{MIN_HEIGHT, MIN_WIDTH, TabHit};
 use super::screens::Screen;
 use super::text;
 use super::theme::Role;
-
-pub const MIN_WIDTH: u16 = 40;
-pub const MIN_HEIGHT: u16 = 10;
 
 /// Sanitised single-line text from an input.
 pub fn clean(s: &str) -> String {
@@ -416,18 +414,6 @@ pub fn drill_doc(app: &App, pane: PaneId) -> doc::Doc {
     }
 }
 
-/// Number of selectable items of a pane (cursor range).
-pub fn item_count(app: &App, pane: PaneId) -> usize {
-    match pane {
-        PaneId::Selector => app.selection().map(|s| s.rows.len()).unwrap_or(0),
-        PaneId::Graph => graph::neighbours(app).len(),
-        PaneId::Explain => explain::visible(app).len(),
-        PaneId::Trace => trace::events(app).len().min(trace::MAX_LISTED),
-        PaneId::WhyNot => whynot::items(app).map(|(n, _)| n).unwrap_or(0),
-        _ => 0,
-    }
-}
-
 /// A block with the theme's border and the app's glyph set.
 pub fn block(app: &App, focused: bool, compact: bool) -> Block<'static> {
     let g = glyphs(app);
@@ -551,15 +537,6 @@ fn pane_block(
     b.render(r, buf);
     put_marker(app, r, marker, buf);
     tabs
-}
-
-/// Where a pane tab's label is on screen: row `y`, columns `x0..x1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TabHit {
-    pub pane: PaneId,
-    pub y: u16,
-    pub x0: u16,
-    pub x1: u16,
 }
 
 /// The cells of the labels (`labels`: span index and pane) in a title drawn from `x` on

@@ -98,7 +98,7 @@ pub fn doc(app: &App) -> Doc {
                 s.decision, g.arrow_out, s.recommended_action
             )),
             Span::styled("  policy ", st(app, Role::Muted)),
-            Span::styled(clean(&s.policy), st(app, Role::Key)),
+            Span::styled(clean(s.policy.as_str()), st(app, Role::Key)),
             Span::styled(" (p cycles)", st(app, Role::Muted)),
         ]),
         4,

@@ -13,7 +13,9 @@ use ratatui::widgets::Widget;
 use super::super::app::App;
 use super::super::text;
 use super::super::theme::Role;
-use super::{block, glyphs, put_line, st};
+use super::{block, clean, glyphs, put_line, st};
+use crate::lab::record::RowRecord;
+use crate::output::row::{Badges, Chips, RowView, Why, badge_cells, history_note, matched_text};
 
 /// One row as the table shows it (text already sanitised).
 #[derive(Clone, Debug, PartialEq)]
@@ -21,9 +23,9 @@ pub struct TRow {
     pub name: String,
     pub score: Option<f64>,
     /// seed, graph, learning; `None` when the source does not say.
-    pub chips: [Option<f64>; 3],
+    pub chips: Chips,
     /// action, resource, module, shape, contract matches.
-    pub badges: [Option<bool>; 5],
+    pub badges: Badges,
     pub matched: String,
     pub why: String,
     pub why_role: Role,
@@ -101,36 +103,77 @@ pub fn columns(width: usize, name_need: usize) -> Cols {
     c
 }
 
-/// The matched column's text: the matched terms (`matched_terms`), or, when none matched
-/// the tool's action, resource, module, shape or contract, the terms found in its summary
-/// (`summary_matched_terms`) in parentheses, so the two never read alike. Sanitised.
-pub fn matched_cell(matched: &[String], summary: &[String]) -> String {
-    if matched.is_empty() && !summary.is_empty() {
-        format!("({})", super::clean(&summary.join(",")))
-    } else {
-        super::clean(&matched.join(","))
+/// The role of a "why in top-K" text.
+pub fn why_role(w: &Why) -> Role {
+    match w {
+        Why::Seed(_) => Role::WhySeed,
+        Why::Expanded { .. } | Why::Graph => Role::WhyGraph,
+        Why::Learning => Role::WhyLearning,
+        Why::Rank(_) | Why::Unknown => Role::Muted,
     }
 }
 
-/// Badge letters with their roles (an unknown badge is drawn off).
-pub fn badge_spans(app: &App, badges: &[Option<bool>; 5]) -> Vec<Span<'static>> {
-    let g = glyphs(app);
-    [
-        (badges[0], "A", Role::BadgeAction),
-        (badges[1], "R", Role::BadgeResource),
-        (badges[2], "M", Role::BadgeModule),
-        (badges[3], "S", Role::BadgeShape),
-        (badges[4], "C", Role::BadgeContract),
-    ]
-    .into_iter()
-    .map(|(on, l, role)| {
-        if on == Some(true) {
-            Span::styled(l.to_string(), st(app, role))
-        } else {
-            Span::styled(g.badge_off.to_string(), st(app, Role::BadgeOff))
+impl TRow {
+    /// A row of a live retrieval, from its projection (marks unset).
+    pub fn live(app: &App, v: &RowView) -> TRow {
+        let why = v.why();
+        TRow {
+            name: clean(v.name),
+            score: Some(v.rounded),
+            chips: v.chips_known(),
+            badges: v.badges_known(),
+            matched: v.matched_text(),
+            why: v.why_text(glyphs(app).arrow_in),
+            why_role: why_role(&why),
+            target: false,
+            llm: false,
+            expected: false,
         }
-    })
-    .collect()
+    }
+
+    /// A row read from captured evidence (marks unset).
+    pub fn recorded(app: &App, row: &RowRecord) -> TRow {
+        let mut why = row.why.text(glyphs(app).arrow_in);
+        if row.history_demoted {
+            why.push_str(&history_note(None));
+        }
+        TRow {
+            name: clean(&row.name),
+            score: row.score,
+            chips: row.chips,
+            badges: row.badges,
+            matched: matched_text(&row.matched, &row.summary_matched),
+            why,
+            why_role: why_role(&row.why),
+            target: false,
+            llm: false,
+            expected: false,
+        }
+    }
+}
+
+const BADGE_ROLES: [Role; 5] = [
+    Role::BadgeAction,
+    Role::BadgeResource,
+    Role::BadgeModule,
+    Role::BadgeShape,
+    Role::BadgeContract,
+];
+
+/// Badge letters with their roles (an unknown badge is drawn off).
+pub fn badge_spans(app: &App, badges: &Badges) -> Vec<Span<'static>> {
+    let g = glyphs(app);
+    badge_cells(badges)
+        .into_iter()
+        .zip(BADGE_ROLES)
+        .map(|((letter, on), role)| {
+            if on {
+                Span::styled(letter.to_string(), st(app, role))
+            } else {
+                Span::styled(g.badge_off.to_string(), st(app, Role::BadgeOff))
+            }
+        })
+        .collect()
 }
 
 fn chip(app: &App, v: Option<f64>, w: usize, role: Role) -> Vec<Span<'static>> {
@@ -375,15 +418,5 @@ mod tests {
         assert_eq!(columns(118, 20).chip, 8);
         assert!(columns(118, 20).matched > 0);
         assert_eq!(columns(118, 20).name, 20);
-    }
-
-    #[test]
-    fn summary_terms_fill_an_empty_matched_cell_in_parentheses() {
-        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(matched_cell(&v(&["read"]), &v(&["file", "read"])), "read");
-        assert_eq!(matched_cell(&[], &v(&["file", "read"])), "(file,read)");
-        assert_eq!(matched_cell(&[], &[]), "");
-        // summary terms come from the graph: sanitised like every cell
-        assert!(!matched_cell(&[], &v(&["a\u{1b}[2Jb"])).contains('\u{1b}'));
     }
 }

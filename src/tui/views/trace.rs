@@ -12,24 +12,7 @@ use super::super::theme::Role;
 use super::crumbs::{self, json_text};
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
-use crate::engine::trace::Event;
-
-/// At most this many events are listed (a query on a large graph records many edges).
-pub const MAX_LISTED: usize = 2000;
-
-/// The events shown, after the tool and stage filters.
-pub fn events(app: &App) -> Vec<&Event> {
-    let Some(out) = &app.trace.out else {
-        return Vec::new();
-    };
-    let tool = app.selected_row().map(|r| r.name.as_str());
-    out.trace
-        .events
-        .iter()
-        .filter(|e| app.trace.all || tool.is_none_or(|t| e.mentions(t)))
-        .filter(|e| app.trace.stage.as_deref().is_none_or(|s| e.stage == s))
-        .collect()
-}
+use crate::tui::derive::{MAX_LISTED, events};
 
 fn stage_role(stage: &str) -> Role {
     match stage {

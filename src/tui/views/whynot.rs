@@ -51,26 +51,6 @@ const INTRO: &[&str] = &[
     "w on a candidate (or on a neighbour in the Graph pane, a row in the Selector pane) sets it; :whynot NAME names any tool of the graph, retrieved or not.",
 ];
 
-/// The pane's items: the header, the section titles, then the probes (the last
-/// `probes` items). `None` while there is no triage to show.
-/// Counted from the triage, not by building the pane (this runs on every key and frame):
-/// the header, one title per deficit, the tools above, the path and the findings when
-/// present, the probes' title, then each probe — the items [`build`] makes.
-pub fn items(app: &App) -> Option<(usize, usize)> {
-    let t = app.whynot.triage()?;
-    let probes = if t.outcome.selected {
-        0
-    } else {
-        t.probes_by_effect().0.len()
-    };
-    let sections = t.deficit.len()
-        + usize::from(!t.above.is_empty())
-        + usize::from(t.path.is_some())
-        + usize::from(!t.findings.is_empty())
-        + usize::from(!t.outcome.selected);
-    Some((1 + sections + probes, probes))
-}
-
 pub fn doc(app: &App) -> Doc {
     let d = build(app);
     if app.caps.ascii { d.map_text(ascii) } else { d }
@@ -229,7 +209,7 @@ fn header(app: &App, d: &mut Doc, t: &Triage, pending: bool) {
                         .as_deref()
                         .map(clean)
                         .unwrap_or_else(|| "-".into()),
-                    clean(&s.policy),
+                    clean(s.policy.as_str()),
                     f4(s.confidence),
                     f4(s.margin),
                     if s.overrode_llm { " · overrode" } else { "" },
