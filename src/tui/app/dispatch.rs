@@ -31,6 +31,11 @@ impl App {
                 self.overlay = Overlay::Palette(PaletteState::default());
                 Vec::new()
             }
+            CmdId::FocusQuery
+                if self.screen == Screen::Diff && self.gdiff.is_some() && arg.is_none() =>
+            {
+                self.gd_focus_query()
+            }
             CmdId::FocusQuery if self.screen != Screen::Explore => {
                 if self.engine.is_none() {
                     return self.warn("no graph: this screen shows evidence without one".into());
@@ -89,7 +94,12 @@ impl App {
             CmdId::EvJson => self.ev_toggle_json(),
             CmdId::RecordNext => self.record_step(1),
             CmdId::RecordPrev => self.record_step(-1),
+            CmdId::ChangedOnly if self.gdiff.is_some() => self.gd_changed_only(),
             CmdId::ChangedOnly => self.diff_changed_only(),
+            CmdId::GdChanges => self.gd_tab(crate::tui::gdiff::GdTab::Changes),
+            CmdId::GdBlame => self.gd_tab(crate::tui::gdiff::GdTab::Blame),
+            CmdId::GdChange => self.gd_tab(crate::tui::gdiff::GdTab::Change),
+            CmdId::GdToggle => self.gd_toggle(),
             CmdId::LabSort => self.lab_sort(arg),
             CmdId::LabClass if self.screen == Screen::Follow => self.follow_class(arg),
             CmdId::LabClass => self.lab_class(arg),
@@ -644,6 +654,10 @@ impl App {
                 .evidence
                 .as_ref()
                 .is_some_and(|e| e.focus != crate::tui::screens::EvFocus::Pane),
+            Screen::Diff if self.gdiff.is_some() => self
+                .gdiff
+                .as_ref()
+                .is_some_and(|d| d.focus == crate::tui::gdiff::GdFocus::Cases),
             Screen::Diff => self
                 .diffv
                 .as_ref()
