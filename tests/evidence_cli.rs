@@ -11,7 +11,7 @@ fn contracts_declare_read_only_and_no_recommendations() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let list = v.as_array().unwrap();
-    assert_eq!(list.len(), 9);
+    assert_eq!(list.len(), 10);
     for c in list {
         assert_eq!(c["read_only"], true);
         assert_eq!(c["returns_action_recommendations"], false);

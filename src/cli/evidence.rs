@@ -31,6 +31,9 @@ pub struct EvidenceArgs {
     /// Answer as a model-facing caller would see it (current-decision evidence only)
     #[arg(long)]
     pub model: bool,
+    /// The old graph `compare_artifacts` compares --graph with
+    #[arg(long, value_name = "OLD")]
+    pub baseline: Option<String>,
     /// Print JSON (the default for tool results; `contracts` prints a table without it)
     #[arg(long)]
     pub json: bool,
@@ -112,6 +115,13 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if a.tool == "compare_artifacts" && a.baseline.is_none() {
+        return fail("compare_artifacts compares --graph NEW with --baseline OLD: give --baseline");
+    }
+    let baseline = match a.baseline.as_deref().map(load_engine).transpose() {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
     let mut session = Session::new(
         &engine,
         if a.model {
@@ -121,6 +131,7 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
         },
     );
     session.suite = suite.as_ref();
+    session.baseline = baseline.as_ref();
     match session.call(&a.tool, &args) {
         Ok(v) => {
             write_stdout(format!("{}\n", crate::jsonout::to_pretty_safe(&v)).as_bytes());
@@ -387,8 +398,16 @@ pub struct CounterfactualArgs {
     #[arg(value_parser = super::query_arg)]
     pub query: Option<String>,
     /// The knob to change, e.g. depth=1, relation_weight=requires:0.2, learning=false (repeat to see a confounded comparison)
-    #[arg(long = "set", value_name = "KNOB=VALUE", required = true)]
+    #[arg(
+        long = "set",
+        value_name = "KNOB=VALUE",
+        required_unless_present = "against"
+    )]
     pub set: Vec<String>,
+    /// A second graph: the same query (or suite) on GRAPH and on NEW with the knobs held
+    /// fixed (with --set as well, the comparison is confounded)
+    #[arg(long, value_name = "NEW")]
+    pub against: Option<String>,
     /// Base knob settings (default: the engine defaults)
     #[arg(long = "base", value_name = "KNOB=VALUE")]
     pub base: Vec<String>,
@@ -409,6 +428,16 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
     let engine = match load_engine(&a.graph) {
         Ok(e) => e,
         Err(e) => return fail(e),
+    };
+    let against = match a.against.as_deref().map(load_engine).transpose() {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let pair = (&engine, against.as_ref().unwrap_or(&engine));
+    let (col_a, col_b) = if against.is_some() {
+        ("old", "new")
+    } else {
+        ("base", "var")
     };
     let mut base = match knobs_from(&a.base) {
         Ok(k) => k,
@@ -432,11 +461,20 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
         Err(code) => return code,
     };
     use crate::evidence::counterfactual as cf;
+    let contract = match &against {
+        Some(new) => cf::graph_contract(
+            engine.graph.fingerprint(),
+            new.graph.fingerprint(),
+            &base,
+            &variant,
+        ),
+        None => cf::contract(&base, &variant),
+    };
     let mut w = JsonWriter::new();
     let mut text = String::new();
     match (&a.query, &suite) {
         (Some(q), _) => {
-            let c = cf::compare(&engine, q, &base, &variant, true);
+            let c = cf::compare_graphs(pair, q, &base, &variant, true, contract);
             w.begin_obj();
             cf::write_comparison_fields(&c, &mut w, true);
             w.end_obj();
@@ -446,7 +484,7 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
             ));
             text.push_str(&format!(
                 "{:<6} {:<34} {:>5} {:>5} {:>8} {:>8}\n",
-                "move", "tool", "base", "var", "base", "variant"
+                "move", "tool", col_a, col_b, col_a, col_b
             ));
             for m in &c.moves {
                 let r = |x: Option<usize>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
@@ -483,7 +521,7 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
         }
         (None, Some(s)) => {
             let k = base.params.top_k;
-            let r = cf::compare_suite(&engine, s, &base, &variant, k);
+            let r = cf::compare_suite_graphs(pair, s, &base, &variant, k, contract);
             w.begin_obj();
             cf::write_suite_fields(&r, &mut w, true, true);
             w.end_obj();

@@ -58,6 +58,46 @@ fn inert(k: &str, base: &Knobs, variant: &Knobs) -> bool {
         && variant.params.learning_suggestions.is_empty()
 }
 
+/// The contract of a comparison across two graphs (`counterfactual OLD --against NEW`):
+/// `resolved` when only the graph differs (knobs and query held fixed; the change itself is
+/// attributed by `toolscope diff OLD NEW --query`), `partial` when knobs differ as well
+/// (confounded). Two graphs with the same fingerprint are one graph: the knob contract.
+pub fn graph_contract(old: &str, new: &str, base: &Knobs, variant: &Knobs) -> Contract {
+    let knobs = contract(base, variant);
+    if old == new {
+        return knobs;
+    }
+    let acting = knobs
+        .changed
+        .iter()
+        .filter(|c| !inert(c.0, base, variant))
+        .count();
+    let mut changed = vec![("graph", Value::from(old), Value::from(new))];
+    changed.extend(knobs.changed);
+    let (status, note) = if acting == 0 {
+        (
+            "resolved",
+            "only the graph differs; knobs and query held fixed (which of the graph's changes \
+             moved it: toolscope diff OLD NEW --query)"
+                .to_string(),
+        )
+    } else {
+        (
+            "partial",
+            format!(
+                "the graph and {acting} knob{} differ: the changes are confounded, no single \
+                 cause can be attributed",
+                if acting == 1 { "" } else { "s" }
+            ),
+        )
+    };
+    Contract {
+        status,
+        changed,
+        note,
+    }
+}
+
 /// The mechanism status: `resolved` only when exactly one authorised knob that can act
 /// differs, `partial` when several do (confounded), `unresolved` when none does (no
 /// counterfactual: nothing differs, or only a knob that cannot change anything, such as

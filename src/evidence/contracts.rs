@@ -304,6 +304,37 @@ pub const CONTRACTS: &[ToolContract] = &[
         limitations: &["a record of an algorithm's output, not a recommendation of any tool"],
         model_facing: true,
     },
+    ToolContract {
+        name: "compare_artifacts",
+        title: "Compare two graph artifacts",
+        purpose: "Report what changed between the baseline graph (OLD, loaded with --baseline) and the loaded graph (NEW): tools added, removed, renamed and changed (which fields, which the engine reads), edges, nodes, corpus statistics and versions; for a query, how its ranking and selection moved and which change groups moved it (additive Shapley shares from replays on hybrid graphs, with the residual).",
+        inputs: &[
+            QUERY_IN,
+            CASE_IN,
+            (
+                "expected",
+                "string",
+                false,
+                "the tool whose rank and score are tracked (default: the case's expected tool, else OLD's top-1)",
+            ),
+            PARAMS_IN,
+            (
+                "limit",
+                "integer",
+                false,
+                "list at most this many names per section of the diff (default 20, 0 for the counts alone, at most 1000; the counts are always whole)",
+            ),
+        ],
+        outputs: &["diff", "case", "mechanism_status", "baseline", "provenance"],
+        visibility_scope: "operator",
+        limitations: &[
+            "needs a baseline graph: toolscope evidence compare_artifacts --graph NEW --baseline OLD",
+            "a case's shares attribute one query's move to the change groups that touch it: they say which change moved it, not which change to make or undo",
+            "beyond 7 players the shares are estimated from sampled orders with a stated 95% error bound",
+            "operator-facing: the case carries the selector's outcome on both graphs",
+        ],
+        model_facing: false,
+    },
 ];
 
 pub fn contract(name: &str) -> Option<&'static ToolContract> {

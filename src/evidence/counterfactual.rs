@@ -1,8 +1,10 @@
 //! Bounded counterfactuals: the same query (or suite) on the same graph with exactly one
-//! authorised knob changed, and what moved.
+//! authorised knob changed, and what moved — or on two graphs with the knobs held fixed.
 
 use super::knobs::Knobs;
-pub use crate::engine::counterfactual::{Contract, LEARNING_INERT, Move, contract, moves, names};
+pub use crate::engine::counterfactual::{
+    Contract, LEARNING_INERT, Move, contract, graph_contract, moves, names,
+};
 use crate::engine::{Engine, Retrieval, Selection};
 use crate::jsonout::JsonWriter;
 use crate::lab::metrics::{hit_at_k, jaccard, mean, paired_bootstrap, rbo, reciprocal_rank};
@@ -59,12 +61,32 @@ pub fn compare(
     variant: &Knobs,
     select: bool,
 ) -> Comparison {
-    let a = engine.retrieve(query, &base.params);
-    let b = engine.retrieve(query, &variant.params);
+    compare_graphs(
+        (engine, engine),
+        query,
+        base,
+        variant,
+        select,
+        contract(base, variant),
+    )
+}
+
+/// Compares one query run with `base` on the first engine and `variant` on the second (two
+/// graphs: `counterfactual OLD --against NEW`), under the given contract.
+pub fn compare_graphs(
+    (old, new): (&Engine, &Engine),
+    query: &str,
+    base: &Knobs,
+    variant: &Knobs,
+    select: bool,
+    contract: Contract,
+) -> Comparison {
+    let a = old.retrieve(query, &base.params);
+    let b = new.retrieve(query, &variant.params);
     let (sa, sb) = if select {
         (
-            Some(engine.select(&a, &base.select)),
-            Some(engine.select(&b, &variant.select)),
+            Some(old.select(&a, &base.select)),
+            Some(new.select(&b, &variant.select)),
         )
     } else {
         (None, None)
@@ -72,7 +94,7 @@ pub fn compare(
     let (na, nb) = (names(&a), names(&b));
     Comparison {
         query: query.to_string(),
-        contract: contract(base, variant),
+        contract,
         moves: moves(&a, &b),
         jaccard: jaccard(&na, &nb),
         rbo: rbo(&na, &nb, RBO_P),
@@ -200,10 +222,23 @@ pub fn compare_suite(
     variant: &Knobs,
     k: usize,
 ) -> SuiteComparison {
+    let c = contract(base, variant);
+    compare_suite_graphs((engine, engine), suite, base, variant, k, c)
+}
+
+/// A suite run with `base` on the first engine and `variant` on the second.
+pub fn compare_suite_graphs(
+    (old, new): (&Engine, &Engine),
+    suite: &Suite,
+    base: &Knobs,
+    variant: &Knobs,
+    k: usize,
+    contract: Contract,
+) -> SuiteComparison {
     let mut cases = Vec::new();
     for c in &suite.cases {
-        let a = names(&engine.retrieve(&c.query, &base.params));
-        let b = names(&engine.retrieve(&c.query, &variant.params));
+        let a = names(&old.retrieve(&c.query, &base.params));
+        let b = names(&new.retrieve(&c.query, &variant.params));
         cases.push(SuiteCase {
             id: c.id.clone(),
             labelled: !c.expected.is_empty(),
@@ -221,7 +256,7 @@ pub fn compare_suite(
     let dm: Vec<f64> = lab.iter().map(|c| c.variant_rr - c.base_rr).collect();
     let m = |f: fn(&SuiteCase) -> f64| mean(&lab.iter().map(|c| f(c)).collect::<Vec<_>>());
     SuiteComparison {
-        contract: contract(base, variant),
+        contract,
         k,
         labelled: lab.len(),
         base_hit: m(|c| c.base_hit),

@@ -45,6 +45,10 @@ pub struct Session<'a> {
     /// The parameter sets evaluated against the labels for a model-facing caller (their
     /// canonical JSON), at most [`LAB_SWEEP_BUDGET`].
     label_sets: Vec<String>,
+    /// The graph `compare_artifacts` compares the session's graph with (`--baseline OLD`).
+    pub baseline: Option<&'a Engine>,
+    /// The artifact diff and change groups of `baseline` and `engine`, made on first use.
+    pub(super) compared: std::cell::OnceCell<Box<super::compare::Compared<'a>>>,
 }
 
 impl<'a> Session<'a> {
@@ -57,6 +61,8 @@ impl<'a> Session<'a> {
             calls: 0,
             base_knobs: Knobs::default(),
             label_sets: Vec::new(),
+            baseline: None,
+            compared: Default::default(),
         }
     }
 
@@ -225,6 +231,7 @@ impl<'a> Session<'a> {
             "compare_bounded_counterfactual" => self.counterfactual(args, &mut w)?,
             "explain_rank_gap" => self.rank_gap(args, &mut w)?,
             "lookup_recorded_run" => self.lookup(args, &mut w)?,
+            "compare_artifacts" => self.compare_artifacts(args, &mut w)?,
             _ => return Err(ToolError::UnknownTool(name.to_string())),
         }
         w.key("read_only").bool(true);

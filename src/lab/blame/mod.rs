@@ -186,6 +186,91 @@ fn metrics(o: &Outcome, tracked: Option<&str>, new: &Outcome, top_k: usize) -> V
     ]
 }
 
+/// The hybrids of one case, each evaluated once (keyed by the bitset of its groups).
+struct Evals<'a, 'p, 'e> {
+    plan: &'p Plan<'e>,
+    case: &'a CaseSpec,
+    tracked_slot: Option<u32>,
+    o_new: &'a Outcome,
+    cache: FxHashMap<Vec<u64>, (Outcome, Values)>,
+}
+
+impl Evals<'_, '_, '_> {
+    fn eval(&mut self, applied: &[bool]) -> (Outcome, Values) {
+        let mut key = vec![0u64; applied.len().div_ceil(64)];
+        for (i, _) in applied.iter().enumerate().filter(|(_, a)| **a) {
+            key[i / 64] |= 1 << (i % 64);
+        }
+        if let Some(hit) = self.cache.get(&key) {
+            return hit.clone();
+        }
+        let (plan, k) = (self.plan, &self.case.knobs);
+        let t = std::time::Instant::now();
+        let e = plan.hybrid(applied);
+        let t_build = t.elapsed();
+        let o = Outcome::of(&e, &self.case.query, k);
+        profile::add(t_build, t.elapsed() - t_build);
+        let tracked = self.tracked_slot.and_then(|s| plan.tool_name(s, applied));
+        let m = metrics(&o, tracked, self.o_new, k.params.top_k);
+        self.cache.insert(key, (o.clone(), m));
+        (o, m)
+    }
+}
+
+/// The coalition of every one of `n` players.
+fn full_mask(n: usize) -> u128 {
+    if n == 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    }
+}
+
+/// The groups applied by the players of `mask`.
+fn applied_of(groups: usize, players: &[Vec<u32>], mask: u128) -> Vec<bool> {
+    let mut a = vec![false; groups];
+    for (i, p) in players.iter().enumerate() {
+        if mask & (1u128 << i) != 0 {
+            for &g in p {
+                a[g as usize] = true;
+            }
+        }
+    }
+    a
+}
+
+/// Many players: those that move no metric alone and none when left out are merged into
+/// one (found by halving blocks of players: a block that does neither is set aside whole).
+fn screen(players: Vec<Vec<u32>>, ev: &mut Evals<'_, '_, '_>, m_old: &Values) -> Vec<Vec<u32>> {
+    let groups = ev.plan.groups.len();
+    let n = players.len();
+    let full = full_mask(n);
+    let m_full = ev.eval(&applied_of(groups, &players, full)).1;
+    let mut active: Vec<usize> = Vec::new();
+    let mut idle: Vec<usize> = Vec::new();
+    let mut todo: Vec<Vec<usize>> = vec![(0..n).collect()];
+    while let Some(block) = todo.pop() {
+        let mask = block.iter().fold(0u128, |m, &i| m | (1u128 << i));
+        let quiet = ev.eval(&applied_of(groups, &players, mask)).1 == *m_old
+            && ev.eval(&applied_of(groups, &players, full & !mask)).1 == m_full;
+        if quiet {
+            idle.extend(block);
+        } else if block.len() == 1 {
+            active.push(block[0]);
+        } else {
+            let (x, y) = block.split_at(block.len() / 2);
+            todo.push(y.to_vec());
+            todo.push(x.to_vec());
+        }
+    }
+    active.sort_unstable();
+    let mut next: Vec<Vec<u32>> = active.iter().map(|&i| players[i].clone()).collect();
+    if !idle.is_empty() {
+        next.push(idle.iter().flat_map(|&i| players[i].clone()).collect());
+    }
+    next
+}
+
 /// Blames cases between two graphs; hybrids are built per case and not kept.
 pub struct Blamer<'p, 'e> {
     pub plan: &'p Plan<'e>,
@@ -253,109 +338,25 @@ impl Blamer<'_, '_> {
             // the same ranking and selection (scores may have moved): nothing to explain
             return out;
         }
-        // hybrids evaluated, by the bitset of their applied groups
-        let mut cache: FxHashMap<Vec<u64>, (Outcome, Values)> = FxHashMap::default();
-        let mut eval = |applied: &[bool]| -> (Outcome, Values) {
-            let mut key = vec![0u64; applied.len().div_ceil(64)];
-            for (i, _) in applied.iter().enumerate().filter(|(_, a)| **a) {
-                key[i / 64] |= 1 << (i % 64);
-            }
-            if let Some(hit) = cache.get(&key) {
-                return hit.clone();
-            }
-            let t = std::time::Instant::now();
-            let e = plan.hybrid(applied);
-            let t_build = t.elapsed();
-            let o = Outcome::of(&e, &case.query, k);
-            profile::add(t_build, t.elapsed() - t_build);
-            let tracked = tracked_slot.and_then(|s| plan.tool_name(s, applied));
-            let m = metrics(&o, tracked, &o_new, top_k);
-            cache.insert(key, (o.clone(), m));
-            (o, m)
+        let mut ev = Evals {
+            plan,
+            case,
+            tracked_slot,
+            o_new: &o_new,
+            cache: FxHashMap::default(),
         };
         // the endpoints: OLD and NEW reproduced by the empty and the full hybrid
-        let endpoints_ok = eval(&none).0 == o_old && eval(&all).0 == o_new;
-        // players: the groups that touch the case, widened until they reach NEW
-        let mut chosen = self.touching(case, &o_old, &o_new);
+        let endpoints_ok = ev.eval(&none).0 == o_old && ev.eval(&all).0 == o_new;
+        let chosen = self.touching(case, &o_old, &o_new);
         out.touching = chosen.len();
-        let mut players: Vec<Vec<u32>>;
-        let mut rounds = 0;
-        loop {
-            let mut applied = none.clone();
-            for &g in &chosen {
-                applied[g as usize] = true;
-            }
-            let (o, _) = eval(&applied);
-            if o == o_new {
-                players = chosen.iter().map(|&g| vec![g]).collect();
-                break;
-            }
-            rounds += 1;
-            let before = chosen.len();
-            self.add_row_groups(&o, &applied, &mut chosen);
-            if rounds >= 3 || chosen.len() == before {
-                players = chosen.iter().map(|&g| vec![g]).collect();
-                let rest: Vec<u32> = (0..plan.groups.len() as u32)
-                    .filter(|g| !chosen.contains(g))
-                    .collect();
-                if !rest.is_empty() {
-                    players.push(rest);
-                }
-                break;
-            }
-        }
-        if players.len() > MAX_PLAYERS {
-            let tail: Vec<u32> = players.drain(MAX_PLAYERS - 1..).flatten().collect();
-            players.push(tail);
-        }
-        let applied_of = |players: &[Vec<u32>], mask: u128| {
-            let mut a = none.clone();
-            for (i, p) in players.iter().enumerate() {
-                if mask & (1u128 << i) != 0 {
-                    for &g in p {
-                        a[g as usize] = true;
-                    }
-                }
-            }
-            a
-        };
-        // many players: merge those that move no metric alone and none when left out
-        // (found by halving blocks of players: a block that does neither is set aside whole)
+        let mut players = self.widen(chosen, &mut ev);
         if players.len() > shapley::EXACT_MAX {
-            let n = players.len();
-            let full = if n == 128 {
-                u128::MAX
-            } else {
-                (1u128 << n) - 1
-            };
-            let m_full = eval(&applied_of(&players, full)).1;
-            let mut active: Vec<usize> = Vec::new();
-            let mut idle: Vec<usize> = Vec::new();
-            let mut todo: Vec<Vec<usize>> = vec![(0..n).collect()];
-            while let Some(block) = todo.pop() {
-                let mask = block.iter().fold(0u128, |m, &i| m | (1u128 << i));
-                let quiet = eval(&applied_of(&players, mask)).1 == m_old
-                    && eval(&applied_of(&players, full & !mask)).1 == m_full;
-                if quiet {
-                    idle.extend(block);
-                } else if block.len() == 1 {
-                    active.push(block[0]);
-                } else {
-                    let (x, y) = block.split_at(block.len() / 2);
-                    todo.push(y.to_vec());
-                    todo.push(x.to_vec());
-                }
-            }
-            active.sort_unstable();
-            let mut next: Vec<Vec<u32>> = active.iter().map(|&i| players[i].clone()).collect();
-            if !idle.is_empty() {
-                next.push(idle.iter().flat_map(|&i| players[i].clone()).collect());
-            }
-            players = next;
+            players = screen(players, &mut ev, &m_old);
         }
         let n = players.len();
         out.players = n;
-        let mut v = |mask: u128| eval(&applied_of(&players, mask)).1;
+        let groups = plan.groups.len();
+        let mut v = |mask: u128| ev.eval(&applied_of(groups, &players, mask)).1;
         let shares = if n <= shapley::EXACT_MAX {
             shapley::exact(n, &mut v)
         } else {
@@ -368,14 +369,9 @@ impl Blamer<'_, '_> {
                 bound,
             },
         };
-        let full_mask = if n == 128 {
-            u128::MAX
-        } else {
-            (1u128 << n) - 1
-        };
-        let reaches_new = eval(&applied_of(&players, full_mask)).0 == o_new;
+        let reaches_new = ev.eval(&applied_of(groups, &players, full_mask(n))).0 == o_new;
         out.resolved = endpoints_ok && reaches_new;
-        out.evaluations = cache.len();
+        out.evaluations = ev.cache.len();
         let primary = out.primary();
         let mut list: Vec<Share> = players
             .into_iter()
@@ -390,6 +386,42 @@ impl Blamer<'_, '_> {
         }
         out.shares = list;
         out
+    }
+
+    /// The players: the groups that touch the case, widened with the groups of the tools
+    /// a hybrid ranks until OLD plus them reproduces NEW (at most three rounds); whatever
+    /// is still missing then joins as one last player, so the players always reach NEW.
+    fn widen(&self, mut chosen: Vec<u32>, ev: &mut Evals<'_, '_, '_>) -> Vec<Vec<u32>> {
+        let groups = self.plan.groups.len();
+        let mut players: Vec<Vec<u32>>;
+        let mut rounds = 0;
+        loop {
+            let mut applied = vec![false; groups];
+            for &g in &chosen {
+                applied[g as usize] = true;
+            }
+            let (o, _) = ev.eval(&applied);
+            if o == *ev.o_new {
+                players = chosen.iter().map(|&g| vec![g]).collect();
+                break;
+            }
+            rounds += 1;
+            let before = chosen.len();
+            self.add_row_groups(&o, &applied, &mut chosen);
+            if rounds >= 3 || chosen.len() == before {
+                players = chosen.iter().map(|&g| vec![g]).collect();
+                let rest: Vec<u32> = (0..groups as u32).filter(|g| !chosen.contains(g)).collect();
+                if !rest.is_empty() {
+                    players.push(rest);
+                }
+                break;
+            }
+        }
+        if players.len() > MAX_PLAYERS {
+            let tail: Vec<u32> = players.drain(MAX_PLAYERS - 1..).flatten().collect();
+            players.push(tail);
+        }
+        players
     }
 
     /// The tool slot a case tracks.

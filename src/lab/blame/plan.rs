@@ -118,317 +118,27 @@ pub type Applied = [bool];
 impl<'e> Plan<'e> {
     pub fn new(old: &'e Engine, new: &'e Engine, d: &ArtifactDiff) -> Plan<'e> {
         let (a, b) = (&old.graph, &new.graph);
+        let cx = Pairing {
+            a,
+            b,
+            d,
+            renames: d
+                .tools
+                .renamed
+                .iter()
+                .map(|(o, n)| (o.as_str(), n.as_str()))
+                .collect(),
+        };
         let mut groups: Vec<Group> = Vec::new();
-        let renames: FxHashMap<&str, &str> = d
-            .tools
-            .renamed
-            .iter()
-            .map(|(o, n)| (o.as_str(), n.as_str()))
-            .collect();
-        let rename = |s: &'e str| -> &str { renames.get(s).copied().unwrap_or(s) };
-        // tools
-        let mut tools: Vec<Slot> = Vec::new();
-        let mut slot_of_old = vec![u32::MAX; a.tool_count()];
-        let mut slot_of_new = vec![u32::MAX; b.tool_count()];
-        let changed: FxHashMap<ToolId, usize> = d
-            .tools
-            .changed
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.engine_visible)
-            .map(|(i, c)| (c.old_id, i))
-            .collect();
-        for o in 0..a.tool_count() as ToolId {
-            let key = a.tool_key(o);
-            let n = b.tool_id(rename(key));
-            let group = match (n, changed.get(&o)) {
-                (None, _) => Some(push_group(
-                    &mut groups,
-                    GroupKind::Removed,
-                    key.to_string(),
-                    "removed".into(),
-                    tools.len(),
-                    None,
-                )),
-                (Some(_), Some(&ci)) => {
-                    let c = &d.tools.changed[ci];
-                    let (kind, name) = match &c.renamed_from {
-                        Some(from) => (GroupKind::Renamed, format!("{from} -> {}", c.name)),
-                        None => (GroupKind::Document, c.name.clone()),
-                    };
-                    Some(push_group(
-                        &mut groups,
-                        kind,
-                        name,
-                        describe_change(c),
-                        tools.len(),
-                        Some(c.tokens.clone()),
-                    ))
-                }
-                (Some(_), None) => None,
-            };
-            slot_of_old[o as usize] = tools.len() as u32;
-            if let Some(n) = n {
-                slot_of_new[n as usize] = tools.len() as u32;
-            }
-            tools.push(Slot {
-                old: Some(o),
-                new: n,
-                group,
-            });
-        }
-        for n in 0..b.tool_count() as ToolId {
-            if slot_of_new[n as usize] != u32::MAX {
-                continue;
-            }
-            let g = push_group(
-                &mut groups,
-                GroupKind::Added,
-                b.tool_key(n).to_string(),
-                "added".into(),
-                tools.len(),
-                None,
-            );
-            slot_of_new[n as usize] = tools.len() as u32;
-            tools.push(Slot {
-                old: None,
-                new: Some(n),
-                group: Some(g),
-            });
-        }
-        // nodes: paired by name (old names renamed); a tool's node follows its tool
-        let mut nodes: Vec<Slot> = Vec::new();
-        let mut node_slot_old = vec![0u32; a.nodes.len()];
-        let mut node_slot_new = vec![u32::MAX; b.nodes.len()];
-        let tool_group = |g: &Graph, id: NodeId, slots: &[u32]| {
-            g.tool_of_node(id)
-                .map(|t| tools[slots[t as usize] as usize].group)
-        };
-        for (i, (name, node)) in a.nodes.iter().enumerate() {
-            let j = b.nodes.get_index_of(rename(name));
-            let group = match tool_group(a, i as NodeId, &slot_of_old)
-                .or_else(|| j.and_then(|j| tool_group(b, j as NodeId, &slot_of_new)))
-            {
-                Some(g) => g,
-                None => match j {
-                    Some(j) if same_node(node, &b.nodes[j]) => None,
-                    _ => Some(push_group(
-                        &mut groups,
-                        GroupKind::Node,
-                        name.clone(),
-                        if j.is_some() {
-                            "node changed".into()
-                        } else {
-                            "node removed".into()
-                        },
-                        usize::MAX,
-                        None,
-                    )),
-                },
-            };
-            node_slot_old[i] = nodes.len() as u32;
-            if let Some(j) = j {
-                node_slot_new[j] = nodes.len() as u32;
-            }
-            nodes.push(Slot {
-                old: Some(i as u32),
-                new: j.map(|j| j as u32),
-                group,
-            });
-        }
-        for (j, (name, _)) in b.nodes.iter().enumerate() {
-            if node_slot_new[j] != u32::MAX {
-                continue;
-            }
-            let group = match tool_group(b, j as NodeId, &slot_of_new) {
-                Some(g) => g,
-                None => Some(push_group(
-                    &mut groups,
-                    GroupKind::Node,
-                    name.clone(),
-                    "node added".into(),
-                    usize::MAX,
-                    None,
-                )),
-            };
-            node_slot_new[j] = nodes.len() as u32;
-            nodes.push(Slot {
-                old: None,
-                new: Some(j as u32),
-                group,
-            });
-        }
-        // edges: paired by (renamed) endpoints; an unpaired edge of a tool that is added,
-        // removed or renamed belongs to that tool's group
-        let mut edges: Vec<EdgeSlot> = Vec::new();
-        let mut edge_slot_new = vec![u32::MAX; b.edges.len()];
-        let mut in_b: FxHashMap<(&str, &str), u32> = FxHashMap::default();
-        for (j, e) in b.edges.iter().enumerate() {
-            in_b.insert((b.node_name(e.source), b.node_name(e.target)), j as u32);
-        }
-        let mut edge_groups_of_tool: Vec<Vec<u32>> = vec![Vec::new(); tools.len()];
-        let tool_slot_of_node =
-            |g: &Graph, n: NodeId, slots: &[u32]| g.tool_of_node(n).map(|t| slots[t as usize]);
-        let moving_of: Vec<Option<u32>> = tools
-            .iter()
-            .map(|t| {
-                t.group.filter(|&g| {
-                    matches!(
-                        groups[g as usize].kind,
-                        GroupKind::Added | GroupKind::Removed | GroupKind::Renamed
-                    )
-                })
-            })
-            .collect();
-        let moving = |slot: Option<u32>| slot.and_then(|s| moving_of[s as usize]);
-        let changed_edges: FxHashMap<u32, usize> = d
-            .edges
-            .changed
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.engine_visible)
-            .map(|(i, c)| (c.old_id, i))
-            .collect();
-        for (i, e) in a.edges.iter().enumerate() {
-            let (s, t) = (rename(a.node_name(e.source)), rename(a.node_name(e.target)));
-            let j = in_b.get(&(s, t)).copied();
-            let ends_tools = [
-                tool_slot_of_node(a, e.source, &slot_of_old),
-                tool_slot_of_node(a, e.target, &slot_of_old),
-            ];
-            let group = match j {
-                Some(_) => changed_edges.get(&(i as u32)).map(|&ci| {
-                    let c = &d.edges.changed[ci];
-                    let what: Vec<String> = c
-                        .fields
-                        .iter()
-                        .filter(|f| matches!(f.0, "relation" | "confidence"))
-                        .map(|(k, x, y)| format!("{k} {x} -> {y}"))
-                        .collect();
-                    push_edge_group(
-                        &mut groups,
-                        &mut edge_groups_of_tool,
-                        ends_tools,
-                        s,
-                        t,
-                        what.join(", "),
-                    )
-                }),
-                None => match moving(ends_tools[0]).or(moving(ends_tools[1])) {
-                    Some(g) => Some(g),
-                    None => Some(push_edge_group(
-                        &mut groups,
-                        &mut edge_groups_of_tool,
-                        ends_tools,
-                        s,
-                        t,
-                        format!("{} edge removed", e.attrs.relation_str().unwrap_or("?")),
-                    )),
-                },
-            };
-            if let Some(j) = j {
-                edge_slot_new[j as usize] = edges.len() as u32;
-            }
-            edges.push(EdgeSlot {
-                slot: Slot {
-                    old: Some(i as u32),
-                    new: j,
-                    group,
-                },
-                ends: (
-                    node_slot_old[e.source as usize],
-                    node_slot_old[e.target as usize],
-                ),
-            });
-        }
-        for (j, e) in b.edges.iter().enumerate() {
-            if edge_slot_new[j] != u32::MAX {
-                continue;
-            }
-            let ends_tools = [
-                tool_slot_of_node(b, e.source, &slot_of_new),
-                tool_slot_of_node(b, e.target, &slot_of_new),
-            ];
-            let group = match moving(ends_tools[0]).or(moving(ends_tools[1])) {
-                Some(g) => g,
-                None => push_edge_group(
-                    &mut groups,
-                    &mut edge_groups_of_tool,
-                    ends_tools,
-                    b.node_name(e.source),
-                    b.node_name(e.target),
-                    format!("{} edge added", e.attrs.relation_str().unwrap_or("?")),
-                ),
-            };
-            edge_slot_new[j] = edges.len() as u32;
-            edges.push(EdgeSlot {
-                slot: Slot {
-                    old: None,
-                    new: Some(j as u32),
-                    group: Some(group),
-                },
-                ends: (
-                    node_slot_new[e.source as usize],
-                    node_slot_new[e.target as usize],
-                ),
-            });
-        }
-        // orders
-        let seq = |slots: &dyn Fn(usize) -> (Option<u32>, Option<u32>), n: usize| {
-            let mut old: Vec<(u32, u32)> = Vec::new();
-            let mut new: Vec<(u32, u32)> = Vec::new();
-            for s in 0..n {
-                let (o, v) = slots(s);
-                if let Some(o) = o {
-                    old.push((o, s as u32));
-                }
-                if let Some(v) = v {
-                    new.push((v, s as u32));
-                }
-            }
-            old.sort_unstable();
-            new.sort_unstable();
-            (
-                old.into_iter().map(|p| p.1).collect::<Vec<u32>>(),
-                new.into_iter().map(|p| p.1).collect::<Vec<u32>>(),
-            )
-        };
-        let (to, tn) = seq(&|s| (tools[s].old, tools[s].new), tools.len());
-        let (no, nn) = seq(&|s| (nodes[s].old, nodes[s].new), nodes.len());
-        let (eo, en) = seq(&|s| (edges[s].slot.old, edges[s].slot.new), edges.len());
-        let agree = |o: &[u32], n: &[u32], both: &dyn Fn(u32) -> bool| {
-            let a: Vec<u32> = o.iter().copied().filter(|&s| both(s)).collect();
-            let b: Vec<u32> = n.iter().copied().filter(|&s| both(s)).collect();
-            a == b
-        };
-        let same_order = agree(&to, &tn, &|s| {
-            tools[s as usize].old.is_some() && tools[s as usize].new.is_some()
-        }) && agree(&no, &nn, &|s| {
-            nodes[s as usize].old.is_some() && nodes[s as usize].new.is_some()
-        }) && agree(&eo, &en, &|s| {
-            edges[s as usize].slot.old.is_some() && edges[s as usize].slot.new.is_some()
-        });
-        let order = (!same_order).then(|| {
-            push_group(
-                &mut groups,
-                GroupKind::Order,
-                "order".into(),
-                "the files list common tools, nodes or edges in another order".into(),
-                usize::MAX,
-                None,
-            )
-        });
-        let both_orders = |o: &[u32], n: &[u32]| -> [Vec<u32>; 2] {
-            if same_order {
-                let m = merge(n, o);
-                [m.clone(), m]
-            } else {
-                [merge(o, n), merge(n, o)]
-            }
-        };
-        let tool_order = both_orders(&to, &tn);
-        let node_order = both_orders(&no, &nn);
-        let edge_order = both_orders(&eo, &en);
+        let t = cx.tool_slots(&mut groups);
+        let n = cx.node_slots(&t, &mut groups);
+        let (edges, edge_groups_of_tool) = cx.edge_slots(&t, &n, &mut groups);
+        let Orders {
+            tool_order,
+            node_order,
+            edge_order,
+            order,
+        } = orders(&t.slots, &n.slots, &edges, &mut groups);
         let corpus = d.corpus.shifted().then(|| {
             let c = &d.corpus;
             push_group(
@@ -458,16 +168,16 @@ impl<'e> Plan<'e> {
             groups,
             tokens,
             caches,
-            tools,
-            nodes,
+            tools: t.slots,
+            nodes: n.slots,
             edges,
             tool_order,
             node_order,
             edge_order,
             corpus,
             order,
-            slot_of_old,
-            slot_of_new,
+            slot_of_old: t.of_old,
+            slot_of_new: t.of_new,
             edge_groups_of_tool,
         }
     }
@@ -600,6 +310,376 @@ impl<'e> Plan<'e> {
         let g = Graph::assemble(info, tools, nodes, edges);
         let stats = usize::from(self.corpus.is_some_and(|c| applied[c as usize]));
         (g, docs, stats)
+    }
+}
+
+/// The two graphs being paired into slots, and the diff's renames (old name -> new).
+struct Pairing<'x> {
+    a: &'x Graph,
+    b: &'x Graph,
+    d: &'x ArtifactDiff,
+    renames: FxHashMap<&'x str, &'x str>,
+}
+
+/// Slots of one kind, with the slot of each old and each new item.
+struct Slots {
+    slots: Vec<Slot>,
+    of_old: Vec<u32>,
+    of_new: Vec<u32>,
+}
+
+impl<'x> Pairing<'x> {
+    fn rename<'s>(&self, s: &'s str) -> &'s str
+    where
+        'x: 's,
+    {
+        self.renames.get(s).copied().unwrap_or(s)
+    }
+
+    /// Tools paired by (renamed) name; a tool the engine sees differently, an added, a
+    /// removed and a renamed tool each get a group.
+    fn tool_slots(&self, groups: &mut Vec<Group>) -> Slots {
+        let (a, b, d) = (self.a, self.b, self.d);
+        let mut tools: Vec<Slot> = Vec::new();
+        let mut slot_of_old = vec![u32::MAX; a.tool_count()];
+        let mut slot_of_new = vec![u32::MAX; b.tool_count()];
+        let changed: FxHashMap<ToolId, usize> = d
+            .tools
+            .changed
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.engine_visible)
+            .map(|(i, c)| (c.old_id, i))
+            .collect();
+        for o in 0..a.tool_count() as ToolId {
+            let key = a.tool_key(o);
+            let n = b.tool_id(self.rename(key));
+            let group = match (n, changed.get(&o)) {
+                (None, _) => Some(push_group(
+                    groups,
+                    GroupKind::Removed,
+                    key.to_string(),
+                    "removed".into(),
+                    tools.len(),
+                    None,
+                )),
+                (Some(_), Some(&ci)) => {
+                    let c = &d.tools.changed[ci];
+                    let (kind, name) = match &c.renamed_from {
+                        Some(from) => (GroupKind::Renamed, format!("{from} -> {}", c.name)),
+                        None => (GroupKind::Document, c.name.clone()),
+                    };
+                    Some(push_group(
+                        groups,
+                        kind,
+                        name,
+                        describe_change(c),
+                        tools.len(),
+                        Some(c.tokens.clone()),
+                    ))
+                }
+                (Some(_), None) => None,
+            };
+            slot_of_old[o as usize] = tools.len() as u32;
+            if let Some(n) = n {
+                slot_of_new[n as usize] = tools.len() as u32;
+            }
+            tools.push(Slot {
+                old: Some(o),
+                new: n,
+                group,
+            });
+        }
+        for n in 0..b.tool_count() as ToolId {
+            if slot_of_new[n as usize] != u32::MAX {
+                continue;
+            }
+            let g = push_group(
+                groups,
+                GroupKind::Added,
+                b.tool_key(n).to_string(),
+                "added".into(),
+                tools.len(),
+                None,
+            );
+            slot_of_new[n as usize] = tools.len() as u32;
+            tools.push(Slot {
+                old: None,
+                new: Some(n),
+                group: Some(g),
+            });
+        }
+        Slots {
+            slots: tools,
+            of_old: slot_of_old,
+            of_new: slot_of_new,
+        }
+    }
+
+    /// Nodes paired by name (old names renamed); a tool's node follows its tool, another
+    /// node that differs gets a group.
+    fn node_slots(&self, t: &Slots, groups: &mut Vec<Group>) -> Slots {
+        let (a, b) = (self.a, self.b);
+        let mut nodes: Vec<Slot> = Vec::new();
+        let mut node_slot_old = vec![0u32; a.nodes.len()];
+        let mut node_slot_new = vec![u32::MAX; b.nodes.len()];
+        let tool_group = |g: &Graph, id: NodeId, slots: &[u32]| {
+            g.tool_of_node(id)
+                .map(|x| t.slots[slots[x as usize] as usize].group)
+        };
+        for (i, (name, node)) in a.nodes.iter().enumerate() {
+            let j = b.nodes.get_index_of(self.rename(name));
+            let group = match tool_group(a, i as NodeId, &t.of_old)
+                .or_else(|| j.and_then(|j| tool_group(b, j as NodeId, &t.of_new)))
+            {
+                Some(g) => g,
+                None => match j {
+                    Some(j) if same_node(node, &b.nodes[j]) => None,
+                    _ => Some(push_group(
+                        groups,
+                        GroupKind::Node,
+                        name.clone(),
+                        if j.is_some() {
+                            "node changed".into()
+                        } else {
+                            "node removed".into()
+                        },
+                        usize::MAX,
+                        None,
+                    )),
+                },
+            };
+            node_slot_old[i] = nodes.len() as u32;
+            if let Some(j) = j {
+                node_slot_new[j] = nodes.len() as u32;
+            }
+            nodes.push(Slot {
+                old: Some(i as u32),
+                new: j.map(|j| j as u32),
+                group,
+            });
+        }
+        for (j, (name, _)) in b.nodes.iter().enumerate() {
+            if node_slot_new[j] != u32::MAX {
+                continue;
+            }
+            let group = match tool_group(b, j as NodeId, &t.of_new) {
+                Some(g) => g,
+                None => Some(push_group(
+                    groups,
+                    GroupKind::Node,
+                    name.clone(),
+                    "node added".into(),
+                    usize::MAX,
+                    None,
+                )),
+            };
+            node_slot_new[j] = nodes.len() as u32;
+            nodes.push(Slot {
+                old: None,
+                new: Some(j as u32),
+                group,
+            });
+        }
+        Slots {
+            slots: nodes,
+            of_old: node_slot_old,
+            of_new: node_slot_new,
+        }
+    }
+
+    /// Edges paired by (renamed) endpoints; an unpaired edge of a tool that is added,
+    /// removed or renamed belongs to that tool's group. Also the edge groups of each tool.
+    fn edge_slots(
+        &self,
+        t: &Slots,
+        n: &Slots,
+        groups: &mut Vec<Group>,
+    ) -> (Vec<EdgeSlot>, Vec<Vec<u32>>) {
+        let (a, b, d) = (self.a, self.b, self.d);
+        let mut edges: Vec<EdgeSlot> = Vec::new();
+        let mut edge_slot_new = vec![u32::MAX; b.edges.len()];
+        let mut in_b: FxHashMap<(&str, &str), u32> = FxHashMap::default();
+        for (j, e) in b.edges.iter().enumerate() {
+            in_b.insert((b.node_name(e.source), b.node_name(e.target)), j as u32);
+        }
+        let mut edge_groups_of_tool: Vec<Vec<u32>> = vec![Vec::new(); t.slots.len()];
+        let tool_slot_of_node =
+            |g: &Graph, n: NodeId, slots: &[u32]| g.tool_of_node(n).map(|x| slots[x as usize]);
+        let moving_of: Vec<Option<u32>> = t
+            .slots
+            .iter()
+            .map(|t| {
+                t.group.filter(|&g| {
+                    matches!(
+                        groups[g as usize].kind,
+                        GroupKind::Added | GroupKind::Removed | GroupKind::Renamed
+                    )
+                })
+            })
+            .collect();
+        let moving = |slot: Option<u32>| slot.and_then(|s| moving_of[s as usize]);
+        let changed_edges: FxHashMap<u32, usize> = d
+            .edges
+            .changed
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.engine_visible)
+            .map(|(i, c)| (c.old_id, i))
+            .collect();
+        for (i, e) in a.edges.iter().enumerate() {
+            let (s, tg) = (
+                self.rename(a.node_name(e.source)),
+                self.rename(a.node_name(e.target)),
+            );
+            let j = in_b.get(&(s, tg)).copied();
+            let ends_tools = [
+                tool_slot_of_node(a, e.source, &t.of_old),
+                tool_slot_of_node(a, e.target, &t.of_old),
+            ];
+            let group = match j {
+                Some(_) => changed_edges.get(&(i as u32)).map(|&ci| {
+                    let c = &d.edges.changed[ci];
+                    let what: Vec<String> = c
+                        .fields
+                        .iter()
+                        .filter(|f| matches!(f.0, "relation" | "confidence"))
+                        .map(|(k, x, y)| format!("{k} {x} -> {y}"))
+                        .collect();
+                    push_edge_group(
+                        groups,
+                        &mut edge_groups_of_tool,
+                        ends_tools,
+                        s,
+                        tg,
+                        what.join(", "),
+                    )
+                }),
+                None => match moving(ends_tools[0]).or(moving(ends_tools[1])) {
+                    Some(g) => Some(g),
+                    None => Some(push_edge_group(
+                        groups,
+                        &mut edge_groups_of_tool,
+                        ends_tools,
+                        s,
+                        tg,
+                        format!("{} edge removed", e.attrs.relation_str().unwrap_or("?")),
+                    )),
+                },
+            };
+            if let Some(j) = j {
+                edge_slot_new[j as usize] = edges.len() as u32;
+            }
+            edges.push(EdgeSlot {
+                slot: Slot {
+                    old: Some(i as u32),
+                    new: j,
+                    group,
+                },
+                ends: (n.of_old[e.source as usize], n.of_old[e.target as usize]),
+            });
+        }
+        for (j, e) in b.edges.iter().enumerate() {
+            if edge_slot_new[j] != u32::MAX {
+                continue;
+            }
+            let ends_tools = [
+                tool_slot_of_node(b, e.source, &t.of_new),
+                tool_slot_of_node(b, e.target, &t.of_new),
+            ];
+            let group = match moving(ends_tools[0]).or(moving(ends_tools[1])) {
+                Some(g) => g,
+                None => push_edge_group(
+                    groups,
+                    &mut edge_groups_of_tool,
+                    ends_tools,
+                    b.node_name(e.source),
+                    b.node_name(e.target),
+                    format!("{} edge added", e.attrs.relation_str().unwrap_or("?")),
+                ),
+            };
+            edge_slot_new[j] = edges.len() as u32;
+            edges.push(EdgeSlot {
+                slot: Slot {
+                    old: None,
+                    new: Some(j as u32),
+                    group: Some(group),
+                },
+                ends: (n.of_new[e.source as usize], n.of_new[e.target as usize]),
+            });
+        }
+        (edges, edge_groups_of_tool)
+    }
+}
+
+/// The merged orders of the slots, and the order group when the files disagree.
+struct Orders {
+    tool_order: [Vec<u32>; 2],
+    node_order: [Vec<u32>; 2],
+    edge_order: [Vec<u32>; 2],
+    order: Option<u32>,
+}
+
+/// The slots in each file's order, merged: `[0]` keeps the old file's order, `[1]` the
+/// new one's (the same list when the files list common items alike).
+fn orders(tools: &[Slot], nodes: &[Slot], edges: &[EdgeSlot], groups: &mut Vec<Group>) -> Orders {
+    let seq = |slots: &dyn Fn(usize) -> (Option<u32>, Option<u32>), n: usize| {
+        let mut old: Vec<(u32, u32)> = Vec::new();
+        let mut new: Vec<(u32, u32)> = Vec::new();
+        for s in 0..n {
+            let (o, v) = slots(s);
+            if let Some(o) = o {
+                old.push((o, s as u32));
+            }
+            if let Some(v) = v {
+                new.push((v, s as u32));
+            }
+        }
+        old.sort_unstable();
+        new.sort_unstable();
+        (
+            old.into_iter().map(|p| p.1).collect::<Vec<u32>>(),
+            new.into_iter().map(|p| p.1).collect::<Vec<u32>>(),
+        )
+    };
+    let (to, tn) = seq(&|s| (tools[s].old, tools[s].new), tools.len());
+    let (no, nn) = seq(&|s| (nodes[s].old, nodes[s].new), nodes.len());
+    let (eo, en) = seq(&|s| (edges[s].slot.old, edges[s].slot.new), edges.len());
+    let agree = |o: &[u32], n: &[u32], both: &dyn Fn(u32) -> bool| {
+        let a: Vec<u32> = o.iter().copied().filter(|&s| both(s)).collect();
+        let b: Vec<u32> = n.iter().copied().filter(|&s| both(s)).collect();
+        a == b
+    };
+    let same_order = agree(&to, &tn, &|s| {
+        tools[s as usize].old.is_some() && tools[s as usize].new.is_some()
+    }) && agree(&no, &nn, &|s| {
+        nodes[s as usize].old.is_some() && nodes[s as usize].new.is_some()
+    }) && agree(&eo, &en, &|s| {
+        edges[s as usize].slot.old.is_some() && edges[s as usize].slot.new.is_some()
+    });
+    let order = (!same_order).then(|| {
+        push_group(
+            groups,
+            GroupKind::Order,
+            "order".into(),
+            "the files list common tools, nodes or edges in another order".into(),
+            usize::MAX,
+            None,
+        )
+    });
+    let both_orders = |o: &[u32], n: &[u32]| -> [Vec<u32>; 2] {
+        if same_order {
+            let m = merge(n, o);
+            [m.clone(), m]
+        } else {
+            [merge(o, n), merge(n, o)]
+        }
+    };
+    Orders {
+        tool_order: both_orders(&to, &tn),
+        node_order: both_orders(&no, &nn),
+        edge_order: both_orders(&eo, &en),
+        order,
     }
 }
 

@@ -206,14 +206,20 @@ pub fn text(plan: &Plan<'_>, cases: &[CaseBlame], limit: usize) -> String {
         .fold(0.0f64, f64::max);
     let _ = writeln!(
         out,
-        "blame     {} cases, {} changed ({} resolved{}), largest score residual {worst:.1e}",
+        "blame     {} case{}, {} changed ({} resolved{}), largest score residual {}",
         cases.len(),
+        if cases.len() == 1 { "" } else { "s" },
         changed.len(),
         changed.len() - unresolved,
         if sampled > 0 {
             format!(", {sampled} estimated by sampling")
         } else {
             String::new()
+        },
+        if worst == 0.0 {
+            "0".to_string()
+        } else {
+            format!("{worst:.1e}")
         }
     );
     for c in cases {
@@ -294,13 +300,18 @@ pub fn text(plan: &Plan<'_>, cases: &[CaseBlame], limit: usize) -> String {
         let _ = writeln!(out, "\nChanges that moved the most cases");
         for (g, n) in top.iter().take(if limit == 0 { usize::MAX } else { limit }) {
             let grp = &plan.groups[*g as usize];
-            let _ = writeln!(
-                out,
-                "  {n:>4}  {} {}  ({})",
-                grp.kind.as_str(),
-                clean(&grp.name),
-                clean(&grp.what)
-            );
+            if grp.name == grp.kind.as_str() {
+                // a group without a subject (the corpus statistics): its description says it all
+                let _ = writeln!(out, "  {n:>4}  {}", clean(&grp.what));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "  {n:>4}  {} {}  ({})",
+                    grp.kind.as_str(),
+                    clean(&grp.name),
+                    clean(&grp.what)
+                );
+            }
         }
     }
     out

@@ -1,0 +1,236 @@
+//! `toolscope diff OLD NEW`, `counterfactual OLD --against NEW` and the `compare_artifacts`
+//! evidence tool on the command line: the
+//! demo graph and an edited copy (one description rewritten, one tool added), the JSON
+//! contract scripts rely on, attributions that add up, and inputs left untouched.
+
+mod common;
+
+use common::{run, tmp_dir};
+use serde_json::{Value, json};
+use std::io::Read;
+use std::path::PathBuf;
+
+fn demo_value() -> Value {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(toolscope::demo::DEMO_GRAPH_GZ)
+        .read_to_string(&mut text)
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// OLD (the demo) and NEW (getOrder's description names refunds; a new tool lists refunds
+/// by order), written to a fresh folder of its own.
+fn pair(name: &str) -> (PathBuf, PathBuf) {
+    let d = tmp_dir("diffcli", name);
+    let old = demo_value();
+    let mut new = old.clone();
+    let tools = new["tools"].as_object_mut().unwrap();
+    tools["getOrder"]["description"] = json!("Returns one order with its refund and refund state");
+    let mut added = tools["listOrders"].clone();
+    added["name"] = json!("listOrderRefunds");
+    added["description"] = json!("Lists the refunds of an order");
+    added["metadata"]["path"] = json!("/orders/{orderId}/refunds");
+    tools.insert("listOrderRefunds".into(), added);
+    let (a, b) = (d.join("old.json"), d.join("new.json"));
+    std::fs::write(&a, serde_json::to_vec(&old).unwrap()).unwrap();
+    std::fs::write(&b, serde_json::to_vec(&new).unwrap()).unwrap();
+    (a, b)
+}
+
+fn json_of(out: &str) -> Value {
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+#[test]
+fn artifact_diff_json_names_the_changes() {
+    let (a, b) = pair("artifact");
+    let before = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let (code, out, err) = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    for k in ["old", "new", "tools", "edges", "corpus", "versions"] {
+        assert!(v.get(k).is_some(), "key {k} missing: {out}");
+    }
+    assert_eq!(v["tools"]["added"], json!(["listOrderRefunds"]));
+    assert_eq!(v["tools"]["removed"], json!([]));
+    let changed = v["tools"]["changed"].as_array().unwrap();
+    let get = changed
+        .iter()
+        .find(|c| c["name"] == "getOrder")
+        .expect("getOrder changed");
+    assert!(
+        get["fields"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("description")),
+        "{get}"
+    );
+    let docs = v["corpus"]["documents"].as_array().unwrap();
+    assert_eq!(
+        docs[1].as_u64().unwrap(),
+        docs[0].as_u64().unwrap() + 1,
+        "one more document: {}",
+        v["corpus"]
+    );
+    // inputs untouched, nothing written beside them
+    assert_eq!(std::fs::read(&a).unwrap(), before.0);
+    assert_eq!(std::fs::read(&b).unwrap(), before.1);
+    assert_eq!(std::fs::read_dir(a.parent().unwrap()).unwrap().count(), 2);
+}
+
+#[test]
+fn blame_of_one_query_adds_up_and_is_resolved() {
+    let (a, b) = pair("blame");
+    let (code, out, err) = run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--query",
+        "refund state of an order",
+        "--expected",
+        "getOrder",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["case_id"], "query");
+    assert_eq!(v["changed"], true, "{out}");
+    assert_eq!(v["mechanism_status"], "resolved", "{out}");
+    let (o, n) = (
+        v["old"]["expected_score"].as_f64().unwrap(),
+        v["new"]["expected_score"].as_f64().unwrap(),
+    );
+    let parts: f64 = v["attribution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["effect"].as_f64().unwrap())
+        .sum::<f64>()
+        + v["residual"].as_f64().unwrap();
+    assert!((parts - (n - o)).abs() < 1e-9, "{parts} != {} - {}", n, o);
+    let groups: Vec<&str> = v["attribution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    assert!(groups.contains(&"getOrder"), "{groups:?}");
+    assert!(
+        v["headline"].as_str().unwrap().contains("getOrder"),
+        "{out}"
+    );
+}
+
+#[test]
+fn counterfactual_against_a_second_graph() {
+    let (a, b) = pair("counterfactual");
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let q = "refund state of an order";
+    let (code, out, err) = run(&["counterfactual", sa, q, "--against", sb, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["mechanism_status"], "resolved", "{out}");
+    assert_eq!(v["changed_knobs"][0]["knob"], "graph", "{out}");
+    let get = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["tool"] == "getOrder")
+        .expect("getOrder among the moves");
+    assert_eq!(
+        (get["base_rank"].as_u64(), get["variant_rank"].as_u64()),
+        (Some(2), Some(1)),
+        "getOrder's new description lifts it: {out}"
+    );
+    // the graph and a knob together are confounded
+    let (code, out, _) = run(&[
+        "counterfactual",
+        sa,
+        q,
+        "--against",
+        sb,
+        "--set",
+        "depth=1",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(json_of(&out)["mechanism_status"], "partial", "{out}");
+    // text: the columns say old and new
+    let (code, out, _) = run(&["counterfactual", sa, q, "--against", sb]);
+    assert_eq!(code, 0);
+    assert!(out.contains(" old ") && out.contains(" new "), "{out}");
+    // a missing second graph is a one-line error naming it, exit 2
+    let (code, _, err) = run(&["counterfactual", sa, q, "--against", "/nonexistent/x.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/x.json"), "{err}");
+    // without --against, --set is still required
+    let (code, _, err) = run(&["counterfactual", sa, q]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn compare_artifacts_evidence_tool() {
+    let (a, b) = pair("evidence");
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let args = r#"{"query": "refund state of an order", "expected": "getOrder", "limit": 1}"#;
+    let (code, out, err) = run(&[
+        "evidence",
+        "compare_artifacts",
+        "--graph",
+        sb,
+        "--baseline",
+        sa,
+        "--args",
+        args,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["read_only"], true);
+    assert_eq!(v["returns_action_recommendations"], false);
+    assert_eq!(v["mechanism_status"], "resolved", "{out}");
+    assert_eq!(v["diff"]["tools"]["counts"]["added"], 1);
+    assert_eq!(v["diff"]["tools"]["changed"].as_array().unwrap().len(), 1);
+    assert_eq!(v["case"]["new"]["expected_rank"], 1, "{out}");
+    assert_eq!(v["case"]["attribution"][0]["group"], "getOrder", "{out}");
+    assert_eq!(v["provenance"]["formula_version"], "toolscope-blame/1");
+    // the same numbers as `toolscope diff --query --json`
+    let (_, line, _) = run(&[
+        "diff",
+        sa,
+        sb,
+        "--query",
+        "refund state of an order",
+        "--expected",
+        "getOrder",
+        "--json",
+    ]);
+    assert_eq!(v["case"], json_of(&line));
+    // no baseline: a usage error; model-facing callers are not offered the tool
+    let (code, _, err) = run(&["evidence", "compare_artifacts", "--graph", sb]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--baseline"), "{err}");
+    let (code, _, err) = run(&[
+        "evidence",
+        "compare_artifacts",
+        "--graph",
+        sb,
+        "--baseline",
+        sa,
+        "--model",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown tool"), "{err}");
+    // a bad limit names the argument and the range
+    let (code, _, err) = run(&[
+        "evidence",
+        "compare_artifacts",
+        "--graph",
+        sb,
+        "--baseline",
+        sa,
+        "--args",
+        r#"{"limit": 5000}"#,
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("limit") && err.contains("1000"), "{err}");
+}
