@@ -231,3 +231,96 @@ fn the_worker_answers_a_query_before_the_rest_of_a_suite() {
         "the query waited for the suite: {seen:?}"
     );
 }
+
+/// A rebuild whose new tool's name and description, a rewritten description and an edge's
+/// evidence hold escape sequences, control characters and bidi overrides: every tab of the
+/// Diff screen (the tree fully open, the blame, the change) shows them harmlessly.
+#[test]
+fn escape_sequences_in_two_graphs_render_harmlessly() {
+    use serde_json::json;
+    use toolscope::engine::Engine;
+    let evil = "evil\u{1b}]52;c;QUFBQQ==\u{7}Orders";
+    let old = toolscope::tui::harness::demo_value();
+    let mut new = old.clone();
+    let tools = new["tools"].as_object_mut().unwrap();
+    tools["getOrder"]["description"] =
+        json!("order \u{1b}[2J\u{1b}[H wiped \u{202e}gnirts\u{202c}");
+    let mut added = tools["listOrders"].clone();
+    added["name"] = json!(evil);
+    added["description"] = json!("list orders \u{1b}]0;title\u{7} \u{8}\u{8} \u{9b}31m now");
+    added["metadata"]["path"] = json!("/evil/\u{1b}[1m{id}");
+    tools.insert(evil.into(), added);
+    let graph = new["graph"].as_object_mut().unwrap();
+    graph["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": evil, "node_type": "tool"}));
+    graph["edges"].as_array_mut().unwrap().push(json!({
+        "source": "listOrders", "target": evil, "relation": "similar_to\u{1b}[31m",
+        "confidence": "EXTRACTED", "evidence": "pwned \u{1b}[2J cleared \u{202e}evil\u{202c}"}));
+    let engine = |v: &serde_json::Value| {
+        let bytes = serde_json::to_vec(v).unwrap();
+        let g = toolscope::model::load::load_graph_bytes("g.json", bytes).unwrap();
+        Arc::new(Engine::new(g))
+    };
+    let mut h = Harness::graphs(
+        Caps::fixed(ColorLevel::Ansi16, false),
+        engine(&old),
+        engine(&new),
+        None,
+        Some("list orders"),
+    );
+    let c = h
+        .app
+        .gdiff
+        .as_ref()
+        .unwrap()
+        .current()
+        .expect("blamed")
+        .clone();
+    assert!(c.changed, "the evil tool moves the case");
+    let mut screens = Vec::new();
+    // the blame with the blame column, then each cause's change
+    h.key(KeyCode::Enter);
+    screens.push(h.screen(120, 40));
+    for i in 0..c.causes.len() {
+        h.keys("2");
+        h.app.gdiff.as_mut().unwrap().panes[GdTab::Blame.index()].cursor = i;
+        h.key(KeyCode::Enter);
+        screens.push(h.screen(120, 40));
+        h.keys("x");
+        screens.push(h.screen(120, 40));
+        h.keys("x");
+    }
+    // the tree with every branch open
+    h.keys("1");
+    loop {
+        let v = h.app.gdiff.as_mut().unwrap();
+        let shut: Vec<String> = v
+            .tree_items()
+            .into_iter()
+            .filter(|i| i.branch && !i.open)
+            .map(|i| i.key)
+            .collect();
+        if shut.is_empty() {
+            break;
+        }
+        v.open.extend(shut);
+    }
+    h.render(120, 400);
+    let tall = h.render(120, 400);
+    let tree = toolscope::tui::export::to_text(&tall);
+    assert!(tree.contains("evil"), "{tree}");
+    screens.push(tree);
+    for s in &screens {
+        for ch in s.chars() {
+            let bad = (ch.is_control() && ch != '\n')
+                || matches!(ch as u32, 0x202a..=0x202e | 0x2066..=0x2069 | 0x200e | 0x200f);
+            assert!(!bad, "control or bidi character {ch:?} on screen:\n{s}");
+        }
+        for residue in ["[2J", "52;c", "]0;", "[31m", "[1m"] {
+            assert!(!s.contains(residue), "{residue:?} in\n{s}");
+        }
+    }
+    assert!(h.emitted.is_empty(), "nothing written to the terminal");
+}

@@ -344,7 +344,11 @@ impl App {
                 }
             }
             GdMsg::Rerank { generation, out } if generation == v.rerank_gen => {
+                let note = v.current().map(|c| rerank_note(&v.toggled, c, &out));
                 v.rerank = Some((v.toggled.clone(), out));
+                if let Some(n) = note {
+                    self.set_flash(FlashLevel::Info, n);
+                }
             }
             _ => {}
         }
@@ -567,6 +571,33 @@ impl App {
         let t = v.tab.index();
         Some(&mut v.panes[t])
     }
+}
+
+/// The flash once a re-rank arrives: where the tracked tool stands on OLD with the causes
+/// applied, between its OLD and NEW ranks, and what the selector picks there.
+fn rerank_note(toggled: &[usize], c: &BlamedCase, out: &Reranked) -> String {
+    let tags: String = toggled.iter().map(|i| format!("[{}]", i + 1)).collect();
+    let rank = |rows: &[(String, f64)], t: &str| {
+        rows.iter()
+            .position(|r| r.0 == t)
+            .map_or("-".to_string(), |i| (i + 1).to_string())
+    };
+    let place = match &c.tracked {
+        Some(t) => format!(
+            "{} at {} (OLD {}, NEW {}); ",
+            t,
+            rank(&out.rows, t),
+            rank(&c.old_rows, t),
+            rank(&c.new_rows, t)
+        ),
+        None => String::new(),
+    };
+    let sel = if out.selected.is_empty() {
+        "nothing"
+    } else {
+        out.selected.as_str()
+    };
+    crate::sanitize::line(&format!("OLD + {tags}: {place}selects {sel}"))
 }
 
 impl GraphDiffView {

@@ -231,7 +231,9 @@ fn change_rows(b: &mut Builder<'_>, key: &str, c: &ToolChange) {
         rows.push(("renamed from".into(), o.clone()));
     }
     if let Some((x, y)) = &c.description {
-        rows.push(("description".into(), format!("{x:?} -> {y:?}")));
+        // quoted, escapes removed whole by the sanitiser (the view cleans the rest)
+        let q = |s: &str| format!("\"{}\"", crate::sanitize::line(s));
+        rows.push(("description".into(), format!("{} -> {}", q(x), q(y))));
     }
     let p = &c.params;
     let mut parts: Vec<String> = Vec::new();

@@ -31,7 +31,7 @@ pub fn doc(app: &App, v: &GraphDiffView) -> Doc {
     let Some(c) = v.blamed(r) else {
         let q = v.spec(r).map(|s| clean(&s.query)).unwrap_or_default();
         d.text(Line::styled(
-            format!("blaming {q:?}: both rankings, then the hybrids of OLD and NEW"),
+            format!("blaming \"{q}\": both rankings, then the hybrids of OLD and NEW"),
             st(app, Role::Muted),
         ));
         if v.diff.is_none() {
@@ -58,7 +58,7 @@ fn head(app: &App, c: &BlamedCase, d: &mut Doc) {
     };
     d.text(spans(vec![
         (clean(&c.id), st(app, Role::Title)),
-        (format!("  {:?}", clean(&c.query)), Style::default()),
+        (format!("  \"{}\"", clean(&c.query)), Style::default()),
         (format!("  {state}"), st(app, role)),
     ]));
     let f = |x: Option<usize>| x.map_or("-".to_string(), |x| x.to_string());

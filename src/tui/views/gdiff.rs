@@ -184,7 +184,7 @@ fn case_list(
                 Span::raw(text::fit(&id, idw, g.ellipsis)),
                 Span::styled(
                     format!(
-                        " {}  blaming{} {q:?}",
+                        " {}  blaming{} \"{q}\"",
                         text::fit("", 8, g.ellipsis),
                         g.ellipsis
                     ),
@@ -420,7 +420,7 @@ fn change_doc(app: &App, v: &GraphDiffView) -> Doc {
     );
     d.text_indent(
         Line::styled(
-            format!("  case {}: {:?}", clean(&c.id), clean(&c.query)),
+            format!("  case {}: \"{}\"", clean(&c.id), clean(&c.query)),
             st(app, Role::Muted),
         ),
         4,
