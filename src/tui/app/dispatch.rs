@@ -31,11 +31,7 @@ impl App {
                 self.overlay = Overlay::Palette(PaletteState::default());
                 Vec::new()
             }
-            CmdId::FocusQuery
-                if self.screen == Screen::Diff && self.gdiff.is_some() && arg.is_none() =>
-            {
-                self.gd_focus_query()
-            }
+            CmdId::FocusQuery if self.gd_owns_query(arg) => self.gd_focus_query(),
             CmdId::FocusQuery if self.screen != Screen::Explore => {
                 if self.engine.is_none() {
                     return self.warn("no graph: this screen shows evidence without one".into());
@@ -96,10 +92,9 @@ impl App {
             CmdId::RecordPrev => self.record_step(-1),
             CmdId::ChangedOnly if self.gdiff.is_some() => self.gd_changed_only(),
             CmdId::ChangedOnly => self.diff_changed_only(),
-            CmdId::GdChanges => self.gd_tab(crate::tui::gdiff::GdTab::Changes),
-            CmdId::GdBlame => self.gd_tab(crate::tui::gdiff::GdTab::Blame),
-            CmdId::GdChange => self.gd_tab(crate::tui::gdiff::GdTab::Change),
-            CmdId::GdToggle => self.gd_toggle(),
+            CmdId::GdChanges | CmdId::GdBlame | CmdId::GdChange | CmdId::GdToggle => {
+                self.gd_run(id)
+            }
             CmdId::LabSort => self.lab_sort(arg),
             CmdId::LabClass if self.screen == Screen::Follow => self.follow_class(arg),
             CmdId::LabClass => self.lab_class(arg),

@@ -555,6 +555,23 @@ impl App {
         vec![Effect::Gd(Box::new(job))]
     }
 
+    /// The Diff screen's commands of two graphs: `1` `2` `3` (tabs) and `x`.
+    pub fn gd_run(&mut self, id: crate::tui::commands::CmdId) -> Vec<Effect> {
+        use crate::tui::commands::CmdId;
+        match id {
+            CmdId::GdChanges => self.gd_tab(GdTab::Changes),
+            CmdId::GdBlame => self.gd_tab(GdTab::Blame),
+            CmdId::GdChange => self.gd_tab(GdTab::Change),
+            CmdId::GdToggle => self.gd_toggle(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `/` without text on the Diff screen of two graphs types a query to blame there.
+    pub fn gd_owns_query(&self, arg: Option<&str>) -> bool {
+        self.screen == Screen::Diff && self.gdiff.is_some() && arg.is_none()
+    }
+
     /// `/` on the Diff screen of two graphs: type a query to blame.
     pub fn gd_focus_query(&mut self) -> Vec<Effect> {
         self.input_active = true;

@@ -2,16 +2,17 @@
 //! the change groups ([`Plan`]) once, then per case its blame as plain data the views can
 //! draw ([`BlamedCase`]: both rankings, the headline, the causes with the text of each
 //! change, and each moved tool's top cause), and a case re-ranked on OLD with chosen
-//! causes applied ([`rerank`]). [`GdWorker`] runs the jobs on one thread: a re-rank or a
-//! typed query goes before the rest of a suite, and a newer job of a kind replaces a
-//! pending one (the app drops answers whose generation is stale).
+//! causes applied ([`rerank`]). [`GdWorker`] runs the jobs on a thread per core, a suite
+//! one case at a time: a re-rank or a typed query goes before the rest of a suite, and a
+//! newer job of a kind replaces a pending one (the app drops answers whose generation is
+//! stale).
 //!
 //! A moved tool's *top cause* is the cause that, applied alone to OLD or left out of NEW,
 //! moves that tool furthest in the direction it moved (the two ends of the Shapley
 //! average); the tracked tool's is the exact blame's largest share.
 
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::engine::Engine;
 use crate::engine::knobs::Knobs;
@@ -464,19 +465,20 @@ pub fn run_inline(plan: &Plan<'_>, job: &GdJob) -> Vec<GdMsg> {
     }
 }
 
-/// The Diff screen's worker thread for two graphs.
+/// The Diff screen's worker for two graphs.
 pub struct GdWorker {
     jobs: Sender<GdJob>,
 }
 
 impl GdWorker {
-    /// Computes the artifact diff and the change groups, then runs jobs until the app is
-    /// gone. `send` delivers a message to the app (false: the app is gone).
+    /// Computes the artifact diff and the change groups, then runs jobs on one thread per
+    /// core until the app is gone. `send` delivers a message to the app (false: the app
+    /// is gone).
     pub fn spawn(
         old: Arc<Engine>,
         new: Arc<Engine>,
         labels: (String, String),
-        send: impl Fn(GdMsg) -> bool + Send + 'static,
+        send: impl Fn(GdMsg) -> bool + Send + Sync + 'static,
     ) -> GdWorker {
         let (jtx, jrx) = channel::<GdJob>();
         let _ = std::thread::Builder::new()
@@ -491,7 +493,7 @@ impl GdWorker {
                     }) {
                         return;
                     }
-                    serve(&plan, &jrx, &send);
+                    serve(&plan, &jrx, &send, crate::par::threads());
                 }));
                 if let Err(p) = r {
                     send(GdMsg::Failed(crate::par::panic_text(p.as_ref())));
@@ -505,55 +507,111 @@ impl GdWorker {
     }
 }
 
-/// The job loop: the newest job of each kind; a re-rank first, then a query, then the
-/// next part of the suite (so typing and `x` never wait for a suite).
-fn serve(plan: &Plan<'_>, jobs: &Receiver<GdJob>, send: &dyn Fn(GdMsg) -> bool) {
-    let mut suite: Option<(u64, Arc<Vec<CaseSpec>>, usize)> = None;
-    let mut query: Option<GdJob> = None;
-    let mut rerank_job: Option<GdJob> = None;
-    loop {
-        let idle = suite.is_none() && query.is_none() && rerank_job.is_none();
-        let first = if idle {
-            match jobs.recv() {
-                Ok(j) => Some(j),
-                Err(_) => return,
+/// The jobs waiting: the newest of each kind, and the suite's next case.
+#[derive(Default)]
+struct Pending {
+    suite: Option<(u64, Arc<Vec<CaseSpec>>, usize)>,
+    query: Option<GdJob>,
+    rerank: Option<GdJob>,
+    /// No more jobs will come (the app is gone or stopped listening).
+    closed: bool,
+}
+
+/// One piece of work for a thread of the pool.
+enum Work {
+    Job(GdJob),
+    /// Case `at` of the suite of this generation.
+    Case(u64, usize, CaseSpec),
+}
+
+impl Pending {
+    fn add(&mut self, j: GdJob) {
+        match j {
+            GdJob::Suite { generation, cases } => {
+                self.suite = (!cases.is_empty()).then_some((generation, cases, 0));
             }
-        } else {
-            None
-        };
-        for j in first.into_iter().chain(jobs.try_iter()) {
-            match j {
-                GdJob::Suite { generation, cases } => suite = Some((generation, cases, 0)),
-                q @ GdJob::Query { .. } => query = Some(q),
-                r @ GdJob::Rerank { .. } => rerank_job = Some(r),
-            }
-        }
-        let next = rerank_job.take().or_else(|| query.take());
-        let msgs = if let Some(j) = next {
-            run_inline(plan, &j)
-        } else if let Some((generation, cases, at)) = suite.as_mut() {
-            let end = (*at + CHUNK).min(cases.len());
-            let part: Vec<BlamedCase> =
-                crate::par::map_heavy(&cases[*at..end], |c| blame_case(plan, c));
-            let m = GdMsg::Cases {
-                generation: *generation,
-                start: *at,
-                cases: part,
-            };
-            *at = end;
-            if end >= cases.len() {
-                suite = None;
-            }
-            vec![m]
-        } else {
-            Vec::new()
-        };
-        for m in msgs {
-            if !send(m) {
-                return;
-            }
+            q @ GdJob::Query { .. } => self.query = Some(q),
+            r @ GdJob::Rerank { .. } => self.rerank = Some(r),
         }
     }
+
+    /// The next piece of work: a re-rank first, then a query, then the suite's next case
+    /// (so typing and `x` never wait for a suite).
+    fn take(&mut self) -> Option<Work> {
+        if let Some(j) = self.rerank.take().or_else(|| self.query.take()) {
+            return Some(Work::Job(j));
+        }
+        let (generation, cases, at) = self.suite.as_mut()?;
+        let w = Work::Case(*generation, *at, cases[*at].clone());
+        *at += 1;
+        if *at >= cases.len() {
+            self.suite = None;
+        }
+        Some(w)
+    }
+}
+
+fn lock(m: &Mutex<Pending>) -> std::sync::MutexGuard<'_, Pending> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The job loop: this thread moves jobs from the channel into [`Pending`]; `threads`
+/// threads take work from it one case at a time, so a suite keeps every core busy and a
+/// re-rank or a query starts as soon as a thread finishes its case.
+fn serve(
+    plan: &Plan<'_>,
+    jobs: &Receiver<GdJob>,
+    send: &(dyn Fn(GdMsg) -> bool + Sync),
+    threads: usize,
+) {
+    let state = (Mutex::new(Pending::default()), Condvar::new());
+    std::thread::scope(|sc| {
+        let state = &state;
+        for _ in 0..threads.max(1) {
+            sc.spawn(move || {
+                loop {
+                    let work = {
+                        let mut p = lock(&state.0);
+                        loop {
+                            if p.closed {
+                                return;
+                            }
+                            if let Some(w) = p.take() {
+                                break w;
+                            }
+                            p = state.1.wait(p).unwrap_or_else(|e| e.into_inner());
+                        }
+                    };
+                    let msgs = match work {
+                        Work::Job(j) => run_inline(plan, &j),
+                        Work::Case(generation, at, c) => vec![GdMsg::Cases {
+                            generation,
+                            start: at,
+                            cases: vec![blame_case(plan, &c)],
+                        }],
+                    };
+                    for m in msgs {
+                        if !send(m) {
+                            lock(&state.0).closed = true;
+                            state.1.notify_all();
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+        for j in jobs.iter() {
+            let mut p = lock(&state.0);
+            if p.closed {
+                break;
+            }
+            p.add(j);
+            drop(p);
+            state.1.notify_all();
+        }
+        lock(&state.0).closed = true;
+        state.1.notify_all();
+    });
 }
 
 /// The cases of a suite as blame specs, each with its own parameters over `base`.
