@@ -901,7 +901,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::GdToggle,
         name: "apply",
-        label: "Diff of two graphs: apply the cause under the cursor alone to OLD and re-rank the case (again: take it back)",
+        label: "Diff of two graphs: apply the cause under the cursor alone to OLD and re-rank the case (x on another cause adds it; again: takes it back)",
         group: Group::Screens,
         hint: Some("apply alone"),
         hint_keys: None,
