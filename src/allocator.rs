@@ -4,18 +4,21 @@
 //! mimalloc builds GitHub's REST API in about two thirds of the time glibc's allocator
 //! takes. A ranking blame (`toolscope diff … --cases` or `--query`) assembles thousands
 //! of hybrid graphs on every core, which glibc serialises: mimalloc blames in about
-//! 60% of the time. Following or replaying captured evidence (`--follow FILE`, in the
-//! explorer or in `bench`, and `lab replay`) parses and drops a JSON tree per record:
-//! mimalloc reads and classifies about 40% more records per second. Everything else (the
-//! explorer, `query`, `mcp`) keeps the system allocator: its smaller footprint is what the
-//! engine's memory targets are measured with.
+//! 60% of the time; so does the explorer's Diff screen on two graphs. Following or
+//! replaying captured evidence (`--follow FILE`, in the explorer or in `bench`, and `lab
+//! replay`) parses and drops a JSON tree per record: mimalloc reads and classifies about
+//! 40% more records per second. Everything else (the explorer on one graph, `query`,
+//! `mcp`) keeps the system allocator: its smaller footprint is what the engine's memory
+//! targets are measured with.
 //!
 //! The choice is made on the first allocation, while the main thread is the only thread,
 //! from the command line as the kernel holds it (`/proc/self/cmdline`, read without
-//! allocating): mimalloc when the first argument is `build`, `diff` with `--cases` or
-//! `--query` among the rest, or `lab` followed by `replay`, or when any argument is
-//! `--follow` (a command line longer than 512 bytes is judged on its first 512). `TOOLSCOPE_ALLOCATOR=system`
-//! or `=mimalloc` overrides it. The mode never changes afterwards, so every block is freed
+//! allocating): mimalloc when the first argument is `build`, `diff` with `--cases`,
+//! `--query` or `--explore` among the rest, `lab` followed by `replay`, when the first two
+//! arguments both name graphs (`toolscope OLD.json NEW.json`), or when any argument is
+//! `--follow` (a command line over 512 bytes is judged on its first 512).
+//! `TOOLSCOPE_ALLOCATOR=system` or `=mimalloc` overrides it. The mode never changes
+//! afterwards, so every block is freed
 //! by the allocator that made it.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -67,13 +70,29 @@ fn decide() -> u8 {
     let mut rest = args.clone();
     match first {
         Some(b"build") => MIMALLOC,
-        Some(b"diff") if args.any(|a| a.starts_with(b"--cases") || a.starts_with(b"--query")) => {
+        Some(b"diff")
+            if args.any(|a| {
+                a.starts_with(b"--cases") || a.starts_with(b"--query") || a == b"--explore"
+            }) =>
+        {
             MIMALLOC
         }
-        Some(b"lab") if rest.next() == Some(b"replay") => MIMALLOC,
+        Some(b"lab") if rest.clone().next() == Some(b"replay") => MIMALLOC,
+        // the explorer on two graphs (its Diff screen blames on hybrids)
+        Some(a) if graph_like(a) && args.next().is_some_and(graph_like) => MIMALLOC,
         _ if first == Some(b"--follow") || rest.any(|a| a.starts_with(b"--follow")) => MIMALLOC,
         _ => SYSTEM,
     }
+}
+
+/// An argument that names a graph or a spec: `demo`, or a file name ending in `.json`,
+/// `.json.gz`, `.yaml` or `.yml` (a subcommand never does).
+#[cfg(target_os = "linux")]
+fn graph_like(a: &[u8]) -> bool {
+    a == b"demo"
+        || [&b".json"[..], b".json.gz", b".yaml", b".yml"]
+            .iter()
+            .any(|s| a.ends_with(s))
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -162,5 +181,25 @@ unsafe impl GlobalAlloc for Allocator {
             MIMALLOC => unsafe { MI.realloc(ptr, layout, new_size) },
             _ => unsafe { System.realloc(ptr, layout, new_size) },
         })
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn graph_like_names_graphs_and_specs_never_a_subcommand() {
+        for a in ["demo", "old.json", "a/new.json.gz", "spec.yaml", "spec.yml"] {
+            assert!(super::graph_like(a.as_bytes()), "{a}");
+        }
+        for a in [
+            "diff",
+            "query",
+            "build",
+            "records.jsonl",
+            "runs/",
+            "--cases",
+        ] {
+            assert!(!super::graph_like(a.as_bytes()), "{a}");
+        }
     }
 }

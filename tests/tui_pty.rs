@@ -940,3 +940,41 @@ fn follow_starts_on_an_empty_file_or_one_that_begins_with_garbage() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Two graphs (the demo graph and a rebuild of it) with a suite open the Diff screen: the
+/// artifact diff in the header, the cases blamed, the blame column naming a moved tool's
+/// cause; `x` re-ranks the case on OLD with that cause alone.
+#[test]
+fn two_graphs_open_the_diff_screen_with_the_blame_column() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pty-graphs");
+    let (old, new) = toolscope::tui::harness::write_demo_pair(&dir).unwrap();
+    let suite = dir.join("suite.json");
+    std::fs::write(&suite, toolscope::tui::harness::DEMO_SUITE).unwrap();
+    let mut p = Pty::spawn(
+        &[
+            old.to_str().unwrap(),
+            new.to_str().unwrap(),
+            "--cases",
+            suite.to_str().unwrap(),
+        ],
+        120,
+        40,
+    );
+    p.wait_for("the blamed suite", |s| {
+        s.contains("OLD old.json  vs  NEW new.json") && s.contains("6 cases")
+    });
+    // the orders case: its rankings side by side with the blame column
+    p.send("jjj");
+    let s = p.wait_for("the blame column", |s| {
+        s.contains("blame") && s.lines().any(|l| l.contains("[1] new tool listOrdersV2"))
+    });
+    assert!(s.contains("listOrders fell 2 -> 3"), "{s}");
+    p.send("\t");
+    p.send("x");
+    p.wait_for("the case re-ranked on OLD + [1]", |s| {
+        s.contains("# OLD + [1]") && s.contains("in NEW")
+    });
+    p.send("q");
+    let status = wait_exit(&mut p);
+    assert!(status.success(), "exit {status:?}");
+}

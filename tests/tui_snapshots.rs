@@ -245,6 +245,38 @@ const SCREENS: &[(&str, Setup)] = &[
         h.key(KeyCode::Enter);
         h
     }),
+    ("graphs", |c| {
+        let (a, b) = toolscope::tui::harness::demo_pair();
+        let suite = toolscope::tui::harness::demo_suite();
+        let mut h = Harness::graphs(c, a, b, Some(suite), None);
+        h.keys("jjj");
+        h
+    }),
+    ("graphs_applied", |c| {
+        let (a, b) = toolscope::tui::harness::demo_pair();
+        let suite = toolscope::tui::harness::demo_suite();
+        let mut h = Harness::graphs(c, a, b, Some(suite), None);
+        h.keys("jjj");
+        h.key(KeyCode::Tab);
+        h.keys("x");
+        h
+    }),
+    ("graphs_change", |c| {
+        let (a, b) = toolscope::tui::harness::demo_pair();
+        let suite = toolscope::tui::harness::demo_suite();
+        let mut h = Harness::graphs(c, a, b, Some(suite), None);
+        h.keys("jjj");
+        h.key(KeyCode::Enter);
+        h.key(KeyCode::Enter);
+        h
+    }),
+    ("graphs_tree", |c| {
+        let (a, b) = toolscope::tui::harness::demo_pair();
+        let mut h = Harness::graphs(c, a, b, None, None);
+        h.keys("1jjjj");
+        h.key(KeyCode::Enter);
+        h
+    }),
     ("lab", |c| {
         Harness::lab(c, toolscope::tui::harness::demo_suite(), "demo-suite.json")
     }),

@@ -27,8 +27,12 @@ pub struct DiffArgs {
     /// The new graph, or the second run
     pub b: String,
     /// Two graphs: the diff as one JSON object
-    #[arg(long)]
+    #[arg(long, conflicts_with = "explore")]
     pub json: bool,
+    /// Two graphs: open the explorer's Diff screen (the artifact diff as a tree, the
+    /// cases of --cases or the --query blamed live)
+    #[arg(long)]
+    pub explore: bool,
     /// Two graphs: list at most this many items per section (0: all)
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
@@ -113,7 +117,35 @@ pub fn load_pair(a: &str, b: &str) -> Result<(Engine, Engine), u8> {
     Ok((ra.map_err(fail)?, rb.map_err(fail)?))
 }
 
+/// `--explore`: the Diff screen on the two graphs (the suite's cases blamed there).
+fn explore(a: &DiffArgs) -> u8 {
+    let cases = match &a.cases {
+        None => None,
+        Some(c) => match load_suite(Path::new(c)) {
+            Ok(s) => {
+                let label = Path::new(c)
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| c.clone());
+                Some((s, label))
+            }
+            Err(e) => return fail(e),
+        },
+    };
+    super::tui::run_graphs(
+        &a.a,
+        &a.b,
+        &a.ui,
+        cases,
+        a.query.clone(),
+        a.expected.clone(),
+    )
+}
+
 fn run_graphs(a: &DiffArgs) -> u8 {
+    if a.explore {
+        return explore(a);
+    }
     let t = std::time::Instant::now();
     let (old, new) = match load_pair(&a.a, &a.b) {
         Ok(p) => p,

@@ -122,8 +122,44 @@ pub fn run_diff(a: &str, b: &str, ui: &UiArgs) -> u8 {
         ui,
         learning: Vec::new(),
         query: None,
+        expected: Vec::new(),
         dump_dir: None,
         cases: None,
+        follow: None,
+        startup,
+    })
+}
+
+/// The Diff screen on two graphs (`diff OLD NEW --explore`): the artifact diff, and the
+/// suite's cases (or the query) blamed on the changes.
+pub fn run_graphs(
+    a: &str,
+    b: &str,
+    ui: &UiArgs,
+    cases: Option<(crate::lab::suite::Suite, String)>,
+    query: Option<String>,
+    expected: Vec<String>,
+) -> u8 {
+    let path = |f: &str| -> Result<PathBuf, u8> {
+        if f == "demo" {
+            Ok(PathBuf::from("demo"))
+        } else {
+            check_path(f)
+        }
+    };
+    let (a, b) = match path(a).and_then(|a| Ok((a, path(b)?))) {
+        Ok(ab) => ab,
+        Err(c) => return c,
+    };
+    let (ui, startup) = ui.resolve();
+    crate::tui::run(crate::tui::Options {
+        source: Source::Graphs(a, b),
+        ui,
+        learning: Vec::new(),
+        query,
+        expected,
+        dump_dir: None,
+        cases,
         follow: None,
         startup,
     })
@@ -223,6 +259,7 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
             ui,
             learning: Vec::new(),
             query: None,
+            expected: Vec::new(),
             dump_dir: args.dump_dir.clone(),
             cases: None,
             follow,
@@ -268,6 +305,14 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
                 graph_and_records = Some(f.clone());
                 Source::Demo
             }
+            // the demo graph and another graph: compared, in the order given
+            Ok(p) if matches!(detect(&p), FileKind::Graph | FileKind::Spec) => {
+                if files[0] == "demo" {
+                    Source::Graphs("demo".into(), p)
+                } else {
+                    Source::Graphs(p, "demo".into())
+                }
+            }
             Ok(_) => {
                 return fail(format!(
                     "{}: with the demo graph, give captured records (their queries become a \
@@ -288,6 +333,10 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
                 (FileKind::Evidence, k @ (FileKind::Graph | FileKind::Spec)) => {
                     graph_and_records = Some(a.clone());
                     graph_source(pb, k)
+                }
+                // two graphs: the artifact diff and the ranking blame (OLD first)
+                (FileKind::Graph | FileKind::Spec, FileKind::Graph | FileKind::Spec) => {
+                    Source::Graphs(pa, pb)
                 }
                 _ => Source::Diff(pa, pb),
             },
@@ -336,6 +385,7 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
         ui,
         learning,
         query: args.query.clone(),
+        expected: Vec::new(),
         dump_dir: args.dump_dir.clone(),
         cases,
         follow: None,

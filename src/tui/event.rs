@@ -196,6 +196,69 @@ pub enum Source {
     Diff(PathBuf, PathBuf),
     /// A JSON Lines file followed without a graph (Follow screen).
     Follow(PathBuf),
+    /// Two graphs compared (Diff screen: artifact diff and ranking blame); OLD, NEW. The
+    /// NEW one is also the graph of the other screens.
+    Graphs(PathBuf, PathBuf),
+}
+
+/// The source of one graph of a pair: `demo`, a spec or tool list (built on load), or a
+/// graph artifact.
+fn one_graph(p: &std::path::Path) -> Source {
+    use crate::sniff::Kind;
+    if p.as_os_str() == "demo" {
+        return Source::Demo;
+    }
+    match crate::sniff::sniff_path(p) {
+        Ok(Kind::Spec | Kind::ToolList | Kind::Yaml) => Source::Spec(p.to_path_buf()),
+        _ => Source::File(p.to_path_buf()),
+    }
+}
+
+/// Loads two graphs on two threads; the gauge is their mean and names both phases.
+fn load_pair(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    progress: &mut dyn FnMut(LoadProgress),
+) -> Result<(Engine, Engine, Vec<String>), String> {
+    let (ptx, prx) = channel::<(usize, LoadProgress)>();
+    let (sa, sb) = (one_graph(a), one_graph(b));
+    thread::scope(|sc| {
+        let spawn = |i: usize, s: Source| {
+            let ptx = ptx.clone();
+            sc.spawn(move || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    load(&s, &mut |p| {
+                        let _ = ptx.send((i, p));
+                    })
+                }))
+                .unwrap_or_else(|p| Err(format!("loading failed: {}", panic_text(p.as_ref()))))
+            })
+        };
+        let (ha, hb) = (spawn(0, sa), spawn(1, sb));
+        drop(ptx);
+        let mut last: [LoadProgress; 2] = std::array::from_fn(|_| LoadProgress {
+            phase: "starting".into(),
+            fraction: 0.0,
+            detail: String::new(),
+        });
+        for (i, p) in prx {
+            last[i] = p;
+            progress(LoadProgress {
+                phase: "loading both graphs".into(),
+                fraction: (last[0].fraction + last[1].fraction) / 2.0,
+                detail: format!("OLD: {}; NEW: {}", last[0].phase, last[1].phase),
+            });
+        }
+        let join = |h: thread::ScopedJoinHandle<'_, Result<(Engine, Vec<String>), String>>| {
+            h.join()
+                .unwrap_or_else(|_| Err("loading failed".to_string()))
+        };
+        let (ra, rb) = (join(ha), join(hb));
+        let (ea, mut wa) = ra.map_err(|e| format!("OLD: {e}"))?;
+        let (eb, wb) = rb.map_err(|e| format!("NEW: {e}"))?;
+        wa.extend(wb);
+        Ok((ea, eb, wa))
+    })
 }
 
 /// Loads on a thread; sends progress and then `Loaded`.
@@ -205,6 +268,18 @@ pub fn spawn_loader(source: Source, tx: Sender<AppEvent>) {
         .spawn(move || {
             if let Some(opened) = open_evidence(&source, &tx) {
                 let _ = tx.send(AppEvent::Opened(opened));
+                return;
+            }
+            if let Source::Graphs(a, b) = &source {
+                let ptx = tx.clone();
+                let res = load_pair(a, b, &mut |p| {
+                    let _ = ptx.send(AppEvent::Progress(p));
+                });
+                let _ = tx.send(AppEvent::Loaded(res.map(|(old, new, warnings)| Loaded {
+                    engine: Arc::new(new),
+                    warnings,
+                    old: Some(Arc::new(old)),
+                })));
                 return;
             }
             let ptx = tx.clone();
@@ -220,6 +295,7 @@ pub fn spawn_loader(source: Source, tx: Sender<AppEvent>) {
             let _ = tx.send(AppEvent::Loaded(res.map(|(engine, warnings)| Loaded {
                 engine: Arc::new(engine),
                 warnings,
+                old: None,
             })));
         });
 }
@@ -234,7 +310,7 @@ fn open_evidence(source: &Source, tx: &Sender<AppEvent>) -> Option<Result<Opened
         }));
     };
     let r = match source {
-        Source::Demo | Source::File(_) | Source::Spec(_) => return None,
+        Source::Demo | Source::File(_) | Source::Spec(_) | Source::Graphs(..) => return None,
         Source::Follow(p) => return Some(Ok(Opened::Follow(p.clone()))),
         Source::Evidence(p) => {
             progress(p.display().to_string());
@@ -265,7 +341,7 @@ pub fn load(
         })
     };
     let (name, bytes) = match source {
-        Source::Evidence(_) | Source::Diff(..) | Source::Follow(_) => {
+        Source::Evidence(_) | Source::Diff(..) | Source::Follow(_) | Source::Graphs(..) => {
             return Err("not a graph source".into());
         }
         Source::Demo => (

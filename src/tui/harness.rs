@@ -32,6 +32,8 @@ pub struct Harness {
     pub copy_dir: Option<std::path::PathBuf>,
     /// Followed files: [`Harness::follow_step`] reads them (no thread).
     pub follows: Vec<super::follow::FollowReader>,
+    /// Two graphs compared on the Diff screen (their jobs run inline).
+    pub pair: Option<(Arc<Engine>, Arc<Engine>)>,
 }
 
 impl Harness {
@@ -59,6 +61,7 @@ impl Harness {
             ui: Default::default(),
             learning: Vec::new(),
             query: query.map(String::from),
+            expected: Vec::new(),
             dump_dir: Some(std::env::temp_dir()),
             cases: None,
             follow: None,
@@ -72,10 +75,12 @@ impl Harness {
             copy_dir: None,
             saves: 0,
             follows: Vec::new(),
+            pair: None,
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
             engine,
             warnings: Vec::new(),
+            old: None,
         })));
         h.apply(fx);
         h
@@ -88,6 +93,7 @@ impl Harness {
             ui: Default::default(),
             learning: Vec::new(),
             query: None,
+            expected: Vec::new(),
             dump_dir: Some(std::env::temp_dir()),
             cases: None,
             follow: None,
@@ -111,6 +117,7 @@ impl Harness {
             copy_dir: None,
             saves: 0,
             follows: Vec::new(),
+            pair: None,
         };
         h.event(AppEvent::Opened(opened));
         h
@@ -123,6 +130,7 @@ impl Harness {
             ui: Default::default(),
             learning: Vec::new(),
             query: None,
+            expected: Vec::new(),
             dump_dir: Some(std::env::temp_dir()),
             cases: Some((suite, label.to_string())),
             follow: None,
@@ -136,12 +144,52 @@ impl Harness {
             copy_dir: None,
             saves: 0,
             follows: Vec::new(),
+            pair: None,
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
             engine: demo_engine(),
             warnings: Vec::new(),
+            old: None,
         })));
         h.apply(fx);
+        h
+    }
+
+    /// The Diff screen on two graphs, as if `toolscope OLD NEW [--cases SUITE]` had loaded
+    /// them (labels `old.json` and `new.json`); `query` is in the query box.
+    pub fn graphs(
+        caps: Caps,
+        old: Arc<Engine>,
+        new: Arc<Engine>,
+        suite: Option<crate::lab::suite::Suite>,
+        query: Option<&str>,
+    ) -> Harness {
+        let opts = Options {
+            source: Source::Graphs("old.json".into(), "new.json".into()),
+            ui: Default::default(),
+            learning: Vec::new(),
+            query: query.map(String::from),
+            expected: Vec::new(),
+            dump_dir: Some(std::env::temp_dir()),
+            cases: suite.map(|s| (s, "demo-suite.json".to_string())),
+            follow: None,
+            startup: Default::default(),
+        };
+        let mut app = initial_app(caps, &opts);
+        app.show_timing = false;
+        let mut h = Harness {
+            app,
+            emitted: Vec::new(),
+            copy_dir: None,
+            saves: 0,
+            follows: Vec::new(),
+            pair: None,
+        };
+        h.event(AppEvent::Loaded(Ok(Loaded {
+            engine: new,
+            warnings: Vec::new(),
+            old: Some(old),
+        })));
         h
     }
 
@@ -157,6 +205,7 @@ impl Harness {
             ui: Default::default(),
             learning: Vec::new(),
             query: None,
+            expected: Vec::new(),
             dump_dir: None,
             cases: None,
             follow: None,
@@ -170,6 +219,7 @@ impl Harness {
             copy_dir: None,
             saves: 0,
             follows: Vec::new(),
+            pair: None,
         }
     }
 
@@ -239,6 +289,27 @@ impl Harness {
                 Effect::SaveScreen => self.saves += 1,
                 Effect::Follow(job) => {
                     self.follows.push(super::follow::FollowReader::new(*job));
+                }
+                Effect::GdStart(old, new, labels) => {
+                    let d = super::gdiff::work::artifact_diff(&old, &new, (&labels.0, &labels.1));
+                    let groups = crate::lab::blame::plan::Plan::new(&old, &new, &d)
+                        .groups
+                        .len();
+                    self.pair = Some((old, new));
+                    self.event(AppEvent::Gd(super::gdiff::work::GdMsg::Ready {
+                        diff: Box::new(d),
+                        groups,
+                    }));
+                }
+                Effect::Gd(job) => {
+                    let Some((old, new)) = self.pair.clone() else {
+                        continue;
+                    };
+                    let d = super::gdiff::work::artifact_diff(&old, &new, ("old", "new"));
+                    let plan = crate::lab::blame::plan::Plan::new(&old, &new, &d);
+                    for m in super::gdiff::work::run_inline(&plan, &job) {
+                        self.event(AppEvent::Gd(m));
+                    }
                 }
                 Effect::EngineReady(_) | Effect::Quit => {}
             }
@@ -359,4 +430,85 @@ pub fn write_demo_evidence(dir: &std::path::Path) -> std::io::Result<()> {
             .map_err(std::io::Error::other)?;
     }
     Ok(())
+}
+
+/// The demo graph as JSON.
+pub fn demo_value() -> serde_json::Value {
+    let bytes = crate::limits::gunzip("demo", crate::demo::DEMO_GRAPH_GZ.to_vec()).expect("demo");
+    serde_json::from_slice(&bytes).expect("demo JSON")
+}
+
+/// A rebuild of the demo graph (for the Diff screen on two graphs): one description
+/// rewritten, one tool removed, one added beside `listOrders`, one renamed (same method
+/// and path), one edge removed, one relabelled and one added.
+pub fn demo_rebuilt_value() -> serde_json::Value {
+    use serde_json::json;
+    let mut v = demo_value();
+    let tools = v["tools"].as_object_mut().expect("tools");
+    tools["getOrder"]["description"] = json!("Returns one order with its refund state");
+    tools.shift_remove("getDailySalesStats");
+    let mut added = tools["listOrders"].clone();
+    added["name"] = json!("listOrdersV2");
+    added["description"] = json!("Lists orders with refund filters");
+    added["metadata"]["path"] = json!("/v2/orders");
+    tools.insert("listOrdersV2".into(), added);
+    let mut renamed = tools.shift_remove("cancelOrder").expect("cancelOrder");
+    renamed["name"] = json!("cancelOrderById");
+    tools.insert("cancelOrderById".into(), renamed);
+    let graph = v["graph"].as_object_mut().expect("graph");
+    for n in graph["nodes"].as_array_mut().expect("nodes") {
+        match n["id"].as_str() {
+            Some("cancelOrder") => n["id"] = json!("cancelOrderById"),
+            Some("getDailySalesStats") => n["id"] = json!("listOrdersV2"),
+            _ => {}
+        }
+    }
+    let edges = graph["edges"].as_array_mut().expect("edges");
+    for e in edges.iter_mut() {
+        for end in ["source", "target"] {
+            if e[end] == "cancelOrder" {
+                e[end] = json!("cancelOrderById");
+            }
+        }
+    }
+    edges.retain(|e| e["source"] != "getDailySalesStats" && e["target"] != "getDailySalesStats");
+    edges.remove(0);
+    edges[1]["relation"] = json!("precedes");
+    edges.push(
+        json!({"source": "listOrdersV2", "target": "getOrder", "relation": "requires",
+        "confidence": "INFERRED", "evidence": "rebuilt"}),
+    );
+    v
+}
+
+fn engine_of(v: &serde_json::Value) -> Engine {
+    let text = serde_json::to_string_pretty(v).expect("json");
+    Engine::new(
+        crate::model::load::load_graph_bytes_quiet("g.json", text.into_bytes())
+            .expect("graph")
+            .0,
+    )
+}
+
+/// The demo graph and its rebuild as engines, loaded once per process.
+pub fn demo_pair() -> (Arc<Engine>, Arc<Engine>) {
+    static P: OnceLock<(Arc<Engine>, Arc<Engine>)> = OnceLock::new();
+    P.get_or_init(|| {
+        (
+            Arc::new(engine_of(&demo_value())),
+            Arc::new(engine_of(&demo_rebuilt_value())),
+        )
+    })
+    .clone()
+}
+
+/// Writes the demo graph and its rebuild as `old.json` and `new.json` in `dir`.
+pub fn write_demo_pair(
+    dir: &std::path::Path,
+) -> std::io::Result<(std::path::PathBuf, std::path::PathBuf)> {
+    std::fs::create_dir_all(dir)?;
+    let (a, b) = (dir.join("old.json"), dir.join("new.json"));
+    std::fs::write(&a, serde_json::to_string_pretty(&demo_value())?)?;
+    std::fs::write(&b, serde_json::to_string_pretty(&demo_rebuilt_value())?)?;
+    Ok((a, b))
 }

@@ -21,6 +21,7 @@ pub mod emergency;
 pub mod event;
 pub mod export;
 pub mod follow;
+pub mod gdiff;
 pub mod harness;
 pub mod labclass;
 pub mod reasons;
@@ -61,6 +62,8 @@ pub struct Options {
     pub learning: Vec<Value>,
     /// Initial query (`--query`).
     pub query: Option<String>,
+    /// The expected tools of that query when two graphs are compared (`--expected`).
+    pub expected: Vec<String>,
     /// Where `s` writes screens (default: the state directory).
     pub dump_dir: Option<PathBuf>,
     /// A suite to evaluate on the Lab screen once the graph is loaded (`--cases`), and
@@ -83,7 +86,7 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
     let label = match &opts.source {
         Source::Demo => crate::demo::DEMO_NAME.to_string(),
         Source::File(p) | Source::Spec(p) | Source::Evidence(p) => name(p),
-        Source::Diff(a, b) => format!("{} vs {}", name(a), name(b)),
+        Source::Diff(a, b) | Source::Graphs(a, b) => format!("{} vs {}", name(a), name(b)),
         Source::Follow(p) => name(p),
     };
     let mut app = App::new(caps, &label);
@@ -105,7 +108,7 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
     match &opts.source {
         Source::Demo => app.demo.steps = demo::demo_steps(),
         Source::Evidence(_) => app.screen = screens::Screen::Evidence,
-        Source::Diff(..) => app.screen = screens::Screen::Diff,
+        Source::Diff(..) | Source::Graphs(..) => app.screen = screens::Screen::Diff,
         Source::Follow(_) => app.screen = screens::Screen::Follow,
         Source::File(_) | Source::Spec(_) => {}
     }
@@ -114,9 +117,15 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
         app.screen = screens::Screen::Follow;
     }
     if let Some(c) = &opts.cases {
-        app.pending_lab = Some(c.clone());
-        app.screen = screens::Screen::Lab;
+        if matches!(opts.source, Source::Graphs(..)) {
+            // two graphs: the suite is blamed on the Diff screen
+            app.gd_suite = Some(c.clone());
+        } else {
+            app.pending_lab = Some(c.clone());
+            app.screen = screens::Screen::Lab;
+        }
     }
+    app.gd_expected = opts.expected.clone();
     if !opts.learning.is_empty() {
         app.set_learning(opts.learning.clone());
     }
@@ -178,6 +187,7 @@ pub fn run(opts: Options) -> u8 {
     };
     let mut worker: Option<event::Worker> = None;
     let mut ev_worker: Option<event::EvidenceWorker> = None;
+    let mut gd_worker: Option<gdiff::work::GdWorker> = None;
     let mut failed: Option<String> = None;
     if let Err(e) = draw(&mut terminal, &mut app) {
         failed = Some(e.to_string());
@@ -202,6 +212,17 @@ pub fn run(opts: Options) -> u8 {
                 Effect::EngineReady(engine) => {
                     worker = Some(event::Worker::spawn(engine.clone(), tx.clone()));
                     ev_worker = Some(event::EvidenceWorker::spawn(engine, tx.clone()));
+                }
+                Effect::GdStart(old, new, labels) => {
+                    let gtx = tx.clone();
+                    gd_worker = Some(gdiff::work::GdWorker::spawn(old, new, labels, move |m| {
+                        gtx.send(app::AppEvent::Gd(m)).is_ok()
+                    }));
+                }
+                Effect::Gd(job) => {
+                    if let Some(w) = &gd_worker {
+                        w.submit(*job);
+                    }
                 }
                 Effect::Query(job) => {
                     if let Some(w) = &worker {

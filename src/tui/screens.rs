@@ -564,6 +564,8 @@ impl App {
     }
 
     fn show_diff(&mut self, d: DiffView) {
+        // two runs replace two graphs on the Diff screen
+        self.gdiff = None;
         let msg = d.errors.first().map(|e| {
             let more = d.errors.len() - 1;
             if more > 0 {
@@ -692,6 +694,7 @@ impl App {
                     EvFocus::Pane => scroll(&mut e.pane),
                 }
             }
+            Screen::Diff if self.gdiff.is_some() => return self.gd_move(delta),
             Screen::Diff => {
                 let Some(d) = self.diffv.as_mut() else {
                     return Vec::new();
@@ -760,6 +763,7 @@ impl App {
                     }];
                 }
             }
+            Screen::Diff if self.gdiff.is_some() => return self.gd_cycle(),
             Screen::Diff => {
                 if let Some(d) = self.diffv.as_mut() {
                     d.focus = match d.focus {
@@ -796,6 +800,7 @@ impl App {
                 }
                 Vec::new()
             }
+            Screen::Diff if self.gdiff.is_some() => self.gd_enter(),
             Screen::Diff => {
                 if let Some(d) = self.diffv.as_mut() {
                     d.focus = DiffFocus::Detail;
@@ -825,6 +830,7 @@ impl App {
                     };
                 }
             }
+            Screen::Diff if self.gdiff.is_some() => return self.gd_back(),
             Screen::Diff => {
                 if let Some(d) = self.diffv.as_mut() {
                     d.focus = DiffFocus::Cases;
@@ -1081,7 +1087,7 @@ impl App {
                 }
             }
             None => {
-                if self.diffv.is_some() {
+                if self.diffv.is_some() || self.gdiff.is_some() {
                     self.screen = Screen::Diff;
                     self.input_active = false;
                 } else {

@@ -31,6 +31,7 @@ impl App {
                 self.overlay = Overlay::Palette(PaletteState::default());
                 Vec::new()
             }
+            CmdId::FocusQuery if self.gd_owns_query(arg) => self.gd_focus_query(),
             CmdId::FocusQuery if self.screen != Screen::Explore => {
                 if self.engine.is_none() {
                     return self.warn("no graph: this screen shows evidence without one".into());
@@ -89,7 +90,11 @@ impl App {
             CmdId::EvJson => self.ev_toggle_json(),
             CmdId::RecordNext => self.record_step(1),
             CmdId::RecordPrev => self.record_step(-1),
+            CmdId::ChangedOnly if self.gdiff.is_some() => self.gd_changed_only(),
             CmdId::ChangedOnly => self.diff_changed_only(),
+            CmdId::GdChanges | CmdId::GdBlame | CmdId::GdChange | CmdId::GdToggle => {
+                self.gd_run(id)
+            }
             CmdId::LabSort => self.lab_sort(arg),
             CmdId::LabClass if self.screen == Screen::Follow => self.follow_class(arg),
             CmdId::LabClass => self.lab_class(arg),
@@ -648,6 +653,10 @@ impl App {
                 .evidence
                 .as_ref()
                 .is_some_and(|e| e.focus != crate::tui::screens::EvFocus::Pane),
+            Screen::Diff if self.gdiff.is_some() => self
+                .gdiff
+                .as_ref()
+                .is_some_and(|d| d.focus == crate::tui::gdiff::GdFocus::Cases),
             Screen::Diff => self
                 .diffv
                 .as_ref()

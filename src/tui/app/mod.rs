@@ -328,6 +328,10 @@ pub enum Effect {
     Copy(Box<crate::tui::clipboard::CopyJob>),
     SaveScreen,
     EngineReady(Arc<Engine>),
+    /// Two graphs to compare: start the Diff screen's worker (OLD, NEW, their labels).
+    GdStart(Arc<Engine>, Arc<Engine>, (String, String)),
+    /// A blame or re-rank job for that worker.
+    Gd(Box<crate::tui::gdiff::work::GdJob>),
     Quit,
 }
 
@@ -351,12 +355,16 @@ pub enum AppEvent {
     Follow(crate::tui::follow::FollowMsg),
     /// A termination signal (SIGTERM, SIGHUP, SIGQUIT).
     Signal(i32),
+    /// The Diff screen's worker for two graphs.
+    Gd(crate::tui::gdiff::work::GdMsg),
 }
 
 /// A loaded graph and the warnings its loading produced.
 pub struct Loaded {
     pub engine: Arc<Engine>,
     pub warnings: Vec<String>,
+    /// Two graphs were given: the OLD one (`engine` is the NEW one).
+    pub old: Option<Arc<Engine>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -506,6 +514,11 @@ pub struct App {
     pub drill_path: Vec<PaneId>,
     pub evidence: Option<EvidenceView>,
     pub diffv: Option<DiffView>,
+    /// The Diff screen on two graphs (artifact diff and ranking blame).
+    pub gdiff: Option<Box<crate::tui::gdiff::GraphDiffView>>,
+    /// Its query box case's expected tools, and a suite to blame once both are loaded.
+    pub gd_expected: Vec<String>,
+    pub gd_suite: Option<(crate::lab::suite::Suite, String)>,
     pub lab: Option<LabView>,
     pub lab_generation: u64,
     /// A suite to evaluate once the graph is loaded (`--cases`).
@@ -571,6 +584,9 @@ impl App {
             drill_path: Vec::new(),
             evidence: None,
             diffv: None,
+            gdiff: None,
+            gd_expected: Vec::new(),
+            gd_suite: None,
             lab: None,
             lab_generation: 0,
             pending_lab: None,

@@ -60,7 +60,15 @@ impl App {
                 Vec::new()
             }
             AppEvent::Loaded(Ok(l)) => {
-                let fx = self.on_loaded(l.engine);
+                let mut fx = self.on_loaded(l.engine.clone());
+                if let Some(old) = l.old {
+                    let suite = self.gd_suite.take();
+                    fx.extend(self.start_gdiff(crate::tui::gdiff::GdStart {
+                        old,
+                        new: l.engine,
+                        suite,
+                    }));
+                }
                 if let Some(w) = l.warnings.first() {
                     let more = l.warnings.len() - 1;
                     self.set_flash(
@@ -101,6 +109,10 @@ impl App {
             }
             AppEvent::Lab(m) => {
                 self.on_lab(m);
+                Vec::new()
+            }
+            AppEvent::Gd(m) => {
+                self.on_gd(m);
                 Vec::new()
             }
             AppEvent::Opened(Err(message)) | AppEvent::Loaded(Err(message)) => {
@@ -242,7 +254,8 @@ impl App {
             }
             Overlay::Note => Vec::new(),
             Overlay::None => {
-                if self.engine.is_none() || self.screen != Screen::Explore {
+                let diff_query = self.screen == Screen::Diff && self.gdiff.is_some();
+                if self.engine.is_none() || (self.screen != Screen::Explore && !diff_query) {
                     return Vec::new();
                 }
                 if let Err(m) = crate::limits::check_query_len(self.query.text.len() + clean.len())
@@ -252,7 +265,9 @@ impl App {
                 }
                 self.input_active = true;
                 self.query.insert_str(&clean);
-                vec![self.query_changed()]
+                let mut fx = vec![self.query_changed()];
+                fx.extend(self.gd_query_changed());
+                fx
             }
         }
     }
@@ -338,7 +353,9 @@ impl App {
             (None, None) => return None,
         };
         Some(if changed {
-            vec![self.query_changed()]
+            let mut fx = vec![self.query_changed()];
+            fx.extend(self.gd_query_changed());
+            fx
         } else {
             Vec::new()
         })
@@ -449,6 +466,7 @@ impl App {
                 Some(self.pane_mut(d))
             }
             Screen::Evidence => self.evidence.as_mut().map(|e| &mut e.pane),
+            Screen::Diff if self.gdiff.is_some() => self.gd_pane_mut(),
             Screen::Diff => self.diffv.as_mut().map(|d| &mut d.pane),
             Screen::Lab => self.lab.as_mut().map(|l| &mut l.pane),
             Screen::Follow => self.follow.as_mut().map(|f| &mut f.pane),

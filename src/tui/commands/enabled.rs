@@ -213,8 +213,16 @@ pub(super) fn need_records(a: &App) -> Option<&'static str> {
     })
 }
 
+pub(super) fn need_gdiff(a: &App) -> Option<&'static str> {
+    if a.gdiff.is_some() {
+        None
+    } else {
+        Some("no two graphs are compared (toolscope OLD NEW)")
+    }
+}
+
 pub(super) fn need_diff(a: &App) -> Option<&'static str> {
-    if a.diffv.is_some() {
+    if a.diffv.is_some() || a.gdiff.is_some() {
         None
     } else {
         Some("no diff is open (:diff A B)")

@@ -10,6 +10,7 @@
 //! registry entry for its number key. Tabs, scrolling, the cursor, wrapping, help, the
 //! palette and the footer then work for it unchanged.
 
+pub mod blame;
 pub mod counterfactual;
 pub mod crumbs;
 pub mod detail;
@@ -19,6 +20,7 @@ pub mod evidence;
 pub mod explain;
 pub mod explore;
 pub mod follow;
+pub mod gdiff;
 pub mod graph;
 pub mod help;
 pub mod lab;
@@ -123,6 +125,10 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
 
     let cursor = match app.screen {
         Screen::Explore => explore::draw_query(app, query_area, buf),
+        // the query box, while a query to blame is typed on the Diff screen of two graphs
+        Screen::Diff if app.gdiff.is_some() && app.input_active => {
+            explore::draw_query(app, query_area, buf)
+        }
         _ => {
             screen_header(app, query_area, buf);
             None
@@ -152,6 +158,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     match app.screen {
         Screen::Explore => {}
         Screen::Evidence => evidence::draw(app, main, buf, compact, &mut info),
+        Screen::Diff if app.gdiff.is_some() => gdiff::draw(app, main, buf, compact, &mut info),
         Screen::Diff => diff::draw(app, main, buf, compact, &mut info),
         Screen::Lab => lab::draw(app, main, buf, compact, &mut info),
         Screen::Follow => follow::draw(app, main, buf, compact, &mut info),
@@ -269,6 +276,7 @@ fn screen_header(app: &App, r: Rect, buf: &mut Buffer) {
     let mut spans: Vec<Span<'static>> = vec![Span::styled(name, st(app, Role::TabActive))];
     let rest = match app.screen {
         Screen::Evidence => evidence::header(app),
+        Screen::Diff if app.gdiff.is_some() => gdiff::header(app),
         Screen::Diff => diff::header(app),
         Screen::Lab => lab::header(app, avail),
         Screen::Follow => follow::header(app),
