@@ -234,3 +234,63 @@ fn compare_artifacts_evidence_tool() {
     assert_eq!(code, 2);
     assert!(err.contains("limit") && err.contains("1000"), "{err}");
 }
+
+/// The registry's attribution metric: the expected tool's rank move from the baseline to
+/// the loaded graph, as a checked tree of change-group shares plus the residual.
+#[test]
+fn blame_rank_shift_metric_adds_up_to_the_rank_move() {
+    let (a, b) = pair("metric");
+    let (sa, sb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let ev = |args: &str, extra: &[&str]| {
+        let mut v = vec!["evidence", "explain_metric", "--graph", sb, "--args", args];
+        v.extend_from_slice(extra);
+        run(&v)
+    };
+    let args = r#"{"metric_id": "blame.rank_shift", "query": "refund state of an order", "scope_id": "getOrder"}"#;
+    let (code, out, err) = ev(args, &["--baseline", sa]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["metric_id"], "blame.rank_shift");
+    assert_eq!(v["scope_id"], "getOrder");
+    assert_eq!(v["mechanism_status"], "resolved", "{out}");
+    assert_eq!(v["provenance"]["formula_version"], "toolscope-blame/1");
+    assert_eq!(v["residual_check"]["failures"], json!([]), "{out}");
+    // the value is the rank move; the children add up to it and name the changes
+    let (old, new) = (v["ranks"]["old"].as_i64(), v["ranks"]["new"].as_i64());
+    let top_k = 10;
+    let moved = new.unwrap_or(top_k + 1) - old.unwrap_or(top_k + 1);
+    assert_eq!(v["value"].as_f64(), Some(moved as f64), "{out}");
+    assert_ne!(moved, 0, "the pair moves getOrder: {out}");
+    let kids = v["tree"]["children"].as_array().unwrap();
+    let sum: f64 = kids.iter().map(|k| k["value"].as_f64().unwrap()).sum();
+    assert!((sum - moved as f64).abs() < 1e-9, "{out}");
+    assert!(
+        kids.iter()
+            .any(|k| k["label"].as_str().unwrap().contains("getOrder")),
+        "{out}"
+    );
+    assert_eq!(kids.last().unwrap()["label"], "residual");
+    // the same numbers as compare_artifacts' case
+    let (_, cmp, _) = run(&[
+        "evidence",
+        "compare_artifacts",
+        "--graph",
+        sb,
+        "--baseline",
+        sa,
+        "--args",
+        r#"{"query": "refund state of an order", "expected": "getOrder", "limit": 0}"#,
+    ]);
+    let c = json_of(&cmp);
+    assert_eq!(c["case"]["old"]["expected_rank"].as_i64(), old, "{cmp}");
+    assert_eq!(c["case"]["new"]["expected_rank"].as_i64(), new, "{cmp}");
+    // without a baseline the metric is not offered, and asking for it is a tool error
+    // that says why (as a suite metric without a suite is)
+    let (code, _, err) = ev(args, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--baseline OLD"), "{err}");
+    assert!(err.contains("blame.rank_shift"), "{err}");
+    // model-facing callers never see it
+    let (code, _, err) = ev(args, &["--baseline", sa, "--model"]);
+    assert_eq!(code, 2, "{err}");
+}

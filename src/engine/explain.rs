@@ -520,7 +520,10 @@ pub fn explain_live(
         MetricId::SelectorConfidence => explain_confidence(sel?),
         MetricId::SelectorMargin => explain_margin(sel?, false),
         MetricId::SelectorLlmMargin => explain_margin(sel?, true),
-        MetricId::LabHitAtK | MetricId::LabMrr | MetricId::LabSelectorAccuracy => None,
+        MetricId::LabHitAtK
+        | MetricId::LabMrr
+        | MetricId::LabSelectorAccuracy
+        | MetricId::BlameRankShift => None,
     }
 }
 

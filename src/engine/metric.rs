@@ -29,6 +29,9 @@ pub enum MetricId {
     LabMrr,
     /// Share of suite cases the selector picks an expected tool for.
     LabSelectorAccuracy,
+    /// A tool's rank move from a baseline graph to the loaded one, split over the changes
+    /// between the two graphs.
+    BlameRankShift,
 }
 
 impl MetricId {
@@ -45,7 +48,7 @@ impl MetricId {
     ];
 
     /// Every metric, in registry order.
-    pub const ALL: [MetricId; 10] = [
+    pub const ALL: [MetricId; 11] = [
         MetricId::RetrievalScore,
         MetricId::RetrievalSeed,
         MetricId::RetrievalGraph,
@@ -56,6 +59,7 @@ impl MetricId {
         MetricId::LabHitAtK,
         MetricId::LabMrr,
         MetricId::LabSelectorAccuracy,
+        MetricId::BlameRankShift,
     ];
 
     /// The serialised id.
@@ -71,6 +75,7 @@ impl MetricId {
             MetricId::LabHitAtK => "lab.hit_at_k",
             MetricId::LabMrr => "lab.mrr",
             MetricId::LabSelectorAccuracy => "lab.selector_accuracy",
+            MetricId::BlameRankShift => "blame.rank_shift",
         }
     }
 

@@ -8,10 +8,11 @@ use serde_json::{Map, Value};
 
 use super::tools::{Session, ToolError};
 use crate::engine::Engine;
+use crate::engine::explain::{self, Explanation, Op};
 use crate::jsonout::JsonWriter;
 use crate::lab::blame::plan::Plan;
 use crate::lab::blame::report as blame_report;
-use crate::lab::blame::{Blamer, CaseSpec};
+use crate::lab::blame::{Blamer, CaseSpec, RANK};
 use crate::lab::graphdiff::{self, ArtifactDiff, Side, report};
 
 /// The most names a list of the diff shows when `limit` is not given.
@@ -124,6 +125,92 @@ impl<'a> Session<'a> {
             .str(&format!("sha256:{}", old.graph.fingerprint()));
         w.end_obj();
         self.provenance(w, &knobs, "toolscope-blame/1");
+        Ok(())
+    }
+
+    /// `explain_metric` of `blame.rank_shift`: the tracked tool's rank move from the
+    /// baseline to the loaded graph, as a tree whose children are the change groups'
+    /// Shapley shares and the residual (they add up by construction; `check()` proves it).
+    /// `scope_id` names the tracked tool (else the case's label, else OLD's top-1).
+    pub(super) fn explain_blame(
+        &mut self,
+        m: &super::registry::Metric,
+        args: &Map<String, Value>,
+        w: &mut JsonWriter,
+    ) -> Result<(), ToolError> {
+        let Some(old) = self.baseline else {
+            return Err(ToolError::Execution(format!(
+                "{} needs a baseline graph in this session: toolscope evidence explain_metric --graph NEW --baseline OLD",
+                m.metric_id()
+            )));
+        };
+        let (id, query, mut expected) = self.case_of(args)?;
+        if let Some(t) = args.get("scope_id").and_then(Value::as_str) {
+            expected = vec![t.to_string()];
+        }
+        let knobs = self.knobs_arg(args, "params")?;
+        let (engine, cache) = (self.engine, &self.compared);
+        let c = cache.get_or_init(|| Box::new(Compared::new(old, engine)));
+        let spec = CaseSpec {
+            id,
+            query: query.clone(),
+            knobs: knobs.clone(),
+            expected,
+        };
+        let b = Blamer { plan: &c.plan }.blame(&spec);
+        let mut children: Vec<Explanation> = b
+            .shares
+            .iter()
+            .filter(|s| s.effect[RANK] != 0.0)
+            .map(|s| {
+                // the group's name, then what it did (as compare_artifacts' `group`/`label`)
+                let group = match s.groups.as_slice() {
+                    [g] => c.plan.groups[*g as usize].name.clone(),
+                    many => format!("{} other changes", many.len()),
+                };
+                let label = blame_report::share_label(&c.plan, &b, s);
+                Explanation::leaf(format!("{group}: {label}"), s.effect[RANK])
+            })
+            .collect();
+        children.push(Explanation::leaf("residual", b.residual[RANK]));
+        let tree = Explanation::node(m.metric_id(), b.delta[RANK], Op::Sum, children);
+        let (status, bad) = tree.check();
+        let status = if b.resolved {
+            status.as_str()
+        } else {
+            "unresolved"
+        };
+        w.key("metric_id").str(m.metric_id());
+        w.key("scope_id").opt_str(b.old.tracked.as_deref());
+        w.key("query").str(&query);
+        w.key("value").f64(tree.value);
+        w.key("unit").str(m.unit);
+        w.key("ranks").begin_obj();
+        for (k, r) in [("old", b.old.expected_rank), ("new", b.new.expected_rank)] {
+            match r {
+                Some(x) => w.key(k).int(x as i64),
+                None => w.key(k).null(),
+            };
+        }
+        w.end_obj();
+        w.key("decomposition_type").str("shapley");
+        w.key("tree");
+        tree.write_json(w);
+        w.key("residual_check").begin_obj();
+        w.key("tolerance").f64(explain::TOLERANCE);
+        w.key("failures").str_list(&bad);
+        w.end_obj();
+        w.key("mechanism_status").str(status);
+        w.key("baseline").begin_obj();
+        w.key("source").str(&old.graph.info.source);
+        w.key("fingerprint")
+            .str(&format!("sha256:{}", old.graph.fingerprint()));
+        w.end_obj();
+        self.provenance(w, &knobs, m.formula_version);
+        w.key("limitations").str_list(&[
+            "a share says which change moved the rank on hybrid graphs, not which change to make",
+            "shares beyond 7 change groups are sampled with a fixed seed and a stated bound (compare_artifacts shows the method)",
+        ]);
         Ok(())
     }
 

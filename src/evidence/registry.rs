@@ -179,6 +179,18 @@ pub const METRICS: &[Metric] = &[
         supported_counterfactuals: SELECTOR_KNOBS,
         per_tool: false,
     },
+    Metric {
+        id: MetricId::BlameRankShift,
+        unit: "rank places (NEW - OLD; a tool out of the top k counts as k + 1)",
+        formula_version: "toolscope-blame/1",
+        description: "How many places a tool moved from the session's baseline graph to the loaded graph for one query (the expected tool given as scope_id, else the baseline's top-1), split over the change groups between the two graphs by Shapley values on hybrid graphs, plus the residual.",
+        source_fields: &["baseline artifact", "loaded artifact", "results[].name"],
+        decomposer: "sum over change groups of Shapley share(rank) + residual; hybrids = baseline + a subset of groups",
+        trace_hook: "compare_artifacts(query): case.causes",
+        visibility_scope: Visibility::OfflineEvaluation,
+        supported_counterfactuals: RETRIEVAL_KNOBS,
+        per_tool: false,
+    },
 ];
 
 impl Metric {

@@ -321,7 +321,15 @@ impl<'a> Session<'a> {
     fn listed_metrics(&self) -> impl Iterator<Item = &'static super::registry::Metric> + '_ {
         METRICS.iter().filter(|m| {
             self.audience.sees(m.visibility_scope)
-                && (m.visibility_scope != Visibility::OfflineEvaluation || self.suite.is_some())
+                && match m.id {
+                    // counterfactual evidence for operators, over a baseline graph
+                    MetricId::BlameRankShift => {
+                        self.audience == Audience::Operator && self.baseline.is_some()
+                    }
+                    _ => {
+                        m.visibility_scope != Visibility::OfflineEvaluation || self.suite.is_some()
+                    }
+                }
         })
     }
 
@@ -351,6 +359,12 @@ impl<'a> Session<'a> {
                 allowed()
             ))
         })?;
+        if m.id == MetricId::BlameRankShift && self.audience != Audience::Operator {
+            return Err(ToolError::InvalidArguments(format!(
+                "metric_id: metric {id} is counterfactual evidence for operators and not visible to model-facing callers; allowed: {}",
+                allowed()
+            )));
+        }
         if !self.audience.sees(m.visibility_scope) {
             return Err(ToolError::InvalidArguments(format!(
                 "metric_id: metric {id} is {} and not visible to model-facing callers; allowed: {}",
@@ -378,6 +392,9 @@ impl<'a> Session<'a> {
         w: &mut JsonWriter,
     ) -> Result<(), ToolError> {
         let m = self.visible_metric(args)?;
+        if m.id == MetricId::BlameRankShift {
+            return self.explain_blame(m, args, w);
+        }
         if m.visibility_scope == Visibility::OfflineEvaluation {
             return self.explain_lab(m, args, w);
         }
@@ -407,6 +424,13 @@ impl<'a> Session<'a> {
             crate::limits::check_arg("scope_id", s).map_err(ToolError::InvalidArguments)?;
         }
         let m = self.visible_metric_id(metric_id)?;
+        if m.id == MetricId::BlameRankShift {
+            return Err(ToolError::InvalidArguments(format!(
+                "metric_id: {} needs a baseline graph: toolscope evidence explain_metric --graph NEW --baseline OLD --args '{{\"metric_id\": \"{}\", \"query\": ...}}'",
+                m.metric_id(),
+                m.metric_id()
+            )));
+        }
         if m.visibility_scope == Visibility::OfflineEvaluation {
             return Err(match self.suite {
                 None => needs_suite(m),
