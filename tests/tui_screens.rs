@@ -980,3 +980,57 @@ fn lab_shows_unlabelled_cases_and_missing_expected_tools() {
         "{s}"
     );
 }
+
+/// The text of row `y` of a buffer.
+fn row_text(buf: &ratatui::buffer::Buffer, y: u16) -> String {
+    (0..buf.area.width)
+        .map(|x| buf[(x, y)].symbol().to_string())
+        .collect()
+}
+
+/// UX re-trial N2: Enter on a Trace pane find keeps the view on the current match (an
+/// event far below the cursor), highlighted, as n/N and typing put it there; moving the
+/// cursor takes the view back to the cursor.
+#[test]
+fn trace_find_keeps_the_match_in_view_on_enter() {
+    use ratatui::style::Modifier;
+    let mut h = demo();
+    goto_demo(&mut h, 4); // approve refund
+    h.keys("7a");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("getRefund -> approveRefund");
+    let pat = "getRefund -> approveRefund";
+    let on_screen = |buf: &ratatui::buffer::Buffer| -> Option<(String, bool)> {
+        (0..buf.area.height).find_map(|y| {
+            let t = row_text(buf, y);
+            let x = t.find(&format!("expand    edge_skipped         {pat}"))?;
+            let x = t[..x].chars().count() + "expand    edge_skipped         ".len();
+            let hi = buf[(x as u16, y)].modifier.contains(Modifier::REVERSED);
+            Some((t, hi))
+        })
+    };
+    let typing = h.render(80, 24);
+    let (row, hi) = on_screen(&typing).expect("the match is in view while typing");
+    assert!(row.contains("  21 expand"), "{row}");
+    assert!(hi, "the current match is highlighted while typing");
+    let f = h.app.find.as_ref().unwrap();
+    assert_eq!((f.current, f.matches), (0, 2));
+    h.key(KeyCode::Enter);
+    for _ in 0..2 {
+        // kept, frame after frame
+        let kept = h.render(80, 24);
+        let (row, hi) = on_screen(&kept).expect("Enter keeps the match in view");
+        assert!(row.contains("  21 expand"), "{row}");
+        assert!(hi, "and highlighted");
+    }
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: getRefund -> approveRefund  1/2"), "{s}");
+    assert!(
+        !s.contains("   1 query     query_tokens"),
+        "not back at event 1: {s}"
+    );
+    // moving the cursor brings the cursor back into view
+    h.keys("j");
+    let s = h.screen(80, 24);
+    assert!(s.contains("   2 bm25      bm25_hits"), "{s}");
+}
