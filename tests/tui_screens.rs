@@ -1034,3 +1034,58 @@ fn trace_find_keeps_the_match_in_view_on_enter() {
     let s = h.screen(80, 24);
     assert!(s.contains("   2 bm25      bm25_hits"), "{s}");
 }
+
+fn explain_shows(h: &Harness, label: &str) -> bool {
+    toolscope::tui::derive::visible(&h.app)
+        .iter()
+        .any(|v| v.node.label == label)
+}
+
+/// UX re-trial N3: a find in the Explain tree searches folded nodes too, unfolding the
+/// path to each match while typed; Enter keeps them unfolded, Esc while typing folds
+/// them back.
+#[test]
+fn explain_find_unfolds_folded_matches() {
+    let mut h = demo();
+    h.keys("6");
+    assert_eq!(h.app.focus, PaneId::Explain);
+    let folded = toolscope::tui::derive::visible(&h.app).len();
+    assert!(!explain_shows(&h, "idf"), "idf starts folded");
+    let s = h.screen(80, 24);
+    assert!(s.contains("(5 folded)"), "{s}");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("idf");
+    assert!(explain_shows(&h, "idf"), "typing unfolds the path");
+    let s = h.screen(80, 24);
+    let f = h.app.find.as_ref().unwrap();
+    assert_eq!(f.matches, 5, "one idf per query term: {s}");
+    assert!(s.contains("find: idf_  1/5"), "{s}");
+    assert!(s.contains("idf = "), "the current match is in view: {s}");
+    // Esc while typing: the find closes and the folds come back
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none());
+    assert!(!explain_shows(&h, "idf"));
+    assert_eq!(toolscope::tui::derive::visible(&h.app).len(), folded);
+    // Enter keeps the pattern and the unfolded path, also after Esc closes the find
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("idf");
+    h.key(KeyCode::Enter);
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: idf  1/5"), "{s}");
+    assert!(s.contains("idf = "), "{s}");
+    h.keys("n");
+    assert_eq!(h.app.find.as_ref().unwrap().current, 1);
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none());
+    assert!(explain_shows(&h, "idf"), "kept unfolded");
+    // what was unfolded for the find folds as any node does
+    h.keys("e"); // every node unfolded
+    h.keys("e"); // back to the default folds
+    assert!(!explain_shows(&h, "idf"));
+    // a pattern given whole (:find) unfolds as Enter keeps it
+    h.keys(":find length norm");
+    h.key(KeyCode::Enter);
+    assert!(explain_shows(&h, "length norm"));
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: length norm  1/5"), "{s}");
+}
