@@ -1152,3 +1152,48 @@ fn palette_tab_completes_by_name_and_keeps_the_argument() {
     h.key(KeyCode::Esc);
     assert_eq!(h.app.params.depth, 0);
 }
+
+/// UX re-trial N5: while a pane's find line is typed, the footer shows the find's keys
+/// (from the find key table), not the query line's (`Tab panes` would be typed away);
+/// once kept, the pane's own footer is back.
+#[test]
+fn find_line_footer_shows_the_find_keys() {
+    let mut h = demo();
+    h.keys("2");
+    let pane_footer = h.screen(80, 24).lines().last().unwrap().to_string();
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    let s = h.screen(80, 24);
+    let footer = s.lines().last().unwrap();
+    for want in [
+        "Enter keep",
+        "next/prev",
+        "Esc close",
+        "F1 help",
+        "Ctrl-C quit",
+    ] {
+        assert!(footer.contains(want), "{want:?} in {footer:?}");
+    }
+    for not in ["done", "Tab", "move"] {
+        assert!(!footer.contains(not), "{not:?} in {footer:?}");
+    }
+    // the keys it names do what it says
+    h.keys("coupon");
+    h.render(80, 24);
+    let n = h.app.find.as_ref().unwrap().matches;
+    assert!(n > 2);
+    h.key(KeyCode::Down);
+    assert_eq!(h.app.find.as_ref().unwrap().current, 1, "next");
+    h.key(KeyCode::Up);
+    assert_eq!(h.app.find.as_ref().unwrap().current, 0, "prev");
+    h.key(KeyCode::Enter);
+    assert!(h.app.find.as_ref().is_some_and(|f| !f.typing), "kept");
+    let s = h.screen(80, 24);
+    assert_eq!(
+        s.lines().last().unwrap(),
+        pane_footer,
+        "the pane's footer again"
+    );
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none(), "Esc closes");
+}

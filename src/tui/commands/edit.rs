@@ -6,6 +6,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::{Key, ch, code, ctrl};
+use crate::tui::caps::Glyphs;
 
 /// A line-editing action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,6 +220,42 @@ pub const FIND_KEYS: &[KeyRow<FindKey>] = &[
         label: "Previous match while typing",
     },
 ];
+
+impl FindKey {
+    /// The footer's word for the action; `Prev` shares `Next`'s hint (`↓/↑ next/prev`).
+    fn hint(self) -> Option<&'static str> {
+        match self {
+            FindKey::Done => Some("keep"),
+            FindKey::Next => Some("next/prev"),
+            FindKey::Prev => None,
+            FindKey::Close => Some("close"),
+        }
+    }
+}
+
+/// The footer hints while a find line is typed, read from [`FIND_KEYS`] (each row's first
+/// key; next and previous as one pair), in the order Enter, next/prev, Esc.
+pub fn find_hints(g: &Glyphs) -> Vec<(String, &'static str)> {
+    let first = |a: FindKey| {
+        FIND_KEYS
+            .iter()
+            .find(|r| r.action == a)
+            .and_then(|r| r.keys.first())
+            .map(|k| k.label(g))
+    };
+    let mut out = Vec::new();
+    for a in [FindKey::Done, FindKey::Next, FindKey::Close] {
+        let (Some(keys), Some(hint)) = (first(a), a.hint()) else {
+            continue;
+        };
+        let keys = match (a, first(FindKey::Prev)) {
+            (FindKey::Next, Some(p)) => format!("{keys}/{p}"),
+            _ => keys,
+        };
+        out.push((keys, hint));
+    }
+    out
+}
 
 /// Keys of the narration overlay (`i`): it only closes.
 pub const NOTE_KEYS: &[KeyRow<()>] = &[KeyRow {
