@@ -1197,3 +1197,54 @@ fn find_line_footer_shows_the_find_keys() {
     h.key(KeyCode::Esc);
     assert!(h.app.find.is_none(), "Esc closes");
 }
+
+/// UX re-trial N4: a fresh `/` selects the whole query, and that shows: the query in
+/// reverse video (in the no-colour and ASCII modes too) with what typing will do; End
+/// keeps the text to edit it, and the selection (and the hint) go.
+#[test]
+fn a_selected_query_shows_as_selected() {
+    use ratatui::style::Modifier;
+    for (color, ascii) in [
+        (ColorLevel::Ansi16, false),
+        (ColorLevel::Mono, false),
+        (ColorLevel::Mono, true),
+    ] {
+        let mut h = Harness::demo(Caps::fixed(color, ascii));
+        let q = "delete expired coupons";
+        let reversed = |buf: &ratatui::buffer::Buffer| {
+            (2..2 + q.len() as u16).all(|x| buf[(x, 0)].modifier.contains(Modifier::REVERSED))
+        };
+        let top = |buf: &ratatui::buffer::Buffer| -> String {
+            (0..buf.area.width).map(|x| buf[(x, 0)].symbol()).collect()
+        };
+        let buf = h.render(80, 24);
+        assert!(!reversed(&buf), "not selected before /");
+        h.keys("/");
+        assert!(h.app.input_active && h.app.query.selected);
+        let buf = h.render(80, 24);
+        assert!(
+            top(&buf).starts_with(&format!("/ {q}  typing replaces; End/Ctrl-E edits")),
+            "{}",
+            top(&buf)
+        );
+        assert!(
+            reversed(&buf),
+            "{color:?} ascii {ascii}: the query is reverse video"
+        );
+        assert!(
+            !buf[(1, 0)].modifier.contains(Modifier::REVERSED),
+            "only the text"
+        );
+        h.key(KeyCode::End);
+        let buf = h.render(80, 24);
+        assert!(!reversed(&buf));
+        assert!(!top(&buf).contains("typing replaces"), "{}", top(&buf));
+        assert_eq!(h.app.query.text, q);
+        // typing after / replaces it (and the selection is gone)
+        h.key(KeyCode::Esc);
+        h.keys("/x");
+        assert_eq!(h.app.query.text, "x");
+        let buf = h.render(80, 24);
+        assert!(!buf[(2, 0)].modifier.contains(Modifier::REVERSED));
+    }
+}

@@ -272,6 +272,15 @@ pub fn lookup<A: Copy>(table: &[KeyRow<A>], key: Key) -> Option<A> {
         .map(|r| r.action)
 }
 
+/// The key labels of `action` in a table, in the table's order.
+pub fn keys_of<A: Copy + PartialEq>(table: &[KeyRow<A>], action: A, g: &Glyphs) -> Vec<String> {
+    table
+        .iter()
+        .filter(|r| r.action == action)
+        .flat_map(|r| r.keys.iter().map(|k| k.label(g)))
+        .collect()
+}
+
 /// A character that a text input inserts (no Ctrl/Alt, not a control character).
 pub fn typed_char(key: Key) -> Option<char> {
     match key.code {
