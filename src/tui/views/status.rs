@@ -389,6 +389,8 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
 
 /// Footer hints as (key, label) pairs.
 type Pairs = Vec<(&'static str, &'static str)>;
+/// The same with keys read from a key table (their labels depend on the glyphs).
+type OwnedPairs = Vec<(String, &'static str)>;
 
 /// An overlay's own footer hints (it takes the keys), most useful first, and the ones
 /// pinned at the right (help or the way out of help, and quitting: `q` would be typed);
@@ -437,7 +439,7 @@ fn overlay_hints(app: &App) -> Option<(Pairs, Pairs)> {
 /// While a pane's find line is typed (it takes every key but F1 and Ctrl-C): the find's
 /// keys from [`commands::edit::FIND_KEYS`], and the registry's pinned hints that work
 /// while typing (help, quit) at the right.
-fn find_hints(app: &App) -> Option<(Vec<(String, &'static str)>, Vec<(String, &'static str)>)> {
+fn find_hints(app: &App) -> Option<(OwnedPairs, OwnedPairs)> {
     if app.overlay != crate::tui::app::Overlay::None || !app.find.as_ref().is_some_and(|f| f.typing)
     {
         return None;
@@ -498,9 +500,8 @@ pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
     // an overlay takes the keys: its own hints, and Ctrl-C (q would type a q)
     if let Some((keys, right)) = overlay_hints(app) {
-        let owned = |v: Pairs| -> Vec<(String, &'static str)> {
-            v.into_iter().map(|(k, l)| (k.to_string(), l)).collect()
-        };
+        let owned =
+            |v: Pairs| -> OwnedPairs { v.into_iter().map(|(k, l)| (k.to_string(), l)).collect() };
         draw_pairs(app, r, buf, &owned(keys), &owned(right));
         return;
     }
