@@ -980,3 +980,112 @@ fn lab_shows_unlabelled_cases_and_missing_expected_tools() {
         "{s}"
     );
 }
+
+/// The text of row `y` of a buffer.
+fn row_text(buf: &ratatui::buffer::Buffer, y: u16) -> String {
+    (0..buf.area.width)
+        .map(|x| buf[(x, y)].symbol().to_string())
+        .collect()
+}
+
+/// UX re-trial N2: Enter on a Trace pane find keeps the view on the current match (an
+/// event far below the cursor), highlighted, as n/N and typing put it there; moving the
+/// cursor takes the view back to the cursor.
+#[test]
+fn trace_find_keeps_the_match_in_view_on_enter() {
+    use ratatui::style::Modifier;
+    let mut h = demo();
+    goto_demo(&mut h, 4); // approve refund
+    h.keys("7a");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("getRefund -> approveRefund");
+    let pat = "getRefund -> approveRefund";
+    let on_screen = |buf: &ratatui::buffer::Buffer| -> Option<(String, bool)> {
+        (0..buf.area.height).find_map(|y| {
+            let t = row_text(buf, y);
+            let x = t.find(&format!("expand    edge_skipped         {pat}"))?;
+            let x = t[..x].chars().count() + "expand    edge_skipped         ".len();
+            let hi = buf[(x as u16, y)].modifier.contains(Modifier::REVERSED);
+            Some((t, hi))
+        })
+    };
+    let typing = h.render(80, 24);
+    let (row, hi) = on_screen(&typing).expect("the match is in view while typing");
+    assert!(row.contains("  21 expand"), "{row}");
+    assert!(hi, "the current match is highlighted while typing");
+    let f = h.app.find.as_ref().unwrap();
+    assert_eq!((f.current, f.matches), (0, 2));
+    h.key(KeyCode::Enter);
+    for _ in 0..2 {
+        // kept, frame after frame
+        let kept = h.render(80, 24);
+        let (row, hi) = on_screen(&kept).expect("Enter keeps the match in view");
+        assert!(row.contains("  21 expand"), "{row}");
+        assert!(hi, "and highlighted");
+    }
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: getRefund -> approveRefund  1/2"), "{s}");
+    assert!(
+        !s.contains("   1 query     query_tokens"),
+        "not back at event 1: {s}"
+    );
+    // moving the cursor brings the cursor back into view
+    h.keys("j");
+    let s = h.screen(80, 24);
+    assert!(s.contains("   2 bm25      bm25_hits"), "{s}");
+}
+
+fn explain_shows(h: &Harness, label: &str) -> bool {
+    toolscope::tui::derive::visible(&h.app)
+        .iter()
+        .any(|v| v.node.label == label)
+}
+
+/// UX re-trial N3: a find in the Explain tree searches folded nodes too, unfolding the
+/// path to each match while typed; Enter keeps them unfolded, Esc while typing folds
+/// them back.
+#[test]
+fn explain_find_unfolds_folded_matches() {
+    let mut h = demo();
+    h.keys("6");
+    assert_eq!(h.app.focus, PaneId::Explain);
+    let folded = toolscope::tui::derive::visible(&h.app).len();
+    assert!(!explain_shows(&h, "idf"), "idf starts folded");
+    let s = h.screen(80, 24);
+    assert!(s.contains("(5 folded)"), "{s}");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("idf");
+    assert!(explain_shows(&h, "idf"), "typing unfolds the path");
+    let s = h.screen(80, 24);
+    let f = h.app.find.as_ref().unwrap();
+    assert_eq!(f.matches, 5, "one idf per query term: {s}");
+    assert!(s.contains("find: idf_  1/5"), "{s}");
+    assert!(s.contains("idf = "), "the current match is in view: {s}");
+    // Esc while typing: the find closes and the folds come back
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none());
+    assert!(!explain_shows(&h, "idf"));
+    assert_eq!(toolscope::tui::derive::visible(&h.app).len(), folded);
+    // Enter keeps the pattern and the unfolded path, also after Esc closes the find
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("idf");
+    h.key(KeyCode::Enter);
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: idf  1/5"), "{s}");
+    assert!(s.contains("idf = "), "{s}");
+    h.keys("n");
+    assert_eq!(h.app.find.as_ref().unwrap().current, 1);
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none());
+    assert!(explain_shows(&h, "idf"), "kept unfolded");
+    // what was unfolded for the find folds as any node does
+    h.keys("e"); // every node unfolded
+    h.keys("e"); // back to the default folds
+    assert!(!explain_shows(&h, "idf"));
+    // a pattern given whole (:find) unfolds as Enter keeps it
+    h.keys(":find length norm");
+    h.key(KeyCode::Enter);
+    assert!(explain_shows(&h, "length norm"));
+    let s = h.screen(80, 24);
+    assert!(s.contains("find: length norm  1/5"), "{s}");
+}

@@ -1152,3 +1152,99 @@ fn palette_tab_completes_by_name_and_keeps_the_argument() {
     h.key(KeyCode::Esc);
     assert_eq!(h.app.params.depth, 0);
 }
+
+/// UX re-trial N5: while a pane's find line is typed, the footer shows the find's keys
+/// (from the find key table), not the query line's (`Tab panes` would be typed away);
+/// once kept, the pane's own footer is back.
+#[test]
+fn find_line_footer_shows_the_find_keys() {
+    let mut h = demo();
+    h.keys("2");
+    let pane_footer = h.screen(80, 24).lines().last().unwrap().to_string();
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    let s = h.screen(80, 24);
+    let footer = s.lines().last().unwrap();
+    for want in [
+        "Enter keep",
+        "next/prev",
+        "Esc close",
+        "F1 help",
+        "Ctrl-C quit",
+    ] {
+        assert!(footer.contains(want), "{want:?} in {footer:?}");
+    }
+    for not in ["done", "Tab", "move"] {
+        assert!(!footer.contains(not), "{not:?} in {footer:?}");
+    }
+    // the keys it names do what it says
+    h.keys("coupon");
+    h.render(80, 24);
+    let n = h.app.find.as_ref().unwrap().matches;
+    assert!(n > 2);
+    h.key(KeyCode::Down);
+    assert_eq!(h.app.find.as_ref().unwrap().current, 1, "next");
+    h.key(KeyCode::Up);
+    assert_eq!(h.app.find.as_ref().unwrap().current, 0, "prev");
+    h.key(KeyCode::Enter);
+    assert!(h.app.find.as_ref().is_some_and(|f| !f.typing), "kept");
+    let s = h.screen(80, 24);
+    assert_eq!(
+        s.lines().last().unwrap(),
+        pane_footer,
+        "the pane's footer again"
+    );
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.key(KeyCode::Esc);
+    assert!(h.app.find.is_none(), "Esc closes");
+}
+
+/// UX re-trial N4: a fresh `/` selects the whole query, and that shows: the query in
+/// reverse video (in the no-colour and ASCII modes too) with what typing will do; End
+/// keeps the text to edit it, and the selection (and the hint) go.
+#[test]
+fn a_selected_query_shows_as_selected() {
+    use ratatui::style::Modifier;
+    for (color, ascii) in [
+        (ColorLevel::Ansi16, false),
+        (ColorLevel::Mono, false),
+        (ColorLevel::Mono, true),
+    ] {
+        let mut h = Harness::demo(Caps::fixed(color, ascii));
+        let q = "delete expired coupons";
+        let reversed = |buf: &ratatui::buffer::Buffer| {
+            (2..2 + q.len() as u16).all(|x| buf[(x, 0)].modifier.contains(Modifier::REVERSED))
+        };
+        let top = |buf: &ratatui::buffer::Buffer| -> String {
+            (0..buf.area.width).map(|x| buf[(x, 0)].symbol()).collect()
+        };
+        let buf = h.render(80, 24);
+        assert!(!reversed(&buf), "not selected before /");
+        h.keys("/");
+        assert!(h.app.input_active && h.app.query.selected);
+        let buf = h.render(80, 24);
+        assert!(
+            top(&buf).starts_with(&format!("/ {q}  typing replaces; End/Ctrl-E edits")),
+            "{}",
+            top(&buf)
+        );
+        assert!(
+            reversed(&buf),
+            "{color:?} ascii {ascii}: the query is reverse video"
+        );
+        assert!(
+            !buf[(1, 0)].modifier.contains(Modifier::REVERSED),
+            "only the text"
+        );
+        h.key(KeyCode::End);
+        let buf = h.render(80, 24);
+        assert!(!reversed(&buf));
+        assert!(!top(&buf).contains("typing replaces"), "{}", top(&buf));
+        assert_eq!(h.app.query.text, q);
+        // typing after / replaces it (and the selection is gone)
+        h.key(KeyCode::Esc);
+        h.keys("/x");
+        assert_eq!(h.app.query.text, "x");
+        let buf = h.render(80, 24);
+        assert!(!buf[(2, 0)].modifier.contains(Modifier::REVERSED));
+    }
+}

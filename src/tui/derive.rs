@@ -1,18 +1,21 @@
 //! Derived explorer state: what the update side (keys, commands, the drill-down and
 //! why-not cursors) and the views both read from `App` but is not stored in it — the
 //! Graph pane's neighbours and the node under its cursor, the Explain tree's unfolded
-//! nodes, the Trace pane's filtered events, the Why-not pane's items, each pane's item
+//! nodes (and those a find being typed unfolds to show its matches), the Trace pane's filtered events, the Why-not pane's items, each pane's item
 //! count, the smallest usable terminal and where a pane tab was drawn.
 //!
 //! The views read this module; nothing here reads a view, so state and update never call
 //! into `views/` for what they need (the `layers` test keeps it that way).
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::app::{App, PaneId};
-use crate::engine::explain::Explanation;
+use crate::engine::explain::{Explanation, Op};
 use crate::engine::trace::Event;
 use crate::model::{EdgeId, NodeId};
+use crate::tui::text::num;
 
 /// The smallest terminal the explorer draws in; below it the view says so instead.
 pub const MIN_WIDTH: u16 = 40;
@@ -89,6 +92,79 @@ pub struct VisNode<'a> {
     pub lasts: Vec<bool>,
 }
 
+/// The combinator as a typed label (empty for a leaf).
+pub fn op_label(op: &Op) -> String {
+    match op {
+        Op::Leaf => String::new(),
+        Op::Round(d) => format!("round({d})"),
+        Op::Clamp(lo, hi) => format!("clamp[{}, {}]", num(*lo), num(*hi)),
+        other => other.name().to_string(),
+    }
+}
+
+/// The text of an Explain node's line that a find matches in a folded node: its label,
+/// value and combinator, as the pane draws them (`label = value [op]`).
+pub fn node_head(e: &Explanation) -> String {
+    let op = op_label(&e.op);
+    let op = if op.is_empty() {
+        String::new()
+    } else {
+        format!(" [{op}]")
+    };
+    format!("{} = {}{op}", crate::sanitize::line(&e.label), num(e.value))
+}
+
+/// Lower case per character, as the find's highlighting compares.
+fn lower(s: &str) -> String {
+    s.chars()
+        .map(|c| c.to_lowercase().next().unwrap_or(c))
+        .collect()
+}
+
+/// The nodes a find being typed in the Explain tree unfolds: every ancestor of a node
+/// whose line ([`node_head`]) holds the pattern, so matches under folded nodes show.
+/// Enter keeps them unfolded (`App::explain_keep_unfolds`); Esc folds them back.
+pub fn find_unfolds(app: &App) -> HashSet<Vec<usize>> {
+    let mut out = HashSet::new();
+    let Some(f) = app
+        .find
+        .as_ref()
+        .filter(|f| f.pane == PaneId::Explain && f.typing && !f.input.is_empty())
+    else {
+        return out;
+    };
+    let Some(tree) = app.explain.out.as_ref().and_then(|o| o.tree.as_deref()) else {
+        return out;
+    };
+    if app.explain.chips {
+        return out;
+    }
+    fn go(
+        e: &Explanation,
+        path: &mut Vec<usize>,
+        pat: &str,
+        out: &mut HashSet<Vec<usize>>,
+    ) -> bool {
+        let mut below = false;
+        for (i, c) in e.children.iter().enumerate() {
+            path.push(i);
+            below |= go(c, path, pat, out);
+            path.pop();
+        }
+        if below {
+            out.insert(path.clone());
+        }
+        below || lower(&node_head(e)).contains(pat)
+    }
+    go(
+        tree,
+        &mut Vec::new(),
+        &f.input.text.to_lowercase(),
+        &mut out,
+    );
+    out
+}
+
 /// The unfolded nodes of the current tree, in order (empty in the chip view).
 pub fn visible(app: &App) -> Vec<VisNode<'_>> {
     let mut out = Vec::new();
@@ -100,12 +176,13 @@ pub fn visible(app: &App) -> Vec<VisNode<'_>> {
     };
     fn go<'a>(
         app: &App,
+        unfolds: &HashSet<Vec<usize>>,
         e: &'a Explanation,
         path: Vec<usize>,
         lasts: Vec<bool>,
         out: &mut Vec<VisNode<'a>>,
     ) {
-        let open = app.explain.is_open(&path);
+        let open = app.explain.is_open(&path) || unfolds.contains(&path);
         let n = e.children.len();
         out.push(VisNode {
             depth: path.len(),
@@ -120,11 +197,12 @@ pub fn visible(app: &App) -> Vec<VisNode<'_>> {
                 p.push(i);
                 let mut l = lasts.clone();
                 l.push(i + 1 == n);
-                go(app, c, p, l, out);
+                go(app, unfolds, c, p, l, out);
             }
         }
     }
-    go(app, tree, Vec::new(), Vec::new(), &mut out);
+    let unfolds = find_unfolds(app);
+    go(app, &unfolds, tree, Vec::new(), Vec::new(), &mut out);
     out
 }
 

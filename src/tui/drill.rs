@@ -646,6 +646,14 @@ impl App {
         }
     }
 
+    /// Enter on a find typed in the Explain tree: the nodes its pattern unfolded
+    /// ([`super::derive::find_unfolds`]) stay unfolded once it is no longer typed.
+    pub fn explain_keep_unfolds(&mut self) {
+        for p in super::derive::find_unfolds(self) {
+            self.set_open(&p, true);
+        }
+    }
+
     pub fn explain_toggle(&mut self) -> Vec<Effect> {
         if let Some((path, open, has_children)) = self.explain_cursor_path()
             && has_children

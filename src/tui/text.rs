@@ -214,6 +214,22 @@ pub fn bar(value: f64, cells: usize, partials: &[&str], empty: &str) -> String {
     out
 }
 
+/// A value in a compact form: its shortest form when that is short (`1`, `0.6667`,
+/// `-0.2`), else six decimals (or an exponent for very large or small values).
+pub fn num(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    let s = format!("{v}");
+    if s.len() <= 9 {
+        s
+    } else if v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-4) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v:.6}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -598,11 +598,18 @@ impl App {
         self.find = Some(Find {
             pane,
             input,
-            typing: arg.is_none(),
+            typing: true,
             current: 0,
             matches: 0,
             jump: true,
         });
+        if arg.is_some() {
+            // a pattern given whole is kept at once, as Enter keeps a typed one
+            self.explain_keep_unfolds();
+            if let Some(f) = self.find.as_mut() {
+                f.typing = false;
+            }
+        }
         Vec::new()
     }
 

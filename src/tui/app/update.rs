@@ -370,6 +370,8 @@ impl App {
                     Vec::new()
                 }
                 FindKey::Done => {
+                    // the nodes the pattern unfolded in the Explain tree stay unfolded
+                    self.explain_keep_unfolds();
                     if let Some(f) = self.find.as_mut() {
                         f.typing = false;
                         if f.input.is_empty() {

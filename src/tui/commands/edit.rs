@@ -6,6 +6,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 use super::{Key, ch, code, ctrl};
+use crate::tui::caps::Glyphs;
 
 /// A line-editing action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,6 +221,42 @@ pub const FIND_KEYS: &[KeyRow<FindKey>] = &[
     },
 ];
 
+impl FindKey {
+    /// The footer's word for the action; `Prev` shares `Next`'s hint (`↓/↑ next/prev`).
+    fn hint(self) -> Option<&'static str> {
+        match self {
+            FindKey::Done => Some("keep"),
+            FindKey::Next => Some("next/prev"),
+            FindKey::Prev => None,
+            FindKey::Close => Some("close"),
+        }
+    }
+}
+
+/// The footer hints while a find line is typed, read from [`FIND_KEYS`] (each row's first
+/// key; next and previous as one pair), in the order Enter, next/prev, Esc.
+pub fn find_hints(g: &Glyphs) -> Vec<(String, &'static str)> {
+    let first = |a: FindKey| {
+        FIND_KEYS
+            .iter()
+            .find(|r| r.action == a)
+            .and_then(|r| r.keys.first())
+            .map(|k| k.label(g))
+    };
+    let mut out = Vec::new();
+    for a in [FindKey::Done, FindKey::Next, FindKey::Close] {
+        let (Some(keys), Some(hint)) = (first(a), a.hint()) else {
+            continue;
+        };
+        let keys = match (a, first(FindKey::Prev)) {
+            (FindKey::Next, Some(p)) => format!("{keys}/{p}"),
+            _ => keys,
+        };
+        out.push((keys, hint));
+    }
+    out
+}
+
 /// Keys of the narration overlay (`i`): it only closes.
 pub const NOTE_KEYS: &[KeyRow<()>] = &[KeyRow {
     keys: &[code(KeyCode::Esc), code(KeyCode::Enter), ch('i'), ch('q')],
@@ -233,6 +270,15 @@ pub fn lookup<A: Copy>(table: &[KeyRow<A>], key: Key) -> Option<A> {
         .iter()
         .find(|r| r.keys.contains(&key))
         .map(|r| r.action)
+}
+
+/// The key labels of `action` in a table, in the table's order.
+pub fn keys_of<A: Copy + PartialEq>(table: &[KeyRow<A>], action: A, g: &Glyphs) -> Vec<String> {
+    table
+        .iter()
+        .filter(|r| r.action == action)
+        .flat_map(|r| r.keys.iter().map(|k| k.label(g)))
+        .collect()
 }
 
 /// A character that a text input inserts (no Ctrl/Alt, not a control character).

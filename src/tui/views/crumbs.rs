@@ -96,21 +96,7 @@ fn line(app: &App, here: PaneId, keys: bool, contexts: bool) -> Line<'static> {
     Line::from(spans)
 }
 
-/// A value in a compact form: its shortest form when that is short (`1`, `0.6667`,
-/// `-0.2`), else six decimals (or an exponent for very large or small values).
-pub fn num(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    let s = format!("{v}");
-    if s.len() <= 9 {
-        s
-    } else if v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-4) {
-        format!("{v:.3e}")
-    } else {
-        format!("{v:.6}")
-    }
-}
+pub use crate::tui::text::num;
 
 /// A JSON value as one line of text.
 pub fn json_text(v: &Value) -> String {

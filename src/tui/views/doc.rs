@@ -262,7 +262,10 @@ pub fn render_find(
     let total = rows.len();
     let max_scroll = total.saturating_sub(h);
     let mut scroll = state.scroll.min(max_scroll);
-    if let Some(cr) = cursor_row {
+    // a find's current match holds the view (Enter keeps it, as n/N put it there) until
+    // the cursor moves
+    let match_holds = current_row.is_some() && state.cursor == state.seen_cursor;
+    if let Some(cr) = cursor_row.filter(|_| !match_holds) {
         let end = cursor_end.unwrap_or(total).min(cr + h).max(cr + 1);
         if cr < scroll {
             scroll = cr;

@@ -12,18 +12,9 @@ use super::super::theme::Role;
 use super::crumbs::{self, num};
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
-use crate::engine::explain::{Explanation, Op, Status, TOLERANCE};
+use crate::engine::explain::{Explanation, Status, TOLERANCE};
+pub use crate::tui::derive::op_label;
 use crate::tui::derive::visible;
-
-/// The combinator as a typed label.
-pub fn op_label(op: &Op) -> String {
-    match op {
-        Op::Leaf => String::new(),
-        Op::Round(d) => format!("round({d})"),
-        Op::Clamp(lo, hi) => format!("clamp[{}, {}]", num(*lo), num(*hi)),
-        other => other.name().to_string(),
-    }
-}
 
 /// A residual for people: `0` when it is exactly zero, else one significant digit in
 /// scientific form (`3.0e-17`).

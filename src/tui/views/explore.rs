@@ -4,10 +4,11 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::super::app::{App, PaneId};
+use super::super::commands::{self, edit::Edit};
 use super::super::text;
 use super::super::theme::Role;
 use super::table::{self, TRow, Table};
@@ -57,7 +58,25 @@ pub fn draw_query(app: &App, r: Rect, buf: &mut Buffer) -> Option<Position> {
         let before: String = raw.chars().take(app.query.cursor).collect();
         let after: String = raw.chars().skip(app.query.cursor).collect();
         let (shown, at) = text::input_view(&clean(&before), &clean(&after), avail);
-        spans.push(Span::styled(shown, Style::default()));
+        let selected = app.input_active && app.query.selected;
+        let shown_w = text::width(&shown);
+        // a fresh `/` selects the whole query: reverse video (in every colour mode, as
+        // the terminal's own selection looks) and what typing will do, when it fits
+        spans.push(Span::styled(
+            shown,
+            if selected {
+                Style::default().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::default()
+            },
+        ));
+        let hint = format!(
+            "  typing replaces; {} edits",
+            commands::edit::keys_of(commands::edit::EDIT_KEYS, Edit::End, g).join("/")
+        );
+        if selected && shown_w + text::width(&hint) <= avail {
+            spans.push(Span::styled(hint, st(app, Role::Muted)));
+        }
         if app.input_active {
             cursor_x = Some(r.x + 2 + at as u16);
         }

@@ -389,6 +389,8 @@ pub fn draw_status(app: &App, r: Rect, buf: &mut Buffer) {
 
 /// Footer hints as (key, label) pairs.
 type Pairs = Vec<(&'static str, &'static str)>;
+/// The same with keys read from a key table (their labels depend on the glyphs).
+type OwnedPairs = Vec<(String, &'static str)>;
 
 /// An overlay's own footer hints (it takes the keys), most useful first, and the ones
 /// pinned at the right (help or the way out of help, and quitting: `q` would be typed);
@@ -434,40 +436,77 @@ fn overlay_hints(app: &App) -> Option<(Pairs, Pairs)> {
     }
 }
 
+/// While a pane's find line is typed (it takes every key but F1 and Ctrl-C): the find's
+/// keys from [`commands::edit::FIND_KEYS`], and the registry's pinned hints that work
+/// while typing (help, quit) at the right.
+fn find_hints(app: &App) -> Option<(OwnedPairs, OwnedPairs)> {
+    if app.overlay != crate::tui::app::Overlay::None || !app.find.as_ref().is_some_and(|f| f.typing)
+    {
+        return None;
+    }
+    let g = glyphs(app);
+    let mut right: Vec<_> = commands::hints(app, commands::INPUT, g)
+        .into_iter()
+        .filter(|h| commands::pinned(h.id))
+        .collect();
+    right.sort_by_key(|h| h.id != commands::CmdId::Help);
+    Some((
+        commands::edit::find_hints(g),
+        right.into_iter().map(|h| (h.keys, h.label)).collect(),
+    ))
+}
+
+/// A footer of (key, label) pairs: `keys` from the left as many as fit, `right` pinned.
+fn draw_pairs(
+    app: &App,
+    r: Rect,
+    buf: &mut Buffer,
+    keys: &[(String, &str)],
+    right: &[(String, &str)],
+) {
+    let width = r.width as usize;
+    let pair_w = |(k, l): &(String, &str)| text::width(k) + 1 + text::width(l) + 2;
+    let right_w: usize = right.iter().map(pair_w).sum();
+    let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
+    let mut used = 1usize;
+    let push = |spans: &mut Vec<Span<'static>>, (k, l): &(String, &str)| {
+        spans.push(Span::styled(k.clone(), st(app, Role::Key)));
+        spans.push(Span::styled(format!(" {l}  "), st(app, Role::Muted)));
+    };
+    // the hints that fit beside the pinned ones, in their order (the rest drop)
+    for p in keys {
+        if used + pair_w(p) + right_w > width {
+            break;
+        }
+        used += pair_w(p);
+        push(&mut spans, p);
+    }
+    if used + right_w <= width {
+        spans.push(Span::raw(" ".repeat(width - used - right_w)));
+    }
+    for p in right {
+        push(&mut spans, p);
+    }
+    put_line(
+        buf,
+        r,
+        &text::truncate_line(Line::from(spans), width, glyphs(app).ellipsis),
+    );
+}
+
 /// The footer: the focused pane's and mode's hints from the left, as many as fit, and
 /// `? help  q quit` always at the right (other hints are dropped first).
 pub fn draw_footer(app: &App, r: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
     // an overlay takes the keys: its own hints, and Ctrl-C (q would type a q)
     if let Some((keys, right)) = overlay_hints(app) {
-        let width = r.width as usize;
-        let pair_w = |(k, l): &(&str, &str)| text::width(k) + 1 + text::width(l) + 2;
-        let right_w: usize = right.iter().map(pair_w).sum();
-        let mut spans: Vec<Span<'static>> = vec![Span::raw(" ")];
-        let mut used = 1usize;
-        let push = |spans: &mut Vec<Span<'static>>, (k, l): &(&str, &str)| {
-            spans.push(Span::styled(k.to_string(), st(app, Role::Key)));
-            spans.push(Span::styled(format!(" {l}  "), st(app, Role::Muted)));
-        };
-        // the hints that fit beside the pinned ones, in their order (the rest drop)
-        for p in &keys {
-            if used + pair_w(p) + right_w > width {
-                break;
-            }
-            used += pair_w(p);
-            push(&mut spans, p);
-        }
-        if used + right_w <= width {
-            spans.push(Span::raw(" ".repeat(width - used - right_w)));
-        }
-        for p in &right {
-            push(&mut spans, p);
-        }
-        put_line(
-            buf,
-            r,
-            &text::truncate_line(Line::from(spans), width, g.ellipsis),
-        );
+        let owned =
+            |v: Pairs| -> OwnedPairs { v.into_iter().map(|(k, l)| (k.to_string(), l)).collect() };
+        draw_pairs(app, r, buf, &owned(keys), &owned(right));
+        return;
+    }
+    if let Some((keys, right)) = find_hints(app) {
+        draw_pairs(app, r, buf, &keys, &right);
         return;
     }
     let (mut pinned, rest): (Vec<_>, Vec<_>) = commands::hints(app, app.ctx(), g)
