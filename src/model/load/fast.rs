@@ -9,6 +9,7 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use std::sync::Arc;
 
+use super::guess;
 use super::serde_rows::{
     self, AiView, AnnotationRow, ContractView, EdgeRow, FileTop, GraphSec, Lenient, LenientList,
     MetaView, NodeRow, OaView, ParamRow, ToolRow, ToolRowTexts, py_string_or_none,
@@ -60,8 +61,28 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
             .collect();
         return Some(FastLoad { top, rows, built });
     }
+    // rows split by guessed ends first (a pretty-printed artifact), structurally when a
+    // guess proves wrong or the text is not shaped for it
+    parallel_load(name, text, threads, true).or_else(|| parallel_load(name, text, threads, false))
+}
+
+/// The parallel load: rows split off (by [`guess::split_tool_rows_guessed`] when `guessed`,
+/// else by [`split_tool_rows`]) and parsed on `threads` workers, batch by batch, while the
+/// rest is read by the checked top-level walk. `None` when the text is not shaped as
+/// expected, the rest does not parse, or a guessed row is not the row the structural split
+/// gives.
+fn parallel_load<'t>(
+    name: &str,
+    text: &'t Arc<SourceText>,
+    threads: usize,
+    guessed: bool,
+) -> Option<FastLoad<'t>> {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    let s: &'t str = text.as_str();
     type Batch<'t> = (usize, ToolRowTexts<'t>);
     type Parsed<'t> = (usize, ToolRowTexts<'t>, Vec<Result<Tool, InputError>>);
+    // a guessed row that is not the structural one: the guessed load is dropped
+    let wrong = AtomicBool::new(false);
     // bounded: the scan stays a few batches ahead of the parsers, so only that window of a
     // mapped file is resident
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch<'t>>(2 * threads);
@@ -69,7 +90,7 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
     std::thread::scope(|sc| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                let rx = &rx;
+                let (rx, wrong) = (&rx, &wrong);
                 sc.spawn(move || {
                     let mut done: Vec<Parsed<'t>> = Vec::new();
                     loop {
@@ -78,9 +99,18 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
                             Err(_) => break,
                         };
                         let Ok((i, batch)) = next else { break };
+                        if wrong.load(Relaxed) {
+                            continue; // drain: the scan stops at its next row
+                        }
                         let built = batch
                             .iter()
-                            .map(|(key, raw)| parse_tool_row(name, text, key, raw))
+                            .map(|(key, raw)| {
+                                if guessed {
+                                    parse_guessed_row(name, text, key, raw, wrong)
+                                } else {
+                                    parse_tool_row(name, text, key, raw)
+                                }
+                            })
                             .collect();
                         if let (Some(first), Some(last)) = (batch.first(), batch.last()) {
                             let end = text.offset_of(last.1) + last.1.len();
@@ -92,21 +122,55 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
                 })
             })
             .collect();
+        // the rest (its graph section is a tenth of a large artifact) is read by the checked
+        // walk on a thread of its own while the rows are split and parsed; at the tools
+        // object it waits for the split's span and goes on after it
+        let (span_tx, span_rx) = std::sync::mpsc::sync_channel::<(usize, usize)>(1);
+        let top_walk = sc.spawn(move || {
+            quick_top(s, |_, at| {
+                let (start, end) = span_rx.recv().ok()?;
+                (at == start).then_some(end)
+            })
+        });
         let mut n = 0;
-        let tools = split_tool_rows(s, |batch| {
+        let send = |batch| {
             let _ = tx.send((n, batch));
             n += 1;
-        });
+        };
+        let tools = if guessed {
+            let stop = || wrong.load(Relaxed);
+            guess::split_tool_rows_guessed(s, (BATCH_BYTES, BATCH_ROWS), stop, send)
+        } else {
+            split_tool_rows(s, send)
+        };
         drop(tx);
+        if let Some(span) = tools {
+            let _ = span_tx.send(span);
+        }
+        drop(span_tx);
+        let walked = top_walk.join().expect("top-level walk thread");
         let top = tools.and_then(|(start, end)| {
-            quick_top(s, |_, at| (at == start).then_some(end)).or_else(|| {
+            walked.or_else(|| {
+                if guessed {
+                    return None; // a guessed split is trusted only where the checked walk met it
+                }
                 serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, (start, end))).ok()
             })
         });
+        // the rest is parsed: its pages are let go while the last rows are parsed
+        if let (Some(_), Some((start, end))) = (&top, tools)
+            && lets_pages_go(text)
+        {
+            text.release(0, start);
+            text.release(end, s.len());
+        }
         let mut parts: Vec<Parsed<'t>> = workers
             .into_iter()
             .flat_map(|h| h.join().expect("tool parser thread"))
             .collect();
+        if wrong.load(Relaxed) {
+            return None;
+        }
         let top = top?;
         parts.sort_unstable_by_key(|p| p.0);
         let total = parts.iter().map(|p| p.1.len()).sum();
@@ -118,6 +182,29 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
         }
         Some(FastLoad { top, rows, built })
     })
+}
+
+/// [`parse_tool_row`] for a row whose end was guessed: taken when the checked walk ends
+/// exactly at the guessed end, or when the structural scan does; otherwise `wrong` is set
+/// (and the row's result is never used).
+fn parse_guessed_row(
+    name: &str,
+    text: &Arc<SourceText>,
+    key: &str,
+    row_text: &str,
+    wrong: &std::sync::atomic::AtomicBool,
+) -> Result<Tool, InputError> {
+    let sc = Scan::new(row_text);
+    if let Some((row, metadata, end)) = quick_tool_row(&sc, 0)
+        && end == row_text.len()
+    {
+        return build_tool(name, text, key, row_text, Some(metadata), row);
+    }
+    if guess::row_is_exact(row_text) {
+        return parse_tool_row(name, text, key, row_text);
+    }
+    wrong.store(true, std::sync::atomic::Ordering::Relaxed);
+    Err(InputError::new(name, "", "guessed row".into()))
 }
 
 /// A batch of rows is handed on once it holds this many bytes of row text…
@@ -795,6 +882,45 @@ mod tests {
                 true
             }
             (Some(_), None) => panic!("quick accepted what serde rejects: {file}"),
+        }
+    }
+
+    /// The parallel load with guessed row ends gives what the structural split gives, or
+    /// steps aside (`None`, and the structural load runs).
+    #[test]
+    fn guessed_parallel_load_is_the_structural_one_or_none() {
+        let row = |n: &str| {
+            serde_json::json!({"name": n, "description": "d }\n    ]", "tags": ["t"],
+                "metadata": {"method": "GET", "produces": [{"field_name": "x"}],
+                    "openapi": {"summary": "s", "x": {"y": [1, {}], "z": []}}}})
+        };
+        let v = serde_json::json!({"format_version": "1", "metadata": {"k": {}},
+            "graph": {"nodes": [{"id": "a"}, {"id": "b"}],
+                "edges": [{"source": "a", "target": "b", "relation": "requires"}]},
+            "tools": {"a": row("a"), "b": row("b"), "c": {}, "d": {"name": "d", "tags": []}},
+            "readiness_report": {"summary": {"k": [1]}}});
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        let compact = serde_json::to_string(&v).unwrap();
+        // a nested object closing at its row's indentation; a row closing on its key's line
+        let trap = "{\n  \"graph\": {\"nodes\": [], \"edges\": []},\n  \"tools\": {\n    \"a\": {\n      \"name\": \"a\",\n      \"metadata\": {\n    },\n      \"x\": 1\n    },\n    \"b\": {\"name\": \"b\"}\n  }\n}";
+        let inline = "{\n  \"graph\": {},\n  \"tools\": {\n    \"a\": {\"name\": \"a\"},\n    \"b\": {\n      \"name\": \"b\"\n    }\n  }\n}";
+        let shown = |f: &FastLoad<'_>| format!("{:?} {:?} {:?}", f.top, f.rows, f.built);
+        for (text, taken) in [
+            (pretty.as_str(), true),
+            (compact.as_str(), true),
+            (trap, false),
+            (inline, false),
+        ] {
+            let t = Arc::new(SourceText::owned(text.to_string()));
+            let structural = parallel_load("t", &t, 2, false).expect("structural load");
+            match parallel_load("t", &t, 2, true) {
+                Some(g) => assert_eq!(shown(&g), shown(&structural), "{text}"),
+                None => assert!(!taken, "the guessed load stepped aside: {text}"),
+            }
+            assert_eq!(
+                structural.rows.len(),
+                if text == trap || text == inline { 2 } else { 4 }
+            );
         }
     }
 

@@ -11,6 +11,7 @@
 //! Imports run one way: this module → `fast` → `tool_row` → `serde_rows`.
 
 mod fast;
+mod guess;
 mod serde_rows;
 mod tool_row;
 
@@ -394,6 +395,26 @@ fn add_nodes_and_edges(
 fn tt(what: &str, t: std::time::Instant) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var_os("TOOLSCOPE_TIMING").is_some()) {
-        eprintln!("load: {what}: {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
+        // resident and peak resident memory so far (Linux), for finding where memory goes
+        let rss = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .map(|s| {
+                let kb = |k: &str| {
+                    s.lines()
+                        .find_map(|l| l.strip_prefix(k))
+                        .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
+                format!(
+                    " (rss {} MiB, peak {} MiB)",
+                    kb("VmRSS:") >> 10,
+                    kb("VmHWM:") >> 10
+                )
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "load: {what}: {:.3} ms{rss}",
+            t.elapsed().as_secs_f64() * 1e3
+        );
     }
 }
