@@ -3,6 +3,7 @@
 //! [`Engine`] owns a loaded [`Graph`] and its BM25 [`index::Index`]; [`Engine::retrieve`]
 //! reproduces `retrieve_graphify` and [`Engine::select`] `select_target_candidate`.
 
+pub mod contract_view;
 pub mod counterfactual;
 pub mod docpatch;
 pub mod domain;
