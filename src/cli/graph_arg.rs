@@ -3,8 +3,10 @@
 
 use crate::demo;
 use crate::engine::Engine;
+use crate::engine::index::Index;
+use crate::engine::tokenize::BuiltinTokenizer;
 use crate::error::InputError;
-use crate::model::load::load_graph_file;
+use crate::model::load::load_graph_file_with;
 use std::path::Path;
 
 pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
@@ -13,7 +15,11 @@ pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
     } else if is_spec(arg) {
         crate::ingest::build_and_load(&[arg.to_string()], &Default::default())?
     } else {
-        load_graph_file(Path::new(arg))?
+        // the index is built beside the graph's nodes and edges
+        let (graph, index) = load_graph_file_with(Path::new(arg), |tools| {
+            Index::build_for_tools(tools, &BuiltinTokenizer)
+        })?;
+        return Ok(Engine::with_index(graph, index));
     };
     Ok(Engine::new(graph))
 }

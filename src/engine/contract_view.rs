@@ -3,8 +3,9 @@
 //!
 //! [`LazyRows::rows`] parses every row into a [`Value`] (a map per row, a string per key
 //! and value); the index reads eleven of those keys. [`for_each_contract_row`] gives the
-//! same rows with only those keys' values: every other value is checked exactly as a
-//! `Value` parse checks it (numbers in range, strings, nesting) but not kept. The rows are
+//! same rows with only those keys' values ([`Field`]: strings borrowed from the text where
+//! they have no escapes): every other value is checked exactly as a `Value` parse checks it
+//! (numbers in range, strings, nesting) but not kept. The rows are
 //! the same ones the `Value` parse gives: a list that does not parse gives none, an item
 //! that is not an object is skipped, and a key written twice keeps its last value. One
 //! case reads differently: serde_json's `Value` treats an object whose first key is its
@@ -13,6 +14,7 @@
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::borrow::Cow;
 
 use crate::model::tool::LazyRows;
 
@@ -73,60 +75,110 @@ const KEYS: [&str; 11] = [
 /// serde_json's private key for raw values (see the module comment).
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// One contract row (an object), with the values of the keys the document reads.
-#[derive(Debug, Default, PartialEq)]
-pub struct RowView {
-    values: [Option<Value>; 11],
+/// The value of a key the document reads, as a `Value` parse would give it: a string
+/// (borrowed from the text when it has no escapes), a list item by item, or any other value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Field<'a> {
+    Str(Cow<'a, str>),
+    List(Vec<Field<'a>>),
+    Other(Value),
 }
 
-impl RowView {
+impl Field<'_> {
+    fn from_value(v: Value) -> Field<'static> {
+        match v {
+            Value::String(s) => Field::Str(Cow::Owned(s)),
+            Value::Array(items) => Field::List(items.into_iter().map(Field::from_value).collect()),
+            other => Field::Other(other),
+        }
+    }
+
+    /// The `Value` a parse gives.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Field::Str(s) => Value::String(s.to_string()),
+            Field::List(items) => Value::Array(items.iter().map(Field::to_value).collect()),
+            Field::Other(v) => v.clone(),
+        }
+    }
+
+    /// `Value::as_str`.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Field::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Python truthiness ([`crate::pytext::truthy`]).
+    pub fn truthy(&self) -> bool {
+        match self {
+            Field::Str(s) => !s.is_empty(),
+            Field::List(items) => !items.is_empty(),
+            Field::Other(v) => crate::pytext::truthy(v),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Field::Other(Value::Null))
+    }
+}
+
+/// One contract row (an object), with the values of the keys the document reads.
+#[derive(Debug, Default, PartialEq)]
+pub struct RowView<'a> {
+    values: [Option<Field<'a>>; 11],
+}
+
+impl<'a> RowView<'a> {
     /// The value of key `k` (one of the constants above), as `row.get(key)` gives it.
-    pub fn get(&self, k: usize) -> Option<&Value> {
+    pub fn get(&self, k: usize) -> Option<&Field<'a>> {
         self.values[k].as_ref()
     }
 }
 
 /// Calls `f` with each object row of `rows`, in order: the rows `rows.rows()` holds that
 /// are objects, seen through [`RowView`].
-pub fn for_each_contract_row(rows: &LazyRows, f: &mut dyn FnMut(&RowView)) {
+pub fn for_each_contract_row(rows: &LazyRows, f: &mut dyn FnMut(&RowView<'_>)) {
     if rows.is_empty() {
         return;
     }
     let Some(raw) = rows.raw() else { return };
-    let viewed = raw.with_str(|s| serde_json::from_str::<ViewList>(s).ok());
-    match viewed {
-        Some(ViewList(list)) => {
+    let viewed = raw.with_str(|s| match serde_json::from_str::<ViewList<'_>>(s) {
+        Ok(ViewList(list)) => {
             for r in &list {
                 f(r);
             }
+            true
         }
-        None => {
-            // a list that does not parse, or one serde_json reads specially: as `Value`
-            for row in rows.rows() {
-                if let Value::Object(o) = row {
-                    let mut view = RowView::default();
-                    for (k, key) in KEYS.iter().enumerate() {
-                        view.values[k] = o.get(*key).cloned();
-                    }
-                    f(&view);
+        Err(_) => false,
+    });
+    if !viewed {
+        // a list that does not parse, or one serde_json reads specially: as `Value`
+        for row in rows.rows() {
+            if let Value::Object(mut o) = row {
+                let mut view = RowView::default();
+                for (k, key) in KEYS.iter().enumerate() {
+                    view.values[k] = o.remove(*key).map(Field::from_value);
                 }
+                f(&view);
             }
         }
     }
 }
 
 /// The object rows of a list (anything else gives none, as `rows()` does).
-struct ViewList(Vec<RowView>);
+struct ViewList<'a>(Vec<RowView<'a>>);
 
-impl<'de> de::Deserialize<'de> for ViewList {
+impl<'de> de::Deserialize<'de> for ViewList<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = ViewList;
+            type Value = ViewList<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ViewList, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ViewList<'de>, A::Error> {
                 let mut out = Vec::new();
                 while let Some(item) = seq.next_element::<Item>()? {
                     if let Item(Some(row)) = item {
@@ -135,7 +187,7 @@ impl<'de> de::Deserialize<'de> for ViewList {
                 }
                 Ok(ViewList(out))
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ViewList, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ViewList<'de>, A::Error> {
                 Checked.visit_map(map)?;
                 Ok(ViewList(Vec::new()))
             }
@@ -146,31 +198,86 @@ impl<'de> de::Deserialize<'de> for ViewList {
 }
 
 /// A list item: a row when it is an object.
-struct Item(Option<RowView>);
+struct Item<'a>(Option<RowView<'a>>);
 
-impl<'de> de::Deserialize<'de> for Item {
+impl<'de> de::Deserialize<'de> for Item<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Item;
+            type Value = Item<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Item, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Item<'de>, A::Error> {
                 let mut row = RowView::default();
                 while let Some(key) = map.next_key::<Key>()? {
                     match key.0 {
-                        Some(k) => row.values[k] = Some(map.next_value::<Value>()?),
+                        Some(k) => row.values[k] = Some(map.next_value::<Field<'de>>()?),
                         None => map.next_value::<Checked>().map(|_| ())?,
                     }
                 }
                 Ok(Item(Some(row)))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Item, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Item<'de>, A::Error> {
                 Checked.visit_seq(seq)?;
                 Ok(Item(None))
             }
             scalars!(Item(None));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> de::Deserialize<'de> for Field<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Field<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Field<'de>, E> {
+                Ok(Field::Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Field<'de>, E> {
+                Ok(Field::Str(Cow::Owned(s.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Field<'de>, E> {
+                Ok(Field::Str(Cow::Owned(s)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Field<'de>, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Field<'de>>()? {
+                    items.push(item);
+                }
+                Ok(Field::List(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Field<'de>, A::Error> {
+                // an object as `Value` reads it (its raw-value token included)
+                let v = de::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Field::Other(v))
+            }
+            // the numbers, booleans and null of `Value`'s own visitor
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Value::Bool(b)))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Value::Number(n.into())))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Value::Number(n.into())))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Field<'de>, E> {
+                Ok(Field::Other(
+                    serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
+                ))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Value::Null))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Value::Null))
+            }
         }
         d.deserialize_any(V)
     }
@@ -242,29 +349,27 @@ mod tests {
     use super::*;
     use crate::model::tool::RawJson;
 
-    fn viewed(text: &str) -> Vec<RowView> {
+    /// Each row's values as `Value`s.
+    fn viewed(text: &str) -> Vec<Vec<Option<Value>>> {
         let rows = LazyRows::from_raw(Some(RawJson::owned(text.to_string())));
         let mut out = Vec::new();
         for_each_contract_row(&rows, &mut |r| {
-            out.push(RowView {
-                values: r.values.clone(),
-            })
+            out.push(
+                r.values
+                    .iter()
+                    .map(|v| v.as_ref().map(Field::to_value))
+                    .collect(),
+            )
         });
         out
     }
 
-    fn by_value(text: &str) -> Vec<RowView> {
+    fn by_value(text: &str) -> Vec<Vec<Option<Value>>> {
         let rows = LazyRows::from_raw(Some(RawJson::owned(text.to_string())));
         rows.rows()
             .into_iter()
             .filter_map(|row| match row {
-                Value::Object(o) => {
-                    let mut view = RowView::default();
-                    for (k, key) in KEYS.iter().enumerate() {
-                        view.values[k] = o.get(*key).cloned();
-                    }
-                    Some(view)
-                }
+                Value::Object(o) => Some(KEYS.iter().map(|k| o.get(*k).cloned()).collect()),
                 _ => None,
             })
             .collect()
@@ -275,6 +380,8 @@ mod tests {
         for text in [
             r#"[{"field_name": "id", "x": {"y": [1, 2.5, -3e2, null, true]}, "enum": ["A", 1]}]"#,
             r#"[{"kind": "a", "kind": "b"}, 3, "s", [1], null, {"description": "d"}]"#,
+            r#"[{"field_name": "a\"b\u00e9", "value_path_aliases": [["x"], {"k": 1}, 2.5, null, "\u0041"], "enum": [true, -1, 18446744073709551615, {"a": []}, "e\n"]}]"#,
+            r#"[{"semantic_tag": {}, "json_path": [], "example_name": 0.0, "search_signal": "", "contract_source": ["api_contract"]}]"#,
             r#"[{"field\u005fname": "escaped key", "value_path_aliases": ["$.a", 2]}]"#,
             r#"[{"ok": 1, "big": 1e400}]"#,
             r#"[{"ok": 1, "big": 123456789012345678901234567890}]"#,

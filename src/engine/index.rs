@@ -8,8 +8,8 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use super::contract_view::{
-    CONTRACT_SOURCE, DESCRIPTION, ENUM, EXAMPLE_NAME, FIELD_NAME, FIELD_TYPE, JSON_PATH, KIND,
-    SEARCH_SIGNAL, SEMANTIC_TAG, VALUE_PATH_ALIASES, for_each_contract_row,
+    CONTRACT_SOURCE, DESCRIPTION, ENUM, EXAMPLE_NAME, FIELD_NAME, FIELD_TYPE, Field, JSON_PATH,
+    KIND, SEARCH_SIGNAL, SEMANTIC_TAG, VALUE_PATH_ALIASES, for_each_contract_row,
 };
 use super::lexicon::{BASE_STOPWORDS, PROTECTED_TERMS};
 use super::tokenize::Tokenizer;
@@ -259,7 +259,13 @@ impl TokenCache {
 
 impl Index {
     pub fn build(graph: &Graph, tokenizer: &dyn Tokenizer) -> Index {
-        Index::build_inner(graph, tokenizer, None, None)
+        Index::build_inner(&graph.tools, tokenizer, None, None)
+    }
+
+    /// The index of `tools` (a graph's tools, in order): [`Index::build`] of their graph,
+    /// before the graph has its nodes and edges.
+    pub fn build_for_tools(tools: &[Arc<Tool>], tokenizer: &dyn Tokenizer) -> Index {
+        Index::build_inner(tools, tokenizer, None, None)
     }
 
     /// The index of `graph`'s documents scored with the corpus statistics of `stats` (its
@@ -267,7 +273,7 @@ impl Index {
     /// their own: a blame hybrid's documents under the old or the new corpus. With
     /// `stats` built from the same documents this is [`Index::build`] exactly.
     pub fn build_with_stats(graph: &Graph, tokenizer: &dyn Tokenizer, stats: &Index) -> Index {
-        Index::build_inner(graph, tokenizer, None, Some(stats))
+        Index::build_inner(&graph.tools, tokenizer, None, Some(stats))
     }
 
     /// The index of the corpus with `token` appended once to tool `doc`'s document: a full
@@ -278,16 +284,16 @@ impl Index {
         doc: ToolId,
         token: &str,
     ) -> Index {
-        Index::build_inner(graph, tokenizer, Some((doc as usize, token)), None)
+        Index::build_inner(&graph.tools, tokenizer, Some((doc as usize, token)), None)
     }
 
     fn build_inner(
-        graph: &Graph,
+        tools: &[Arc<Tool>],
         tokenizer: &dyn Tokenizer,
         extra: Option<(usize, &str)>,
         stats: Option<&Index>,
     ) -> Index {
-        let n = graph.tools.len();
+        let n = tools.len();
         let mut ix = Index::default();
         // tokenise documents on every core (chunk-local term ids), then merge in tool order
         let threads = std::thread::available_parallelism()
@@ -296,11 +302,10 @@ impl Index {
             .clamp(1, 8);
         let chunk = n.div_ceil(threads).max(256);
         let chunks: Vec<TokenChunk> = if n <= 256 || threads == 1 {
-            vec![tokenize_chunk(&graph.tools, tokenizer, extra)]
+            vec![tokenize_chunk(tools, tokenizer, extra)]
         } else {
             std::thread::scope(|sc| {
-                let handles: Vec<_> = graph
-                    .tools
+                let handles: Vec<_> = tools
                     .chunks(chunk)
                     .enumerate()
                     .map(|(c, part)| {
@@ -560,6 +565,14 @@ fn push_truthy(tokenizer: &dyn Tokenizer, v: Option<&Value>, f: &mut dyn FnMut(&
     }
 }
 
+/// [`push_tokens`] of a contract row's value.
+fn push_field(tokenizer: &dyn Tokenizer, v: &Field<'_>, emit: &mut dyn FnMut(&str)) {
+    match v {
+        Field::Str(s) => tokenizer.each_token(s, emit),
+        other => push_tokens(tokenizer, &other.to_value(), emit),
+    }
+}
+
 const SUB_RESOURCES: &[&str] = &[
     "exec",
     "attach",
@@ -656,8 +669,8 @@ pub fn each_document_token(tool: &Tool, tokenizer: &dyn Tokenizer, emit: &mut dy
         for rows in [&f.produces, &f.consumes] {
             for_each_contract_row(rows, &mut |o| {
                 let from_contract =
-                    o.get(CONTRACT_SOURCE).and_then(Value::as_str) == Some("api_contract");
-                let signal = o.get(SEARCH_SIGNAL).is_some_and(pytext::truthy);
+                    o.get(CONTRACT_SOURCE).and_then(Field::as_str) == Some("api_contract");
+                let signal = o.get(SEARCH_SIGNAL).is_some_and(Field::truthy);
                 if from_contract && !signal {
                     return;
                 }
@@ -670,16 +683,23 @@ pub fn each_document_token(tool: &Tool, tokenizer: &dyn Tokenizer, emit: &mut dy
                     DESCRIPTION,
                     EXAMPLE_NAME,
                 ] {
-                    push_truthy(tokenizer, o.get(k), emit);
-                }
-                if let Some(Value::Array(aliases)) = o.get(VALUE_PATH_ALIASES) {
-                    for a in aliases {
-                        push_tokens(tokenizer, a, emit);
+                    if let Some(v) = o.get(k)
+                        && v.truthy()
+                    {
+                        push_field(tokenizer, v, emit);
                     }
                 }
-                if let Some(Value::Array(values)) = o.get(ENUM) {
+                if let Some(Field::List(aliases)) = o.get(VALUE_PATH_ALIASES) {
+                    for a in aliases {
+                        push_field(tokenizer, a, emit);
+                    }
+                }
+                if let Some(Field::List(values)) = o.get(ENUM) {
                     for v in values.iter().filter(|v| !v.is_null()).take(20) {
-                        tokenizer.each_token(&pytext::py_str(v), emit);
+                        match v {
+                            Field::Str(s) => tokenizer.each_token(s, emit),
+                            other => tokenizer.each_token(&pytext::py_str(&other.to_value()), emit),
+                        }
                     }
                 }
             });

@@ -82,6 +82,13 @@ impl Engine {
         Engine::from_parts(graph, index, caches, None)
     }
 
+    /// An engine over `graph` with its index built already ([`index::Index::build_for_tools`]
+    /// of its tools, beside the load: `crate::model::load::load_graph_file_with`).
+    pub fn with_index(graph: Graph, index: index::Index) -> Engine {
+        let caches = ToolCaches::new(graph.tools.len());
+        Engine::from_parts(graph, index, caches, None)
+    }
+
     /// An engine over `graph` whose BM25 scores use the corpus statistics of `stats`
     /// ([`index::Index::build_with_stats`]).
     pub fn with_corpus_stats(graph: Graph, stats: &index::Index) -> Engine {
