@@ -559,7 +559,7 @@ pub struct McpArgs {
 }
 
 pub fn run_mcp(a: McpArgs) -> u8 {
-    let engine = match load_engine(&a.graph) {
+    let engine = match super::graph_arg::load_engine_fingerprinted(&a.graph) {
         Ok(e) => e,
         Err(e) => return fail(e),
     };

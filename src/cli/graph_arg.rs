@@ -3,17 +3,33 @@
 
 use crate::demo;
 use crate::engine::Engine;
+use crate::engine::index::Index;
+use crate::engine::tokenize::BuiltinTokenizer;
 use crate::error::InputError;
-use crate::model::load::load_graph_file;
+use crate::model::load::load_graph_file_with;
 use std::path::Path;
 
 pub fn load_engine(arg: &str) -> Result<Engine, InputError> {
+    load_engine_as(arg, false)
+}
+
+/// [`load_engine`] with the graph's fingerprint computed beside the load (for `mcp`, whose
+/// every answer names it).
+pub fn load_engine_fingerprinted(arg: &str) -> Result<Engine, InputError> {
+    load_engine_as(arg, true)
+}
+
+fn load_engine_as(arg: &str, fingerprint: bool) -> Result<Engine, InputError> {
     let graph = if arg == "demo" {
         demo::load_demo()?
     } else if is_spec(arg) {
         crate::ingest::build_and_load(&[arg.to_string()], &Default::default())?
     } else {
-        load_graph_file(Path::new(arg))?
+        // the index is built beside the graph's nodes and edges
+        let (graph, index) = load_graph_file_with(Path::new(arg), fingerprint, |tools| {
+            Index::build_for_tools(tools, &BuiltinTokenizer)
+        })?;
+        return Ok(Engine::with_index(graph, index));
     };
     Ok(Engine::new(graph))
 }

@@ -7,6 +7,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 use std::sync::Arc;
 
+use super::contract_view::{
+    CONTRACT_SOURCE, DESCRIPTION, ENUM, EXAMPLE_NAME, FIELD_NAME, FIELD_TYPE, Field, JSON_PATH,
+    KIND, SEARCH_SIGNAL, SEMANTIC_TAG, VALUE_PATH_ALIASES, for_each_contract_row,
+};
 use super::lexicon::{BASE_STOPWORDS, PROTECTED_TERMS};
 use super::tokenize::Tokenizer;
 use crate::model::{Graph, Tool, ToolId};
@@ -38,6 +42,27 @@ struct ChunkDoc {
     name: Vec<u32>,
 }
 
+/// A chunk's dictionary while it is built: term ids by text, and texts by id.
+#[derive(Default)]
+struct Interner {
+    ids: FxHashMap<Box<str>, u32>,
+    terms: Vec<Box<str>>,
+}
+
+impl Interner {
+    /// The id of `t`, added when new (only a new term is copied).
+    fn id(&mut self, t: &str) -> u32 {
+        if let Some(&i) = self.ids.get(t) {
+            return i;
+        }
+        let i = self.terms.len() as u32;
+        let b: Box<str> = t.into();
+        self.ids.insert(b.clone(), i);
+        self.terms.push(b);
+        i
+    }
+}
+
 /// Tokenises a chunk of tools; `extra` appends one token to one document (chunk-local
 /// index), which is how [`Index::build_with_extra_token`] builds a document probe's corpus.
 fn tokenize_chunk(
@@ -45,52 +70,46 @@ fn tokenize_chunk(
     tokenizer: &dyn Tokenizer,
     extra: Option<(usize, &str)>,
 ) -> TokenChunk {
-    let mut ids: FxHashMap<Box<str>, u32> = FxHashMap::default();
-    let mut terms: Vec<Box<str>> = Vec::new();
-    let intern =
-        |t: String, ids: &mut FxHashMap<Box<str>, u32>, terms: &mut Vec<Box<str>>| -> u32 {
-            if let Some(&i) = ids.get(t.as_str()) {
-                return i;
-            }
-            let i = terms.len() as u32;
-            let b: Box<str> = t.into_boxed_str();
-            ids.insert(b.clone(), i);
-            terms.push(b);
-            i
-        };
+    let mut dict = Interner::default();
     let mut docs = Vec::with_capacity(tools.len());
-    let mut buf = Vec::new();
-    let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
+    // per chunk-local term: 1 + its place in the current document's counts (0: absent)
+    let mut slot: Vec<u32> = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
-        buf.clear();
-        document_tokens(tool, tokenizer, &mut buf);
-        if let Some((d, t)) = extra
-            && d == i
-        {
-            buf.push(t.to_string());
-        }
-        let dl = buf.len() as u32;
-        slot.clear();
+        let mut dl = 0u32;
         let mut counts: Vec<(u32, u32)> = Vec::new();
-        for t in buf.drain(..) {
-            let id = intern(t, &mut ids, &mut terms);
-            match slot.get(&id) {
-                Some(&k) => counts[k].1 += 1,
-                None => {
-                    slot.insert(id, counts.len());
-                    counts.push((id, 1));
+        {
+            let mut add = |t: &str| {
+                dl += 1;
+                let id = dict.id(t) as usize;
+                if id >= slot.len() {
+                    slot.resize(id + 1, 0);
                 }
+                match slot[id] {
+                    0 => {
+                        counts.push((id as u32, 1));
+                        slot[id] = counts.len() as u32;
+                    }
+                    k => counts[k as usize - 1].1 += 1,
+                }
+            };
+            each_document_token(tool, tokenizer, &mut add);
+            if let Some((d, t)) = extra
+                && d == i
+            {
+                add(t);
             }
         }
-        let mut names = Vec::new();
-        tokenizer.tokenize_into(&tool.name, &mut names);
-        let name = names
-            .into_iter()
-            .map(|t| intern(t, &mut ids, &mut terms))
-            .collect();
+        for &(id, _) in &counts {
+            slot[id as usize] = 0;
+        }
+        let mut name = Vec::new();
+        tokenizer.each_token(&tool.name, &mut |t| name.push(dict.id(t)));
         docs.push(ChunkDoc { dl, counts, name });
     }
-    TokenChunk { terms, docs }
+    TokenChunk {
+        terms: dict.terms,
+        docs,
+    }
 }
 
 #[derive(Debug, Default)]
@@ -240,7 +259,13 @@ impl TokenCache {
 
 impl Index {
     pub fn build(graph: &Graph, tokenizer: &dyn Tokenizer) -> Index {
-        Index::build_inner(graph, tokenizer, None, None)
+        Index::build_inner(&graph.tools, tokenizer, None, None)
+    }
+
+    /// The index of `tools` (a graph's tools, in order): [`Index::build`] of their graph,
+    /// before the graph has its nodes and edges.
+    pub fn build_for_tools(tools: &[Arc<Tool>], tokenizer: &dyn Tokenizer) -> Index {
+        Index::build_inner(tools, tokenizer, None, None)
     }
 
     /// The index of `graph`'s documents scored with the corpus statistics of `stats` (its
@@ -248,7 +273,7 @@ impl Index {
     /// their own: a blame hybrid's documents under the old or the new corpus. With
     /// `stats` built from the same documents this is [`Index::build`] exactly.
     pub fn build_with_stats(graph: &Graph, tokenizer: &dyn Tokenizer, stats: &Index) -> Index {
-        Index::build_inner(graph, tokenizer, None, Some(stats))
+        Index::build_inner(&graph.tools, tokenizer, None, Some(stats))
     }
 
     /// The index of the corpus with `token` appended once to tool `doc`'s document: a full
@@ -259,16 +284,16 @@ impl Index {
         doc: ToolId,
         token: &str,
     ) -> Index {
-        Index::build_inner(graph, tokenizer, Some((doc as usize, token)), None)
+        Index::build_inner(&graph.tools, tokenizer, Some((doc as usize, token)), None)
     }
 
     fn build_inner(
-        graph: &Graph,
+        tools: &[Arc<Tool>],
         tokenizer: &dyn Tokenizer,
         extra: Option<(usize, &str)>,
         stats: Option<&Index>,
     ) -> Index {
-        let n = graph.tools.len();
+        let n = tools.len();
         let mut ix = Index::default();
         // tokenise documents on every core (chunk-local term ids), then merge in tool order
         let threads = std::thread::available_parallelism()
@@ -277,11 +302,10 @@ impl Index {
             .clamp(1, 8);
         let chunk = n.div_ceil(threads).max(256);
         let chunks: Vec<TokenChunk> = if n <= 256 || threads == 1 {
-            vec![tokenize_chunk(&graph.tools, tokenizer, extra)]
+            vec![tokenize_chunk(tools, tokenizer, extra)]
         } else {
             std::thread::scope(|sc| {
-                let handles: Vec<_> = graph
-                    .tools
+                let handles: Vec<_> = tools
                     .chunks(chunk)
                     .enumerate()
                     .map(|(c, part)| {
@@ -525,19 +549,27 @@ fn auto_stopword(term: &str, df: usize, n: usize, protected: &FxHashSet<&str>) -
     df as f64 / n as f64 >= 0.7 && pytext::char_len(term) <= 4 && !protected.contains(term)
 }
 
-fn push_tokens(tokenizer: &dyn Tokenizer, v: &Value, out: &mut Vec<String>) {
+fn push_tokens(tokenizer: &dyn Tokenizer, v: &Value, f: &mut dyn FnMut(&str)) {
     match v {
         Value::Null => {}
-        Value::String(s) => tokenizer.tokenize_into(s, out),
-        other => tokenizer.tokenize_into(&pytext::py_str(other), out),
+        Value::String(s) => tokenizer.each_token(s, f),
+        other => tokenizer.each_token(&pytext::py_str(other), f),
     }
 }
 
-fn push_truthy(tokenizer: &dyn Tokenizer, v: Option<&Value>, out: &mut Vec<String>) {
+fn push_truthy(tokenizer: &dyn Tokenizer, v: Option<&Value>, f: &mut dyn FnMut(&str)) {
     if let Some(v) = v
         && pytext::truthy(v)
     {
-        push_tokens(tokenizer, v, out);
+        push_tokens(tokenizer, v, f);
+    }
+}
+
+/// [`push_tokens`] of a contract row's value.
+fn push_field(tokenizer: &dyn Tokenizer, v: &Field<'_>, emit: &mut dyn FnMut(&str)) {
+    match v {
+        Field::Str(s) => tokenizer.each_token(s, emit),
+        other => push_tokens(tokenizer, &other.to_value(), emit),
     }
 }
 
@@ -583,15 +615,20 @@ pub fn path_context(method: &str, path: &str) -> String {
 
 /// The token list of one tool's BM25 document, in the reference's order.
 pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<String>) {
-    tokenizer.tokenize_into(&tool.name, out);
-    tokenizer.tokenize_into(&tool.description, out);
+    each_document_token(tool, tokenizer, &mut |t| out.push(t.to_string()));
+}
+
+/// Calls `f` with each token of one tool's BM25 document, in the reference's order.
+pub fn each_document_token(tool: &Tool, tokenizer: &dyn Tokenizer, emit: &mut dyn FnMut(&str)) {
+    tokenizer.each_token(&tool.name, emit);
+    tokenizer.each_token(&tool.description, emit);
     for tag in &tool.tags {
-        tokenizer.tokenize_into(tag, out);
+        tokenizer.each_token(tag, emit);
     }
     for p in &tool.parameters {
-        tokenizer.tokenize_into(&p.name, out);
+        tokenizer.each_token(&p.name, emit);
         if !p.description.is_empty() {
-            tokenizer.tokenize_into(&p.description, out);
+            tokenizer.each_token(&p.description, emit);
         }
     }
     let f = &tool.facts;
@@ -599,7 +636,7 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
         if let Some(Value::String(m)) = &f.method
             && !m.is_empty()
         {
-            out.push(pytext::lower(m));
+            emit(&pytext::lower(m));
         }
         if let Some(ai) = &f.ai {
             for v in [
@@ -609,75 +646,83 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
                 &ai.primary_resource,
                 &ai.canonical_action,
             ] {
-                push_truthy(tokenizer, v.as_ref(), out);
+                push_truthy(tokenizer, v.as_ref(), emit);
             }
             for item in &ai.produces_semantics {
                 if let Some(o) = item.as_object() {
-                    push_truthy(tokenizer, o.get("semantic"), out);
-                    push_truthy(tokenizer, o.get("json_path"), out);
+                    push_truthy(tokenizer, o.get("semantic"), emit);
+                    push_truthy(tokenizer, o.get("json_path"), emit);
                 }
             }
             for item in &ai.consumes_semantics {
                 if let Some(o) = item.as_object() {
-                    push_truthy(tokenizer, o.get("semantic"), out);
-                    push_truthy(tokenizer, o.get("field"), out);
+                    push_truthy(tokenizer, o.get("semantic"), emit);
+                    push_truthy(tokenizer, o.get("field"), emit);
                 }
             }
             for item in &ai.pairs_well_with {
                 if let Some(o) = item.as_object() {
-                    push_truthy(tokenizer, o.get("reason"), out);
+                    push_truthy(tokenizer, o.get("reason"), emit);
                 }
             }
         }
-        for row in f.produces.rows().iter().chain(f.consumes.rows().iter()) {
-            let Some(o) = row.as_object() else { continue };
-            let from_contract =
-                o.get("contract_source").and_then(Value::as_str) == Some("api_contract");
-            let signal = o.get("search_signal").is_some_and(pytext::truthy);
-            if from_contract && !signal {
-                continue;
-            }
-            for k in [
-                "field_name",
-                "semantic_tag",
-                "json_path",
-                "field_type",
-                "kind",
-                "description",
-                "example_name",
-            ] {
-                push_truthy(tokenizer, o.get(k), out);
-            }
-            if let Some(Value::Array(aliases)) = o.get("value_path_aliases") {
-                for a in aliases {
-                    push_tokens(tokenizer, a, out);
+        for rows in [&f.produces, &f.consumes] {
+            for_each_contract_row(rows, &mut |o| {
+                let from_contract =
+                    o.get(CONTRACT_SOURCE).and_then(Field::as_str) == Some("api_contract");
+                let signal = o.get(SEARCH_SIGNAL).is_some_and(Field::truthy);
+                if from_contract && !signal {
+                    return;
                 }
-            }
-            if let Some(Value::Array(values)) = o.get("enum") {
-                for v in values.iter().filter(|v| !v.is_null()).take(20) {
-                    tokenizer.tokenize_into(&pytext::py_str(v), out);
+                for k in [
+                    FIELD_NAME,
+                    SEMANTIC_TAG,
+                    JSON_PATH,
+                    FIELD_TYPE,
+                    KIND,
+                    DESCRIPTION,
+                    EXAMPLE_NAME,
+                ] {
+                    if let Some(v) = o.get(k)
+                        && v.truthy()
+                    {
+                        push_field(tokenizer, v, emit);
+                    }
                 }
-            }
+                if let Some(Field::List(aliases)) = o.get(VALUE_PATH_ALIASES) {
+                    for a in aliases {
+                        push_field(tokenizer, a, emit);
+                    }
+                }
+                if let Some(Field::List(values)) = o.get(ENUM) {
+                    for v in values.iter().filter(|v| !v.is_null()).take(20) {
+                        match v {
+                            Field::Str(s) => tokenizer.each_token(s, emit),
+                            other => tokenizer.each_token(&pytext::py_str(&other.to_value()), emit),
+                        }
+                    }
+                }
+            });
         }
         if let Some(Value::String(path)) = &f.path
             && !path.is_empty()
         {
             let method = f.method_str().unwrap_or("");
             let ctx = path_context(method, path);
-            tokenizer.tokenize_into(&ctx, out);
+            tokenizer.each_token(&ctx, emit);
             for seg in path.split('/') {
                 if !seg.is_empty() && !seg.starts_with('{') {
-                    tokenizer.tokenize_into(seg, out);
+                    tokenizer.each_token(seg, emit);
                 }
             }
             let m = pytext::lower(method);
             if path.contains("{namespace}") || path.contains("{ns}") {
-                out.push("namespac".into());
-                out.push("scoped".into());
+                emit("namespac");
+                emit("scoped");
             } else if path.contains("/namespaces") || path.contains("/namespace") {
             } else if m == "get" || m == "list" || !path.contains("{name}") {
-                out.push("cluster".into());
-                out.push("all".into());
+                emit("cluster");
+                emit("all");
             }
             if let Some(last) = path
                 .split('/')
@@ -698,16 +743,18 @@ pub fn document_tokens(tool: &Tool, tokenizer: &dyn Tokenizer, out: &mut Vec<Str
                     "ephemeralcontainers" => &["ephemer", "container"],
                     _ => &[],
                 };
-                out.extend(extra.iter().map(|s| s.to_string()));
+                for t in extra {
+                    emit(t);
+                }
             }
             if m == "delete" && !path.contains("{name}") {
-                out.push("collect".into());
-                out.push("bulk".into());
+                emit("collect");
+                emit("bulk");
             }
         }
         for q in &f.example_queries {
             if let Value::String(s) = q {
-                tokenizer.tokenize_into(s, out);
+                tokenizer.each_token(s, emit);
             }
         }
     }

@@ -3,6 +3,7 @@
 //! [`Engine`] owns a loaded [`Graph`] and its BM25 [`index::Index`]; [`Engine::retrieve`]
 //! reproduces `retrieve_graphify` and [`Engine::select`] `select_target_candidate`.
 
+pub mod contract_view;
 pub mod counterfactual;
 pub mod docpatch;
 pub mod domain;
@@ -78,6 +79,13 @@ impl Engine {
     pub fn new(graph: Graph) -> Engine {
         let tokenizer: Box<dyn tokenize::Tokenizer> = Box::new(tokenize::BuiltinTokenizer);
         let index = index::Index::build(&graph, tokenizer.as_ref());
+        let caches = ToolCaches::new(graph.tools.len());
+        Engine::from_parts(graph, index, caches, None)
+    }
+
+    /// An engine over `graph` with its index built already ([`index::Index::build_for_tools`]
+    /// of its tools, beside the load: `crate::model::load::load_graph_file_with`).
+    pub fn with_index(graph: Graph, index: index::Index) -> Engine {
         let caches = ToolCaches::new(graph.tools.len());
         Engine::from_parts(graph, index, caches, None)
     }

@@ -12,6 +12,15 @@ pub trait Tokenizer: Send + Sync {
         self.tokenize_into(text, &mut out);
         out
     }
+
+    /// Calls `f` with each token of `text`, in order: the tokens `tokenize_into` pushes.
+    /// The index builds its documents through this (the built-in tokenizer allocates
+    /// nothing per token here).
+    fn each_token(&self, text: &str, f: &mut dyn FnMut(&str)) {
+        for t in self.tokenize(text) {
+            f(&t);
+        }
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -46,35 +55,121 @@ fn is_hangul_wide(c: char) -> bool {
 
 impl Tokenizer for BuiltinTokenizer {
     fn tokenize_into(&self, text: &str, out: &mut Vec<String>) {
-        let mut spaced = String::new();
-        for part in text.split(is_separator) {
-            if part.is_empty() {
-                continue;
+        self.each_token(text, &mut |t| out.push(t.to_string()));
+    }
+
+    fn each_token(&self, text: &str, f: &mut dyn FnMut(&str)) {
+        // scratch buffers of the ASCII path, kept per thread (taken out while in use)
+        thread_local! {
+            static SCRATCH: std::cell::Cell<(Vec<u8>, Vec<u8>)> = Default::default();
+        }
+        let (mut pass1, mut spaced) = SCRATCH.take();
+        if text.is_ascii() {
+            // the separators of an ASCII text are ASCII: split its bytes
+            for part in text.as_bytes().split(|&b| is_separator(b as char)) {
+                if !part.is_empty() {
+                    ascii_part(part, &mut pass1, &mut spaced, f);
+                }
             }
-            camel_split(part, &mut spaced);
-            for w in spaced.split(' ') {
-                if w.is_empty() {
+        } else {
+            for part in text.split(is_separator) {
+                if part.is_empty() {
                     continue;
                 }
-                let w = pytext::lower(w);
-                let s = stem(&w);
-                if s.len() != w.len() {
-                    out.push(s.to_string());
-                }
-                let had_hangul = w.chars().any(is_hangul_wide);
-                out.push(w.clone());
-                if had_hangul {
-                    let hs: Vec<char> = w.chars().filter(|&c| is_hangul_wide(c)).collect();
-                    if hs.len() >= 2 {
-                        for pair in hs.windows(2) {
-                            let mut b = String::with_capacity(6);
-                            b.push(pair[0]);
-                            b.push(pair[1]);
-                            out.push(b);
-                        }
-                    }
+                if part.is_ascii() {
+                    ascii_part(part.as_bytes(), &mut pass1, &mut spaced, f);
+                } else {
+                    unicode_part(part, f);
                 }
             }
+        }
+        SCRATCH.set((pass1, spaced));
+    }
+}
+
+/// The tokens of one ASCII part (between separators): camel-case split, each word
+/// lower-cased, its stem first when the stemmer shortens it. What [`unicode_part`] gives
+/// for the same part, without a `char` vector or a string per word.
+fn ascii_part(part: &[u8], pass1: &mut Vec<u8>, spaced: &mut Vec<u8>, f: &mut dyn FnMut(&str)) {
+    camel_split_ascii(part, pass1, spaced);
+    spaced.make_ascii_lowercase();
+    for w in spaced.split(|&b| b == b' ') {
+        if w.is_empty() {
+            continue;
+        }
+        // ASCII bytes: always UTF-8
+        let Ok(w) = std::str::from_utf8(w) else {
+            continue;
+        };
+        let s = stem(w);
+        if s.len() != w.len() {
+            f(s);
+        }
+        f(w);
+    }
+}
+
+/// The tokens of one part with non-ASCII characters (Hangul pairs included).
+fn unicode_part(part: &str, f: &mut dyn FnMut(&str)) {
+    let mut spaced = String::new();
+    camel_split(part, &mut spaced);
+    for w in spaced.split(' ') {
+        if w.is_empty() {
+            continue;
+        }
+        let w = pytext::lower(w);
+        let s = stem(&w);
+        if s.len() != w.len() {
+            f(s);
+        }
+        f(&w);
+        if w.chars().any(is_hangul_wide) {
+            let hs: Vec<char> = w.chars().filter(|&c| is_hangul_wide(c)).collect();
+            let mut b = String::with_capacity(6);
+            for pair in hs.windows(2) {
+                b.clear();
+                b.push(pair[0]);
+                b.push(pair[1]);
+                f(&b);
+            }
+        }
+    }
+}
+
+/// [`camel_split`] of an ASCII part, on bytes (`pass1` is scratch).
+fn camel_split_ascii(chars: &[u8], pass1: &mut Vec<u8>, out: &mut Vec<u8>) {
+    out.clear();
+    pass1.clear();
+    // pass 1: lower followed by upper
+    for (i, &c) in chars.iter().enumerate() {
+        pass1.push(c);
+        if c.is_ascii_lowercase() && chars.get(i + 1).is_some_and(|n| n.is_ascii_uppercase()) {
+            pass1.push(b' ');
+        }
+    }
+    // pass 2: ([A-Z]+)([A-Z][a-z]) with leftmost-first, non-overlapping matches
+    let n = pass1.len();
+    let mut i = 0;
+    while i < n {
+        let c = pass1[i];
+        if c.is_ascii_uppercase() {
+            let mut q = i;
+            while q < n && pass1[q].is_ascii_uppercase() {
+                q += 1;
+            }
+            if q - i >= 2 && q < n && pass1[q].is_ascii_lowercase() {
+                out.extend_from_slice(&pass1[i..q - 1]);
+                out.push(b' ');
+                out.push(pass1[q - 1]);
+                out.push(pass1[q]);
+                i = q + 1;
+            } else {
+                out.extend_from_slice(&pass1[i..q]);
+                i = q;
+            }
+        } else {
+            out.push(c);
+            i += 1;
         }
     }
 }
@@ -199,6 +294,79 @@ mod tests {
         assert_eq!(toks("cluster-wide"), ["clust", "cluster", "wide"]);
         assert_eq!(toks("namespaced"), ["namespac", "namespaced"]);
         assert_eq!(toks("exec of pods"), ["exec", "of", "pod", "pods"]);
+    }
+
+    /// The tokenizer as first written (a `char` vector and a string per word), which the
+    /// allocation-free path must match token for token.
+    fn tokens_as_first_written(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut spaced = String::new();
+        for part in text.split(is_separator) {
+            if part.is_empty() {
+                continue;
+            }
+            camel_split(part, &mut spaced);
+            for w in spaced.split(' ') {
+                if w.is_empty() {
+                    continue;
+                }
+                let w = pytext::lower(w);
+                let s = stem(&w);
+                if s.len() != w.len() {
+                    out.push(s.to_string());
+                }
+                let had_hangul = w.chars().any(is_hangul_wide);
+                out.push(w.clone());
+                if had_hangul {
+                    let hs: Vec<char> = w.chars().filter(|&c| is_hangul_wide(c)).collect();
+                    if hs.len() >= 2 {
+                        for pair in hs.windows(2) {
+                            let mut b = String::with_capacity(6);
+                            b.push(pair[0]);
+                            b.push(pair[1]);
+                            out.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn each_token_gives_the_first_tokens(
+            text in "[aAbBzZ09 _./:{}\\-\t\n\u{1c}\u{85}\u{a0}éÉİß회원삭제ǅ]{0,40}"
+        ) {
+            let mut got = Vec::new();
+            BuiltinTokenizer.each_token(&text, &mut |t| got.push(t.to_string()));
+            proptest::prop_assert_eq!(&got, &tokens_as_first_written(&text));
+            proptest::prop_assert_eq!(toks(&text), got);
+        }
+    }
+
+    #[test]
+    fn each_token_on_words_of_every_kind() {
+        for s in [
+            "getUserByID",
+            "HTTPServerError",
+            "listing statuses",
+            "정기주문해지하기",
+            "회원을 삭제해줘",
+            "ÉCOLE école",
+            "İstanbul",
+            "mixedİCase",
+            "a\u{85}b\u{a0}c",
+            "x\u{1c}y",
+            "",
+            "___",
+            "IDs",
+            "XMLHttpRequestID",
+        ] {
+            let mut got = Vec::new();
+            BuiltinTokenizer.each_token(s, &mut |t| got.push(t.to_string()));
+            assert_eq!(got, tokens_as_first_written(s), "{s}");
+        }
     }
 
     #[test]

@@ -127,8 +127,9 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     let built_at = artifact::now_iso();
     let docs_name = first.name.clone();
     if first_kind.is_openapi() {
+        let mut docs = docs;
         let (value, unresolved) =
-            build::collection::build_collection(&docs, &workflows, &built_at, &opts.progress)?;
+            build::collection::build_collection(&mut docs, &workflows, &built_at, &opts.progress)?;
         crate::par::drop_later(docs);
         let tool_count = value
             .get("tools")

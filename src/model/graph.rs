@@ -318,27 +318,24 @@ impl Graph {
         if !self.info.fingerprint.is_empty() {
             return &self.info.fingerprint;
         }
-        self.fingerprint.get_or_init(|| {
-            use sha2::Digest;
-            let mut h = sha2::Sha256::new();
-            match &self.source_text {
-                Some(t) => {
-                    // pages are let go after each chunk: a small chunk keeps the hashed
-                    // file from adding to the peak (two files at once in an artifact diff)
-                    const CHUNK: usize = 2 << 20;
-                    for (i, part) in t.as_bytes().chunks(CHUNK).enumerate() {
-                        h.update(part);
-                        t.release(i * CHUNK, i * CHUNK + part.len());
-                    }
+        self.fingerprint.get_or_init(|| match &self.source_text {
+            Some(t) => t.sha256_hex(),
+            None => {
+                use sha2::Digest;
+                let mut h = sha2::Sha256::new();
+                for t in &self.tools {
+                    h.update(t.compact_json().as_bytes());
                 }
-                None => {
-                    for t in &self.tools {
-                        h.update(t.compact_json().as_bytes());
-                    }
-                }
+                h.finalize().iter().map(|b| format!("{b:02x}")).collect()
             }
-            h.finalize().iter().map(|b| format!("{b:02x}")).collect()
         })
+    }
+
+    /// Sets the fingerprint computed elsewhere (the loader hashes the text beside the load
+    /// when asked to: `crate::model::load::load_graph_file_with`); `fp` must be
+    /// [`SourceText::sha256_hex`](super::text::SourceText::sha256_hex) of the loaded text.
+    pub fn set_fingerprint(&self, fp: String) {
+        let _ = self.fingerprint.set(fp);
     }
 
     /// The fingerprint if it has been computed already (never blocks).

@@ -78,6 +78,20 @@ impl SourceText {
         None
     }
 
+    /// sha256 (hex) of the text's bytes: a graph's fingerprint. The pages of a mapped text
+    /// are let go after each chunk (a small chunk keeps the hashed file from adding to the
+    /// peak: two files at once in an artifact diff).
+    pub fn sha256_hex(&self) -> String {
+        use sha2::Digest;
+        const CHUNK: usize = 2 << 20;
+        let mut h = sha2::Sha256::new();
+        for (i, part) in self.as_bytes().chunks(CHUNK).enumerate() {
+            h.update(part);
+            self.release(i * CHUNK, i * CHUNK + part.len());
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// Byte offset of `part`, a slice of this text.
     pub fn offset_of(&self, part: &str) -> usize {
         part.as_ptr() as usize - self.as_str().as_ptr() as usize

@@ -361,10 +361,19 @@ pub fn load(
                 "large plain files are mapped and parsed in place (the screen stays responsive; q quits)"
                     .into(),
             );
-            if let Some((graph, warnings)) =
-                crate::model::load::load_graph_mapped_quiet(path).map_err(|e| e.to_string())?
+            // the index is built beside the graph's nodes and edges
+            let beside = |tools: &[std::sync::Arc<crate::model::Tool>]| {
+                crate::engine::index::Index::build_for_tools(
+                    tools,
+                    &crate::engine::tokenize::BuiltinTokenizer,
+                )
+            };
+            if let Some((graph, warnings, index)) =
+                crate::model::load::load_graph_mapped_quiet_with(path, beside)
+                    .map_err(|e| e.to_string())?
             {
-                return Ok((index_graph(graph, &mut step), warnings));
+                step("ready", 1.0, String::new());
+                return Ok((Engine::with_index(graph, index), warnings));
             }
             let (mut f, total) = crate::limits::open_regular(path).map_err(|e| e.to_string())?;
             let max = crate::limits::INPUT_BYTES.get();

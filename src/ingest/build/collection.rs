@@ -9,7 +9,7 @@ use super::detect::{DetTool, detect};
 use super::{contracts, links, semantics};
 use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
-use crate::ingest::openapi::{raw_operation_refs, spec_tools};
+use crate::ingest::openapi::{OperationRefs, raw_operation_refs, spec_tools};
 use crate::ingest::progress::{Progress, at};
 use crate::ingest::schema::{OutGraph, ToolSchema, normalize};
 use crate::ingest::source::{Document, InputKind};
@@ -179,7 +179,7 @@ pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
 
 /// The collection artifact, and the number of workflow steps whose operation is not in it.
 pub fn build_collection(
-    docs: &[Document],
+    docs: &mut [Document],
     workflows: &[&Document],
     built_at: &str,
     progress: &Progress,
@@ -192,14 +192,23 @@ pub fn build_collection(
     let mut manifest_specs = Vec::new();
     let mut total_ops = 0usize;
     let mut total_paths = 0usize;
-    for (i, d) in docs.iter().enumerate() {
+    let n_docs = docs.len();
+    // §2.4.1 reads the `$ref`s of one raw spec: taken beside its build, so the spec (a tree
+    // several times the size of its file) is let go as soon as its tools are built
+    let mut raw_refs = None;
+    for (i, d) in docs.iter_mut().enumerate() {
         let swagger = d.kind == InputKind::Swagger2;
-        let share =
-            |k: usize| at::READ + (at::OPERATIONS - at::READ) * k as f64 / docs.len() as f64;
+        let share = |k: usize| at::READ + (at::OPERATIONS - at::READ) * k as f64 / n_docs as f64;
+        let want_refs = n_docs == 1 && d.kind.is_openapi();
         // the spec's digest for the manifest is taken beside the build (it reads the spec
         // as given)
-        let (st, (sha, canon_len)) = std::thread::scope(|sc| {
-            let digest = sc.spawn(|| spec_digest(&d.value));
+        let d_ref: &Document = d; // shared by the two threads until both end
+        let (st, ((sha, canon_len), refs)) = std::thread::scope(|sc| {
+            let digest = sc.spawn(|| {
+                let digest = spec_digest(&d_ref.value);
+                (digest, want_refs.then(|| raw_operation_refs(&d_ref.value)))
+            });
+            let d = d_ref;
             let st = spec_tools(
                 &d.name,
                 &d.value,
@@ -211,6 +220,8 @@ pub fn build_collection(
             (st, digest.join().expect("spec digest thread"))
         });
         let st = st?;
+        raw_refs = refs;
+        crate::par::drop_later(std::mem::take(&mut d.value));
         ingested_total += st.tools.len();
         *source_counts
             .entry(st.label.clone())
@@ -280,8 +291,8 @@ pub fn build_collection(
 
     // 6. $ref preservation (one raw spec)
     let mut refs_preserved = 0usize;
-    if docs.len() == 1 && docs[0].kind.is_openapi() && list.len() >= 2 {
-        refs_preserved = preserve_refs(&mut list, &docs[0].value);
+    if let Some(raw_refs) = raw_refs.filter(|_| list.len() >= 2) {
+        refs_preserved = preserve_refs(&mut list, raw_refs);
     }
 
     // 7. dependency detection
@@ -537,10 +548,10 @@ fn label_of(t: &ToolSchema) -> String {
 }
 
 /// §2.4.1: re-inject "domain DTO" `$ref`s of the raw spec into tool metadata.
-fn preserve_refs(list: &mut [ToolSchema], raw: &Value) -> usize {
+fn preserve_refs(list: &mut [ToolSchema], raw_refs: Vec<OperationRefs>) -> usize {
     // operations using at least one ref (they alone set the frequency cap); a ref counts
     // once per operation (request and response refs together)
-    let ops: Vec<_> = raw_operation_refs(raw)
+    let ops: Vec<_> = raw_refs
         .into_iter()
         .filter(|(_, req, resp)| !req.is_empty() || !resp.is_empty())
         .collect();

@@ -9,6 +9,7 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 use std::sync::Arc;
 
+use super::guess;
 use super::serde_rows::{
     self, AiView, AnnotationRow, ContractView, EdgeRow, FileTop, GraphSec, Lenient, LenientList,
     MetaView, NodeRow, OaView, ParamRow, ToolRow, ToolRowTexts, py_string_or_none,
@@ -34,9 +35,11 @@ const PARALLEL_FROM_BYTES: usize = 8 << 20;
 /// go in steps of this many bytes.
 const RELEASE_STEP: usize = 1 << 20;
 
-/// Splits the tool rows off with [`split_tool_rows`] and parses them (on worker threads for
-/// large texts, batch by batch as the scan finds them) while the rest is parsed with serde.
-/// `None` when the fast path does not apply or the rest does not parse.
+/// Reads the tool rows and the rest: in one checked walk on this thread for a small text;
+/// for a large one, on worker threads, by chunks of rows cut at guessed places
+/// ([`chunked_load`]) or, when the text is not shaped for that, split off by a structural
+/// scan ([`parallel_load`]). `None` when the fast path does not apply or the rest does not
+/// parse.
 pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLoad<'t>> {
     let s: &'t str = text.as_str();
     let threads = if s.len() < PARALLEL_FROM_BYTES {
@@ -60,6 +63,171 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
             .collect();
         return Some(FastLoad { top, rows, built });
     }
+    chunked_load(name, text, threads).or_else(|| parallel_load(name, text, threads))
+}
+
+/// Chunks of rows per worker thread in [`chunked_load`] (rows cost unevenly: the threads
+/// take chunks from a shared queue).
+const CHUNKS_PER_THREAD: usize = 8;
+
+/// The parallel load of a pretty-printed artifact: the tools object cut into chunks of rows
+/// at guessed row starts ([`guess::row_chunks`]), each chunk read row after row by the
+/// checked walk on a worker ([`walk_chunk`], as [`quick_load_serial`] reads the whole
+/// object: each byte is read once more only by the worker, while it is in the cache), while
+/// the rest is read by the checked top-level walk on a thread of its own. The guesses are
+/// checked: the top-level walk must meet the tools object where it was guessed to open, and
+/// each chunk's rows must end exactly where the next chunk was guessed to start. `None`
+/// otherwise, or when the text is not shaped for it (compact) or the rest does not parse.
+fn chunked_load<'t>(name: &str, text: &'t Arc<SourceText>, threads: usize) -> Option<FastLoad<'t>> {
+    let s: &'t str = text.as_str();
+    let (open, starts) = guess::row_chunks(s, threads * CHUNKS_PER_THREAD)?;
+    let chunks: Vec<(usize, Option<usize>)> = (0..starts.len())
+        .map(|k| (starts[k], starts.get(k + 1).copied()))
+        .collect();
+    std::thread::scope(|sc| {
+        let (span_tx, top_walk) = spawn_top_walk(sc, text);
+        let parts = crate::par::map_heavy(&chunks, |&(start, next)| {
+            walk_chunk(name, text, start, next)
+        });
+        let mut rows = Vec::new();
+        let mut built = Vec::new();
+        let mut end = None;
+        for part in parts {
+            let (r, b, e) = part?; // a wrong guess: the top-level walk ends with the scope
+            rows.extend(r);
+            built.extend(b);
+            end = Some(e);
+        }
+        let _ = span_tx.send((open, end?));
+        drop(span_tx);
+        let top = top_walk.join().expect("top-level walk thread")?;
+        if lets_pages_go(text) {
+            text.release(end?, s.len());
+        }
+        Some(FastLoad { top, rows, built })
+    })
+}
+
+/// The top-level walk ([`quick_top`]) on a thread of its own: the rest of the file (its
+/// graph section is a tenth of a large artifact) is read while the rows are parsed. At the
+/// tools object the walk waits for the object's span (sent on the returned channel), lets
+/// the pages it read go, and goes on after the object; a dropped channel ends it (`None`).
+#[allow(clippy::type_complexity)]
+fn spawn_top_walk<'scope, 't: 'scope>(
+    sc: &'scope std::thread::Scope<'scope, '_>,
+    text: &'t Arc<SourceText>,
+) -> (
+    std::sync::mpsc::SyncSender<(usize, usize)>,
+    std::thread::ScopedJoinHandle<'scope, Option<FileTop<IgnoredAny>>>,
+) {
+    let (span_tx, span_rx) = std::sync::mpsc::sync_channel::<(usize, usize)>(1);
+    let walk = sc.spawn(move || {
+        quick_top(text.as_str(), |_, at| {
+            if lets_pages_go(text) {
+                text.release(0, at); // what the walk read so far (the graph section)
+            }
+            let (start, end) = span_rx.recv().ok()?;
+            (at == start).then_some(end)
+        })
+    });
+    (span_tx, walk)
+}
+
+/// The rows of one chunk, from the key at `start`, read row after row by the checked walk:
+/// their texts, each row parsed, and the index after the chunk (after the separator before
+/// `next`, or after the tools object's `}` for the last chunk). `None` when the rows do not
+/// end exactly at `next` (a wrong guess) or anything is unusual.
+#[allow(clippy::type_complexity)]
+fn walk_chunk<'t>(
+    name: &str,
+    text: &'t Arc<SourceText>,
+    start: usize,
+    next: Option<usize>,
+) -> Option<(ToolRowTexts<'t>, Vec<Result<Tool, InputError>>, usize)> {
+    let s: &'t str = text.as_str();
+    let sc = Scan::new(s);
+    let b = s.as_bytes();
+    let (release, mut released) = (lets_pages_go(text), start);
+    let mut rows: ToolRowTexts<'t> = Vec::new();
+    let mut built = Vec::new();
+    let mut i = start;
+    loop {
+        // a member of the tools object, checked as `Scan::each_member_checked` checks it
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let k_end = sc.valid_str(i)?;
+        let raw_key = &s[i + 1..k_end - 1];
+        let key = if raw_key.contains('\\') {
+            serde_json::from_str::<String>(&s[i..k_end]).ok()?
+        } else {
+            raw_key.to_string()
+        };
+        i = sc.skip_ws(k_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = sc.skip_ws(i + 1);
+        if i >= b.len() {
+            return None;
+        }
+        let (tool, end) = tool_row_at(name, text, &sc, &key, i)?;
+        rows.push((key, &s[i..end]));
+        built.push(tool);
+        if release && end - released >= RELEASE_STEP {
+            text.release(released, end);
+            released = end;
+        }
+        i = sc.skip_ws(end);
+        match (b.get(i), next) {
+            (Some(b','), _) => {
+                i = sc.skip_ws(i + 1);
+                match next {
+                    Some(n) if i == n => return Some((rows, built, n)),
+                    Some(n) if i > n => return None, // the guess was inside a row
+                    _ => {}
+                }
+            }
+            (Some(b'}'), None) => return Some((rows, built, i + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// The row at `at` (its key `key`), read by the checked walk ([`quick_tool_row`]), or, when
+/// the walk steps aside, found by the structural scan and parsed by serde
+/// ([`parse_tool_row`]); with the index after it. `None` when not even the scan finds its
+/// end.
+fn tool_row_at(
+    name: &str,
+    text: &Arc<SourceText>,
+    sc: &Scan<'_>,
+    key: &str,
+    at: usize,
+) -> Option<(Result<Tool, InputError>, usize)> {
+    let s = sc.text();
+    Some(match quick_tool_row(sc, at) {
+        Some((row, metadata, end)) => (
+            build_tool(name, text, key, &s[at..end], Some(metadata), row),
+            end,
+        ),
+        None => {
+            let end = sc.skip_value(at)?;
+            (parse_tool_row(name, text, key, &s[at..end]), end)
+        }
+    })
+}
+
+/// The parallel load of any other large text: rows split off by [`split_tool_rows`] and
+/// parsed on `threads` workers, batch by batch, while the rest is read by the checked
+/// top-level walk (or, when that steps aside, by serde). `None` when the text is not shaped
+/// as expected or the rest does not parse.
+fn parallel_load<'t>(
+    name: &str,
+    text: &'t Arc<SourceText>,
+    threads: usize,
+) -> Option<FastLoad<'t>> {
+    let s: &'t str = text.as_str();
     type Batch<'t> = (usize, ToolRowTexts<'t>);
     type Parsed<'t> = (usize, ToolRowTexts<'t>, Vec<Result<Tool, InputError>>);
     // bounded: the scan stays a few batches ahead of the parsers, so only that window of a
@@ -92,17 +260,30 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
                 })
             })
             .collect();
+        let (span_tx, top_walk) = spawn_top_walk(sc, text);
         let mut n = 0;
         let tools = split_tool_rows(s, |batch| {
             let _ = tx.send((n, batch));
             n += 1;
         });
         drop(tx);
+        if let Some(span) = tools {
+            let _ = span_tx.send(span);
+        }
+        drop(span_tx);
+        let walked = top_walk.join().expect("top-level walk thread");
         let top = tools.and_then(|(start, end)| {
-            quick_top(s, |_, at| (at == start).then_some(end)).or_else(|| {
+            walked.or_else(|| {
                 serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, (start, end))).ok()
             })
         });
+        // the rest is parsed: its pages are let go while the last rows are parsed
+        if let (Some(_), Some((start, end))) = (&top, tools)
+            && lets_pages_go(text)
+        {
+            text.release(0, start);
+            text.release(end, s.len());
+        }
         let mut parts: Vec<Parsed<'t>> = workers
             .into_iter()
             .flat_map(|h| h.join().expect("tool parser thread"))
@@ -223,19 +404,7 @@ fn quick_load_serial<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<FastLo
             } else {
                 raw_key.to_string()
             };
-            let (tool, end) = match quick_tool_row(sc, at) {
-                Some((row, metadata, end)) => {
-                    let row_text = &s[at..end];
-                    (
-                        build_tool(name, text, &key, row_text, Some(metadata), row),
-                        end,
-                    )
-                }
-                None => {
-                    let end = sc.skip_value(at)?;
-                    (parse_tool_row(name, text, &key, &s[at..end]), end)
-                }
-            };
+            let (tool, end) = tool_row_at(name, text, sc, &key, at)?;
             rows.push((key, &s[at..end]));
             built.push(tool);
             if release && end - released >= RELEASE_STEP {
@@ -795,6 +964,51 @@ mod tests {
                 true
             }
             (Some(_), None) => panic!("quick accepted what serde rejects: {file}"),
+        }
+    }
+
+    /// The chunked load gives what the structural split gives, or steps aside (`None`, and
+    /// the structural load runs).
+    #[test]
+    fn chunked_load_is_the_structural_one_or_none() {
+        let row = |n: &str| {
+            serde_json::json!({"name": n, "description": "d },\n    \"x\"", "tags": ["t"],
+                "metadata": {"method": "GET", "produces": [{"field_name": "x"}],
+                    "openapi": {"summary": "s", "x": {"y": [1, {}], "z": []}}}})
+        };
+        let mut tools = serde_json::Map::new();
+        for i in 0..30 {
+            tools.insert(format!("t{i}"), row(&format!("t{i}")));
+        }
+        tools.insert("c".into(), serde_json::json!({}));
+        tools.insert(
+            "d\u{e9}\"".into(),
+            serde_json::json!({"name": "d", "tags": []}),
+        );
+        let v = serde_json::json!({"format_version": "1", "metadata": {"k": {}},
+            "graph": {"nodes": [{"id": "t0"}, {"id": "t1"}],
+                "edges": [{"source": "t0", "target": "t1", "relation": "requires"}]},
+            "tools": tools, "readiness_report": {"summary": {"k": [1]}}});
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        let compact = serde_json::to_string(&v).unwrap();
+        // a nested object closing at its row's indentation (a guessed start inside a row)
+        let trap = "{\n  \"graph\": {\"nodes\": [], \"edges\": []},\n  \"tools\": {\n    \"a\": {\n      \"name\": \"a\",\n      \"metadata\": {\n    },\n      \"x\": 1\n    },\n    \"b\": {\"name\": \"b\"},\n    \"c\": {\n      \"name\": \"c\"\n    },\n    \"d\": {}\n  }\n}";
+        // rows and their separators on lines of their own
+        let odd = "{\n  \"graph\": {},\n  \"tools\": {\n    \"a\": {\n      \"name\": \"a\"\n    }\n    ,\n    \"b\": {\n      \"name\": \"b\"\n    },\n\n    \"c\": {\n      \"name\": \"c\"\n    }\n  }\n}";
+        let shown = |f: &FastLoad<'_>| format!("{:?} {:?} {:?}", f.top, f.rows, f.built);
+        for (text, taken, n) in [
+            (pretty.as_str(), true, 32),
+            (compact.as_str(), false, 32),
+            (trap, false, 4),
+            (odd, true, 3),
+        ] {
+            let t = Arc::new(SourceText::owned(text.to_string()));
+            let structural = parallel_load("t", &t, 2).expect("structural load");
+            assert_eq!(structural.rows.len(), n);
+            match chunked_load("t", &t, 2) {
+                Some(c) => assert_eq!(shown(&c), shown(&structural), "{text}"),
+                None => assert!(!taken, "the chunked load stepped aside: {text}"),
+            }
         }
     }
 

@@ -11,6 +11,7 @@
 //! Imports run one way: this module → `fast` → `tool_row` → `serde_rows`.
 
 mod fast;
+mod guess;
 mod serde_rows;
 mod tool_row;
 
@@ -70,6 +71,52 @@ pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
     let bytes = read_input(path)?;
     tt("read", t);
     load_graph_bytes(&name, bytes)
+}
+
+/// [`load_graph_file`] that also runs `beside` on the loaded tools, on a thread of its own
+/// while the nodes, edges and adjacency are added (the engine builds its index there: the
+/// two take about as long on a large graph, and neither needs the other). With
+/// `fingerprint`, the file's fingerprint ([`Graph::fingerprint`]) is computed on a thread
+/// of its own while the graph loads (for a caller that needs it at once: hashing a large
+/// file takes half as long as loading it).
+pub fn load_graph_file_with<T: Send>(
+    path: &Path,
+    fingerprint: bool,
+    beside: impl FnOnce(&[Arc<Tool>]) -> T + Send,
+) -> Result<(Graph, T), InputError> {
+    let name = path.display().to_string();
+    let t = std::time::Instant::now();
+    let (g, warnings, out) = match map_large_plain_file(&name, path)? {
+        Some(text) => {
+            tt("map and UTF-8 check", t);
+            load_graph_text_with(&name, Arc::new(text), fingerprint, beside)?
+        }
+        None => {
+            let bytes = maybe_gunzip(&name, read_input(path)?)?;
+            tt("read", t);
+            let text = Arc::new(SourceText::owned(into_text(&name, bytes)?));
+            load_graph_text_with(&name, text, fingerprint, beside)?
+        }
+    };
+    for w in warnings {
+        crate::sanitize::eprint_line(&w);
+    }
+    Ok((g, out))
+}
+
+/// [`load_graph_mapped_quiet`] with `beside` run on the tools as [`load_graph_file_with`]
+/// runs it.
+pub fn load_graph_mapped_quiet_with<T: Send>(
+    path: &Path,
+    beside: impl FnOnce(&[Arc<Tool>]) -> T + Send,
+) -> Result<Option<(Graph, Vec<String>, T)>, InputError> {
+    let name = path.display().to_string();
+    let t = std::time::Instant::now();
+    let Some(text) = map_large_plain_file(&name, path)? else {
+        return Ok(None);
+    };
+    tt("map and UTF-8 check", t);
+    load_graph_text_with(&name, Arc::new(text), false, beside).map(Some)
 }
 
 /// Loads a plain (not gzip) artifact of at least [`MAP_FROM_BYTES`] through a read-only
@@ -143,6 +190,43 @@ pub fn load_graph_bytes_quiet(
 
 /// Loads a graph from its (decompressed, UTF-8) text.
 fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<String>), InputError> {
+    load_graph_text_with(name, text, false, |_| ()).map(|(g, w, ())| (g, w))
+}
+
+/// Graphs from this many tools on run [`load_graph_text_with`]'s `beside` on a thread of
+/// its own (for fewer, starting a thread costs more than it saves).
+const BESIDE_FROM_TOOLS: usize = 1024;
+
+/// [`load_graph_text`] that runs `beside` on the tools once they are in, beside the nodes,
+/// edges and adjacency (on this thread after them for a small graph); with `fingerprint`,
+/// the text is hashed on a thread of its own meanwhile.
+fn load_graph_text_with<T: Send>(
+    name: &str,
+    text: Arc<SourceText>,
+    fingerprint: bool,
+    beside: impl FnOnce(&[Arc<Tool>]) -> T + Send,
+) -> Result<(Graph, Vec<String>, T), InputError> {
+    if !fingerprint {
+        return load_text_beside(name, text, beside);
+    }
+    std::thread::scope(|sc| {
+        let hashed = text.clone();
+        let hash = sc.spawn(move || hashed.sha256_hex());
+        let loaded = load_text_beside(name, text, beside);
+        let fp = hash.join().expect("fingerprint thread");
+        if let Ok((g, _, _)) = &loaded {
+            g.set_fingerprint(fp);
+        }
+        loaded
+    })
+}
+
+/// [`load_graph_text_with`] without the fingerprint.
+fn load_text_beside<T: Send>(
+    name: &str,
+    text: Arc<SourceText>,
+    beside: impl FnOnce(&[Arc<Tool>]) -> T + Send,
+) -> Result<(Graph, Vec<String>, T), InputError> {
     check_start(name, &text)?;
     let t_split = std::time::Instant::now();
     let parts = parse_parts(name, &text)?;
@@ -151,16 +235,32 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
     let mut g = Graph::new(info);
     add_tools(name, &text, &mut g, &parts.rows, parts.built, parts.fast)?;
     tt("+ tools added", t_split);
-    let warnings = add_nodes_and_edges(name, &mut g, graph_sec)?;
-    tt("+ nodes and edges", t_split);
-    g.finish();
-    tt("+ adjacency", t_split);
+    let nodes_and_edges = |g: &mut Graph| {
+        let warnings = add_nodes_and_edges(name, g, graph_sec)?;
+        tt("+ nodes and edges", t_split);
+        g.finish();
+        tt("+ adjacency", t_split);
+        Ok::<_, InputError>(warnings)
+    };
+    let (warnings, out) = if g.tools.len() >= BESIDE_FROM_TOOLS {
+        let tools = g.tools.clone();
+        std::thread::scope(|sc| {
+            let side = sc.spawn(move || beside(&tools));
+            let warnings = nodes_and_edges(&mut g);
+            (warnings, side.join().expect("load side thread"))
+        })
+    } else {
+        let warnings = nodes_and_edges(&mut g)?;
+        let out = beside(&g.tools);
+        (Ok(warnings), out)
+    };
+    let warnings = warnings?;
     // what the engine needs is parsed; the text is read again only for emitted tools
     if lets_pages_go(&text) {
         text.release(0, text.len());
     }
     g.set_source_text(text.clone());
-    Ok((g, warnings))
+    Ok((g, warnings, out))
 }
 
 /// Refuses a text that cannot be an artifact before anything parses it: a byte-order mark,
@@ -394,6 +494,26 @@ fn add_nodes_and_edges(
 fn tt(what: &str, t: std::time::Instant) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var_os("TOOLSCOPE_TIMING").is_some()) {
-        eprintln!("load: {what}: {:.3} ms", t.elapsed().as_secs_f64() * 1e3);
+        // resident and peak resident memory so far (Linux), for finding where memory goes
+        let rss = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .map(|s| {
+                let kb = |k: &str| {
+                    s.lines()
+                        .find_map(|l| l.strip_prefix(k))
+                        .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
+                format!(
+                    " (rss {} MiB, peak {} MiB)",
+                    kb("VmRSS:") >> 10,
+                    kb("VmHWM:") >> 10
+                )
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "load: {what}: {:.3} ms{rss}",
+            t.elapsed().as_secs_f64() * 1e3
+        );
     }
 }

@@ -109,11 +109,9 @@ pub fn parse_facts(text: &Arc<SourceText>, metadata: &str) -> ToolFacts {
 
 fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
     let has_metadata = view.nonempty;
+    // ranges of the loaded text: a mapped text's are read back with a positioned read when
+    // asked for ([`RawJson::with_str`]), so reading them never pages the map back in
     let raw = |r: Option<&str>| LazyRows::from_raw(r.map(|r| RawJson::within(text, r)));
-    let owned_if_mapped = |r: Option<&str>| match r {
-        Some(r) if lets_pages_go(text) => LazyRows::from_raw(Some(RawJson::owned(r.to_string()))),
-        _ => raw(r),
-    };
     let (api_produces, api_consumes) = match view.api_contract {
         Some(c) => (raw(c.produces), raw(c.consumes)),
         None => (LazyRows::default(), LazyRows::default()),
@@ -141,10 +139,8 @@ fn facts_from_view(text: &Arc<SourceText>, view: MetaView<'_>) -> ToolFacts {
             path: o.path,
             path_module: o.path_module,
         }),
-        // the index reads these for every tool: a copy (a few KB a tool) keeps it from
-        // paging a large mapped text back in after the load let it go
-        produces: owned_if_mapped(view.produces),
-        consumes: owned_if_mapped(view.consumes),
+        produces: raw(view.produces),
+        consumes: raw(view.consumes),
         api_produces,
         api_consumes,
         example_queries: view.example_queries,
