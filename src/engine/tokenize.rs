@@ -136,15 +136,44 @@ fn unicode_part(part: &str, f: &mut dyn FnMut(&str)) {
     }
 }
 
-/// [`camel_split`] of an ASCII part, on bytes (`pass1` is scratch).
-fn camel_split_ascii(chars: &[u8], pass1: &mut Vec<u8>, out: &mut Vec<u8>) {
+/// A character the camel-case rules read: a byte of ASCII text or a `char`.
+trait CamelChar: Copy {
+    const SPACE: Self;
+    fn upper(self) -> bool;
+    fn lower(self) -> bool;
+}
+
+impl CamelChar for u8 {
+    const SPACE: u8 = b' ';
+    fn upper(self) -> bool {
+        self.is_ascii_uppercase()
+    }
+    fn lower(self) -> bool {
+        self.is_ascii_lowercase()
+    }
+}
+
+impl CamelChar for char {
+    const SPACE: char = ' ';
+    fn upper(self) -> bool {
+        self.is_ascii_uppercase()
+    }
+    fn lower(self) -> bool {
+        self.is_ascii_lowercase()
+    }
+}
+
+/// Applies the two camel-case splitting rules to `chars` into `out` (`pass1` is scratch):
+/// `aB` → `a B`, then `ABCd` → `AB Cd`. One body for ASCII bytes (the index's fast path)
+/// and for `char`s.
+fn camel_split_in<T: CamelChar>(chars: &[T], pass1: &mut Vec<T>, out: &mut Vec<T>) {
     out.clear();
     pass1.clear();
     // pass 1: lower followed by upper
     for (i, &c) in chars.iter().enumerate() {
         pass1.push(c);
-        if c.is_ascii_lowercase() && chars.get(i + 1).is_some_and(|n| n.is_ascii_uppercase()) {
-            pass1.push(b' ');
+        if c.lower() && chars.get(i + 1).is_some_and(|n| n.upper()) {
+            pass1.push(T::SPACE);
         }
     }
     // pass 2: ([A-Z]+)([A-Z][a-z]) with leftmost-first, non-overlapping matches
@@ -152,14 +181,14 @@ fn camel_split_ascii(chars: &[u8], pass1: &mut Vec<u8>, out: &mut Vec<u8>) {
     let mut i = 0;
     while i < n {
         let c = pass1[i];
-        if c.is_ascii_uppercase() {
+        if c.upper() {
             let mut q = i;
-            while q < n && pass1[q].is_ascii_uppercase() {
+            while q < n && pass1[q].upper() {
                 q += 1;
             }
-            if q - i >= 2 && q < n && pass1[q].is_ascii_lowercase() {
+            if q - i >= 2 && q < n && pass1[q].lower() {
                 out.extend_from_slice(&pass1[i..q - 1]);
-                out.push(b' ');
+                out.push(T::SPACE);
                 out.push(pass1[q - 1]);
                 out.push(pass1[q]);
                 i = q + 1;
@@ -174,43 +203,19 @@ fn camel_split_ascii(chars: &[u8], pass1: &mut Vec<u8>, out: &mut Vec<u8>) {
     }
 }
 
+/// [`camel_split_in`] on ASCII bytes.
+fn camel_split_ascii(chars: &[u8], pass1: &mut Vec<u8>, out: &mut Vec<u8>) {
+    camel_split_in(chars, pass1, out);
+}
+
 /// Applies the two camel-case splitting rules: `aB` → `a B`, then `ABCd` → `AB Cd`.
 fn camel_split(part: &str, out: &mut String) {
-    out.clear();
     let chars: Vec<char> = part.chars().collect();
-    // pass 1: lower followed by upper
     let mut pass1: Vec<char> = Vec::with_capacity(chars.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        pass1.push(c);
-        if c.is_ascii_lowercase() && chars.get(i + 1).is_some_and(|n| n.is_ascii_uppercase()) {
-            pass1.push(' ');
-        }
-    }
-    // pass 2: ([A-Z]+)([A-Z][a-z]) with leftmost-first, non-overlapping matches
-    let n = pass1.len();
-    let mut i = 0;
-    while i < n {
-        let c = pass1[i];
-        if c.is_ascii_uppercase() {
-            let mut q = i;
-            while q < n && pass1[q].is_ascii_uppercase() {
-                q += 1;
-            }
-            if q - i >= 2 && q < n && pass1[q].is_ascii_lowercase() {
-                out.extend(&pass1[i..q - 1]);
-                out.push(' ');
-                out.push(pass1[q - 1]);
-                out.push(pass1[q]);
-                i = q + 1;
-            } else {
-                out.extend(&pass1[i..q]);
-                i = q;
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
+    let mut done: Vec<char> = Vec::with_capacity(chars.len() + 4);
+    camel_split_in(&chars, &mut pass1, &mut done);
+    out.clear();
+    out.extend(done);
 }
 
 const STEM_RULES: &[(&str, usize)] = &[
