@@ -76,9 +76,9 @@ pub fn load_graph_file(path: &Path) -> Result<Graph, InputError> {
 /// [`load_graph_file`] that also runs `beside` on the loaded tools, on a thread of its own
 /// while the nodes, edges and adjacency are added (the engine builds its index there: the
 /// two take about as long on a large graph, and neither needs the other). With
-/// `fingerprint`, the file's fingerprint ([`Graph::fingerprint`]) is computed on a thread
-/// of its own while the graph loads (for a caller that needs it at once: hashing a large
-/// file takes half as long as loading it).
+/// `fingerprint`, the fingerprint of a plain (not gzip) file ([`Graph::fingerprint`]: the
+/// sha256 of its bytes) is hashed from the file on a thread of its own from the start (for
+/// a caller that needs it at once: hashing a large file takes half as long as loading it).
 pub fn load_graph_file_with<T: Send>(
     path: &Path,
     fingerprint: bool,
@@ -86,22 +86,49 @@ pub fn load_graph_file_with<T: Send>(
 ) -> Result<(Graph, T), InputError> {
     let name = path.display().to_string();
     let t = std::time::Instant::now();
-    let (g, warnings, out) = match map_large_plain_file(&name, path)? {
-        Some(text) => {
-            tt("map and UTF-8 check", t);
-            load_graph_text_with(&name, Arc::new(text), fingerprint, beside)?
+    let (g, warnings, out) = std::thread::scope(|sc| {
+        let hash = fingerprint.then(|| sc.spawn(|| file_sha256(path)));
+        match map_large_plain_file(&name, path)? {
+            Some(text) => {
+                tt("map and UTF-8 check", t);
+                let loaded = load_graph_text_with(&name, Arc::new(text), beside)?;
+                // the mapped text is the file's bytes: their hash is the fingerprint
+                if let Some(fp) = hash.and_then(|h| h.join().expect("fingerprint thread")) {
+                    loaded.0.set_fingerprint(fp);
+                }
+                Ok(loaded)
+            }
+            None => {
+                let bytes = maybe_gunzip(&name, read_input(path)?)?;
+                tt("read", t);
+                let text = Arc::new(SourceText::owned(into_text(&name, bytes)?));
+                load_graph_text_with(&name, text, beside)
+            }
         }
-        None => {
-            let bytes = maybe_gunzip(&name, read_input(path)?)?;
-            tt("read", t);
-            let text = Arc::new(SourceText::owned(into_text(&name, bytes)?));
-            load_graph_text_with(&name, text, fingerprint, beside)?
-        }
-    };
+    })?;
     for w in warnings {
         crate::sanitize::eprint_line(&w);
     }
     Ok((g, out))
+}
+
+/// sha256 (hex) of the file at `path`, read in 1 MiB pieces (no page of it is mapped, so
+/// hashing beside the load adds nothing to the peak); `None` when it cannot be read.
+fn file_sha256(path: &Path) -> Option<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// [`load_graph_mapped_quiet`] with `beside` run on the tools as [`load_graph_file_with`]
@@ -116,7 +143,7 @@ pub fn load_graph_mapped_quiet_with<T: Send>(
         return Ok(None);
     };
     tt("map and UTF-8 check", t);
-    load_graph_text_with(&name, Arc::new(text), false, beside).map(Some)
+    load_graph_text_with(&name, Arc::new(text), beside).map(Some)
 }
 
 /// Loads a plain (not gzip) artifact of at least [`MAP_FROM_BYTES`] through a read-only
@@ -190,7 +217,7 @@ pub fn load_graph_bytes_quiet(
 
 /// Loads a graph from its (decompressed, UTF-8) text.
 fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<String>), InputError> {
-    load_graph_text_with(name, text, false, |_| ()).map(|(g, w, ())| (g, w))
+    load_graph_text_with(name, text, |_| ()).map(|(g, w, ())| (g, w))
 }
 
 /// Graphs from this many tools on run [`load_graph_text_with`]'s `beside` on a thread of
@@ -198,31 +225,8 @@ fn load_graph_text(name: &str, text: Arc<SourceText>) -> Result<(Graph, Vec<Stri
 const BESIDE_FROM_TOOLS: usize = 1024;
 
 /// [`load_graph_text`] that runs `beside` on the tools once they are in, beside the nodes,
-/// edges and adjacency (on this thread after them for a small graph); with `fingerprint`,
-/// the text is hashed on a thread of its own meanwhile.
+/// edges and adjacency (on this thread after them for a small graph).
 fn load_graph_text_with<T: Send>(
-    name: &str,
-    text: Arc<SourceText>,
-    fingerprint: bool,
-    beside: impl FnOnce(&[Arc<Tool>]) -> T + Send,
-) -> Result<(Graph, Vec<String>, T), InputError> {
-    if !fingerprint {
-        return load_text_beside(name, text, beside);
-    }
-    std::thread::scope(|sc| {
-        let hashed = text.clone();
-        let hash = sc.spawn(move || hashed.sha256_hex());
-        let loaded = load_text_beside(name, text, beside);
-        let fp = hash.join().expect("fingerprint thread");
-        if let Ok((g, _, _)) = &loaded {
-            g.set_fingerprint(fp);
-        }
-        loaded
-    })
-}
-
-/// [`load_graph_text_with`] without the fingerprint.
-fn load_text_beside<T: Send>(
     name: &str,
     text: Arc<SourceText>,
     beside: impl FnOnce(&[Arc<Tool>]) -> T + Send,
