@@ -9,7 +9,7 @@ use super::detect::{DetTool, detect};
 use super::{contracts, links, semantics};
 use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
-use crate::ingest::openapi::{OperationRefs, raw_operation_refs, spec_tools};
+use crate::ingest::openapi::{OperationRefs, SpecTools, raw_operation_refs, spec_tools};
 use crate::ingest::progress::{Progress, at};
 use crate::ingest::schema::{OutGraph, ToolSchema, normalize};
 use crate::ingest::source::{Document, InputKind};
@@ -177,6 +177,32 @@ pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
     )
 }
 
+/// One spec's tools ([`spec_tools`], reporting progress over `span`), with its digest for
+/// the manifest and, when `want_refs`, its raw operations' `$ref`s (§2.4.1), both taken
+/// from the spec as given on a thread beside the build.
+#[allow(clippy::type_complexity)]
+fn spec_tools_and_digest(
+    d: &Document,
+    want_refs: bool,
+    progress: &Progress,
+    span: (f64, f64),
+) -> (
+    Result<SpecTools, InputError>,
+    (String, usize),
+    Option<Vec<OperationRefs>>,
+) {
+    std::thread::scope(|sc| {
+        let digest = sc.spawn(|| {
+            let digest = spec_digest(&d.value);
+            (digest, want_refs.then(|| raw_operation_refs(&d.value)))
+        });
+        let swagger = d.kind == InputKind::Swagger2;
+        let st = spec_tools(&d.name, &d.value, swagger, true, progress, span);
+        let (digest, refs) = digest.join().expect("spec digest thread");
+        (st, digest, refs)
+    })
+}
+
 /// The collection artifact, and the number of workflow steps whose operation is not in it.
 pub fn build_collection(
     docs: &mut [Document],
@@ -197,28 +223,10 @@ pub fn build_collection(
     // several times the size of its file) is let go as soon as its tools are built
     let mut raw_refs = None;
     for (i, d) in docs.iter_mut().enumerate() {
-        let swagger = d.kind == InputKind::Swagger2;
         let share = |k: usize| at::READ + (at::OPERATIONS - at::READ) * k as f64 / n_docs as f64;
         let want_refs = n_docs == 1 && d.kind.is_openapi();
-        // the spec's digest for the manifest is taken beside the build (it reads the spec
-        // as given)
-        let d_ref: &Document = d; // shared by the two threads until both end
-        let (st, ((sha, canon_len), refs)) = std::thread::scope(|sc| {
-            let digest = sc.spawn(|| {
-                let digest = spec_digest(&d_ref.value);
-                (digest, want_refs.then(|| raw_operation_refs(&d_ref.value)))
-            });
-            let d = d_ref;
-            let st = spec_tools(
-                &d.name,
-                &d.value,
-                swagger,
-                true,
-                progress,
-                (share(i), share(i + 1)),
-            );
-            (st, digest.join().expect("spec digest thread"))
-        });
+        let (st, (sha, canon_len), refs) =
+            spec_tools_and_digest(d, want_refs, progress, (share(i), share(i + 1)));
         let st = st?;
         raw_refs = refs;
         crate::par::drop_later(std::mem::take(&mut d.value));
