@@ -277,7 +277,9 @@ struct ProdCandidate {
     name: String,
     json_path: String,
     loose: String,
-    row: Map<String, Value>,
+    /// the promoted copy as serde_json's compact text (a sixth of the tree's memory): only
+    /// the 32 a tool keeps become trees again (`float_roundtrip` makes the trip exact)
+    row: Box<str>,
 }
 
 /// What the later phases need of a tool's `api_contract` rows, taken before the rows are
@@ -487,7 +489,9 @@ fn produce_candidates(produce_rows: &[Row]) -> (Vec<ProdCandidate>, usize) {
             name: name.to_string(),
             json_path: jp,
             loose: l,
-            row: m,
+            row: serde_json::to_string(&m)
+                .expect("a map of JSON values serialises")
+                .into_boxed_str(),
         });
     }
     (produces, p_skip)
@@ -530,9 +534,11 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         prods.truncate(32);
         let prods: Vec<Value> = prods
             .into_iter()
-            .map(|mut p| {
-                p.row.insert("signal_score".into(), json!(p.score));
-                Value::Object(p.row)
+            .map(|p| {
+                let mut row: Map<String, Value> =
+                    serde_json::from_str(&p.row).expect("a produce row's own compact JSON");
+                row.insert("signal_score".into(), json!(p.score));
+                Value::Object(row)
             })
             .collect();
         let promoted = usize::from(!cons.is_empty() || !prods.is_empty());
