@@ -121,6 +121,67 @@ fn blame_of_one_query_adds_up_and_is_resolved() {
     );
 }
 
+/// A case whose ranking and selection stay but whose expected tool's score moves (the new
+/// tool shifts the corpus statistics) is attributed too: the shares and the residual add
+/// up to the score change, never an empty attribution beside a moved score.
+#[test]
+fn a_score_only_change_is_attributed_and_adds_up() {
+    let (a, b) = pair("score-only");
+    let (code, out, err) = run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--query",
+        "list payments",
+        "--expected",
+        "getOrderPayment",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["changed"], false, "{out}");
+    assert_eq!(v["scores_changed"], true, "{out}");
+    let (o, n) = (
+        v["old"]["expected_score"].as_f64().unwrap(),
+        v["new"]["expected_score"].as_f64().unwrap(),
+    );
+    assert!(o != n, "the expected tool's score moves: {out}");
+    let shares = v["attribution"].as_array().unwrap();
+    assert!(!shares.is_empty(), "{out}");
+    let parts: f64 = shares
+        .iter()
+        .map(|g| g["effect"].as_f64().unwrap())
+        .sum::<f64>()
+        + v["residual"].as_f64().unwrap();
+    assert!((parts - (n - o)).abs() < 1e-9, "{parts} != {n} - {o}");
+    assert_eq!(v["mechanism_status"], "resolved", "{out}");
+    assert_eq!(v["method"], "exact", "{out}");
+}
+
+/// An expected tool in neither graph is refused with the closest names (exit 2), as
+/// `triage` does, instead of silently blaming OLD's top-1.
+#[test]
+fn an_expected_tool_in_neither_graph_is_refused() {
+    let (a, b) = pair("unknown-expected");
+    let (code, out, err) = run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--query",
+        "refund state of an order",
+        "--expected",
+        "getOrdr",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("\"getOrdr\" is a tool of neither graph"),
+        "{err}"
+    );
+    assert!(err.contains("getOrder"), "closest names: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 #[test]
 fn counterfactual_against_a_second_graph() {
     let (a, b) = pair("counterfactual");

@@ -219,6 +219,28 @@ fn cases_of(a: &DiffArgs, base: &Knobs) -> Result<Vec<CaseSpec>, u8> {
         .collect()
 }
 
+/// An `--expected` name that is a tool of neither graph (a typo would blame OLD's top-1
+/// instead, silently): the error, with the closest names of NEW (else OLD).
+fn unknown_expected(a: &DiffArgs, old: &Engine, new: &Engine) -> Option<String> {
+    let name = a
+        .expected
+        .iter()
+        .find(|e| old.graph.tool_id(e).is_none() && new.graph.tool_id(e).is_none())?;
+    let mut closest = crate::engine::triage::closest_names(new, name, 3);
+    if closest.is_empty() {
+        closest = crate::engine::triage::closest_names(old, name, 3);
+    }
+    let mut msg = format!(
+        "--expected: {:?} is a tool of neither graph",
+        crate::sanitize::line(name)
+    );
+    if !closest.is_empty() {
+        msg.push_str("; closest names: ");
+        msg.push_str(&crate::sanitize::line(&closest.join(", ")));
+    }
+    Some(msg)
+}
+
 /// Blames every case on the plan's two graphs, in parallel; a case repeated in a suite
 /// (same query, parameters and labels) is blamed once.
 pub fn blame_cases(plan: &Plan<'_>, cases: &[CaseSpec]) -> Vec<CaseBlame> {
@@ -287,6 +309,9 @@ fn run_blame(a: &DiffArgs, old: &Engine, new: &Engine, d: &graphdiff::ArtifactDi
         Ok(c) => c,
         Err(c) => return c,
     };
+    if let Some(e) = unknown_expected(a, old, new) {
+        return fail(e);
+    }
     let t = std::time::Instant::now();
     let plan = Plan::new(old, new, d);
     graphdiff::timing("change groups and token cache", t);

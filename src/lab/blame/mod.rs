@@ -334,8 +334,8 @@ impl Blamer<'_, '_> {
                 o_new.rows.iter().map(|r| r.0.clone()).collect(),
             ),
         };
-        if !out.changed {
-            // the same ranking and selection (scores may have moved): nothing to explain
+        if !out.changed && !out.scores_changed {
+            // the same ranking, selection and scores: nothing to explain
             return out;
         }
         let mut ev = Evals {
