@@ -58,6 +58,7 @@ fn artifact_diff_json_names_the_changes() {
         .iter()
         .find(|c| c["name"] == "getOrder")
         .expect("getOrder changed");
+    assert_eq!(get.get("renamed_from"), Some(&Value::Null), "{get}");
     assert!(
         get["fields"]
             .as_array()

@@ -105,9 +105,9 @@ pub struct ToolChange {
     pub params: ParamDelta,
     /// (fact, old, new) for `action`, `resource`, `shape`, `module`.
     pub facts: Vec<(&'static str, String, String)>,
-    /// Contract rows (the ones the engine reads) added and removed, as `produces x`.
-    pub contract_added: Vec<String>,
-    pub contract_removed: Vec<String>,
+    /// Contract rows (the ones the engine reads) added, removed and changed, as
+    /// `produces x` (a changed one with the keys that differ).
+    pub contract: ContractDelta,
     pub tokens: TokenDelta,
     pub metadata: Leaves,
     /// The top-level `metadata` keys whose values differ.
@@ -371,11 +371,8 @@ fn tool_change(
     mark(!tokens.is_empty(), "indexed_text");
     let facts = fact_changes(ta, tb);
     mark(!facts.is_empty(), "facts");
-    let (contract_added, contract_removed) = contract_delta(ta, tb);
-    mark(
-        !contract_added.is_empty() || !contract_removed.is_empty(),
-        "contract",
-    );
+    let contract = contract_delta(ta, tb);
+    mark(!contract.is_empty(), "contract");
     mark(!node_same, "node");
     Some(ToolChange {
         name: tb.name.clone(),
@@ -389,8 +386,7 @@ fn tool_change(
             .then(|| (ta.description.clone(), tb.description.clone())),
         params: param_delta(ta, tb),
         facts,
-        contract_added,
-        contract_removed,
+        contract,
         tokens,
         metadata,
         metadata_keys,
@@ -504,10 +500,13 @@ fn fact_changes(a: &Tool, b: &Tool) -> Vec<(&'static str, String, String)> {
     out
 }
 
-/// Contract rows the engine reads (promoted rows, else the `api_contract` ones) added and
-/// removed, each named `produces FIELD` / `consumes FIELD`.
-fn contract_delta(a: &Tool, b: &Tool) -> (Vec<String>, Vec<String>) {
-    let rows = |t: &Tool| -> Vec<(String, String)> {
+/// Contract rows the engine reads (promoted rows, else the `api_contract` ones) added,
+/// removed and changed, each named `produces FIELD` / `consumes FIELD`. A removed and an
+/// added row of one name are one changed row, named with the keys that differ
+/// (`produces id (json_path, description)`, the first four), not a removal beside an
+/// addition.
+fn contract_delta(a: &Tool, b: &Tool) -> ContractDelta {
+    let rows = |t: &Tool| -> Vec<(String, String, Value)> {
         let mut out = Vec::new();
         for (dir, rows) in [
             ("produces", t.facts.produces_or_api()),
@@ -519,7 +518,7 @@ fn contract_delta(a: &Tool, b: &Tool) -> (Vec<String>, Vec<String>) {
                     .find_map(|k| r.get(*k).and_then(Value::as_str).filter(|s| !s.is_empty()))
                     .unwrap_or("?")
                     .to_string();
-                out.push((format!("{dir} {label}"), r.to_string()));
+                out.push((format!("{dir} {label}"), r.to_string(), r.clone()));
             }
         }
         out
@@ -527,17 +526,55 @@ fn contract_delta(a: &Tool, b: &Tool) -> (Vec<String>, Vec<String>) {
     let (ra, rb) = (rows(a), rows(b));
     let sa: FxHashSet<&str> = ra.iter().map(|r| r.1.as_str()).collect();
     let sb: FxHashSet<&str> = rb.iter().map(|r| r.1.as_str()).collect();
-    let added = rb
+    let mut removed: Vec<&(String, String, Value)> =
+        ra.iter().filter(|r| !sb.contains(r.1.as_str())).collect();
+    let mut d = ContractDelta::default();
+    for r in rb.iter().filter(|r| !sa.contains(r.1.as_str())) {
+        match removed.iter().position(|o| o.0 == r.0) {
+            Some(i) => {
+                let o = removed.remove(i);
+                let keys = differing_keys(&o.2, &r.2);
+                let more = match keys.len() {
+                    0..=4 => String::new(),
+                    n => format!(", +{} more", n - 4),
+                };
+                let shown = keys[..keys.len().min(4)].join(", ");
+                d.changed.push(format!("{} ({shown}{more})", r.0));
+            }
+            None => d.added.push(r.0.clone()),
+        }
+    }
+    d.removed = removed.into_iter().map(|r| r.0.clone()).collect();
+    d
+}
+
+/// Contract rows added, removed and changed ([`contract_delta`]).
+#[derive(Debug, Clone, Default)]
+pub struct ContractDelta {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub changed: Vec<String>,
+}
+
+impl ContractDelta {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
+/// The keys of two JSON objects whose values differ (the old one's order, then keys only
+/// the new one has).
+fn differing_keys(a: &Value, b: &Value) -> Vec<String> {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return vec!["value".into()];
+    };
+    let mut keys: Vec<String> = a
         .iter()
-        .filter(|r| !sa.contains(r.1.as_str()))
-        .map(|r| r.0.clone())
+        .filter(|(k, v)| b.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
         .collect();
-    let removed = ra
-        .iter()
-        .filter(|r| !sb.contains(r.1.as_str()))
-        .map(|r| r.0.clone())
-        .collect();
-    (added, removed)
+    keys.extend(b.keys().filter(|k| !a.contains_key(*k)).cloned());
+    keys
 }
 
 fn edge_ref(g: &Graph, e: EdgeId, rename: &dyn Fn(&str) -> String) -> EdgeRef {

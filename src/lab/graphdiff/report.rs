@@ -286,21 +286,16 @@ fn change_text(out: &mut String, c: &ToolChange) {
     for (f, a, b) in &c.facts {
         let _ = writeln!(out, "      {f:<13} {} -> {}", clean(a), clean(b));
     }
-    if !(c.contract_added.is_empty() && c.contract_removed.is_empty()) {
+    if !c.contract.is_empty() {
         let mut parts: Vec<String> = Vec::new();
-        parts.extend(
-            c.contract_added
-                .iter()
-                .take(6)
-                .map(|x| format!("+{}", clean(x))),
-        );
-        parts.extend(
-            c.contract_removed
-                .iter()
-                .take(6)
-                .map(|x| format!("-{}", clean(x))),
-        );
-        let n = c.contract_added.len() + c.contract_removed.len();
+        for (sign, list) in [
+            ('+', &c.contract.added),
+            ('-', &c.contract.removed),
+            ('~', &c.contract.changed),
+        ] {
+            parts.extend(list.iter().take(6).map(|x| format!("{sign}{}", clean(x))));
+        }
+        let n = c.contract.added.len() + c.contract.removed.len() + c.contract.changed.len();
         let rest = if n > parts.len() {
             format!(" (+{} more)", n - parts.len())
         } else {
@@ -504,9 +499,11 @@ fn pair_json(w: &mut JsonWriter, a: &str, b: &str) {
 fn change_json(w: &mut JsonWriter, c: &ToolChange) {
     w.begin_obj();
     w.key("name").str(&c.name);
-    if let Some(o) = &c.renamed_from {
-        w.key("renamed_from").str(o);
-    }
+    // always present (null unless the tool was renamed): one shape for scripts
+    match &c.renamed_from {
+        Some(o) => w.key("renamed_from").str(o),
+        None => w.key("renamed_from").null(),
+    };
     w.key("fields").str_list(&c.fields);
     w.key("engine_visible").bool(c.engine_visible);
     w.key("engine_fields").str_list(&c.engine_fields);
@@ -545,10 +542,11 @@ fn change_json(w: &mut JsonWriter, c: &ToolChange) {
         }
         w.end_obj();
     }
-    if !(c.contract_added.is_empty() && c.contract_removed.is_empty()) {
+    if !c.contract.is_empty() {
         w.key("contract").begin_obj();
-        w.key("added").str_list(&c.contract_added);
-        w.key("removed").str_list(&c.contract_removed);
+        w.key("added").str_list(&c.contract.added);
+        w.key("removed").str_list(&c.contract.removed);
+        w.key("changed").str_list(&c.contract.changed);
         w.end_obj();
     }
     if c.metadata.count > 0 {

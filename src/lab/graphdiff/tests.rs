@@ -236,3 +236,37 @@ fn a_saved_graph_against_an_artifact_is_partial() {
     );
     assert_eq!(d.edges.removed.len(), a.graph.edge_count());
 }
+
+/// A contract row whose name stays but whose content changes is one changed row naming
+/// the keys that differ, not a removal beside an addition; a new row is an addition.
+#[test]
+fn a_changed_contract_row_is_named_with_its_differing_keys() {
+    let old_v = demo_value();
+    let mut new_v = old_v.clone();
+    let md = &mut new_v["tools"]["getOrder"]["metadata"];
+    md["produces"][0]["json_path"] = json!("$.payment.paymentId");
+    md["produces"][0]["signal_score"] = json!(7);
+    let mut extra = md["produces"][0].clone();
+    extra["field_name"] = json!("refundId");
+    md["produces"].as_array_mut().unwrap().push(extra);
+    let (old, new) = (engine_of(&old_v), engine_of(&new_v));
+    let d = diff(&side("old", &old), &side("new", &new));
+    let get = d
+        .tools
+        .changed
+        .iter()
+        .find(|c| c.name == "getOrder")
+        .unwrap();
+    assert!(get.fields.contains(&"contract"), "{:?}", get.fields);
+    assert_eq!(
+        get.contract.changed,
+        ["produces paymentId (json_path, signal_score)"]
+    );
+    assert_eq!(get.contract.added, ["produces refundId"]);
+    assert!(get.contract.removed.is_empty(), "{:?}", get.contract);
+    let text = report::text(&d, 50);
+    assert!(
+        text.contains("~produces paymentId (json_path, signal_score)"),
+        "{text}"
+    );
+}

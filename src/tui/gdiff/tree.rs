@@ -257,8 +257,9 @@ fn change_rows(b: &mut Builder<'_>, key: &str, c: &ToolChange) {
     for (f, x, y) in &c.facts {
         rows.push(((*f).to_string(), format!("{x} -> {y}")));
     }
-    let mut contract: Vec<String> = c.contract_added.iter().map(|x| format!("+{x}")).collect();
-    contract.extend(c.contract_removed.iter().map(|x| format!("-{x}")));
+    let mut contract: Vec<String> = c.contract.added.iter().map(|x| format!("+{x}")).collect();
+    contract.extend(c.contract.removed.iter().map(|x| format!("-{x}")));
+    contract.extend(c.contract.changed.iter().map(|x| format!("~{x}")));
     if !contract.is_empty() {
         rows.push(("contract".into(), contract.join(" ")));
     }
