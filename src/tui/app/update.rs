@@ -239,7 +239,7 @@ impl App {
     }
 
     pub fn on_paste(&mut self, s: &str) -> Vec<Effect> {
-        let clean = crate::sanitize::line(s);
+        let clean = crate::sanitize::pasted(s);
         match &mut self.overlay {
             Overlay::Palette(p) => {
                 p.input.insert_str(&clean);
