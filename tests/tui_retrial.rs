@@ -2,6 +2,7 @@
 //! out); each test's doc names the defect it proves fixed.
 
 use ratatui::crossterm::event::KeyCode;
+use toolscope::tui::app::FlashLevel;
 use toolscope::tui::caps::{Caps, ColorLevel};
 use toolscope::tui::harness::Harness;
 
@@ -19,6 +20,10 @@ fn flash(h: &Harness) -> String {
         .as_ref()
         .map(|f| f.text.clone())
         .unwrap_or_default()
+}
+
+fn suite(text: &str) -> toolscope::lab::suite::Suite {
+    toolscope::lab::suite::parse_suite("s.jsonl", "s", text).expect("suite")
 }
 
 /// N18: a bad integer reads the same from a palette command and from a knob.
@@ -42,4 +47,66 @@ fn a_bad_integer_is_worded_one_way() {
         flash(&h),
         "top_k: expected an integer from 1 to 200, got 999"
     );
+}
+
+/// Trial defect 7: a case's own top_k is shown on the Lab screen and used when the case
+/// opens in Explore (not replaced by the explorer's k=10).
+#[test]
+fn a_cases_own_top_k_is_shown_and_kept() {
+    let s = suite(concat!(
+        r#"{"id": "own", "query": "approve refund", "expected": ["approveRefund"], "params": {"top_k": 3}}"#,
+        "\n",
+        r#"{"id": "lab", "query": "list orders", "expected": ["listOrders"]}"#,
+        "\n"
+    ));
+    let mut h = Harness::lab(caps(), s, "s.jsonl");
+    let screen = h.screen(120, 40);
+    let header = screen.lines().next().unwrap();
+    assert!(header.contains("top_k per case 3, else 10"), "{header}");
+    h.keys("o");
+    while h.app.lab.as_ref().unwrap().sort.name() != "id" {
+        h.keys("o");
+    }
+    let first = h.app.lab.as_ref().unwrap().current().unwrap().id.clone();
+    assert_eq!(first, "lab");
+    assert!(!h.screen(120, 40).contains("the case's own"));
+    h.keys("j");
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("top_k 3 (the case's own; the lab's is 10)"),
+        "{screen}"
+    );
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.params.top_k, 3);
+    assert_eq!(h.app.rows_len(), 3);
+    assert!(flash(&h).contains("its own top_k 3"), "{}", flash(&h));
+    h.key(KeyCode::Esc);
+    h.keys("k");
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.app.params.top_k, 10,
+        "a case without its own: the lab's k"
+    );
+}
+
+/// `run_lab` never hides an evaluation error as an empty result: the Lab screen and a
+/// message say why the suite was not evaluated.
+#[test]
+fn a_suite_the_lab_cannot_evaluate_says_why() {
+    let s = suite(concat!(
+        r#"{"id": "a", "query": "approve refund", "expected": ["approveRefund"]}"#,
+        "\n",
+        r#"{"id": "b", "query": "delete coupons", "expected": ["deleteCoupon"], "params": {"depth": 1000}}"#,
+        "\n"
+    ));
+    let mut h = Harness::lab(caps(), s, "bad.jsonl");
+    let l = h.app.lab.as_ref().unwrap();
+    assert!(!l.running);
+    let e = l.error.clone().expect("the error is kept");
+    assert!(e.contains("case b") && e.contains("depth"), "{e}");
+    assert_eq!(h.app.flash.as_ref().unwrap().level, FlashLevel::Error);
+    assert!(flash(&h).contains("not evaluated"), "{}", flash(&h));
+    let screen = h.screen(100, 30);
+    assert!(screen.contains("not evaluated: case b"), "{screen}");
+    assert!(!screen.contains("unlabelled suite"), "{screen}");
 }
