@@ -2,7 +2,7 @@
 //! out); each test's doc names the defect it proves fixed.
 
 use ratatui::crossterm::event::KeyCode;
-use toolscope::tui::app::FlashLevel;
+use toolscope::tui::app::{AppEvent, FlashLevel, LoadProgress};
 use toolscope::tui::caps::{Caps, ColorLevel};
 use toolscope::tui::harness::Harness;
 
@@ -22,8 +22,44 @@ fn flash(h: &Harness) -> String {
         .unwrap_or_default()
 }
 
+/// The text inside a box drawn over the screen: each line's part between its first and
+/// last `│`, trimmed, joined with `sep`.
+fn boxed(screen: &str, sep: &str) -> String {
+    screen
+        .lines()
+        .filter_map(|l| {
+            let a = l.find('│')?;
+            let b = l.rfind('│')?;
+            (b > a).then(|| l[a + '│'.len_utf8()..b].trim().to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 fn suite(text: &str) -> toolscope::lab::suite::Suite {
     toolscope::lab::suite::parse_suite("s.jsonl", "s", text).expect("suite")
+}
+
+/// N17: the loading box wraps a long note and keeps the keys, at 80 and 120 columns.
+#[test]
+fn the_loading_box_shows_its_whole_text() {
+    let detail = "large plain files are mapped and parsed in place (the screen stays \
+                  responsive; q quits) and this note goes on past any box width";
+    for (w, hh) in [(80u16, 24u16), (120, 40), (40, 10)] {
+        let mut h = Harness::loading(caps());
+        h.event(AppEvent::Progress(LoadProgress {
+            phase: "opening".into(),
+            fraction: 0.05,
+            detail: detail.into(),
+        }));
+        let screen = h.screen(w, hh);
+        assert!(screen.contains("q quits"), "{w}x{hh}:\n{screen}");
+        if hh >= 24 {
+            let words = boxed(&screen, " ");
+            assert!(words.contains("past any box width"), "{w}x{hh}:\n{screen}");
+            assert!(!screen.contains('…'), "nothing cut at {w}x{hh}:\n{screen}");
+        }
+    }
 }
 
 /// N18: a bad integer reads the same from a palette command and from a knob.
