@@ -2,6 +2,7 @@
 //! out); each test's doc names the defect it proves fixed.
 
 use ratatui::crossterm::event::KeyCode;
+use toolscope::output::row::{RowView, Why};
 use toolscope::tui::app::{AppEvent, FlashLevel, LoadProgress};
 use toolscope::tui::caps::{Caps, ColorLevel};
 use toolscope::tui::harness::Harness;
@@ -38,6 +39,43 @@ fn boxed(screen: &str, sep: &str) -> String {
 
 fn suite(text: &str) -> toolscope::lab::suite::Suite {
     toolscope::lab::suite::parse_suite("s.jsonl", "s", text).expect("suite")
+}
+
+/// N9/N10: at 80 and 120 columns every row pulled in over an edge shows its source tool
+/// whole after the arrow (the relation and confidence are shortened or dropped first).
+#[test]
+fn why_keeps_the_source_tool_at_80_and_120_columns() {
+    for (query, w, hh) in [
+        ("delete expired coupons", 80u16, 24u16),
+        ("get payment of an order", 80, 24),
+        ("get payment of an order", 120, 40),
+        ("approve refund", 120, 40),
+    ] {
+        let mut h = demo();
+        h.keys("/");
+        h.keys(query);
+        h.key(KeyCode::Enter);
+        let screen = h.screen(w, hh);
+        let engine = h.app.engine.clone().unwrap();
+        let rows = &h.app.retrieval().unwrap().rows;
+        let mut checked = 0;
+        for (i, v) in RowView::all(&engine, rows).enumerate() {
+            let Why::Expanded { from, .. } = v.why() else {
+                continue;
+            };
+            // the table row: its rank, then its name
+            let row = format!("{:>3} {} ", i + 1, v.name);
+            let Some(line) = screen.lines().find(|l| l.contains(&row)) else {
+                continue;
+            };
+            assert!(
+                line.contains(&format!("← {from}")),
+                "{query} at {w}: {line}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 0, "{query} at {w}: no expanded row on\n{screen}");
+    }
 }
 
 /// N17: the loading box wraps a long note and keeps the keys, at 80 and 120 columns.
