@@ -78,6 +78,33 @@ fn why_keeps_the_source_tool_at_80_and_120_columns() {
     }
 }
 
+/// N16: when the selector keeps the LLM's choice, the Counterfactual lists mark that row
+/// `*L`, as the candidates table does.
+#[test]
+fn counterfactual_marks_the_llm_target_on_the_selected_row() {
+    let mut h = demo();
+    h.keys(":demo 7");
+    h.key(KeyCode::Enter);
+    h.keys(":llm getOrderPayment");
+    h.key(KeyCode::Enter);
+    h.keys("8");
+    let screen = h.screen(120, 40);
+    let lists: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("getOrderPayment") && l.contains("1.0000"))
+        .collect();
+    assert!(
+        lists.iter().any(|l| l.contains("1*L getOrderPayment")),
+        "{screen}"
+    );
+    assert!(screen.contains("= LLM target"), "{screen}");
+    // an overridden LLM target keeps its own `L` on its row
+    h.keys(":llm getPayment");
+    h.key(KeyCode::Enter);
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("2 L getPayment"), "{screen}");
+}
+
 /// N17: the loading box wraps a long note and keeps the keys, at 80 and 120 columns.
 #[test]
 fn the_loading_box_shows_its_whole_text() {
