@@ -3,8 +3,9 @@
 
 use ratatui::crossterm::event::KeyCode;
 use toolscope::output::row::{RowView, Why};
-use toolscope::tui::app::{AppEvent, FlashLevel, LoadProgress};
+use toolscope::tui::app::{AppEvent, FlashLevel, LoadProgress, palette_items_for};
 use toolscope::tui::caps::{Caps, ColorLevel};
+use toolscope::tui::commands;
 use toolscope::tui::harness::Harness;
 
 fn caps() -> Caps {
@@ -76,6 +77,56 @@ fn why_keeps_the_source_tool_at_80_and_120_columns() {
         }
         assert!(checked > 0, "{query} at {w}: no expanded row on\n{screen}");
     }
+}
+
+/// N11: exact and prefix matches first, then the rest; the quit entry says what it does
+/// and where its keys work.
+#[test]
+fn palette_lists_exact_and_prefix_matches_first() {
+    let h = demo();
+    let names = |text: &str| -> Vec<&'static str> {
+        palette_items_for(&h.app, text)
+            .into_iter()
+            .map(|it| match it {
+                toolscope::tui::app::PaletteItem::Command(id) => commands::get(id).name,
+                _ => "",
+            })
+            .collect()
+    };
+    assert_eq!(&names("quit")[..2], ["quit", "quit!"]);
+    let q = names("q");
+    assert_eq!(&q[..3], ["query", "quit!", "quit"], "{q:?}");
+    let clear = names("clear");
+    let parts: Vec<_> = clear.iter().take_while(|n| n.ends_with("-clear")).collect();
+    assert!(parts.len() >= 3, "{clear:?}");
+    assert_eq!(parts.last().unwrap(), &&"history-clear", "exiting last");
+    assert_eq!(names("depth")[0], "depth");
+    // a value typed exactly comes first, then the values it begins
+    let vals: Vec<String> = palette_items_for(&h.app, "llm getOrder")
+        .into_iter()
+        .map(|it| match it {
+            toolscope::tui::app::PaletteItem::Value { value, .. } => value,
+            _ => String::new(),
+        })
+        .collect();
+    assert_eq!(vals[0], "getOrder");
+    let prefixed = vals
+        .iter()
+        .take_while(|v| v.starts_with("getOrder"))
+        .count();
+    assert!(
+        vals[prefixed..].iter().all(|v| !v.starts_with("getOrder")),
+        "{vals:?}"
+    );
+    // the quit entry: what it does, its key, and Esc only where it quits
+    let mut h = demo();
+    h.keys(":quit");
+    let screen = h.screen(120, 40);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("quit  ") && l.contains("Quit the explorer"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(row.contains("  q  Esc [while loading]"), "{row}");
 }
 
 /// N16: when the selector keeps the LLM's choice, the Counterfactual lists mark that row

@@ -1113,7 +1113,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::Quit,
         name: "quit",
-        label: "Quit",
+        label: "Quit the explorer (the terminal is left as it was)",
         group: Group::General,
         hint: Some("quit"),
         hint_keys: None,

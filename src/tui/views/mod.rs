@@ -620,6 +620,32 @@ pub fn tab_style(app: &App, active: bool) -> Style {
         st(app, Role::Muted)
     }
 }
+/// A row's label and what follows it (`tail`: a command's `:name` or keys, then notes) in
+/// `room` cells, cut by information value: the label gives way first (down to a readable
+/// 12 cells), then the notes from the last; the tail's first span always stays. For the
+/// help overlay's and the palette's command rows.
+pub fn label_and_tail(
+    label: &str,
+    label_style: Style,
+    mut tail: Vec<Span<'static>>,
+    room: usize,
+    ellipsis: &str,
+) -> Vec<Span<'static>> {
+    let label = format!(" {label}");
+    let width = |v: &[Span<'static>]| v.iter().map(|s| text::width(&s.content)).sum::<usize>();
+    let keep = text::width(&label).min(12);
+    while tail.len() > 1 && room.saturating_sub(width(&tail)) < keep {
+        tail.pop();
+    }
+    let label_room = room.saturating_sub(width(&tail));
+    let mut out = vec![Span::styled(
+        text::truncate(&label, label_room, ellipsis),
+        label_style,
+    )];
+    out.extend(tail);
+    out
+}
+
 
 /// A screen box's title (`" Cases (12) "`), highlighted while the box has the focus.
 pub fn box_title(app: &App, text: impl Into<String>, focused: bool) -> Vec<Span<'static>> {
