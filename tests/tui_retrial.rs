@@ -129,6 +129,46 @@ fn palette_lists_exact_and_prefix_matches_first() {
     assert!(row.contains("  q  Esc [while loading]"), "{row}");
 }
 
+/// N15: `? help` and `q quit` at every size the explorer draws, on every screen, with a
+/// message shown too; the help overlay keeps each command's `:name` at 80 columns.
+#[test]
+fn help_and_quit_stay_on_the_footer_at_every_size() {
+    let last = |s: &str| s.lines().last().unwrap_or("").to_string();
+    for (w, hh) in [(40u16, 10u16), (40, 12), (60, 14), (80, 24), (120, 40)] {
+        let mut h = demo();
+        let f = last(&h.screen(w, hh));
+        assert!(
+            f.contains("? help") && f.contains("q quit"),
+            "{w}x{hh}: {f}"
+        );
+        h.keys("+");
+        assert!(h.app.flash.is_some());
+        let s = h.screen(w, hh);
+        assert!(last(&s).contains("q quit"), "{w}x{hh} with a message:\n{s}");
+        assert!(
+            s.contains("top_k"),
+            "{w}x{hh}: the message is shown too:\n{s}"
+        );
+        let mut lab = Harness::lab(caps(), toolscope::tui::harness::demo_suite(), "demo");
+        let f = last(&lab.screen(w, hh));
+        assert!(
+            f.contains("? help") && f.contains("q quit"),
+            "lab {w}x{hh}: {f}"
+        );
+    }
+    let mut h = demo();
+    h.keys("?");
+    let help = h.screen(80, 24);
+    for name in [
+        ":quit!", ":query", ":done", ":theme", ":help", ":palette", ":quit",
+    ] {
+        assert!(help.contains(name), "{name} missing at 80 columns:\n{help}");
+    }
+    // too small: the way out is still said
+    let s = h.screen(39, 10);
+    assert!(s.contains("Ctrl-C quits"), "{s}");
+}
+
 /// N16: when the selector keeps the LLM's choice, the Counterfactual lists mark that row
 /// `*L`, as the candidates table does.
 #[test]

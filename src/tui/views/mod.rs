@@ -102,7 +102,6 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     }
     let h = area.height;
     let show_info = h >= 16;
-    let show_footer = h >= 13;
     let show_status = h >= 11 || app.flash.is_some();
     let mut y = area.y;
     let query_area = Rect::new(area.x, y, area.width, 1);
@@ -112,11 +111,9 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         y += 1;
         r
     });
-    let mut bottom = area.y + area.height;
-    let footer_area = show_footer.then(|| {
-        bottom -= 1;
-        Rect::new(area.x, bottom, area.width, 1)
-    });
+    // the footer, with `? help` and `q quit` pinned at its right, at every size drawn
+    let mut bottom = area.y + area.height - 1;
+    let footer_area = Rect::new(area.x, bottom, area.width, 1);
     let status_area = show_status.then(|| {
         bottom -= 1;
         Rect::new(area.x, bottom, area.width, 1)
@@ -138,20 +135,15 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     if let Some(r) = info_area.filter(|_| app.screen != Screen::Explore) {
         status::draw_info(app, r, buf, None);
     }
+    // without an info line a message takes the status bar's row, never the footer's
     if let Some(r) = status_area {
-        if !show_info && app.flash.is_some() && !show_footer {
+        if !show_info && app.flash.is_some() {
             status::draw_flash(app, r, buf);
         } else {
             status::draw_status(app, r, buf);
         }
     }
-    if let Some(r) = footer_area {
-        if !show_info && app.flash.is_some() {
-            status::draw_flash(app, r, buf);
-        } else {
-            status::draw_footer(app, r, buf);
-        }
-    }
+    status::draw_footer(app, footer_area, buf);
 
     // main area: candidates and the drill-down pane
     let compact = area.height < 30 || area.width < 100;
@@ -586,9 +578,21 @@ fn pane_subtitle(app: &App, p: PaneId) -> Option<String> {
 }
 
 fn too_small(app: &App, area: Rect, buf: &mut Buffer) {
+    use super::commands::{self, CmdId};
     let x = glyphs(app).times;
+    // the way out, from the registry (quit! works whatever has the keys)
+    let quit = commands::keys_in(
+        &app.keys,
+        commands::get(CmdId::ForceQuit),
+        commands::ALWAYS,
+        glyphs(app),
+    )
+    .into_iter()
+    .next()
+    .map(|k| format!("; {k} quits"))
+    .unwrap_or_default();
     let msg = format!(
-        "terminal too small (need {MIN_WIDTH}{x}{MIN_HEIGHT}, have {}{x}{})",
+        "terminal too small (need {MIN_WIDTH}{x}{MIN_HEIGHT}, have {}{x}{}){quit}",
         area.width, area.height
     );
     let lines = text::wrap_line(&Line::from(msg), area.width.max(1) as usize, 0);
@@ -611,15 +615,6 @@ fn too_small(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// Writes a line clipped to `r` (one row).
-/// A tab label's or a box title's style: highlighted when active or focused.
-pub fn tab_style(app: &App, active: bool) -> Style {
-    if active {
-        st(app, Role::TabActive)
-    } else {
-        st(app, Role::Muted)
-    }
-}
 /// A row's label and what follows it (`tail`: a command's `:name` or keys, then notes) in
 /// `room` cells, cut by information value: the label gives way first (down to a readable
 /// 12 cells), then the notes from the last; the tail's first span always stays. For the
@@ -646,6 +641,15 @@ pub fn label_and_tail(
     out
 }
 
+/// Writes a line clipped to `r` (one row).
+/// A tab label's or a box title's style: highlighted when active or focused.
+pub fn tab_style(app: &App, active: bool) -> Style {
+    if active {
+        st(app, Role::TabActive)
+    } else {
+        st(app, Role::Muted)
+    }
+}
 
 /// A screen box's title (`" Cases (12) "`), highlighted while the box has the focus.
 pub fn box_title(app: &App, text: impl Into<String>, focused: bool) -> Vec<Span<'static>> {
