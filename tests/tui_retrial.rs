@@ -3,7 +3,7 @@
 
 use ratatui::crossterm::event::KeyCode;
 use toolscope::output::row::{RowView, Why};
-use toolscope::tui::app::{AppEvent, FlashLevel, LoadProgress, palette_items_for};
+use toolscope::tui::app::{AppEvent, FlashLevel, LoadProgress, Overlay, palette_items_for};
 use toolscope::tui::caps::{Caps, ColorLevel};
 use toolscope::tui::commands;
 use toolscope::tui::harness::Harness;
@@ -40,6 +40,46 @@ fn boxed(screen: &str, sep: &str) -> String {
 
 fn suite(text: &str) -> toolscope::lab::suite::Suite {
     toolscope::lab::suite::parse_suite("s.jsonl", "s", text).expect("suite")
+}
+
+/// N6: a message longer than the info line says where the rest is, and the message log
+/// (a registry command, so help lists it) shows it in full, newest first.
+#[test]
+fn a_long_message_is_readable_in_the_message_log() {
+    let mut h = demo();
+    let long = "/no/such/folder/with/a/rather/long/name/that/goes/on/and/on/suite.jsonl";
+    h.keys(&format!(":lab {long}"));
+    h.key(KeyCode::Enter);
+    let text = flash(&h);
+    assert!(text.contains(long), "{text}");
+    let screen = h.screen(80, 24);
+    let info = screen.lines().nth(1).unwrap();
+    assert!(info.trim_end().ends_with("I: all"), "{info}");
+    // a newer message, then the log: both, newest first, the long one in full
+    h.keys("+");
+    let newer = flash(&h);
+    h.keys("I");
+    assert!(matches!(h.app.overlay, Overlay::Messages));
+    let screen = h.screen(80, 24);
+    assert!(boxed(&screen, "").contains(long), "{screen}");
+    let at_new = screen.find(&newer).expect("the newer message");
+    let at_old = screen.find("/no/such/folder").expect("the long message");
+    assert!(at_new < at_old, "newest first:\n{screen}");
+    h.key(KeyCode::Esc);
+    assert!(matches!(h.app.overlay, Overlay::None));
+    // the help lists it by key and name
+    h.keys("?");
+    h.keys("messages");
+    let help = h.screen(120, 40);
+    assert!(
+        help.contains(":messages") && help.contains("  I "),
+        "{help}"
+    );
+    // the log keeps the recent ones only
+    for i in 0..(toolscope::tui::app::MESSAGE_LOG + 5) {
+        h.app.set_flash(FlashLevel::Info, format!("m{i}"));
+    }
+    assert_eq!(h.app.messages.len(), toolscope::tui::app::MESSAGE_LOG);
 }
 
 /// N9/N10: at 80 and 120 columns every row pulled in over an edge shows its source tool

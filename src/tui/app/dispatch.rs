@@ -188,10 +188,8 @@ impl App {
             CmdId::Find => self.find_open(arg),
             CmdId::FindNext => self.find_step(1),
             CmdId::FindPrev => self.find_step(-1),
-            CmdId::DemoNote => {
-                self.overlay = Overlay::Note;
-                Vec::new()
-            }
+            CmdId::DemoNote => self.open_overlay(Overlay::Note),
+            CmdId::Messages => self.open_overlay(Overlay::Messages),
             CmdId::Copy => self.copy(),
             CmdId::Save => vec![Effect::SaveScreen],
             CmdId::ThemeCycle => self.theme_cycle(arg),
@@ -354,6 +352,12 @@ impl App {
         self.set_flash(FlashLevel::Info, format!("policy: {next}"));
         self.select.policy = next;
         vec![self.requery(true)]
+    }
+
+    /// Opens an overlay that shows text (the narration, the message log).
+    fn open_overlay(&mut self, o: Overlay) -> Vec<Effect> {
+        self.overlay = o;
+        Vec::new()
     }
 
     /// Sets top-k to `arg`, or one up or down.

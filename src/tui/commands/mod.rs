@@ -151,6 +151,7 @@ pub enum CmdId {
     DemoNext,
     DemoPrev,
     DemoNote,
+    Messages,
     Find,
     FindNext,
     FindPrev,

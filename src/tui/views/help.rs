@@ -156,11 +156,12 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> Drawn {
         ("Help overlay (?)", rows_of(edit::HELP_KEYS, g)),
     ];
     let note = ("Narration overlay (i)", rows_of(edit::NOTE_KEYS, g));
+    let log = ("Messages overlay (I)", rows_of(edit::MESSAGES_KEYS, g));
     let find = (
         "Find line (Ctrl-F in a drill-down pane or in this help)",
         rows_of(edit::FIND_KEYS, g),
     );
-    for (title, entries) in tables.into_iter().chain([find, note]) {
+    for (title, entries) in tables.into_iter().chain([find, note, log]) {
         let lines: Vec<Line<'static>> = entries
             .into_iter()
             .filter(|(k, l)| pass(&format!("{k} {l} {title}")))

@@ -25,6 +25,7 @@ pub mod graph;
 pub mod help;
 pub mod lab;
 pub mod loading;
+pub mod messages;
 pub mod note;
 pub mod palette;
 pub mod selector;
@@ -254,6 +255,10 @@ fn overlays(
         }
         Overlay::Note => {
             note::draw(app, area, buf);
+            (info, None)
+        }
+        Overlay::Messages => {
+            messages::draw(app, area, buf);
             (info, None)
         }
         Overlay::None => (info, cursor),
