@@ -1,8 +1,10 @@
 //! The one sanitiser for untrusted text on its way to a terminal: tool names, descriptions,
 //! file names and paths, queries, error and warning messages.
 //!
-//! Escape sequences (CSI, OSC, DCS, SOS, PM, APC, 8-bit CSI and nF) are removed whole; C0
-//! and C1 control characters and DEL are shown as `\xNN`; characters that are invisible or
+//! Nothing is dropped silently: C0 and C1 control characters and DEL are shown as `\xNN`,
+//! so an escape sequence in a tool's name or description reads `\x1b[2J` and an operator
+//! sees the text was hostile (the rest of the sequence is printable and harmless once its
+//! ESC is made visible); characters that are invisible or
 //! that change how many cells a terminal draws (bidirectional controls, zero-width
 //! characters and joiners, soft hyphen, BOM, line and paragraph separators, tag
 //! characters, variation selectors, Hangul fillers and every other default-ignorable code
@@ -59,19 +61,17 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
-/// Returns `s` with escape sequences removed and hazardous characters made visible.
-/// Newlines and tabs become spaces when `single_line` is set, and are kept otherwise.
+/// Returns `s` with hazardous characters made visible: control characters as `\xNN`
+/// (an escape sequence's ESC as `\x1b`, its printable rest as it is), invisible and format
+/// characters as `\u{XXXX}`. Newlines and tabs become spaces when `single_line` is set,
+/// and are kept otherwise; a carriage return is a space on one line and dropped otherwise.
 pub fn sanitize(s: &str, single_line: bool) -> String {
     if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
+    for c in s.chars() {
         match c {
-            '\u{1b}' => skip_escape(&mut chars),
-            '\u{9b}' => skip_csi(&mut chars),
-            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
             '\n' | '\r' | '\t' if single_line => out.push(' '),
             '\n' | '\t' => out.push(c),
             '\r' => {}
@@ -83,6 +83,25 @@ pub fn sanitize(s: &str, single_line: bool) -> String {
         }
     }
     out
+}
+
+/// Text the operator pastes into a line being edited (the query, the palette, a filter):
+/// the escape sequences a paste from a coloured terminal carries are dropped whole (they
+/// are the operator's own terminal's colours, not data), then the rest is made safe as
+/// [`line`] does. Untrusted text on its way to the screen goes through [`line`] or
+/// [`sanitize`], which drop nothing.
+pub fn pasted(s: &str) -> String {
+    let mut plain = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => skip_escape(&mut chars),
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            c => plain.push(c),
+        }
+    }
+    line(&plain)
 }
 
 /// Single-line form for table cells, status lines, file names and messages.
@@ -167,15 +186,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strips_sequences() {
-        assert_eq!(line("a\u{1b}[31mred\u{1b}[0m b"), "ared b");
-        assert_eq!(line("x\u{1b}]52;c;AAAA\u{7}y"), "xy");
-        assert_eq!(line("x\u{1b}]0;title\u{1b}\\y"), "xy");
-        assert_eq!(line("tab\there\nnl"), "tab here nl");
+    fn control_characters_are_shown_never_dropped() {
+        assert_eq!(line("a\u{1b}[31mred\u{1b}[0m b"), "a\\x1b[31mred\\x1b[0m b");
+        assert_eq!(line("x\u{1b}]52;c;AAAA\u{7}y"), "x\\x1b]52;c;AAAA\\x07y");
+        assert_eq!(line("x\u{1b}]0;title\u{1b}\\y"), "x\\x1b]0;title\\x1b\\y");
+        assert_eq!(line("csi\u{9b}2J"), "csi\\x9b2J");
+        assert_eq!(line("tab\there\nnl\r"), "tab here nl ");
+        assert_eq!(sanitize("a\r\nb\tc", false), "a\nb\tc");
         assert_eq!(line("bidi\u{202e}evil"), "bidi\\u{202e}evil");
         assert_eq!(line("bell\u{7}"), "bell\\x07");
         assert_eq!(line("del\u{7f}c1\u{85}"), "del\\x7fc1\\x85");
         assert_eq!(line("주문 조회"), "주문 조회");
+        // what comes out never holds a control character, and says where each one was
+        for evil in [
+            "\u{1b}[2J\u{1b}[H",
+            "\u{1b}P1$r\u{1b}\\",
+            "a\u{8}\u{8}b",
+            "\u{9d}0;t\u{9c}",
+        ] {
+            let s = line(evil);
+            assert!(!s.chars().any(|c| c.is_control()), "{s:?}");
+            assert!(s.contains("\\x"), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_paste_loses_its_colours_and_nothing_else() {
+        assert_eq!(
+            pasted("approve\u{1b}[31m refund\u{1b}[0m\n"),
+            "approve refund "
+        );
+        assert_eq!(pasted("x\u{1b}]52;c;AAAA\u{7}y"), "xy");
+        assert_eq!(pasted("bell\u{7} \u{202e}"), "bell\\x07 \\u{202e}");
     }
 
     #[test]

@@ -343,7 +343,8 @@ fn terminal_output_is_sanitised() {
     let (code, out, _) = query_file(&p);
     assert_eq!(code, 0);
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
-    assert!(out.contains("eviltool"), "{out}");
+    // shown, not dropped: the operator sees the name was hostile
+    assert!(out.contains("evil\\x1b]52;c;AAAA\\x07tool"), "{out}");
 }
 
 #[test]

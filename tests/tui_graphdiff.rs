@@ -234,7 +234,8 @@ fn the_worker_answers_a_query_before_the_rest_of_a_suite() {
 
 /// A rebuild whose new tool's name and description, a rewritten description and an edge's
 /// evidence hold escape sequences, control characters and bidi overrides: every tab of the
-/// Diff screen (the tree fully open, the blame, the change) shows them harmlessly.
+/// Diff screen (the tree fully open, the blame, the change) shows them harmlessly, and
+/// visibly (`\x1b[2J`), so the operator sees the text was hostile.
 #[test]
 fn escape_sequences_in_two_graphs_render_harmlessly() {
     use serde_json::json;
@@ -318,9 +319,26 @@ fn escape_sequences_in_two_graphs_render_harmlessly() {
                 || matches!(ch as u32, 0x202a..=0x202e | 0x2066..=0x2069 | 0x200e | 0x200f);
             assert!(!bad, "control or bidi character {ch:?} on screen:\n{s}");
         }
-        for residue in ["[2J", "52;c", "]0;", "[31m", "[1m"] {
-            assert!(!s.contains(residue), "{residue:?} in\n{s}");
+        // what is left of a sequence is printable text after a visible `\x1b`, never a
+        // sequence a terminal would act on
+        for residue in ["[2J", "]52;c", "]0;", "[31m", "[1m"] {
+            for (at, _) in s.match_indices(residue) {
+                assert!(
+                    s[..at].ends_with("\\x1b"),
+                    "{residue:?} without its ESC shown in\n{s}"
+                );
+            }
         }
+    }
+    // the hostile text is shown, escaped, not dropped: an operator sees it
+    let all = screens.concat();
+    for shown in [
+        "\\x1b[2J",
+        "\\x1b]52;c;QUFBQQ==\\x07",
+        "\\u{202e}",
+        "\\x08\\x08",
+    ] {
+        assert!(all.contains(shown), "{shown} is not on any screen");
     }
     assert!(h.emitted.is_empty(), "nothing written to the terminal");
 }

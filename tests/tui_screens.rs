@@ -349,8 +349,9 @@ fn counterfactual_learning_knob_without_suggestions_is_unresolved() {
     );
 }
 
-/// Audit of issue 17: the side-by-side marks (`*` selected, `L` LLM target) sit between
-/// the rank and the name with a space, never glued to the name (`2LgetPayment`).
+/// Audit of issue 17: the side-by-side marks (`*` selected, `L` LLM target, each in its
+/// own cell as in the candidates table) sit between the rank and the name with a space,
+/// never glued to the name (`2LgetPayment`).
 #[test]
 fn counterfactual_marks_are_separated_from_names() {
     let mut h = demo();
@@ -361,11 +362,11 @@ fn counterfactual_marks_are_separated_from_names() {
         let s = h.screen(w, ht);
         let rows: Vec<&str> = s.lines().filter(|l| l.contains("getPayment ")).collect();
         assert!(
-            rows.iter().any(|l| l.contains("2L getPayment")),
+            rows.iter().any(|l| l.contains("2 L getPayment")),
             "{w}x{ht}: {s}"
         );
         assert!(
-            s.lines().any(|l| l.contains("1* getOrderPayment")),
+            s.lines().any(|l| l.contains("1*  getOrderPayment")),
             "{w}x{ht}: {s}"
         );
         for l in s.lines() {

@@ -605,15 +605,15 @@ fn escape_sequences_in_inputs_render_harmlessly() {
             assert!(text.contains("\\u001b[2J"), "{text}");
             continue;
         }
-        for residue in ["[2J", "52;c", "]0;", "[31m", "[5m", "[1m"] {
-            assert!(
-                !text.contains(residue),
-                "after {keys:?}: {residue:?} in\n{text}"
-            );
-        }
+        residues_follow_a_visible_esc(&text, keys);
     }
     let detail = toolscope::tui::export::to_text(&screens[1].1);
-    assert!(detail.contains("evilTool"), "{detail}");
+    // the sanitiser shows what it found (an operator sees the name was hostile)
+    assert!(detail.contains("\\x1b[2J"), "{detail}");
+    assert!(
+        detail.contains("evil\\x1b]52;c;QUFBQQ==\\x07Tool"),
+        "{detail}"
+    );
     assert!(detail.contains("\\u{202e}gnirts"), "{detail}");
     assert!(detail.contains("\\x08"), "{detail}");
     let _ = demo_engine();
@@ -688,14 +688,26 @@ fn escape_sequences_in_evidence_render_harmlessly() {
             }
             continue;
         }
-        for residue in ["[2J", "52;c", "]0;", "[31m", "[5m", "[1m"] {
-            assert!(
-                !text.contains(residue),
-                "after {keys:?}: {residue:?} in\n{text}"
-            );
+        residues_follow_a_visible_esc(&text, keys);
+        if keys.is_empty() {
+            assert!(text.contains("evil\\x1b]52;c;QUFBQQ==\\x07Tool"), "{text}");
         }
     }
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// What is left of an escape sequence on screen follows its ESC shown as text (`\x1b`, or
+/// `\u001b` in JSON): printable text a terminal does not act on.
+fn residues_follow_a_visible_esc(text: &str, keys: &str) {
+    for residue in ["[2J", "]52;c", "]0;", "[31m", "[5m", "[1m"] {
+        for (at, _) in text.match_indices(residue) {
+            let before = &text[..at];
+            assert!(
+                before.ends_with("\\x1b") || before.ends_with("\\u001b"),
+                "after {keys:?}: {residue:?} without its ESC shown in\n{text}"
+            );
+        }
+    }
 }
 
 /// The SGR sequences (their parameters) in a terminal byte stream.

@@ -434,10 +434,16 @@ fn counterfactual_steps_past_the_base_value_and_marks_the_targets() {
         .unwrap()
         .selected_target
         .clone();
+    // the two mark cells (`*`, `L`) between the rank and the name
     let marked = |m: char, name: &str| {
+        let forms = [
+            format!("{m} {name}"),
+            format!("{m}  {name}"),
+            format!("{m}L {name}"),
+        ];
         s.lines().any(|l| {
             l.split('│')
-                .any(|half| half.contains(&format!("{m} {name}")))
+                .any(|half| forms.iter().any(|f| half.contains(f.as_str())))
         })
     };
     assert!(marked('*', &sel), "{s}");

@@ -113,6 +113,13 @@ fn bad(k: &str, why: &str) -> String {
     format!("knob {k}: {why}")
 }
 
+/// The one wording of a bad integer argument, wherever it is given: a knob (`:cf`,
+/// `--set`, a suite's params, prefixed `knob`), a palette command's argument (`:depth x`)
+/// and the configuration file: `NAME: expected an integer from LO to HI, got GOT`.
+pub fn expected_int(name: &str, lo: u64, hi: u64, got: &str) -> String {
+    format!("{name}: expected an integer from {lo} to {hi}, got {got}")
+}
+
 /// At most 40 bytes of `s` for messages (longer text is cut and marked `...`).
 pub fn clip(s: &str) -> String {
     if s.len() <= 40 {
@@ -142,10 +149,7 @@ fn int_in(key: &str, v: &Value, max: u64) -> Result<usize, String> {
 fn int_from(key: &str, v: &Value, min: u64, max: u64) -> Result<usize, String> {
     match v.as_u64() {
         Some(n) if (min..=max).contains(&n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
-        _ => Err(bad(
-            key,
-            &format!("expected an integer from {min} to {max}, got {}", shown(v)),
-        )),
+        _ => Err(format!("knob {}", expected_int(key, min, max, &shown(v)))),
     }
 }
 

@@ -111,6 +111,51 @@ impl Why {
         }
     }
 
+    /// The "why" text in ever shorter forms, most informative first, for a column that
+    /// cuts by information value (`note`: what follows, e.g. [`history_note`]). A row
+    /// pulled in over an edge keeps its source tool before everything else: the full
+    /// `← FROM relation [CONFIDENCE]`, then the confidence abbreviated (`[EX]`), then the
+    /// relation too (`← FROM req EX`), then without the confidence, then the source
+    /// alone; the column takes the first form that fits and cuts the source's tail only
+    /// when not even that does. Other answers have one form. Sanitised.
+    pub fn forms(&self, arrow: &str, note: &str) -> Vec<String> {
+        let Why::Expanded {
+            from,
+            relation,
+            confidence,
+        } = self
+        else {
+            return vec![format!("{}{note}", self.text(arrow))];
+        };
+        let (from, rel) = (line(from), line(relation));
+        let short_note = note.replacen("history", "h", 1);
+        let mut out = vec![format!("{}{note}", self.text(arrow))];
+        let mut push = |s: String| {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        };
+        if let Some(c) = confidence.as_deref().map(line) {
+            let c = abbrev_confidence(&c);
+            push(format!("{arrow} {from} {rel} [{c}]{note}"));
+            push(format!(
+                "{arrow} {from} {} {c}{note}",
+                abbrev_relation(&rel)
+            ));
+            push(format!(
+                "{arrow} {from} {} {c}{short_note}",
+                abbrev_relation(&rel)
+            ));
+        }
+        push(format!(
+            "{arrow} {from} {}{short_note}",
+            abbrev_relation(&rel)
+        ));
+        push(format!("{arrow} {from}{short_note}"));
+        push(format!("{arrow} {from}"));
+        out
+    }
+
     /// The same answer in the command line table's older form, kept byte for byte:
     /// `seed #k`, `<- RELATION [CONFIDENCE] from FROM` or `learning` (a recorded row's
     /// other answers read as in [`Why::text`]). The source is sanitised here; relation
@@ -131,6 +176,33 @@ impl Why {
             ),
             other => other.text("<-"),
         }
+    }
+}
+
+/// A confidence in two or three letters for a narrow column (`EXTRACTED` → `EX`,
+/// `INFERRED` → `INF`, `AMBIGUOUS` → `AMB`); a number or another short word as it is.
+fn abbrev_confidence(c: &str) -> String {
+    match c {
+        "EXTRACTED" => "EX".into(),
+        "INFERRED" => "INF".into(),
+        "AMBIGUOUS" => "AMB".into(),
+        "MEDIUM" => "MED".into(),
+        c if c.chars().count() <= 4 => c.to_string(),
+        c => c.chars().take(3).collect(),
+    }
+}
+
+/// A relation in a few letters for a narrow column (`requires` → `req`, `similar_to` →
+/// `sim`, `complementary` → `comp`, `precedes` → `prec`, `conflicts_with` → `confl`);
+/// another relation's first four characters.
+fn abbrev_relation(r: &str) -> String {
+    match r {
+        "requires" => "req".into(),
+        "similar_to" => "sim".into(),
+        "complementary" => "comp".into(),
+        "precedes" => "prec".into(),
+        "conflicts_with" => "confl".into(),
+        r => r.chars().take(4).collect(),
     }
 }
 
@@ -291,13 +363,15 @@ impl<'a> RowView<'a> {
         }
     }
 
-    /// The why text with the history note (`arrow`: see [`Why::text`]).
-    pub fn why_text(&self, arrow: &str) -> String {
-        let mut s = self.why().text(arrow);
-        if self.history_demoted {
-            s.push_str(&history_note(Some(self.history_hits)));
-        }
-        s
+    /// The why text with the history note in its ever shorter forms, most informative
+    /// first (`arrow`: see [`Why::text`]; the forms: [`Why::forms`]).
+    pub fn why_forms(&self, arrow: &str) -> Vec<String> {
+        let note = if self.history_demoted {
+            history_note(Some(self.history_hits))
+        } else {
+            String::new()
+        };
+        self.why().forms(arrow, &note)
     }
 
     /// The matched column's text ([`matched_text`]).
@@ -347,6 +421,54 @@ mod tests {
         };
         assert!(!evil.text("<-").contains('\u{1b}'));
         assert!(!evil.text("<-").contains('\u{202e}'));
+    }
+
+    /// Cut by information value: the source tool stays before the confidence, the
+    /// relation and the history note, and is cut last.
+    #[test]
+    fn why_forms_keep_the_source_tool_first() {
+        let w = Why::Expanded {
+            from: "pulls/list-commits".into(),
+            relation: "similar_to".into(),
+            confidence: Some("EXTRACTED".into()),
+        };
+        assert_eq!(
+            w.forms("←", ""),
+            [
+                "← pulls/list-commits similar_to [EXTRACTED]",
+                "← pulls/list-commits similar_to [EX]",
+                "← pulls/list-commits sim EX",
+                "← pulls/list-commits sim",
+                "← pulls/list-commits",
+            ]
+        );
+        let noted = w.forms("<-", &history_note(Some(1)));
+        assert_eq!(
+            noted[0],
+            "<- pulls/list-commits similar_to [EXTRACTED] (history: x0.6)"
+        );
+        assert!(noted.contains(&"<- pulls/list-commits sim EX (h: x0.6)".to_string()));
+        assert_eq!(noted.last().unwrap(), "<- pulls/list-commits");
+        // every form is shorter than the one before it, and starts with the source
+        for f in [w.forms("←", ""), noted] {
+            for pair in f.windows(2) {
+                assert!(
+                    pair[1].chars().count() < pair[0].chars().count(),
+                    "{pair:?}"
+                );
+            }
+            assert!(f.iter().all(|x| x.contains(" pulls/list-commits")));
+        }
+        let numeric = Why::Expanded {
+            from: "a".into(),
+            relation: "requires".into(),
+            confidence: Some("0.80".into()),
+        };
+        assert_eq!(numeric.forms("←", "")[1], "← a req 0.80");
+        assert_eq!(
+            Why::Seed(Some(3)).forms("←", " (history)"),
+            ["seed #3 (history)"]
+        );
     }
 
     #[test]

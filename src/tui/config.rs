@@ -472,7 +472,7 @@ pub fn parse(src: &str, file: &str) -> Result<Config, String> {
             if n < lo as i64 || n > hi as i64 {
                 Err(at(
                     v.span(),
-                    format!("{name} = {n}: expected an integer from {lo} to {hi}"),
+                    crate::engine::knobs::expected_int(name, lo as u64, hi as u64, &n.to_string()),
                 ))
             } else {
                 Ok(n as usize)
@@ -871,7 +871,7 @@ mod tests {
             ),
             (
                 "\n[params]\ntop_k = 0\n",
-                "/x/config.toml:3: top_k = 0: expected an integer from 1 to 200",
+                "/x/config.toml:3: top_k: expected an integer from 1 to 200, got 0",
             ),
             (
                 "[params]\ndepth = \"2\"\n",

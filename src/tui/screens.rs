@@ -17,7 +17,7 @@ use crate::lab::captured::CapturedTriage;
 use crate::lab::diff::{CaseDiff, diff_sets, read_records};
 use crate::lab::eval::{CaseResult, Summary, evaluate, summarize};
 use crate::lab::record::RunRecord;
-use crate::lab::suite::{Suite, load_suite};
+use crate::lab::suite::{Case, Suite, load_suite};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Screen {
@@ -373,6 +373,8 @@ pub struct LabView {
     pub summary: Option<Summary>,
     pub done: usize,
     pub running: bool,
+    /// Why the evaluation stopped (a case's parameters were refused): shown on the screen.
+    pub error: Option<String>,
     pub sort: LabSort,
     /// The triage class of each result (same order as `results`).
     pub classes: Vec<CaseClass>,
@@ -430,6 +432,24 @@ impl LabView {
         self.order().get(self.cursor).map(|&i| &self.results[i])
     }
 
+    /// The suite's case of result `i` (results arrive in suite order).
+    pub fn case_of(&self, i: usize) -> Option<&Case> {
+        let id = &self.results.get(i)?.id;
+        let at = self.suite.cases.get(i).filter(|c| &c.id == id);
+        at.or_else(|| self.suite.cases.iter().find(|c| &c.id == id))
+    }
+
+    /// The knobs a case runs with: the lab's parameters (`top_k` = k), then the case's own,
+    /// as [`run_lab`] evaluates it.
+    pub fn knobs_of(&self, case: &Case) -> Result<Knobs, String> {
+        let mut base = Knobs {
+            params: self.params.clone(),
+            select: self.select.clone(),
+        };
+        base.params.top_k = self.k;
+        case.knobs(&base, &[])
+    }
+
     /// The class of result `i` (None until it is computed).
     pub fn class(&self, i: usize) -> Option<&CaseClass> {
         self.classes.get(i)
@@ -476,6 +496,11 @@ pub enum LabMsg {
         generation: u64,
         summary: Summary,
     },
+    /// The evaluation stopped: a case's parameters were refused (the cases before it stay).
+    Failed {
+        generation: u64,
+        error: String,
+    },
 }
 
 /// Evaluates the suite in parts (each part across the cores), reporting after each part;
@@ -484,6 +509,26 @@ pub fn run_lab(engine: &Engine, job: &LabJob, send: &mut dyn FnMut(LabMsg)) {
     let total = job.suite.cases.len();
     let part = (total / 20).clamp(8, 64);
     let mut all: Vec<CaseResult> = Vec::with_capacity(total);
+    let mut base = Knobs {
+        params: job.params.clone(),
+        select: job.select.clone(),
+    };
+    base.params.top_k = job.k;
+    let failed = |error: String| LabMsg::Failed {
+        generation: job.generation,
+        error: crate::sanitize::line(&error),
+    };
+    // a case whose parameters are refused (a depth past the knob's range) stops the
+    // evaluation before any case runs: said on the screen, never an empty result
+    if let Some(e) = job
+        .suite
+        .cases
+        .iter()
+        .find_map(|c| c.knobs(&base, &[]).err())
+    {
+        send(failed(e));
+        return;
+    }
     for cases in job.suite.cases.chunks(part) {
         if job.cancel.load(Ordering::Relaxed) {
             return;
@@ -492,15 +537,10 @@ pub fn run_lab(engine: &Engine, job: &LabJob, send: &mut dyn FnMut(LabMsg)) {
             name: job.suite.name.clone(),
             cases: cases.to_vec(),
         };
-        let mut base = Knobs {
-            params: job.params.clone(),
-            select: job.select.clone(),
+        let res = match evaluate(engine, &sub, &base, &[], job.k) {
+            Ok((res, _)) => res,
+            Err(e) => return send(failed(e)),
         };
-        base.params.top_k = job.k;
-        // the suite's knobs were checked when it was read, and no override applies here
-        let res = evaluate(engine, &sub, &base, &[], job.k)
-            .map(|(res, _)| res)
-            .unwrap_or_default();
         all.extend(res.iter().cloned());
         let classes = classify_cases(engine, cases, &base);
         send(LabMsg::Progress {
@@ -603,6 +643,7 @@ impl App {
             summary: None,
             done: 0,
             running: true,
+            error: None,
             sort: self.lab.as_ref().map(|l| l.sort).unwrap_or_default(),
             classes: Vec::new(),
             filter: None,
@@ -650,6 +691,14 @@ impl App {
             } if generation == l.generation => {
                 l.running = false;
                 l.summary = Some(summary);
+            }
+            LabMsg::Failed { generation, error } if generation == l.generation => {
+                l.running = false;
+                l.error = Some(error.clone());
+                self.set_flash(
+                    FlashLevel::Error,
+                    format!("the suite was not evaluated: {error}"),
+                );
             }
             _ => {}
         }
@@ -978,10 +1027,23 @@ impl App {
         let Some(c) = l.current().cloned() else {
             return Vec::new();
         };
-        let mut params = l.params.clone();
-        params.top_k = l.k;
-        self.params = params;
-        self.select = l.select.clone();
+        // the case's own parameters (its top_k, depth, policy…) over the lab's, as it ran
+        let own = l.order().get(l.cursor).and_then(|&i| l.case_of(i));
+        let (knobs, own_k) = match own.map(|case| (l.knobs_of(case), case.knobs.get("top_k"))) {
+            Some((Ok(k), own_k)) => (k, own_k.is_some()),
+            _ => (
+                Knobs {
+                    params: Params {
+                        top_k: l.k,
+                        ..l.params.clone()
+                    },
+                    select: l.select.clone(),
+                },
+                false,
+            ),
+        };
+        self.params = knobs.params;
+        self.select = knobs.select;
         self.screen = Screen::Explore;
         self.return_to = Some(Screen::Lab);
         self.lab_case = Some(c.id.clone());
@@ -995,10 +1057,15 @@ impl App {
         } else {
             format!("expected {}", c.expected.join(", "))
         };
+        let k = if own_k {
+            format!("; its own top_k {}", self.params.top_k)
+        } else {
+            String::new()
+        };
         self.set_flash(
             FlashLevel::Info,
             format!(
-                "lab case {}: {expected}; Esc goes back to the lab",
+                "lab case {}: {expected}{k}; Esc goes back to the lab",
                 crate::sanitize::line(&c.id)
             ),
         );

@@ -188,10 +188,8 @@ impl App {
             CmdId::Find => self.find_open(arg),
             CmdId::FindNext => self.find_step(1),
             CmdId::FindPrev => self.find_step(-1),
-            CmdId::DemoNote => {
-                self.overlay = Overlay::Note;
-                Vec::new()
-            }
+            CmdId::DemoNote => self.open_overlay(Overlay::Note),
+            CmdId::Messages => self.open_overlay(Overlay::Messages),
             CmdId::Copy => self.copy(),
             CmdId::Save => vec![Effect::SaveScreen],
             CmdId::ThemeCycle => self.theme_cycle(arg),
@@ -356,10 +354,16 @@ impl App {
         vec![self.requery(true)]
     }
 
+    /// Opens an overlay that shows text (the narration, the message log).
+    fn open_overlay(&mut self, o: Overlay) -> Vec<Effect> {
+        self.overlay = o;
+        Vec::new()
+    }
+
     /// Sets top-k to `arg`, or one up or down.
     fn set_top_k(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
         let v = match (arg, id) {
-            (Some(a), _) => match parse_num(a, 1, MAX_TOP_K) {
+            (Some(a), _) => match parse_num("top_k", a, 1, MAX_TOP_K) {
                 Ok(v) => v,
                 Err(e) => return self.warn(e),
             },
@@ -373,7 +377,7 @@ impl App {
     /// Sets the expansion depth to `arg`, or one up or down.
     fn set_depth(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
         let v = match (arg, id) {
-            (Some(a), _) => match parse_num(a, 0, MAX_DEPTH) {
+            (Some(a), _) => match parse_num("depth", a, 0, MAX_DEPTH) {
                 Ok(v) => v,
                 Err(e) => return self.warn(e),
             },
@@ -388,7 +392,7 @@ impl App {
     fn set_budget(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
         let cur = self.params.token_budget;
         let v = match (arg, id) {
-            (Some(a), _) => match parse_num(a, 1, 10_000_000) {
+            (Some(a), _) => match parse_num("token_budget", a, 1, 10_000_000) {
                 Ok(v) => v,
                 Err(e) => return self.warn(e),
             },
@@ -468,7 +472,7 @@ impl App {
             return Vec::new();
         }
         let target = match (arg, id) {
-            (Some(a), _) => match parse_num(a, 1, n) {
+            (Some(a), _) => match parse_num("step", a, 1, n) {
                 Ok(v) => v - 1,
                 Err(e) => return self.warn(e),
             },
@@ -832,12 +836,21 @@ fn clamp_add(v: usize, delta: isize, max: usize) -> usize {
     n.min(max)
 }
 
-fn parse_num(s: &str, lo: usize, hi: usize) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
+/// A command's integer argument `s` for `name`, from `lo` to `hi`; else the one wording of
+/// a bad integer ([`crate::engine::knobs::expected_int`]), as `:cf` and the config say it.
+fn parse_num(name: &str, s: &str, lo: usize, hi: usize) -> Result<usize, String> {
+    let t = s.trim();
+    match t.parse::<usize>() {
         Ok(v) if v >= lo && v <= hi => Ok(v),
-        _ => Err(format!(
-            "expected a number from {lo} to {hi}, got {:?}",
-            clean(s)
-        )),
+        _ => {
+            // a number out of range reads as the number, anything else quoted
+            let got = match t.parse::<i64>() {
+                Ok(n) => n.to_string(),
+                Err(_) => format!("{:?}", clean(s)),
+            };
+            Err(crate::engine::knobs::expected_int(
+                name, lo as u64, hi as u64, &got,
+            ))
+        }
     }
 }

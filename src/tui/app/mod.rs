@@ -367,6 +367,9 @@ pub struct Loaded {
     pub old: Option<Arc<Engine>>,
 }
 
+/// How many recent messages the message log keeps.
+pub const MESSAGE_LOG: usize = 50;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlashLevel {
     Info,
@@ -418,6 +421,8 @@ pub enum Overlay {
     Palette(PaletteState),
     /// The walkthrough step's narration in full, with what it claims is on screen.
     Note,
+    /// The recent messages in full ([`App::messages`]), newest first.
+    Messages,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -497,6 +502,9 @@ pub struct App {
     pub graph_stack: Vec<NodeId>,
     pub demo: DemoState,
     pub flash: Option<Flash>,
+    /// The recent messages, oldest first (at most [`MESSAGE_LOG`]): the info line shows
+    /// only the last one, cut to its width; the `messages` overlay shows them in full.
+    pub messages: Vec<Flash>,
     pub quit: bool,
     /// The signal that ended the session, if one did.
     pub exit_signal: Option<i32>,
@@ -571,6 +579,7 @@ impl App {
             graph_stack: Vec::new(),
             demo: DemoState::default(),
             flash: None,
+            messages: Vec::new(),
             quit: false,
             exit_signal: None,
             layout: LayoutInfo::default(),
@@ -673,11 +682,20 @@ impl App {
         &mut self.panes[p.index()]
     }
 
+    /// Shows a message on the info line and keeps it in the message log (a message
+    /// repeated right away is kept once).
     pub fn set_flash(&mut self, level: FlashLevel, text: impl Into<String>) {
-        self.flash = Some(Flash {
+        let f = Flash {
             text: text.into(),
             level,
-        });
+        };
+        if self.messages.last() != Some(&f) {
+            if self.messages.len() == MESSAGE_LOG {
+                self.messages.remove(0);
+            }
+            self.messages.push(f.clone());
+        }
+        self.flash = Some(f);
     }
 
     pub fn set_theme(&mut self, kind: ThemeKind) {

@@ -207,22 +207,28 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
             _ => Vec::new(),
         };
         let rest = rest.trim();
-        let mut scored: Vec<(i64, usize, String)> = values
+        // the value typed exactly, then the values it begins, then the loose matches
+        let mut scored: Vec<(NameMatch, i64, usize, String)> = values
             .into_iter()
             .enumerate()
             .filter_map(|(i, v)| {
                 if rest.is_empty() {
-                    Some((0, i, v))
-                } else {
-                    matcher.fuzzy_match(&v, rest).map(|s| (s, i, v))
+                    return Some((NameMatch::Other, 0, i, v));
                 }
+                let low = v.to_lowercase();
+                let how = match name_match(&low, rest) {
+                    NameMatch::PartPrefix => NameMatch::Other,
+                    how => how,
+                };
+                // a value the word begins is also a fuzzy match
+                matcher.fuzzy_match(&v, rest).map(|s| (how, -s, i, v))
             })
             .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.sort();
         return scored
             .into_iter()
             .take(MAX_VALUES)
-            .map(|(_, _, v)| {
+            .map(|(.., v)| {
                 let value = if c.id == CmdId::DemoNext {
                     v.split(' ').next().unwrap_or("").to_string()
                 } else {
@@ -233,28 +239,52 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
             .collect();
     }
     let pat = text.trim();
-    let mut scored: Vec<(i64, usize, CmdId)> = commands::REGISTRY
+    let mut scored: Vec<(NameMatch, bool, i64, usize, CmdId)> = commands::REGISTRY
         .iter()
         .enumerate()
         .filter_map(|(i, c)| {
+            let exits = commands::exact_only(c.id);
             if pat.is_empty() {
-                return Some((0, i, c.id));
+                return Some((NameMatch::Other, exits, 0, i, c.id));
             }
+            let how = name_match(c.name, pat);
             let hay = format!("{} {}", c.name, c.label);
-            matcher.fuzzy_match(&hay, pat).map(|s| {
-                let bonus = if c.name.starts_with(pat) { 1000 } else { 0 };
-                (s + bonus, i, c.id)
-            })
+            let fuzzy = matcher.fuzzy_match(&hay, pat);
+            (how != NameMatch::Other || fuzzy.is_some())
+                .then(|| (how, exits, -fuzzy.unwrap_or(0), i, c.id))
         })
         .collect();
-    // best match first; commands that exit or discard state after the rest
-    scored.sort_by(|a, b| {
-        (commands::exact_only(a.2), b.0, a.1).cmp(&(commands::exact_only(b.2), a.0, b.1))
-    });
+    // the exact name, then names it begins, then names with a part it begins, then the
+    // loose matches of names and descriptions; within each, commands that exit or discard
+    // state after the rest, then the better fuzzy score, then registry order
+    scored.sort_by_key(|&(how, exits, score, i, _)| (how, exits, score, i));
     scored
         .into_iter()
-        .map(|(_, _, id)| PaletteItem::Command(id))
+        .map(|(.., id)| PaletteItem::Command(id))
         .collect()
+}
+
+/// How a command's name matches the typed word, best first (the palette's order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum NameMatch {
+    Exact,
+    Prefix,
+    /// A part of a dashed name begins with the word (`clear` for `history-clear`).
+    PartPrefix,
+    Other,
+}
+
+fn name_match(name: &str, pat: &str) -> NameMatch {
+    let pat = pat.to_lowercase();
+    if name == pat {
+        NameMatch::Exact
+    } else if name.starts_with(&pat) {
+        NameMatch::Prefix
+    } else if name.split('-').skip(1).any(|part| part.starts_with(&pat)) {
+        NameMatch::PartPrefix
+    } else {
+        NameMatch::Other
+    }
 }
 
 /// `knob=value` suggestions for `:cf`: the typed knob's values (the selected knob's when

@@ -239,7 +239,7 @@ impl App {
     }
 
     pub fn on_paste(&mut self, s: &str) -> Vec<Effect> {
-        let clean = crate::sanitize::line(s);
+        let clean = crate::sanitize::pasted(s);
         match &mut self.overlay {
             Overlay::Palette(p) => {
                 p.input.insert_str(&clean);
@@ -252,7 +252,7 @@ impl App {
                 h.scroll = 0;
                 Vec::new()
             }
-            Overlay::Note => Vec::new(),
+            Overlay::Note | Overlay::Messages => Vec::new(),
             Overlay::None => {
                 let diff_query = self.screen == Screen::Diff && self.gdiff.is_some();
                 if self.engine.is_none() || (self.screen != Screen::Explore && !diff_query) {
@@ -297,6 +297,12 @@ impl App {
             Overlay::Palette(_) => return self.palette_key(key),
             Overlay::Note => {
                 if edit::lookup(edit::NOTE_KEYS, key).is_some() {
+                    self.overlay = Overlay::None;
+                }
+                return Vec::new();
+            }
+            Overlay::Messages => {
+                if edit::lookup(edit::MESSAGES_KEYS, key).is_some() {
                     self.overlay = Overlay::None;
                 }
                 return Vec::new();

@@ -264,6 +264,13 @@ pub const NOTE_KEYS: &[KeyRow<()>] = &[KeyRow {
     label: "Close the narration",
 }];
 
+/// The message log overlay (`I`): it takes every key but F1 and Ctrl-C.
+pub const MESSAGES_KEYS: &[KeyRow<()>] = &[KeyRow {
+    keys: &[code(KeyCode::Esc), code(KeyCode::Enter), ch('I'), ch('q')],
+    action: (),
+    label: "Close the messages",
+}];
+
 /// The action of `key` in a table.
 pub fn lookup<A: Copy>(table: &[KeyRow<A>], key: Key) -> Option<A> {
     table

@@ -151,6 +151,7 @@ pub enum CmdId {
     DemoNext,
     DemoPrev,
     DemoNote,
+    Messages,
     Find,
     FindNext,
     FindPrev,
@@ -449,22 +450,10 @@ pub fn keys_in(km: &Keymap, c: &'static Command, ctx: Ctx, g: &Glyphs) -> Vec<St
     out
 }
 
-/// All keys of a command under a keymap, for the help overlay and the palette.
-pub fn keys_all(km: &Keymap, c: &'static Command, g: &Glyphs) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for bd in km.bindings(c) {
-        let l = bd.key.label(g);
-        if !parts.contains(&l) {
-            parts.push(l);
-        }
-    }
-    parts.join(" ")
-}
-
-/// A command's keys under a keymap grouped by where they work, for the help overlay: one
-/// group when every key works in the same panes, else one per place (`l` in candidates
-/// and selector, `Enter` in the selector only), so no key reads as working where it does
-/// not. Each group: its key labels joined by spaces, and the place in words.
+/// A command's keys under a keymap grouped by where they work, for the help overlay and the
+/// palette: one group when every key works in the same panes, else one per place (`l` in
+/// candidates and selector, `Enter` in the selector only), so no key reads as working where
+/// it does not. Each group: its key labels joined by spaces, and the place in words.
 pub fn key_groups(km: &Keymap, c: &'static Command, g: &Glyphs) -> Vec<(String, String)> {
     let mut seen: Vec<String> = Vec::new();
     let mut out: Vec<(String, String)> = Vec::new();

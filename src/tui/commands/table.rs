@@ -1100,6 +1100,17 @@ pub static REGISTRY: &[Command] = &[
         enabled: always,
     },
     Command {
+        id: CmdId::Messages,
+        name: "messages",
+        label: "The recent messages in full, newest first (the info line cuts a long one)",
+        group: Group::General,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('I'), NORMAL)],
+        arg: Arg::None,
+        enabled: always,
+    },
+    Command {
         id: CmdId::Palette,
         name: "palette",
         label: "Command palette (fuzzy; commands take arguments: :llm NAME)",
@@ -1113,7 +1124,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::Quit,
         name: "quit",
-        label: "Quit",
+        label: "Quit the explorer (the terminal is left as it was)",
         group: Group::General,
         hint: Some("quit"),
         hint_keys: None,

@@ -231,7 +231,7 @@ fn change_rows(b: &mut Builder<'_>, key: &str, c: &ToolChange) {
         rows.push(("renamed from".into(), o.clone()));
     }
     if let Some((x, y)) = &c.description {
-        // quoted, escapes removed whole by the sanitiser (the view cleans the rest)
+        // quoted, control characters shown by the sanitiser (`\x1b`), so the quotes hold
         let q = |s: &str| format!("\"{}\"", crate::sanitize::line(s));
         rows.push(("description".into(), format!("{} -> {}", q(x), q(y))));
     }

@@ -40,6 +40,9 @@ fn brief(s: &Option<Selection>) -> String {
             };
             if s.overrode_llm {
                 t.push_str(" overrode LLM");
+            } else if s.llm_target.as_deref() == Some(s.selected_target.as_str()) {
+                // the selected target is the LLM's: say so, as the `*L` marks do
+                t.push_str(" = LLM target");
             }
             if s.ambiguous {
                 t.push_str(" ambiguous");
@@ -230,6 +233,31 @@ pub fn doc(app: &App) -> Doc {
     d
 }
 
+/// A side's marks for a row, in the two cells after the rank: its selected target `*` and
+/// its LLM target `L`, both when the selector kept the LLM's choice (as the candidates
+/// table shows them).
+fn marks(sel: &Option<Selection>, name: &str) -> [&'static str; 2] {
+    let Some(s) = sel else { return [" ", " "] };
+    let target = if s.selected_target == name { "*" } else { " " };
+    let llm = if s.llm_target.as_deref() == Some(name) {
+        "L"
+    } else {
+        " "
+    };
+    [target, llm]
+}
+
+fn mark_spans(theme: &Theme, m: &[&'static str; 2]) -> [Span<'static>; 2] {
+    let role = |mark: &str, role: Role| {
+        if mark.trim().is_empty() {
+            Span::raw(mark.to_string())
+        } else {
+            Span::styled(mark.to_string(), theme.get(role))
+        }
+    };
+    [role(m[0], Role::MarkTarget), role(m[1], Role::MarkLlm)]
+}
+
 /// Both rankings in two columns: each variant row carries its move against the base.
 fn side_by_side(
     app: &App,
@@ -248,10 +276,11 @@ fn side_by_side(
     let right_title = format!("variant ({knob} {})", clean(&show_value(var_v)));
     let sep_w = text::width(&sep);
     let col = move |w: usize| {
-        // "  #M name score  gone" | "  #M name score  move" (M: the mark, then a space)
+        // "  #ML name score  gone" | "  #ML name score  move" (M: the selected target's
+        // mark, L: the LLM target's, then a space)
         let half = w.saturating_sub(sep_w) / 2;
-        let left_name = half.saturating_sub(5 + 8 + 6).clamp(4, 34);
-        let right_name = half.saturating_sub(5 + 8 + 6).clamp(4, 34);
+        let left_name = half.saturating_sub(6 + 8 + 6).clamp(4, 34);
+        let right_name = half.saturating_sub(6 + 8 + 6).clamp(4, 34);
         (half, left_name, right_name)
     };
     {
@@ -261,25 +290,17 @@ fn side_by_side(
             let (half, _, _) = col(w);
             let h = theme.get(Role::Header);
             Line::from(vec![
-                Span::styled(text::fit(&format!("  #  {left_title}"), half, ell), h),
+                Span::styled(text::fit(&format!("  #   {left_title}"), half, ell), h),
                 Span::styled(sep.clone(), theme.get(Role::Border)),
-                Span::styled(format!("  #  {right_title}"), h),
+                Span::styled(format!("  #   {right_title}"), h),
             ])
         });
     }
-    // each side's selected target `*` and LLM target `L`, in the cell after the rank
-    let mark = |sel: &Option<Selection>, name: &str| -> &'static str {
-        match sel {
-            Some(s) if s.selected_target == name => "*",
-            Some(s) if s.llm_target.as_deref() == Some(name) => "L",
-            _ => " ",
-        }
-    };
     let n = cmp.base.rows.len().max(cmp.variant.rows.len());
     for i in 0..n {
         let left = cmp.base.rows.get(i).map(|r| {
             let lost = !cmp.variant.rows.iter().any(|x| x.name == r.name);
-            let m = mark(&cmp.base_selection, &r.name);
+            let m = marks(&cmp.base_selection, &r.name);
             (clean(&r.name), r.rounded_score(), lost, m)
         });
         let right = cmp.variant.rows.get(i).map(|r| {
@@ -287,7 +308,7 @@ fn side_by_side(
             let marker = m.map(|m| m.marker(ascii)).unwrap_or_default();
             let delta = m.and_then(|m| m.delta());
             let is_new = m.is_some_and(|m| m.base_rank.is_none());
-            let sel = mark(&cmp.variant_selection, &r.name);
+            let sel = marks(&cmp.variant_selection, &r.name);
             (
                 clean(&r.name),
                 r.rounded_score(),
@@ -302,18 +323,13 @@ fn side_by_side(
         d.sized(move |w| {
             let (half, ln, rn) = col(w);
             let mut sp: Vec<Span<'static>> = Vec::new();
-            let mark_span = |m: &'static str| match m {
-                "*" => Span::styled(m, theme.get(Role::MarkTarget)),
-                "L" => Span::styled(m, theme.get(Role::MarkLlm)),
-                _ => Span::raw(m),
-            };
             match &left {
                 Some((name, score, lost, m)) => {
                     sp.push(Span::styled(
                         text::fit_right(&(i + 1).to_string(), 3),
                         theme.get(Role::Muted),
                     ));
-                    sp.push(mark_span(m));
+                    sp.extend(mark_spans(&theme, m));
                     sp.push(Span::raw(" "));
                     sp.push(Span::styled(
                         text::fit(name, ln, ell),
@@ -332,7 +348,7 @@ fn side_by_side(
                         text::fit_right(if *lost { "gone" } else { "" }, 6),
                         theme.get(Role::Bad),
                     ));
-                    let used: usize = 3 + 1 + 1 + ln + 8 + 6;
+                    let used: usize = 3 + 2 + 1 + ln + 8 + 6;
                     sp.push(Span::raw(" ".repeat(half.saturating_sub(used))));
                 }
                 None => sp.push(Span::raw(" ".repeat(half))),
@@ -343,7 +359,7 @@ fn side_by_side(
                     text::fit_right(&(i + 1).to_string(), 3),
                     theme.get(Role::Muted),
                 ));
-                sp.push(mark_span(m));
+                sp.extend(mark_spans(&theme, m));
                 sp.push(Span::raw(" "));
                 sp.push(Span::styled(
                     text::fit(name, rn, ell),

@@ -156,11 +156,12 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> Drawn {
         ("Help overlay (?)", rows_of(edit::HELP_KEYS, g)),
     ];
     let note = ("Narration overlay (i)", rows_of(edit::NOTE_KEYS, g));
+    let log = ("Messages overlay (I)", rows_of(edit::MESSAGES_KEYS, g));
     let find = (
         "Find line (Ctrl-F in a drill-down pane or in this help)",
         rows_of(edit::FIND_KEYS, g),
     );
-    for (title, entries) in tables.into_iter().chain([find, note]) {
+    for (title, entries) in tables.into_iter().chain([find, note, log]) {
         let lines: Vec<Line<'static>> = entries
             .into_iter()
             .filter(|(k, l)| pass(&format!("{k} {l} {title}")))
@@ -357,31 +358,35 @@ fn command_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize, w: usize) -> 
                 if !pass(&hay) {
                     continue;
                 }
-                let mut sp = vec![
-                    Span::styled(format!("  {}", text::fit(&keys, kw, g.ellipsis)), kst),
-                    Span::styled(
-                        format!(" {}", c.label),
-                        if disabled.is_some() {
-                            st(app, Role::Disabled)
-                        } else {
-                            Style::default()
-                        },
-                    ),
-                ];
-                if w >= 100 {
-                    sp.push(Span::styled(format!("  :{}", c.name), st(app, Role::Muted)));
-                }
+                let lst = if disabled.is_some() {
+                    st(app, Role::Disabled)
+                } else {
+                    Style::default()
+                };
+                // after the label: the `:name`, where the keys work, and why not here
+                let mut tail = vec![Span::styled(format!("  :{}", c.name), st(app, Role::Muted))];
                 if !wh.is_empty() {
-                    sp.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
+                    tail.push(Span::styled(format!("  [{wh}]"), st(app, Role::Muted)));
                 }
                 if let Some(why) = disabled {
-                    sp.push(Span::styled(
+                    tail.push(Span::styled(
                         format!("  (disabled: {why})"),
                         st(app, Role::Warn),
                     ));
                 } else if !active_here && !app.keys.bindings(c).is_empty() {
-                    sp.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
+                    tail.push(Span::styled("  (not in this pane)", st(app, Role::Muted)));
                 }
+                let mut sp = vec![Span::styled(
+                    format!("  {}", text::fit(&keys, kw, g.ellipsis)),
+                    kst,
+                )];
+                sp.extend(super::label_and_tail(
+                    c.label,
+                    lst,
+                    tail,
+                    w.saturating_sub(2 + kw),
+                    g.ellipsis,
+                ));
                 group_rows.push(Line::from(sp));
             }
         }

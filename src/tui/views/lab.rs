@@ -39,8 +39,9 @@ pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
     let label = clean(&l.label);
     let cases = format!("  {} cases", l.suite.cases.len());
     let policy = clean(l.select.policy.as_str());
-    let long = format!("  k={} depth={} policy {policy}", l.k, l.params.depth);
-    let short = format!("  k={} d={} {policy}", l.k, l.params.depth);
+    let (k_long, k_short) = top_k_text(l);
+    let long = format!("  {k_long} depth={} policy {policy}", l.params.depth);
+    let short = format!("  {k_short} d={} {policy}", l.params.depth);
     let on = |n: bool| match &graph {
         Some((g, tools)) if n => format!("  on {g} ({tools} tools)"),
         Some((g, _)) => format!("  on {g}"),
@@ -66,6 +67,38 @@ pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
         Span::styled(format!("{cases}{on}"), st(app, Role::Muted)),
         Span::raw(params.to_string()),
     ]
+}
+
+/// The top_k the cases ran with, long and short: the lab's `k=10` when no case has its
+/// own; else the cases' own values, honestly (`top_k 5 (each case's own)`, or `top_k per
+/// case 1–20, else 10`: the lab's k is then only the hit@k and recall@k cut-off).
+fn top_k_text(l: &LabView) -> (String, String) {
+    let own: Vec<u64> = l
+        .suite
+        .cases
+        .iter()
+        .filter_map(|c| c.knobs.get("top_k").and_then(|v| v.as_u64()))
+        .collect();
+    let (Some(lo), Some(hi)) = (own.iter().min(), own.iter().max()) else {
+        return (format!("k={}", l.k), format!("k={}", l.k));
+    };
+    let all = own.len() == l.suite.cases.len();
+    let range = if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}-{hi}")
+    };
+    match (all, lo == hi) {
+        (true, true) => (
+            format!("top_k {range} (each case's own)"),
+            format!("k={range}"),
+        ),
+        (true, false) => (format!("top_k per case {range}"), format!("k={range}/case")),
+        (false, _) => (
+            format!("top_k per case {range}, else {}", l.k),
+            format!("k={range}/case,{}", l.k),
+        ),
+    }
 }
 
 pub fn status(app: &App, _short: bool) -> Vec<Vec<Span<'static>>> {
@@ -99,6 +132,9 @@ pub fn status(app: &App, _short: bool) -> Vec<Vec<Span<'static>>> {
 fn summary_line(app: &App, l: &LabView, width: usize) -> Line<'static> {
     let g = glyphs(app);
     let total = l.suite.cases.len();
+    if let Some(e) = &l.error {
+        return Line::styled(format!(" not evaluated: {}", clean(e)), st(app, Role::Bad));
+    }
     if l.running || l.summary.is_none() {
         let pct = if total == 0 {
             1.0
@@ -401,6 +437,15 @@ fn detail(app: &App, l: &LabView) -> Doc {
         );
     }
     let idx = l.order().get(l.cursor).copied();
+    if let Some(own) = idx
+        .and_then(|i| l.case_of(i))
+        .and_then(|case| case.knobs.get("top_k"))
+    {
+        d.text(Line::styled(
+            format!("  top_k {own} (the case's own; the lab's is {})", l.k),
+            st(app, Role::Muted),
+        ));
+    }
     match idx.and_then(|i| l.class(i)) {
         Some(CaseClass::Error(e)) => d.text_indent(
             Line::styled(

@@ -1,4 +1,5 @@
-//! The loading screen: a progress bar for large artifacts while the UI stays responsive.
+//! The loading screen: a progress bar for large artifacts while the UI stays responsive,
+//! in a box sized to its text (a long note wraps, never cut) with the keys at the bottom.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -10,27 +11,38 @@ use super::super::text;
 use super::super::theme::Role;
 use super::{block, centered, clean, glyphs, put_line, st};
 
+/// The box's text and gauge: as wide as its longest line needs (at least 64 cells, at
+/// most 100 or the screen), as tall as the wrapped text; the keys line is never cut.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let g = glyphs(app);
-    let r = centered(area, 64, 7);
-    Clear.render(r, buf);
-    let b = block(app, true, false).title(Line::styled(
-        format!(" loading {} ", clean(&app.source_label)),
-        st(app, Role::Title),
-    ));
-    let inner = b.inner(r);
-    b.render(r, buf);
-    if inner.height == 0 || inner.width < 4 {
-        return;
-    }
     let p = app.load.clone().unwrap_or(super::super::app::LoadProgress {
         phase: String::new(),
         fraction: 0.0,
         detail: String::new(),
     });
-    let w = inner.width as usize;
+    let title = format!(" loading {} ", clean(&app.source_label));
+    let (phase, detail, keys) = (clean(&p.phase), clean(&p.detail), loading_keys(app));
+    let need = [&title, &phase, &detail, &keys]
+        .iter()
+        .map(|t| text::width(t))
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let w = (need.clamp(64, 100) as u16).min(area.width);
+    let iw = w.saturating_sub(2) as usize;
+    let wrap = |t: &str, role: Option<Role>| -> Vec<Line<'static>> {
+        let l = match role {
+            Some(r) => Line::styled(t.to_string(), st(app, r)),
+            None => Line::raw(t.to_string()),
+        };
+        if t.is_empty() {
+            Vec::new()
+        } else {
+            text::wrap_line(&l, iw.max(1), 2)
+        }
+    };
     let pct = format!(" {:>3.0}%", (p.fraction.clamp(0.0, 1.0) * 100.0).floor());
-    let bar_w = w.saturating_sub(text::width(&pct) + 1);
+    let bar_w = iw.saturating_sub(text::width(&pct) + 1);
     let filled = ((p.fraction.clamp(0.0, 1.0)) * bar_w as f64).round() as usize;
     let bar = Line::from(vec![
         Span::styled(g.gauge_full.repeat(filled), st(app, Role::Title)),
@@ -40,23 +52,38 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         ),
         Span::raw(pct),
     ]);
-    let rows = [
-        Line::raw(text::truncate(&clean(&p.phase), w, g.ellipsis)),
-        bar,
-        Line::styled(
-            text::truncate(&clean(&p.detail), w, g.ellipsis),
-            st(app, Role::Muted),
-        ),
-        Line::styled(loading_keys(app), st(app, Role::Muted)),
-    ];
-    for (i, l) in rows.iter().enumerate() {
+    let mut rows = wrap(&phase, None);
+    rows.push(bar);
+    rows.extend(wrap(&detail, Some(Role::Muted)));
+    let keys = wrap(&keys, Some(Role::Muted));
+    let h = (rows.len() + keys.len() + 2) as u16;
+    let r = centered(area, w, h);
+    Clear.render(r, buf);
+    let b = block(app, true, false).title(Line::styled(
+        text::truncate(&title, iw, g.ellipsis),
+        st(app, Role::Title),
+    ));
+    let inner = b.inner(r);
+    b.render(r, buf);
+    if inner.height == 0 || inner.width < 4 {
+        return;
+    }
+    // the keys keep the bottom rows; the text above gives way on a short screen
+    let room = (inner.height as usize).saturating_sub(keys.len());
+    rows.truncate(room);
+    let key_top = inner.height as usize - keys.len().min(inner.height as usize);
+    let placed = rows
+        .iter()
+        .enumerate()
+        .chain(keys.iter().enumerate().map(|(i, l)| (key_top + i, l)));
+    for (i, l) in placed {
         if i as u16 >= inner.height {
-            break;
+            continue;
         }
         put_line(
             buf,
             Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
-            l,
+            &text::truncate_line(l.clone(), iw, g.ellipsis),
         );
     }
 }

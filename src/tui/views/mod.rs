@@ -25,6 +25,7 @@ pub mod graph;
 pub mod help;
 pub mod lab;
 pub mod loading;
+pub mod messages;
 pub mod note;
 pub mod palette;
 pub mod selector;
@@ -102,7 +103,6 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     }
     let h = area.height;
     let show_info = h >= 16;
-    let show_footer = h >= 13;
     let show_status = h >= 11 || app.flash.is_some();
     let mut y = area.y;
     let query_area = Rect::new(area.x, y, area.width, 1);
@@ -112,11 +112,9 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
         y += 1;
         r
     });
-    let mut bottom = area.y + area.height;
-    let footer_area = show_footer.then(|| {
-        bottom -= 1;
-        Rect::new(area.x, bottom, area.width, 1)
-    });
+    // the footer, with `? help` and `q quit` pinned at its right, at every size drawn
+    let mut bottom = area.y + area.height - 1;
+    let footer_area = Rect::new(area.x, bottom, area.width, 1);
     let status_area = show_status.then(|| {
         bottom -= 1;
         Rect::new(area.x, bottom, area.width, 1)
@@ -138,20 +136,15 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     if let Some(r) = info_area.filter(|_| app.screen != Screen::Explore) {
         status::draw_info(app, r, buf, None);
     }
+    // without an info line a message takes the status bar's row, never the footer's
     if let Some(r) = status_area {
-        if !show_info && app.flash.is_some() && !show_footer {
+        if !show_info && app.flash.is_some() {
             status::draw_flash(app, r, buf);
         } else {
             status::draw_status(app, r, buf);
         }
     }
-    if let Some(r) = footer_area {
-        if !show_info && app.flash.is_some() {
-            status::draw_flash(app, r, buf);
-        } else {
-            status::draw_footer(app, r, buf);
-        }
-    }
+    status::draw_footer(app, footer_area, buf);
 
     // main area: candidates and the drill-down pane
     let compact = area.height < 30 || area.width < 100;
@@ -262,6 +255,10 @@ fn overlays(
         }
         Overlay::Note => {
             note::draw(app, area, buf);
+            (info, None)
+        }
+        Overlay::Messages => {
+            messages::draw(app, area, buf);
             (info, None)
         }
         Overlay::None => (info, cursor),
@@ -586,9 +583,21 @@ fn pane_subtitle(app: &App, p: PaneId) -> Option<String> {
 }
 
 fn too_small(app: &App, area: Rect, buf: &mut Buffer) {
+    use super::commands::{self, CmdId};
     let x = glyphs(app).times;
+    // the way out, from the registry (quit! works whatever has the keys)
+    let quit = commands::keys_in(
+        &app.keys,
+        commands::get(CmdId::ForceQuit),
+        commands::ALWAYS,
+        glyphs(app),
+    )
+    .into_iter()
+    .next()
+    .map(|k| format!("; {k} quits"))
+    .unwrap_or_default();
     let msg = format!(
-        "terminal too small (need {MIN_WIDTH}{x}{MIN_HEIGHT}, have {}{x}{})",
+        "terminal too small (need {MIN_WIDTH}{x}{MIN_HEIGHT}, have {}{x}{}){quit}",
         area.width, area.height
     );
     let lines = text::wrap_line(&Line::from(msg), area.width.max(1) as usize, 0);
@@ -609,6 +618,32 @@ fn too_small(app: &App, area: Rect, buf: &mut Buffer) {
         );
         buf.set_line(x, y, &styled, area.width);
     }
+}
+
+/// A row's label and what follows it (`tail`: a command's `:name` or keys, then notes) in
+/// `room` cells, cut by information value: the label gives way first (down to a readable
+/// 12 cells), then the notes from the last; the tail's first span always stays. For the
+/// help overlay's and the palette's command rows.
+pub fn label_and_tail(
+    label: &str,
+    label_style: Style,
+    mut tail: Vec<Span<'static>>,
+    room: usize,
+    ellipsis: &str,
+) -> Vec<Span<'static>> {
+    let label = format!(" {label}");
+    let width = |v: &[Span<'static>]| v.iter().map(|s| text::width(&s.content)).sum::<usize>();
+    let keep = text::width(&label).min(12);
+    while tail.len() > 1 && room.saturating_sub(width(&tail)) < keep {
+        tail.pop();
+    }
+    let label_room = room.saturating_sub(width(&tail));
+    let mut out = vec![Span::styled(
+        text::truncate(&label, label_room, ellipsis),
+        label_style,
+    )];
+    out.extend(tail);
+    out
 }
 
 /// Writes a line clipped to `r` (one row).

@@ -14,7 +14,7 @@ use super::super::app::{App, PaletteItem, PaletteState, enter_preview, palette_i
 use super::super::commands::{self, Arg};
 use super::super::text;
 use super::super::theme::Role;
-use super::{block, clean, glyphs, put_line, st};
+use super::{block, clean, glyphs, label_and_tail, put_line, st};
 
 pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option<Position> {
     let g = glyphs(app);
@@ -70,7 +70,19 @@ pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option
         let line = match it {
             PaletteItem::Command(id) => {
                 let c = commands::get(*id);
-                let keys = commands::keys_all(&app.keys, c, g);
+                // each key with where it works (`q  Esc [while loading]`), as the help
+                // says it, so no key reads as doing something it does not do here
+                let keys = commands::key_groups(&app.keys, c, g)
+                    .into_iter()
+                    .map(|(k, wh)| {
+                        if wh.is_empty() {
+                            k
+                        } else {
+                            format!("{k} [{wh}]")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("  ");
                 let name = match c.arg {
                     Arg::None => c.name.to_string(),
                     Arg::Optional(a) => format!("{} [{a}]", c.name),
@@ -81,16 +93,27 @@ pub fn draw(app: &App, p: &PaletteState, area: Rect, buf: &mut Buffer) -> Option
                 } else {
                     Style::default()
                 };
-                let mut sp = vec![
-                    Span::styled(text::fit(&name, 18, g.ellipsis), st(app, Role::Key)),
-                    Span::styled(format!(" {}", c.label), lst),
-                ];
+                // the keys stay when the label is cut, then why it is disabled
+                let keys = if keys.is_empty() {
+                    keys
+                } else {
+                    format!("  {keys}")
+                };
+                let mut tail = vec![Span::styled(keys, st(app, Role::Muted))];
                 if let Some(why) = disabled {
-                    sp.push(Span::styled(format!("  ({why})"), st(app, Role::Warn)));
+                    tail.push(Span::styled(format!("  ({why})"), st(app, Role::Warn)));
                 }
-                if !keys.is_empty() {
-                    sp.push(Span::styled(format!("  {keys}"), st(app, Role::Muted)));
-                }
+                let mut sp = vec![Span::styled(
+                    text::fit(&name, 18, g.ellipsis),
+                    st(app, Role::Key),
+                )];
+                sp.extend(label_and_tail(
+                    c.label,
+                    lst,
+                    tail,
+                    iw.saturating_sub(18),
+                    g.ellipsis,
+                ));
                 Line::from(sp)
             }
             PaletteItem::Value { cmd, value } => {

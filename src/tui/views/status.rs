@@ -27,8 +27,30 @@ fn flash_line(app: &App) -> Option<Line<'static>> {
 
 pub fn draw_flash(app: &App, r: Rect, buf: &mut Buffer) {
     if let Some(l) = flash_line(app) {
-        let l = text::truncate_line(l, r.width as usize, glyphs(app).ellipsis);
-        put_line(buf, r, &l);
+        put_line(buf, r, &fit_message(app, l, r.width as usize));
+    }
+}
+
+/// A message in `width` cells: whole when it fits, else cut with the key that shows it in
+/// full at the end (`I: all`, from the registry).
+fn fit_message(app: &App, l: Line<'static>, width: usize) -> Line<'static> {
+    let g = glyphs(app);
+    let key = commands::keys_in(
+        &app.keys,
+        commands::get(commands::CmdId::Messages),
+        commands::NORMAL,
+        g,
+    )
+    .into_iter()
+    .next();
+    match key {
+        Some(k) if text::line_width(&l) > width => {
+            let more = format!(" {k}: all");
+            let mut l = text::truncate_line(l, width.saturating_sub(more.len()), g.ellipsis);
+            l.spans.push(Span::styled(more, st(app, Role::Key)));
+            l
+        }
+        _ => text::truncate_line(l, width, g.ellipsis),
     }
 }
 
@@ -36,9 +58,11 @@ pub fn draw_flash(app: &App, r: Rect, buf: &mut Buffer) {
 /// `found`: the find's matches as counted by this frame (else the last frame's).
 pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer, found: Option<usize>) {
     let g = glyphs(app);
-    let line = if let Some(l) = flash_line(app) {
-        l
-    } else if app.screen != Screen::Explore {
+    if let Some(l) = flash_line(app) {
+        put_line(buf, r, &fit_message(app, l, r.width as usize));
+        return;
+    }
+    let line = if app.screen != Screen::Explore {
         Line::styled(screen_tip(app).to_string(), st(app, Role::Muted))
     } else if let Some(f) = app
         .find
@@ -108,10 +132,7 @@ pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer, found: Option<usize>) {
     };
     let width = r.width as usize;
     let line_w: usize = line.spans.iter().map(|s| text::width(&s.content)).sum();
-    let line = if line_w > width
-        && app.flash.is_none()
-        && app.screen == Screen::Explore
-        && app.demo_on_screen().is_some()
+    let line = if line_w > width && app.screen == Screen::Explore && app.demo_on_screen().is_some()
     {
         // a cut narration says where the rest is
         let more = " i: full";
@@ -432,6 +453,7 @@ fn overlay_hints(app: &App) -> Option<(Pairs, Pairs)> {
             ),
         }),
         Overlay::Note => Some((vec![("Esc/Enter/i/q", "close")], vec![("F1", "help"), quit])),
+        Overlay::Messages => Some((vec![("Esc/Enter/I/q", "close")], vec![("F1", "help"), quit])),
         Overlay::None => None,
     }
 }

@@ -27,7 +27,9 @@ pub struct TRow {
     /// action, resource, module, shape, contract matches.
     pub badges: Badges,
     pub matched: String,
-    pub why: String,
+    /// Why the row is in the top-K, in ever shorter forms (the column draws the first
+    /// that fits: see [`Why::forms`]).
+    pub why: Vec<String>,
     pub why_role: Role,
     pub target: bool,
     pub llm: bool,
@@ -103,6 +105,35 @@ pub fn columns(width: usize, name_need: usize) -> Cols {
     c
 }
 
+/// The matched-terms column gives way (down to its compact width) until "why" holds
+/// `why_need` cells: the shortest form of every row, its source tool whole.
+pub fn give_why(mut c: Cols, why_need: usize) -> Cols {
+    if c.matched > 0 && c.why < why_need {
+        let take = (why_need - c.why).min(c.matched.saturating_sub(MATCHED_MIN));
+        c.matched -= take;
+        c.why += take;
+    }
+    c
+}
+
+/// The columns for these rows in `width` cells: the names' room, and the matched terms
+/// giving way to the source tools of "why" ([`give_why`]).
+fn rows_columns(rows: &[TRow], width: usize) -> Cols {
+    let need = |f: &dyn Fn(&TRow) -> usize| rows.iter().map(f).max().unwrap_or(0);
+    let name_need = need(&|x| text::width(&x.name));
+    let why_need = need(&|x| x.why.last().map_or(0, |f| text::width(f)));
+    give_why(columns(width, name_need), why_need)
+}
+
+/// The first of a row's why forms that fits in `w` cells, else the shortest one cut (the
+/// source tool's tail goes last).
+pub fn why_in(forms: &[String], w: usize, ellipsis: &str) -> String {
+    match forms.iter().find(|f| text::width(f) <= w) {
+        Some(f) => f.clone(),
+        None => text::truncate(forms.last().map_or("", |f| f.as_str()), w, ellipsis),
+    }
+}
+
 /// The role of a "why in top-K" text.
 pub fn why_role(w: &Why) -> Role {
     match w {
@@ -123,7 +154,7 @@ impl TRow {
             chips: v.chips_known(),
             badges: v.badges_known(),
             matched: v.matched_text(),
-            why: v.why_text(glyphs(app).arrow_in),
+            why: v.why_forms(glyphs(app).arrow_in),
             why_role: why_role(&why),
             target: false,
             llm: false,
@@ -133,10 +164,12 @@ impl TRow {
 
     /// A row read from captured evidence (marks unset).
     pub fn recorded(app: &App, row: &RowRecord) -> TRow {
-        let mut why = row.why.text(glyphs(app).arrow_in);
-        if row.history_demoted {
-            why.push_str(&history_note(None));
-        }
+        let note = if row.history_demoted {
+            history_note(None)
+        } else {
+            String::new()
+        };
+        let why = row.why.forms(glyphs(app).arrow_in, &note);
         TRow {
             name: clean(&row.name),
             score: row.score,
@@ -228,16 +261,10 @@ pub fn draw(
     if inner.height == 0 || inner.width == 0 {
         return (None, 0);
     }
-    let name_need = t
-        .rows
-        .iter()
-        .map(|x| text::width(&x.name))
-        .max()
-        .unwrap_or(0);
     // where the theme has no background for the cursor row, a marker column shows it
     let marks = app.theme.marks_cursor();
     let cur = usize::from(marks);
-    let cols = columns((inner.width as usize).saturating_sub(cur), name_need);
+    let cols = rows_columns(t.rows, (inner.width as usize).saturating_sub(cur));
     let hst = st(app, Role::Header);
     // header
     let mut head = format!(
@@ -359,7 +386,7 @@ pub fn draw(
         }
         spans.push(Span::raw(" "));
         spans.push(Span::styled(
-            text::truncate(&row.why, cols.why, g.ellipsis),
+            why_in(&row.why, cols.why, g.ellipsis),
             st(app, row.why_role),
         ));
         let mut line = Line::from(spans);
@@ -389,6 +416,33 @@ pub fn draw(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// N9/N10: a narrow "why" column keeps the source tool before the confidence.
+    #[test]
+    fn why_column_cuts_by_information_value() {
+        let forms = Why::Expanded {
+            from: "repos/update".into(),
+            relation: "requires".into(),
+            confidence: Some("EXTRACTED".into()),
+        }
+        .forms("←", "");
+        let at = |w: usize| why_in(&forms, w, "…");
+        assert_eq!(at(60), "← repos/update requires [EXTRACTED]");
+        assert_eq!(at(28), "← repos/update requires [EX]");
+        assert_eq!(at(22), "← repos/update req EX");
+        assert_eq!(at(18), "← repos/update req");
+        assert_eq!(at(14), "← repos/update");
+        assert_eq!(at(10), "← repos/u…");
+        for w in 0..60 {
+            assert!(text::width(&at(w)) <= w, "{w}: {}", at(w));
+        }
+        // at 80 columns the matched terms give way to a source tool that needs the room
+        let c = columns(78, 23);
+        let given = give_why(c, c.why + 2);
+        assert_eq!((given.why, given.matched), (c.why + 2, c.matched - 2));
+        assert_eq!(give_why(c, c.why + 50).matched, MATCHED_MIN);
+        assert_eq!(give_why(c, 3), c);
+    }
 
     #[test]
     fn columns_fit_the_width() {
