@@ -324,3 +324,46 @@ fn escape_sequences_in_two_graphs_render_harmlessly() {
     }
     assert!(h.emitted.is_empty(), "nothing written to the terminal");
 }
+
+/// A moved tool that is not the tracked one is blamed on the change with the largest
+/// Shapley share of its own rank move, even one with no share of the tracked tool's
+/// change (listed after the case's causes); the causes say what each tops and by how much.
+#[test]
+fn an_untracked_moved_tool_is_blamed_on_its_own_largest_share() {
+    let mut h = suite_harness();
+    goto(&mut h, "cancel-ko");
+    let c = h.app.gdiff.as_ref().unwrap().current().unwrap().clone();
+    assert!(c.changed && c.resolved);
+    let tracked = c.tracked.clone().unwrap();
+    let k = c
+        .cause_of("getOrder")
+        .expect("getOrder moved and is blamed");
+    assert_ne!(Some(k), c.cause_of(&tracked));
+    let cause = &c.causes[k];
+    assert!(
+        cause.label.starts_with("getOrder's document"),
+        "{}",
+        cause.label
+    );
+    assert_eq!(
+        cause.share,
+        Some(0.0),
+        "no share of the tracked tool's change"
+    );
+    let (_, share) = cause.tools.iter().find(|t| t.0 == "getOrder").unwrap();
+    assert!((share - 1.0).abs() < 1e-9, "{share}");
+    // every moved tool is attributed: the parts of its move add up to it
+    assert!(c.blame.iter().all(|(_, b)| b.is_some()), "{:?}", c.blame);
+    h.key(KeyCode::Enter);
+    let s = h.screen(120, 40);
+    let row = s
+        .lines()
+        .find(|l| l.contains(" getOrder ") && l.contains(&format!("[{}]", k + 1)))
+        .unwrap_or_else(|| panic!("no blamed getOrder row:\n{s}"));
+    assert!(row.contains("getOrder's document"), "{row}");
+    assert!(s.contains("(tops getOrder, "), "{s}");
+    assert!(
+        s.contains("blame column: each moved tool's largest Shapley share"),
+        "{s}"
+    );
+}

@@ -1,7 +1,8 @@
 //! The Blame tab of the Diff screen on two graphs: the case's headline, OLD's and NEW's
 //! rankings side by side with a **blame** column naming each moved tool's top cause
-//! (`[n]`, the cause listed below), then the causes (the cursor's; Enter shows the
-//! change, `x` applies it alone to OLD). With causes applied the right column is OLD with
+//! (`[n]`, the cause listed below: the change with the largest Shapley share of that
+//! tool's own rank move), then the causes (the cursor's; Enter shows the change, `x`
+//! applies it alone to OLD). With causes applied the right column is OLD with
 //! them, and the blame column says where each tool stands in NEW.
 
 use ratatui::style::Style;
@@ -200,7 +201,7 @@ fn table(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
             } else {
                 match c.cause_of(nm) {
                     Some(k) => format!("[{}] {}", k + 1, clean(&c.causes[k].label)),
-                    None => "no single change".into(),
+                    None => "unattributed".into(),
                 }
             };
             (clean(nm), *sc, marker, role, ra.is_none(), blame)
@@ -283,7 +284,7 @@ fn causes(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
     }
     d.text(Line::styled(
         format!(
-            "Causes ({}): Enter shows the change, x applies it alone to OLD",
+            "Causes ({}), share of the headline's change (Enter: change, x: alone on OLD)",
             c.causes.len()
         ),
         st(app, Role::Section),
@@ -297,14 +298,7 @@ fn causes(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
         let tops = if k.tools.is_empty() {
             String::new()
         } else {
-            format!(
-                "  (tops {})",
-                k.tools
-                    .iter()
-                    .map(|t| clean(t))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!("  (tops {})", tops(&k.tools))
         };
         d.item(spans(vec![
             (format!("[{}]", i + 1), st(app, Role::Key)),
@@ -321,4 +315,27 @@ fn causes(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
         format!("residual {:.2e}  {}", c.residual, clean(&c.method)),
         st(app, Role::Muted),
     ));
+    d.text(Line::styled(
+        "blame column: each moved tool's largest Shapley share of its own rank move \
+         (the same players and hybrids)",
+        st(app, Role::Muted),
+    ));
+}
+
+/// The tools a cause tops and its share of each one's move: `listOrders 1.00,
+/// listOrderItems 0.50`, or `listOrders, listOrderItems: 1.00 each` when the shares are
+/// the same.
+pub fn tops(tools: &[(String, f64)]) -> String {
+    let share = |s: f64| format!("{s:.2}");
+    let names = || tools.iter().map(|(t, _)| clean(t)).collect::<Vec<_>>();
+    match tools.first() {
+        Some((_, s0)) if tools.iter().all(|(_, s)| share(*s) == share(*s0)) => {
+            format!("{}: {} each", names().join(", "), share(*s0))
+        }
+        _ => tools
+            .iter()
+            .map(|(t, s)| format!("{} {}", clean(t), share(*s)))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }

@@ -389,7 +389,7 @@ fn change_doc(app: &App, v: &GraphDiffView) -> Doc {
     ]));
     let share = cause
         .share
-        .map(|s| format!("share {s:.2} of the change  "))
+        .map(|s| format!("share {s:.2} of the headline's change  "))
         .unwrap_or_default();
     d.text_indent(
         Line::styled(
@@ -399,13 +399,8 @@ fn change_doc(app: &App, v: &GraphDiffView) -> Doc {
                     String::new()
                 } else {
                     format!(
-                        "top cause of {}  ",
-                        cause
-                            .tools
-                            .iter()
-                            .map(|t| clean(t))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "top cause of {} (its share of each one's rank move)  ",
+                        super::blame::tops(&cause.tools)
                     )
                 },
                 if on {
