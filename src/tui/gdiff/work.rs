@@ -117,12 +117,17 @@ pub enum GdJob {
 /// What the worker reports.
 #[derive(Debug)]
 pub enum GdMsg {
-    /// The artifact diff is computed and the change groups are built.
+    /// The artifact diff is computed and the change groups are built (`epoch`: the
+    /// worker's, as given to [`GdWorker::spawn`]).
     Ready {
+        epoch: u64,
         diff: Box<ArtifactDiff>,
         groups: usize,
     },
-    Failed(String),
+    Failed {
+        epoch: u64,
+        message: String,
+    },
     /// Suite cases `start..start + cases.len()` blamed.
     Cases {
         generation: u64,
@@ -452,12 +457,14 @@ pub struct GdWorker {
 
 impl GdWorker {
     /// Computes the artifact diff and the change groups, then runs jobs on one thread per
-    /// core until the app is gone. `send` delivers a message to the app (false: the app
-    /// is gone).
+    /// core until the app is gone or the worker is dropped. `send` delivers a message to
+    /// the app (false: the app is gone); `epoch` tags the first answers, so the app can
+    /// tell them from those of a worker it replaced.
     pub fn spawn(
         old: Arc<Engine>,
         new: Arc<Engine>,
         labels: (String, String),
+        epoch: u64,
         send: impl Fn(GdMsg) -> bool + Send + Sync + 'static,
     ) -> GdWorker {
         let (jtx, jrx) = channel::<GdJob>();
@@ -468,6 +475,7 @@ impl GdWorker {
                     let d = artifact_diff(&old, &new, (&labels.0, &labels.1));
                     let plan = Plan::new(&old, &new, &d);
                     if !send(GdMsg::Ready {
+                        epoch,
                         diff: Box::new(d.clone()),
                         groups: plan.groups.len(),
                     }) {
@@ -476,7 +484,10 @@ impl GdWorker {
                     serve(&plan, &jrx, &send, crate::par::threads());
                 }));
                 if let Err(p) = r {
-                    send(GdMsg::Failed(crate::par::panic_text(p.as_ref())));
+                    send(GdMsg::Failed {
+                        epoch,
+                        message: crate::par::panic_text(p.as_ref()),
+                    });
                 }
             });
         GdWorker { jobs: jtx }

@@ -134,6 +134,53 @@ fn cols(w: usize) -> (usize, usize, bool) {
     (nw, bw, wide)
 }
 
+/// The table's head: OLD's name, the right column's (NEW's, or OLD with the causes
+/// `applied`; the two names cut so that they still differ) and the blame column's.
+fn table_head(app: &App, v: &GraphDiffView, applied: Option<&[usize]>, d: &mut Doc) {
+    let g = glyphs(app);
+    let (theme, ell, sep) = (app.theme.clone(), g.ellipsis, g.sep.to_string());
+    // None: NEW, named beside OLD
+    let right_label = match applied {
+        Some(t) => Some(format!(
+            "OLD + {}",
+            t.iter()
+                .map(|i| format!("[{}]", i + 1))
+                .collect::<Vec<_>>()
+                .join("")
+        )),
+        None if !v.toggled.is_empty() => Some(format!("re-ranking{}", g.ellipsis)),
+        None => None,
+    };
+    let (old_name, new_name) = (clean(&v.old_label), clean(&v.new_label));
+    let blame_label = if applied.is_some() { "in NEW" } else { "blame" };
+    d.sized(move |w| {
+        let (nw, bw, wide) = cols(w);
+        let s = if wide { 7 } else { 0 };
+        let h = theme.get(Role::Header);
+        let (lw, rw) = (4 + nw + s, 4 + nw + s + 5);
+        let (pl, pr) = ("  # OLD ", "  # NEW ");
+        let (a, b) = text::distinct_pair(
+            &old_name,
+            &new_name,
+            (
+                lw.saturating_sub(text::width(pl)),
+                rw.saturating_sub(text::width(pr)),
+            ),
+            ell,
+        );
+        let right = match &right_label {
+            Some(r) => format!("  # {r}"),
+            None => format!("{pr}{b}"),
+        };
+        Line::from(vec![
+            Span::styled(text::fit(&format!("{pl}{a}"), lw, ell), h),
+            Span::styled(sep.clone(), theme.get(Role::Border)),
+            Span::styled(text::fit(&right, rw, ell), h),
+            Span::styled(format!(" {}", text::fit(blame_label, bw, ell)), h),
+        ])
+    });
+}
+
 fn table(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
     let g = glyphs(app);
     let theme = app.theme.clone();
@@ -145,37 +192,7 @@ fn table(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
         Some((_, r)) => r.rows.clone(),
         None => c.new_rows.clone(),
     };
-    let right_label = match applied {
-        Some((t, _)) => format!(
-            "OLD + {}",
-            t.iter()
-                .map(|i| format!("[{}]", i + 1))
-                .collect::<Vec<_>>()
-                .join("")
-        ),
-        None if !v.toggled.is_empty() => format!("re-ranking{}", g.ellipsis),
-        None => format!("NEW {}", clean(&v.new_label)),
-    };
-    let left_label = format!("OLD {}", clean(&v.old_label));
-    let blame_label = if applied.is_some() { "in NEW" } else { "blame" };
-    {
-        let theme = theme.clone();
-        let sep = sep.clone();
-        d.sized(move |w| {
-            let (nw, bw, wide) = cols(w);
-            let s = if wide { 7 } else { 0 };
-            let h = theme.get(Role::Header);
-            Line::from(vec![
-                Span::styled(text::fit(&format!("  # {left_label}"), 4 + nw + s, ell), h),
-                Span::styled(sep.clone(), theme.get(Role::Border)),
-                Span::styled(
-                    text::fit(&format!("  # {right_label}"), 4 + nw + s + 5, ell),
-                    h,
-                ),
-                Span::styled(format!(" {}", text::fit(blame_label, bw, ell)), h),
-            ])
-        });
-    }
+    table_head(app, v, applied.map(|(t, _)| t.as_slice()), d);
     let n = c.old_rows.len().max(right_rows.len());
     for i in 0..n {
         let left = c.old_rows.get(i).map(|(nm, sc)| {

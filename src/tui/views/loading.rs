@@ -1,21 +1,40 @@
-//! The loading screen: a progress bar for large artifacts while the UI stays responsive.
+//! The loading screen: a progress bar for large artifacts while the UI stays responsive
+//! (its box is also the Diff screen's while `:diff` loads two graphs).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use super::super::app::App;
+use super::super::app::{App, LoadProgress};
 use super::super::text;
 use super::super::theme::Role;
 use super::{block, centered, clean, glyphs, put_line, st};
 
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let p = app.load.clone().unwrap_or(LoadProgress {
+        phase: String::new(),
+        fraction: 0.0,
+        detail: String::new(),
+    });
+    gauge_box(
+        app,
+        centered(area, 64, 7),
+        buf,
+        &format!("loading {}", clean(&app.source_label)),
+        &p,
+        &loading_keys(app),
+    );
+}
+
+/// A box titled `title` with the load's phase, a gauge, its detail and a line of keys
+/// (the loading screen's, and the Diff screen's while `:diff` loads its graphs).
+pub fn gauge_box(app: &App, r: Rect, buf: &mut Buffer, title: &str, p: &LoadProgress, keys: &str) {
     let g = glyphs(app);
-    let r = centered(area, 64, 7);
     Clear.render(r, buf);
+    let room = (r.width as usize).saturating_sub(4);
     let b = block(app, true, false).title(Line::styled(
-        format!(" loading {} ", clean(&app.source_label)),
+        format!(" {} ", text::truncate(title, room, g.ellipsis)),
         st(app, Role::Title),
     ));
     let inner = b.inner(r);
@@ -23,11 +42,6 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     if inner.height == 0 || inner.width < 4 {
         return;
     }
-    let p = app.load.clone().unwrap_or(super::super::app::LoadProgress {
-        phase: String::new(),
-        fraction: 0.0,
-        detail: String::new(),
-    });
     let w = inner.width as usize;
     let pct = format!(" {:>3.0}%", (p.fraction.clamp(0.0, 1.0) * 100.0).floor());
     let bar_w = w.saturating_sub(text::width(&pct) + 1);
@@ -47,7 +61,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             text::truncate(&clean(&p.detail), w, g.ellipsis),
             st(app, Role::Muted),
         ),
-        Line::styled(loading_keys(app), st(app, Role::Muted)),
+        Line::styled(text::truncate(keys, w, g.ellipsis), st(app, Role::Muted)),
     ];
     for (i, l) in rows.iter().enumerate() {
         if i as u16 >= inner.height {
