@@ -94,8 +94,30 @@ pub fn distinct_pair(a: &str, b: &str, max: (usize, usize), ellipsis: &str) -> (
         if a == b || !hides || max < width(lead) + width(ellipsis) + 1 {
             return middle;
         }
-        let body: String = chars[start.min(chars.len())..].iter().collect();
-        format!("{lead}{}", truncate(&body, max - width(lead), ellipsis))
+        let from = start.min(chars.len());
+        let body: String = chars[from..].iter().collect();
+        let room = max - width(lead);
+        if width(&body) <= room {
+            return format!("{lead}{body}");
+        }
+        // what differs, then as much of the shared end as fits up to a separator
+        let end = chars.len() - suffix.min(chars.len() - from);
+        let core: String = chars[from..end].iter().collect();
+        let room = room - width(ellipsis);
+        let mut shown = take_width(&core, room);
+        if shown.chars().count() == core.chars().count() {
+            let mut more = String::new();
+            for &c in &chars[end..] {
+                if matches!(c, '-' | '_' | '.' | '/' | ' ') && width(&more) > 0 {
+                    if width(&shown) + width(&more) > room {
+                        break;
+                    }
+                    shown.push_str(&std::mem::take(&mut more));
+                }
+                more.push(c);
+            }
+        }
+        format!("{lead}{shown}{ellipsis}")
     };
     (one(a, &ca, max.0), one(b, &cb, max.1))
 }
@@ -334,8 +356,16 @@ mod tests {
         );
         assert_eq!(
             (x.as_str(), y.as_str()),
-            ("…22.0.0.graph.…", "github-full.graph.json")
+            ("…22.0.0.graph…", "github-full.graph.json")
         );
+        // narrower: what differs, without a stump of the shared end
+        let (x, y) = distinct_pair(
+            "github-22.0.0.graph.json",
+            "github-full.graph.json",
+            (9, 9),
+            "…",
+        );
+        assert_eq!((x.as_str(), y.as_str()), ("…22.0.0…", "…full…"));
         // short enough: as they are
         let (x, y) = distinct_pair("old.json", "new.json", (20, 20), "~");
         assert_eq!((x.as_str(), y.as_str()), ("old.json", "new.json"));
