@@ -371,6 +371,8 @@ fn diff_old_new_from_the_palette_opens_the_diff_screen_and_esc_returns() {
     let s = h.screen(80, 24);
     assert!(s.contains("loading old.json and new.json"), "{s}");
     assert!(s.contains("Esc goes back"), "{s}");
+    // the footer offers only the keys that work meanwhile
+    assert!(!s.contains("j/k move") && s.contains("? help"), "{s}");
     // keys other than the ones that leave do nothing while it loads
     h.keys("jx2");
     assert!(h.app.gd_load.is_some() && h.app.gdiff.is_none());

@@ -72,6 +72,21 @@ fn path_side(arg: &str) -> Result<(PairSide, String), String> {
     Ok((PairSide::Path(p), label))
 }
 
+/// The commands that work while the Diff screen loads its pair (the footer offers only
+/// these): back, the palette, help, saving the screen, the theme and quitting.
+pub fn works_while_loading(id: CmdId) -> bool {
+    matches!(
+        id,
+        CmdId::Back
+            | CmdId::Quit
+            | CmdId::ForceQuit
+            | CmdId::Help
+            | CmdId::Palette
+            | CmdId::Save
+            | CmdId::ThemeCycle
+    )
+}
+
 impl App {
     /// `:diff OLD NEW` on two graphs, or `:diff NEW` (`old` None) against the loaded
     /// graph: checks the arguments, opens the Diff screen on the load's progress and asks
@@ -229,20 +244,7 @@ impl App {
     pub fn gd_loading_key(&mut self, key: Key) -> Vec<Effect> {
         let ctx = self.ctx();
         match commands::lookup(self, key, ctx) {
-            Some(c)
-                if matches!(
-                    c.id,
-                    CmdId::Back
-                        | CmdId::Quit
-                        | CmdId::ForceQuit
-                        | CmdId::Help
-                        | CmdId::Palette
-                        | CmdId::Save
-                        | CmdId::ThemeCycle
-                ) =>
-            {
-                self.run(c.id, None)
-            }
+            Some(c) if works_while_loading(c.id) => self.run(c.id, None),
             _ => {
                 let back = commands::keys_in(
                     &self.keys,
