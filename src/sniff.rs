@@ -100,6 +100,54 @@ pub fn sniff_path(path: &Path) -> Result<Kind, InputError> {
     Ok(sniff(&read_head(path, HEAD_BYTES)?.text))
 }
 
+/// What one argument of a command that takes two graphs or two runs (`diff A B`, `:diff`)
+/// is, from its content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// `demo`, a graph artifact, a spec or a tool list.
+    Graph,
+    /// Captured evidence, a fixture folder, a suite or learning suggestions.
+    Run,
+    /// Nothing recognisable, or not readable (missing, empty, truncated before its first
+    /// key): the loader that reads it says what is wrong, naming the file and the place.
+    Undecided,
+}
+
+/// What `arg` is ([`Side`]); `demo` is the embedded demo graph.
+pub fn side_of(arg: &str) -> Side {
+    if arg == "demo" {
+        return Side::Graph;
+    }
+    match sniff_path(Path::new(arg)) {
+        Ok(Kind::Graph | Kind::Spec | Kind::ToolList | Kind::Yaml) => Side::Graph,
+        Ok(Kind::Evidence | Kind::Suite | Kind::Learning | Kind::Arazzo) => Side::Run,
+        Ok(Kind::Unknown) | Err(_) => Side::Undecided,
+    }
+}
+
+/// Two arguments together: two graphs, two runs, or one of each (an error to report).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pair {
+    Graphs,
+    Runs,
+    /// One is a graph (`graph`: its position, 0 or 1) and the other a run.
+    Mixed {
+        graph: usize,
+    },
+}
+
+/// Decides what two arguments are compared as. An undecided side goes with the other
+/// (and two undecided ones are read as graphs, as the explorer does), so a truncated or
+/// missing file is reported by the loader of what it was given with, with its place.
+pub fn pair(a: &str, b: &str) -> Pair {
+    match (side_of(a), side_of(b)) {
+        (Side::Graph, Side::Run) => Pair::Mixed { graph: 0 },
+        (Side::Run, Side::Graph) => Pair::Mixed { graph: 1 },
+        (Side::Run, _) | (_, Side::Run) => Pair::Runs,
+        _ => Pair::Graphs,
+    }
+}
+
 /// The kind of a document from its (possibly truncated) text.
 pub fn sniff(text: &str) -> Kind {
     let t = text.trim_start_matches('\u{feff}').trim_start();
@@ -285,6 +333,32 @@ pub fn first_keys(s: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_undecided_side_goes_with_the_other() {
+        let d = std::env::temp_dir().join(format!("toolscope-sniff-pair-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let file = |name: &str, text: &str| {
+            let p = d.join(name);
+            std::fs::write(&p, text).unwrap();
+            p.to_string_lossy().into_owned()
+        };
+        let graph = file(
+            "g.json",
+            r#"{"format_version": "1", "graph": {}, "tools": {}}"#,
+        );
+        let run = file("r.json", r#"{"results": [], "stats": {}}"#);
+        let torn = file("t.json", r#"{"format_v"#);
+        let missing = d.join("missing.json").to_string_lossy().into_owned();
+        assert_eq!(side_of(&torn), Side::Undecided);
+        assert_eq!(pair(&graph, &torn), Pair::Graphs);
+        assert_eq!(pair(&torn, "demo"), Pair::Graphs);
+        assert_eq!(pair(&run, &missing), Pair::Runs);
+        assert_eq!(pair(&torn, &missing), Pair::Graphs);
+        assert_eq!(pair(&graph, &run), Pair::Mixed { graph: 0 });
+        assert_eq!(pair(&run, "demo"), Pair::Mixed { graph: 1 });
+        let _ = std::fs::remove_dir_all(&d);
+    }
 
     #[test]
     fn members_of_the_first_object() {

@@ -356,3 +356,40 @@ fn blame_rank_shift_metric_adds_up_to_the_rank_move() {
     let (code, _, err) = ev(args, &["--baseline", sa, "--model"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// A graph given with a file truncated before its first key (the sniffer cannot say what
+/// it is): the graph loader reads it and says where the JSON ends, one line naming the
+/// file, exit 2, whichever side it is on; a run given with a graph says which is which.
+#[test]
+fn a_truncated_graph_names_where_its_json_ends() {
+    let (a, b) = pair("torn");
+    let torn = a.with_file_name("torn.json");
+    let text = std::fs::read_to_string(&b).unwrap();
+    std::fs::write(&torn, &text[..12]).unwrap();
+    let (sa, st) = (a.to_str().unwrap(), torn.to_str().unwrap());
+    for args in [["diff", sa, st], ["diff", st, sa]] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("toolscope: {st}:1:12")),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("truncated JSON"), "{err}");
+    }
+    // --json too, and a missing NEW is named as missing
+    let (code, _, err) = run(&["diff", sa, st, "--json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("truncated JSON"), "{err}");
+    let (code, _, err) = run(&["diff", sa, "/nonexistent/new.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/new.json"), "{err}");
+    assert!(!err.contains("is a graph but"), "{err}");
+    // a suite is no graph: said as such
+    let suite = a.with_file_name("suite.json");
+    std::fs::write(&suite, toolscope::tui::harness::DEMO_SUITE).unwrap();
+    let (code, _, err) = run(&["diff", sa, suite.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a graph but"), "{err}");
+}

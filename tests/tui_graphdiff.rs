@@ -192,7 +192,7 @@ fn the_worker_answers_a_query_before_the_rest_of_a_suite() {
     }
     let specs = suite_specs(&suite, &Default::default());
     let (tx, rx) = channel();
-    let w = GdWorker::spawn(a, b, ("old".into(), "new".into()), move |m| {
+    let w = GdWorker::spawn(a, b, ("old".into(), "new".into()), 1, move |m| {
         tx.send(m).is_ok()
     });
     let cases = Arc::new(specs.clone());
@@ -341,4 +341,235 @@ fn escape_sequences_in_two_graphs_render_harmlessly() {
         assert!(all.contains(shown), "{shown} is not on any screen");
     }
     assert!(h.emitted.is_empty(), "nothing written to the terminal");
+}
+
+/// A fresh folder under target/ with the demo graph and its rebuild (`old.json`,
+/// `new.json`) and NEW truncated before its first key (`torn.json`).
+fn pair_files(name: &str) -> (String, String, String) {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("gd-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (a, b) = toolscope::tui::harness::write_demo_pair(&dir).unwrap();
+    let torn = dir.join("torn.json");
+    let text = std::fs::read_to_string(&b).unwrap();
+    // `{` and the start of the first key: the sniffer cannot say what it is
+    let cut = text.find('"').unwrap() + 6;
+    std::fs::write(&torn, &text[..cut]).unwrap();
+    let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    (s(&a), s(&b), s(&torn))
+}
+
+fn palette(h: &mut Harness, cmd: &str) {
+    h.keys(":");
+    h.keys(cmd);
+    h.key(KeyCode::Enter);
+}
+
+fn flash(h: &Harness) -> String {
+    h.app
+        .flash
+        .as_ref()
+        .map(|f| f.text.clone())
+        .unwrap_or_default()
+}
+
+/// `:diff OLD NEW` from Explore: the pair loads off the UI thread (the Diff screen shows
+/// its progress meanwhile), the Diff screen opens on it, and Esc on the case list goes
+/// back to Explore with its query.
+#[test]
+fn diff_old_new_from_the_palette_opens_the_diff_screen_and_esc_returns() {
+    use toolscope::tui::screens::Screen;
+    let (a, b, _) = pair_files("palette");
+    let mut h = Harness::demo(mono());
+    h.keys("/list orders");
+    h.key(KeyCode::Enter);
+    h.hold_loads = true;
+    palette(&mut h, &format!("diff {a} {b}"));
+    assert_eq!(h.app.screen, Screen::Diff);
+    assert!(h.app.gd_load.is_some(), "{}", flash(&h));
+    let s = h.screen(80, 24);
+    assert!(s.contains("loading old.json and new.json"), "{s}");
+    assert!(s.contains("Esc goes back"), "{s}");
+    // the footer offers only the keys that work meanwhile
+    assert!(!s.contains("j/k move") && s.contains("? help"), "{s}");
+    // keys other than the ones that leave do nothing while it loads
+    h.keys("jx2");
+    assert!(h.app.gd_load.is_some() && h.app.gdiff.is_none());
+    assert!(flash(&h).contains("still loading"), "{}", flash(&h));
+    h.finish_loads();
+    assert!(h.app.gd_load.is_none());
+    let v = h.app.gdiff.as_ref().expect("the Diff screen of two graphs");
+    assert_eq!(
+        (v.old_label.as_str(), v.new_label.as_str()),
+        ("old.json", "new.json")
+    );
+    assert!(v.diff.is_some(), "the artifact diff arrived");
+    // the query box's text is the first case, blamed
+    let c = v.current().expect("the query blamed");
+    assert_eq!(c.query, "list orders");
+    assert!(c.changed);
+    let s = h.screen(80, 24);
+    assert!(s.contains("tools +1 -1 ~2"), "{s}");
+    // Esc: the pane, then the list, then back to Explore
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.screen, Screen::Diff);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.screen, Screen::Explore);
+    assert_eq!(h.app.query.text, "list orders");
+    // `:diff` alone shows it again, and Esc comes back again
+    palette(&mut h, "diff");
+    assert_eq!(h.app.screen, Screen::Diff);
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.screen, Screen::Explore);
+}
+
+/// `:diff NEW` compares the loaded graph (OLD) with a file; Esc while it loads goes back
+/// and the load's answer is dropped.
+#[test]
+fn diff_new_against_the_loaded_graph_and_esc_while_loading() {
+    use toolscope::tui::screens::Screen;
+    let (_, b, _) = pair_files("against");
+    let mut h = Harness::demo(mono());
+    h.hold_loads = true;
+    palette(&mut h, &format!("diff {b}"));
+    assert!(h.app.gd_loading_here());
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.screen, Screen::Explore);
+    assert!(flash(&h).contains("stopped waiting"), "{}", flash(&h));
+    h.finish_loads();
+    assert!(h.app.gdiff.is_none(), "a cancelled load opens nothing");
+    assert_eq!(h.app.screen, Screen::Explore);
+    // again, to the end: OLD is the demo graph the explorer has loaded
+    h.hold_loads = false;
+    palette(&mut h, &format!("diff {b}"));
+    let v = h.app.gdiff.as_ref().expect("opened");
+    assert_eq!(
+        (v.old_label.as_str(), v.new_label.as_str()),
+        ("demo", "new.json")
+    );
+    assert_eq!(h.app.screen, Screen::Diff);
+    assert!(v.diff.is_some());
+    // a second pair replaces the first; the first's late answers are dropped
+    let epoch = v.epoch;
+    palette(&mut h, &format!("diff {b} {b}"));
+    let v = h.app.gdiff.as_ref().unwrap();
+    assert!(v.epoch > epoch);
+    assert_eq!(v.new_label, "new.json");
+    let groups = v.groups;
+    h.event(AppEvent::Gd(GdMsg::Failed {
+        epoch,
+        message: "late".into(),
+    }));
+    let v = h.app.gdiff.as_ref().unwrap();
+    assert!(v.failed.is_none() && v.groups == groups);
+}
+
+/// Bad arguments are one line naming the file, and the screen stays where it was: a
+/// missing file, a run where a graph is needed, and NEW truncated (the loader's line and
+/// column, off the UI thread).
+#[test]
+fn diff_from_the_palette_names_the_file_that_is_wrong() {
+    use toolscope::tui::screens::Screen;
+    let (a, _, torn) = pair_files("bad");
+    let mut h = Harness::demo(mono());
+    palette(&mut h, "diff /nonexistent/new.json");
+    assert_eq!(h.app.screen, Screen::Explore);
+    assert!(flash(&h).contains("/nonexistent/new.json"), "{}", flash(&h));
+    assert!(h.app.gd_load.is_none());
+    palette(&mut h, &format!("diff {a} {torn}"));
+    assert_eq!(h.app.screen, Screen::Explore, "back where :diff was typed");
+    let f = flash(&h);
+    // the place where the JSON ends: line 2 (after the `{`), a column
+    assert!(f.starts_with(&format!("{torn}:2:")), "{f}");
+    assert!(f.contains("truncated JSON"), "{f}");
+    assert!(!f.contains('\n'));
+    assert!(h.app.gdiff.is_none());
+    // a folder of fixtures against a graph: what each is
+    let dir = std::path::Path::new(&a)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    palette(&mut h, &format!("diff {a} {dir}"));
+    assert!(flash(&h).contains("is a graph but"), "{}", flash(&h));
+    // the help lists :diff with its arguments
+    h.keys("?");
+    h.keys("diff OLD");
+    let s = h.screen(120, 40);
+    assert!(s.contains("OLD NEW"), "{s}");
+}
+
+/// The header at 80 columns with long file names: the counts always show, the names are
+/// cut so that they still differ (here from where they differ: the versions).
+#[test]
+fn the_header_keeps_the_counts_with_long_file_names() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gd-long");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (a, b) = toolscope::tui::harness::write_demo_pair(&dir).unwrap();
+    let la = dir.join("github-rest-api-22.0.0-collection-artifact.graph.json");
+    let lb = dir.join("github-rest-api-23.0.2-collection-artifact-rebuilt.graph.json");
+    std::fs::rename(&a, &la).unwrap();
+    std::fs::rename(&b, &lb).unwrap();
+    let mut h = Harness::demo(mono());
+    palette(
+        &mut h,
+        &format!("diff {} {}", la.to_string_lossy(), lb.to_string_lossy()),
+    );
+    h.render(80, 24);
+    let s = h.screen(80, 24);
+    let head = s.lines().next().unwrap();
+    assert!(head.contains("tools +1 -1 ~2  edges +1 -3 ~1"), "{head}");
+    // the names differ only inside a long common start and end: shown from there
+    assert!(head.contains("22.0.0") && head.contains("23.0.2"), "{head}");
+    assert!(head.contains('…'), "{head}");
+    insta::with_settings!({ snapshot_path => "snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!("graphs_long_names_80x24", s);
+    });
+    // narrower: the counts' short form, still whole
+    let s = h.screen(60, 24);
+    let head = s.lines().next().unwrap();
+    assert!(head.contains("tools +1-1~2 edges +1-3~1"), "{head}");
+}
+
+/// A moved tool that is not the tracked one is blamed on the change with the largest
+/// Shapley share of its own rank move, even one with no share of the tracked tool's
+/// change (listed after the case's causes); the causes say what each tops and by how much.
+#[test]
+fn an_untracked_moved_tool_is_blamed_on_its_own_largest_share() {
+    let mut h = suite_harness();
+    goto(&mut h, "cancel-ko");
+    let c = h.app.gdiff.as_ref().unwrap().current().unwrap().clone();
+    assert!(c.changed && c.resolved);
+    let tracked = c.tracked.clone().unwrap();
+    let k = c
+        .cause_of("getOrder")
+        .expect("getOrder moved and is blamed");
+    assert_ne!(Some(k), c.cause_of(&tracked));
+    let cause = &c.causes[k];
+    assert!(
+        cause.label.starts_with("getOrder's document"),
+        "{}",
+        cause.label
+    );
+    assert_eq!(
+        cause.share,
+        Some(0.0),
+        "no share of the tracked tool's change"
+    );
+    let (_, share) = cause.tools.iter().find(|t| t.0 == "getOrder").unwrap();
+    assert!((share - 1.0).abs() < 1e-9, "{share}");
+    // every moved tool is attributed: the parts of its move add up to it
+    assert!(c.blame.iter().all(|(_, b)| b.is_some()), "{:?}", c.blame);
+    h.key(KeyCode::Enter);
+    let s = h.screen(120, 40);
+    let row = s
+        .lines()
+        .find(|l| l.contains(" getOrder ") && l.contains(&format!("[{}]", k + 1)))
+        .unwrap_or_else(|| panic!("no blamed getOrder row:\n{s}"));
+    assert!(row.contains("getOrder's document"), "{row}");
+    assert!(s.contains("(tops getOrder, "), "{s}");
+    assert!(
+        s.contains("blame column: each moved tool's largest Shapley share"),
+        "{s}"
+    );
 }

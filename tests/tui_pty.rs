@@ -978,3 +978,28 @@ fn two_graphs_open_the_diff_screen_with_the_blame_column() {
     let status = wait_exit(&mut p);
     assert!(status.success(), "exit {status:?}");
 }
+
+/// `toolscope OLD NEW` with NEW truncated before its first key: the explorer exits 2 with
+/// the loader's one line naming the file and where its JSON ends, the terminal restored.
+#[test]
+fn two_graphs_with_a_truncated_new_exit_2_naming_where_the_json_ends() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pty-torn");
+    let (old, new) = toolscope::tui::harness::write_demo_pair(&dir).unwrap();
+    let torn = dir.join("torn.json");
+    let text = std::fs::read_to_string(&new).unwrap();
+    std::fs::write(&torn, &text[..text.find('"').unwrap() + 6]).unwrap();
+    let mut p = Pty::spawn(&[old.to_str().unwrap(), torn.to_str().unwrap()], 120, 40);
+    let status = wait_exit(&mut p);
+    assert_eq!(status.exit_code(), 2);
+    let parser = p.parser.lock().unwrap();
+    let scr = parser.screen();
+    assert!(!scr.alternate_screen() && !scr.hide_cursor());
+    let out = scr.contents();
+    let line = out
+        .lines()
+        .find(|l| l.contains("torn.json"))
+        .unwrap_or_else(|| panic!("no line names the file:\n{out}"));
+    assert!(line.starts_with("toolscope: "), "{line}");
+    assert!(line.contains("torn.json:2:"), "{line}");
+    assert!(line.contains("truncated JSON"), "{line}");
+}

@@ -65,21 +65,13 @@ pub struct DiffArgs {
     pub ui: UiArgs,
 }
 
-/// `demo`, or a file the sniffer calls a graph, a spec or a tool list.
-pub fn is_graph_arg(arg: &str) -> bool {
-    use crate::sniff::Kind;
-    arg == "demo"
-        || matches!(
-            crate::sniff::sniff_path(Path::new(arg)),
-            Ok(Kind::Graph | Kind::Spec | Kind::ToolList | Kind::Yaml)
-        )
-}
-
 pub fn run(a: &DiffArgs) -> u8 {
-    let graphs = (is_graph_arg(&a.a), is_graph_arg(&a.b));
-    match graphs {
-        (true, true) => run_graphs(a),
-        (false, false) => {
+    use crate::sniff::Pair;
+    // a file that is neither (truncated, missing) goes with the other: its loader names
+    // the file and the place
+    match crate::sniff::pair(&a.a, &a.b) {
+        Pair::Graphs => run_graphs(a),
+        Pair::Runs => {
             if a.json {
                 return fail(
                     "--json compares two graphs; two runs open the Diff screen (lab diff A B --json compares runs)",
@@ -87,8 +79,12 @@ pub fn run(a: &DiffArgs) -> u8 {
             }
             super::tui::run_diff(&a.a, &a.b, &a.ui)
         }
-        (old, _) => {
-            let (graph, other) = if old { (&a.a, &a.b) } else { (&a.b, &a.a) };
+        Pair::Mixed { graph } => {
+            let (graph, other) = if graph == 0 {
+                (&a.a, &a.b)
+            } else {
+                (&a.b, &a.a)
+            };
             fail(format!(
                 "{} is a graph but {} is not: diff compares two graphs, or two runs",
                 crate::sanitize::line(graph),

@@ -13,6 +13,7 @@ use ratatui::crossterm::event;
 use super::app::{AppEvent, LoadProgress, Loaded, QueryJob, run_job};
 use super::drill::{EvJob, run_ev_job};
 use super::follow::{FollowJob, FollowReader};
+use super::gdiff::open::{PairJob, PairLoaded, PairSide};
 use super::screens::{LabJob, Opened, load_diff, run_lab};
 use crate::engine::Engine;
 
@@ -214,27 +215,42 @@ fn one_graph(p: &std::path::Path) -> Source {
     }
 }
 
-/// Loads two graphs on two threads; the gauge is their mean and names both phases.
-fn load_pair(
-    a: &std::path::Path,
-    b: &std::path::Path,
-    progress: &mut dyn FnMut(LoadProgress),
-) -> Result<(Engine, Engine, Vec<String>), String> {
+/// Loads two graphs on two threads (a graph loaded already is taken as it is); the gauge
+/// is their mean and names both phases. The one loader of a pair: `toolscope OLD NEW`
+/// and `:diff` both use it; an error is the failing loader's one line, naming the file
+/// and the place.
+pub fn load_pair(a: &PairSide, b: &PairSide, progress: &mut dyn FnMut(LoadProgress)) -> PairLoaded {
     let (ptx, prx) = channel::<(usize, LoadProgress)>();
-    let (sa, sb) = (one_graph(a), one_graph(b));
+    type One = Result<(Arc<Engine>, Vec<String>), String>;
     thread::scope(|sc| {
-        let spawn = |i: usize, s: Source| {
+        let spawn = |i: usize, s: &PairSide| {
             let ptx = ptx.clone();
-            sc.spawn(move || {
+            let s = s.clone();
+            sc.spawn(move || -> One {
+                let path = match s {
+                    PairSide::Loaded(e) => {
+                        let _ = ptx.send((
+                            i,
+                            LoadProgress {
+                                phase: "loaded".into(),
+                                fraction: 1.0,
+                                detail: String::new(),
+                            },
+                        ));
+                        return Ok((e, Vec::new()));
+                    }
+                    PairSide::Path(p) => p,
+                };
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    load(&s, &mut |p| {
+                    load(&one_graph(&path), &mut |p| {
                         let _ = ptx.send((i, p));
                     })
                 }))
                 .unwrap_or_else(|p| Err(format!("loading failed: {}", panic_text(p.as_ref()))))
+                .map(|(e, w)| (Arc::new(e), w))
             })
         };
-        let (ha, hb) = (spawn(0, sa), spawn(1, sb));
+        let (ha, hb) = (spawn(0, a), spawn(1, b));
         drop(ptx);
         let mut last: [LoadProgress; 2] = std::array::from_fn(|_| LoadProgress {
             phase: "starting".into(),
@@ -249,16 +265,32 @@ fn load_pair(
                 detail: format!("OLD: {}; NEW: {}", last[0].phase, last[1].phase),
             });
         }
-        let join = |h: thread::ScopedJoinHandle<'_, Result<(Engine, Vec<String>), String>>| {
+        let join = |h: thread::ScopedJoinHandle<'_, One>| {
             h.join()
                 .unwrap_or_else(|_| Err("loading failed".to_string()))
         };
         let (ra, rb) = (join(ha), join(hb));
-        let (ea, mut wa) = ra.map_err(|e| format!("OLD: {e}"))?;
-        let (eb, wb) = rb.map_err(|e| format!("NEW: {e}"))?;
+        // the error names its file already (`FILE:LINE:COLUMN: …`)
+        let (ea, mut wa) = ra?;
+        let (eb, wb) = rb?;
         wa.extend(wb);
         Ok((ea, eb, wa))
     })
+}
+
+/// Loads a `:diff` pair on a thread: progress, then the graphs or the error, each with
+/// the job's generation.
+pub fn spawn_pair_loader(job: PairJob, tx: Sender<AppEvent>) {
+    let _ = thread::Builder::new()
+        .name("toolscope-load-pair".into())
+        .spawn(move || {
+            let ptx = tx.clone();
+            let g = job.generation;
+            let res = load_pair(&job.old, &job.new, &mut |p| {
+                let _ = ptx.send(AppEvent::GdLoadProgress(g, p));
+            });
+            let _ = tx.send(AppEvent::GdLoaded(g, res));
+        });
 }
 
 /// Loads on a thread; sends progress and then `Loaded`.
@@ -272,13 +304,14 @@ pub fn spawn_loader(source: Source, tx: Sender<AppEvent>) {
             }
             if let Source::Graphs(a, b) = &source {
                 let ptx = tx.clone();
-                let res = load_pair(a, b, &mut |p| {
+                let (a, b) = (PairSide::Path(a.clone()), PairSide::Path(b.clone()));
+                let res = load_pair(&a, &b, &mut |p| {
                     let _ = ptx.send(AppEvent::Progress(p));
                 });
                 let _ = tx.send(AppEvent::Loaded(res.map(|(old, new, warnings)| Loaded {
-                    engine: Arc::new(new),
+                    engine: new,
                     warnings,
-                    old: Some(Arc::new(old)),
+                    old: Some(old),
                 })));
                 return;
             }

@@ -34,6 +34,9 @@ pub struct Harness {
     pub follows: Vec<super::follow::FollowReader>,
     /// Two graphs compared on the Diff screen (their jobs run inline).
     pub pair: Option<(Arc<Engine>, Arc<Engine>)>,
+    /// Hold `:diff` loads instead of running them inline ([`Harness::finish_loads`]).
+    pub hold_loads: bool,
+    pub held_loads: Vec<super::gdiff::open::PairJob>,
 }
 
 impl Harness {
@@ -76,6 +79,8 @@ impl Harness {
             saves: 0,
             follows: Vec::new(),
             pair: None,
+            hold_loads: false,
+            held_loads: Vec::new(),
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
             engine,
@@ -118,6 +123,8 @@ impl Harness {
             saves: 0,
             follows: Vec::new(),
             pair: None,
+            hold_loads: false,
+            held_loads: Vec::new(),
         };
         h.event(AppEvent::Opened(opened));
         h
@@ -145,6 +152,8 @@ impl Harness {
             saves: 0,
             follows: Vec::new(),
             pair: None,
+            hold_loads: false,
+            held_loads: Vec::new(),
         };
         let fx = h.app.on_event(AppEvent::Loaded(Ok(Loaded {
             engine: demo_engine(),
@@ -184,6 +193,8 @@ impl Harness {
             saves: 0,
             follows: Vec::new(),
             pair: None,
+            hold_loads: false,
+            held_loads: Vec::new(),
         };
         h.event(AppEvent::Loaded(Ok(Loaded {
             engine: new,
@@ -220,6 +231,8 @@ impl Harness {
             saves: 0,
             follows: Vec::new(),
             pair: None,
+            hold_loads: false,
+            held_loads: Vec::new(),
         }
     }
 
@@ -290,13 +303,16 @@ impl Harness {
                 Effect::Follow(job) => {
                     self.follows.push(super::follow::FollowReader::new(*job));
                 }
-                Effect::GdStart(old, new, labels) => {
+                Effect::GdLoad(job) if self.hold_loads => self.held_loads.push(*job),
+                Effect::GdLoad(job) => self.run_load(*job),
+                Effect::GdStart(old, new, labels, epoch) => {
                     let d = super::gdiff::work::artifact_diff(&old, &new, (&labels.0, &labels.1));
                     let groups = crate::lab::blame::plan::Plan::new(&old, &new, &d)
                         .groups
                         .len();
                     self.pair = Some((old, new));
                     self.event(AppEvent::Gd(super::gdiff::work::GdMsg::Ready {
+                        epoch,
                         diff: Box::new(d),
                         groups,
                     }));
@@ -313,6 +329,23 @@ impl Harness {
                 }
                 Effect::EngineReady(_) | Effect::Quit => {}
             }
+        }
+    }
+
+    /// Runs a `:diff` load inline with the runtime's loader: its progress, then the pair.
+    fn run_load(&mut self, job: super::gdiff::open::PairJob) {
+        let mut progress = Vec::new();
+        let res = super::event::load_pair(&job.old, &job.new, &mut |p| progress.push(p));
+        for p in progress {
+            self.event(AppEvent::GdLoadProgress(job.generation, p));
+        }
+        self.event(AppEvent::GdLoaded(job.generation, res));
+    }
+
+    /// Runs the `:diff` loads held back ([`Harness::hold_loads`]).
+    pub fn finish_loads(&mut self) {
+        for job in std::mem::take(&mut self.held_loads) {
+            self.run_load(job);
         }
     }
 

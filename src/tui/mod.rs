@@ -213,12 +213,18 @@ pub fn run(opts: Options) -> u8 {
                     worker = Some(event::Worker::spawn(engine.clone(), tx.clone()));
                     ev_worker = Some(event::EvidenceWorker::spawn(engine, tx.clone()));
                 }
-                Effect::GdStart(old, new, labels) => {
+                Effect::GdStart(old, new, labels, epoch) => {
+                    // the worker it replaces ends once its channel is dropped
                     let gtx = tx.clone();
-                    gd_worker = Some(gdiff::work::GdWorker::spawn(old, new, labels, move |m| {
-                        gtx.send(app::AppEvent::Gd(m)).is_ok()
-                    }));
+                    gd_worker = Some(gdiff::work::GdWorker::spawn(
+                        old,
+                        new,
+                        labels,
+                        epoch,
+                        move |m| gtx.send(app::AppEvent::Gd(m)).is_ok(),
+                    ));
                 }
+                Effect::GdLoad(job) => event::spawn_pair_loader(*job, tx.clone()),
                 Effect::Gd(job) => {
                     if let Some(w) = &gd_worker {
                         w.submit(*job);

@@ -743,6 +743,7 @@ impl App {
                     EvFocus::Pane => scroll(&mut e.pane),
                 }
             }
+            Screen::Diff if self.gd_load.is_some() => {}
             Screen::Diff if self.gdiff.is_some() => return self.gd_move(delta),
             Screen::Diff => {
                 let Some(d) = self.diffv.as_mut() else {
@@ -812,6 +813,7 @@ impl App {
                     }];
                 }
             }
+            Screen::Diff if self.gd_load.is_some() => {}
             Screen::Diff if self.gdiff.is_some() => return self.gd_cycle(),
             Screen::Diff => {
                 if let Some(d) = self.diffv.as_mut() {
@@ -849,6 +851,7 @@ impl App {
                 }
                 Vec::new()
             }
+            Screen::Diff if self.gd_load.is_some() => Vec::new(),
             Screen::Diff if self.gdiff.is_some() => self.gd_enter(),
             Screen::Diff => {
                 if let Some(d) = self.diffv.as_mut() {
@@ -879,6 +882,7 @@ impl App {
                     };
                 }
             }
+            Screen::Diff if self.gd_load.is_some() => return self.gd_load_cancel(),
             Screen::Diff if self.gdiff.is_some() => return self.gd_back(),
             Screen::Diff => {
                 if let Some(d) = self.diffv.as_mut() {
@@ -1137,32 +1141,42 @@ impl App {
         Vec::new()
     }
 
+    /// `:diff OLD NEW` (two graphs), `:diff NEW` (against the loaded graph), `:diff A B`
+    /// (two runs); `:diff` alone shows the Diff screen again.
     pub fn screen_diff(&mut self, arg: Option<&str>) -> Vec<Effect> {
         match arg {
             Some(a) => {
                 let parts: Vec<&str> = a.split_whitespace().collect();
-                if parts.len() != 2 {
-                    self.set_flash(
-                        FlashLevel::Warn,
-                        ":diff takes two files or folders: :diff A B",
-                    );
-                    return Vec::new();
-                }
-                match load_diff(Path::new(parts[0]), Path::new(parts[1])) {
-                    Ok(d) => self.show_diff(d),
-                    Err(e) => self.set_flash(FlashLevel::Error, crate::sanitize::line(&e)),
-                }
+                return self.gd_diff_args(&parts);
             }
             None => {
-                if self.diffv.is_some() || self.gdiff.is_some() {
+                if self.diffv.is_some() || self.gdiff.is_some() || self.gd_load.is_some() {
+                    let from = self.screen;
+                    if from != Screen::Diff
+                        && let Some(v) = self.gdiff.as_mut()
+                    {
+                        // Esc on its case list comes back here
+                        v.back = Some(from);
+                    }
                     self.screen = Screen::Diff;
                     self.input_active = false;
                 } else {
-                    self.set_flash(FlashLevel::Warn, "no diff yet: :diff A B opens one");
+                    self.set_flash(
+                        FlashLevel::Warn,
+                        "no diff yet: :diff OLD NEW (two graphs) or :diff A B (two runs)",
+                    );
                 }
             }
         }
         Vec::new()
+    }
+
+    /// Two runs (evidence files or fixture folders) side by side.
+    pub fn runs_diff(&mut self, a: &str, b: &str) {
+        match load_diff(Path::new(a), Path::new(b)) {
+            Ok(d) => self.show_diff(d),
+            Err(e) => self.set_flash(FlashLevel::Error, crate::sanitize::line(&e)),
+        }
     }
 
     pub fn screen_explore(&mut self) -> Vec<Effect> {

@@ -29,7 +29,99 @@ pub fn truncate(s: &str, max: usize, ellipsis: &str) -> String {
     out
 }
 
-/// The longest prefix of `s` that fits in `max` cells.
+/// `s` cut in the middle to at most `max` cells, keeping its start and its end (a file
+/// name's extension and version stay readable): `github-2…graph.json`.
+pub fn truncate_middle(s: &str, max: usize, ellipsis: &str) -> String {
+    match middle_parts(s, max, ellipsis) {
+        Some((head, tail)) => format!("{head}{ellipsis}{tail}"),
+        None => truncate(s, max, ellipsis),
+    }
+}
+
+/// The start and the end [`truncate_middle`] keeps of `s` (None: `s` fits whole, or
+/// `max` is too small to keep both ends).
+fn middle_parts(s: &str, max: usize, ellipsis: &str) -> Option<(String, String)> {
+    let ew = width(ellipsis);
+    if width(s) <= max || max <= ew + 1 {
+        return None;
+    }
+    let keep = max - ew;
+    let head = take_width(s, keep.div_ceil(2));
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0usize;
+    for c in s.chars().rev() {
+        let w = char_width(c);
+        if used + w > keep - width(&head) {
+            break;
+        }
+        used += w;
+        tail.push(c);
+    }
+    Some((head, tail.into_iter().rev().collect()))
+}
+
+/// Two names cut to `max.0` and `max.1` cells so that they still differ. A name that
+/// fits is whole; one whose middle cut ([`truncate_middle`]) still shows part of where
+/// the two differ is cut in the middle; one whose middle cut would keep only what both
+/// share (two versions of a file: a long common start and end) is shown from just before
+/// where they differ: `…22.0.0-coll…`.
+pub fn distinct_pair(a: &str, b: &str, max: (usize, usize), ellipsis: &str) -> (String, String) {
+    let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let common = ca.iter().zip(&cb).take_while(|(x, y)| x == y).count();
+    let shorter = ca.len().min(cb.len());
+    let suffix = ca
+        .iter()
+        .rev()
+        .zip(cb.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(shorter - common);
+    // from after the last separator of the common start when it is near, else from two
+    // characters before the difference
+    let start = ca[..common]
+        .iter()
+        .rposition(|c| matches!(c, '-' | '_' | '.' | '/' | ' '))
+        .map(|i| i + 1)
+        .filter(|&i| common - i <= 8)
+        .unwrap_or(common.saturating_sub(2));
+    let one = |s: &str, chars: &[char], max: usize| -> String {
+        let Some((head, tail)) = middle_parts(s, max, ellipsis) else {
+            return truncate(s, max, ellipsis);
+        };
+        let middle = format!("{head}{ellipsis}{tail}");
+        let hides = head.chars().count() <= common && tail.chars().count() <= suffix;
+        let lead = if start > 0 { ellipsis } else { "" };
+        if a == b || !hides || max < width(lead) + width(ellipsis) + 1 {
+            return middle;
+        }
+        let from = start.min(chars.len());
+        let body: String = chars[from..].iter().collect();
+        let room = max - width(lead);
+        if width(&body) <= room {
+            return format!("{lead}{body}");
+        }
+        // what differs, then as much of the shared end as fits up to a separator
+        let end = chars.len() - suffix.min(chars.len() - from);
+        let core: String = chars[from..end].iter().collect();
+        let room = room - width(ellipsis);
+        let mut shown = take_width(&core, room);
+        if shown.chars().count() == core.chars().count() {
+            let mut more = String::new();
+            for &c in &chars[end..] {
+                if matches!(c, '-' | '_' | '.' | '/' | ' ') && width(&more) > 0 {
+                    if width(&shown) + width(&more) > room {
+                        break;
+                    }
+                    shown.push_str(&std::mem::take(&mut more));
+                }
+                more.push(c);
+            }
+        }
+        format!("{lead}{shown}{ellipsis}")
+    };
+    (one(a, &ca, max.0), one(b, &cb, max.1))
+}
+
 /// A one-line input in `avail` cells with its cursor in view (`before` and `after` are
 /// the sanitised text on either side of the cursor): the visible part, scrolled so the
 /// cursor stays inside, and the cursor's cell offset within it.
@@ -49,6 +141,7 @@ pub fn input_view(before: &str, after: &str, avail: usize) -> (String, usize) {
     (shown, width(&vis_before))
 }
 
+/// The longest prefix of `s` that fits in `max` cells.
 pub fn take_width(s: &str, max: usize) -> String {
     let mut used = 0usize;
     let mut out = String::new();
@@ -243,6 +336,59 @@ mod tests {
         assert_eq!(fit("주문조회", 6, "~"), "주문~ ");
         assert_eq!(fit_right("1.5", 5), "  1.5");
         assert_eq!(fit_right("123456", 3), "123");
+    }
+
+    #[test]
+    fn two_names_cut_so_that_they_still_differ() {
+        let a = "github-rest-api-22.0.0-collection-artifact.graph.json";
+        let b = "github-rest-api-23.0.2-collection-artifact-rebuilt.graph.json";
+        let (x, y) = distinct_pair(a, b, (13, 13), "…");
+        assert_eq!((x.as_str(), y.as_str()), ("…22.0.0-coll…", "…23.0.2-coll…"));
+        // names whose middle cut shows where they differ are cut in the middle; one that
+        // fits is whole
+        let (x, y) = distinct_pair("old-graph.json", "new-graph.json", (9, 9), "~");
+        assert_eq!((x.as_str(), y.as_str()), ("old-~json", "new-~json"));
+        let (x, y) = distinct_pair(
+            "github-22.0.0.graph.json",
+            "github-full.graph.json",
+            (15, 22),
+            "…",
+        );
+        assert_eq!(
+            (x.as_str(), y.as_str()),
+            ("…22.0.0.graph…", "github-full.graph.json")
+        );
+        // narrower: what differs, without a stump of the shared end
+        let (x, y) = distinct_pair(
+            "github-22.0.0.graph.json",
+            "github-full.graph.json",
+            (9, 9),
+            "…",
+        );
+        assert_eq!((x.as_str(), y.as_str()), ("…22.0.0…", "…full…"));
+        // short enough: as they are
+        let (x, y) = distinct_pair("old.json", "new.json", (20, 20), "~");
+        assert_eq!((x.as_str(), y.as_str()), ("old.json", "new.json"));
+        for m in 0..20 {
+            let (x, y) = distinct_pair(a, b, (m, m + 1), "…");
+            assert!(width(&x) <= m && width(&y) <= m + 1, "{m}: {x} {y}");
+        }
+    }
+
+    #[test]
+    fn middle_truncation_keeps_both_ends() {
+        assert_eq!(truncate_middle("abcdefghij", 7, "~"), "abc~hij");
+        assert_eq!(truncate_middle("abcdefghij", 6, "~"), "abc~ij");
+        assert_eq!(truncate_middle("abc", 7, "~"), "abc");
+        assert_eq!(truncate_middle("abcdef", 2, "~"), "a~");
+        assert_eq!(truncate_middle("abcdef", 0, "~"), "");
+        // wide characters are never split and the result never overflows
+        let t = truncate_middle("주문조회주문조회", 7, "~");
+        assert!(width(&t) <= 7, "{t}");
+        assert!(t.contains('~'));
+        for max in 0..12 {
+            assert!(width(&truncate_middle("github-22.0.0.graph.json", max, "…")) <= max);
+        }
     }
 
     #[test]

@@ -155,6 +155,42 @@ pub struct CaseBlame {
     pub missing: (Vec<String>, Vec<String>),
     /// The ranked names in OLD and in NEW.
     pub rows: (Vec<String>, Vec<String>),
+    /// Every tool whose place (by name) differs between OLD and NEW, with its move split
+    /// over the same players as the shares.
+    pub moved: Vec<MovedTool>,
+}
+
+/// A tool whose rank moved, by name (`top_k + 1` when absent), in NEW's order then the
+/// tools that dropped out; `parts` split the move NEW − OLD over the case's players
+/// (Shapley values, exact or estimated from the same orders as the shares, so no hybrid
+/// is evaluated twice), the players that move it first.
+#[derive(Debug, Clone)]
+pub struct MovedTool {
+    pub name: String,
+    pub rank: (Option<usize>, Option<usize>),
+    /// The players with a nonzero part, largest first.
+    pub parts: Vec<(Vec<u32>, f64)>,
+    /// The move minus the parts.
+    pub residual: f64,
+}
+
+impl MovedTool {
+    /// The move in rank places, NEW − OLD (positive: it fell).
+    pub fn delta(&self, top_k: usize) -> f64 {
+        let r = |x: Option<usize>| x.unwrap_or(top_k + 1) as f64;
+        r(self.rank.1) - r(self.rank.0)
+    }
+
+    /// The part that moved it furthest in the direction it moved, and that part's share of
+    /// the move (None: no part moved it that way).
+    pub fn top_part(&self, top_k: usize) -> Option<(&[u32], f64)> {
+        let d = self.delta(top_k);
+        // the parts are largest first: the first that moved it this way
+        self.parts
+            .iter()
+            .find(|(_, e)| e * d > 0.0)
+            .map(|(g, e)| (g.as_slice(), e / d))
+    }
 }
 
 impl CaseBlame {
@@ -333,6 +369,7 @@ impl Blamer<'_, '_> {
                 o_old.rows.iter().map(|r| r.0.clone()).collect(),
                 o_new.rows.iter().map(|r| r.0.clone()).collect(),
             ),
+            moved: Vec::new(),
         };
         if !out.changed && !out.scores_changed {
             // the same ranking, selection and scores: nothing to explain
@@ -369,6 +406,7 @@ impl Blamer<'_, '_> {
                 bound,
             },
         };
+        out.moved = moved_tools(&mut ev, &players, &o_old, seed_of(&case.query));
         let reaches_new = ev.eval(&applied_of(groups, &players, full_mask(n))).0 == o_new;
         out.resolved = endpoints_ok && reaches_new;
         out.evaluations = ev.cache.len();
@@ -520,6 +558,62 @@ impl Blamer<'_, '_> {
         v.sort_unstable();
         *chosen = v;
     }
+}
+
+/// The tools whose place differs between OLD and NEW (`ev`'s endpoints), each one's move
+/// split over `players` as the shares were: every hybrid this asks for is in `ev`'s cache.
+fn moved_tools(
+    ev: &mut Evals<'_, '_, '_>,
+    players: &[Vec<u32>],
+    o_old: &Outcome,
+    seed: u64,
+) -> Vec<MovedTool> {
+    let o_new = ev.o_new;
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in o_new.rows.iter().chain(&o_old.rows) {
+        if o_old.rank_of(name) != o_new.rank_of(name) && !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let (n, groups) = (players.len(), ev.plan.groups.len());
+    let absent = ev.case.knobs.params.top_k + 1;
+    let mut v = |mask: u128| -> Vec<f64> {
+        let o = ev.eval(&applied_of(groups, players, mask)).0;
+        names
+            .iter()
+            .map(|t| o.rank_of(t).unwrap_or(absent) as f64)
+            .collect()
+    };
+    let phi = if n <= shapley::EXACT_MAX {
+        shapley::exact_many(n, names.len(), &mut v)
+    } else {
+        shapley::sampled_many(n, names.len(), shapley::samples_for(n), seed, &mut v).0
+    };
+    let top_k = absent - 1;
+    names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let mut parts: Vec<(Vec<u32>, f64)> = players
+                .iter()
+                .zip(&phi)
+                .filter(|(_, p)| p[k] != 0.0)
+                .map(|(g, p)| (g.clone(), p[k]))
+                .collect();
+            parts.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+            let mut t = MovedTool {
+                name: name.clone(),
+                rank: (o_old.rank_of(name), o_new.rank_of(name)),
+                parts,
+                residual: 0.0,
+            };
+            t.residual = t.delta(top_k) - t.parts.iter().map(|p| p.1).sum::<f64>();
+            t
+        })
+        .collect()
 }
 
 fn missing_in(e: &Engine, expected: &[String]) -> Vec<String> {

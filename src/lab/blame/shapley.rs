@@ -36,14 +36,39 @@ pub fn samples_for(n: usize) -> usize {
 
 /// Exact Shapley values: `v(mask)` for every coalition bitmask of `n` players.
 pub fn exact(n: usize, v: &mut dyn FnMut(u128) -> Values) -> Shares {
+    let phi = exact_many(n, METRICS, &mut |mask| v(mask).to_vec());
+    Shares {
+        phi: phi.iter().map(|p| values(p)).collect(),
+        error_bound: None,
+        samples: 0,
+    }
+}
+
+/// Estimated Shapley values from `samples` player orders (splitmix64, fixed seed).
+pub fn sampled(n: usize, samples: usize, seed: u64, v: &mut dyn FnMut(u128) -> Values) -> Shares {
+    let (phi, bound) = sampled_many(n, METRICS, samples, seed, &mut |mask| v(mask).to_vec());
+    Shares {
+        phi: phi.iter().map(|p| values(p)).collect(),
+        error_bound: Some(values(&bound)),
+        samples,
+    }
+}
+
+fn values(v: &[f64]) -> Values {
+    std::array::from_fn(|m| v[m])
+}
+
+/// [`exact`] for any number of metrics `m` (`v` returns `m` values): per player, per
+/// metric.
+pub fn exact_many(n: usize, m: usize, v: &mut dyn FnMut(u128) -> Vec<f64>) -> Vec<Vec<f64>> {
     let full = 1u128 << n;
-    let vals: Vec<Values> = (0..full).map(&mut *v).collect();
+    let vals: Vec<Vec<f64>> = (0..full).map(&mut *v).collect();
     // weight of a coalition of size s not holding i: s! (n-s-1)! / n!
     let mut fact = vec![1f64; n + 1];
     for i in 1..=n {
         fact[i] = fact[i - 1] * i as f64;
     }
-    let mut phi = vec![[0f64; METRICS]; n];
+    let mut phi = vec![vec![0f64; m]; n];
     for (i, p) in phi.iter_mut().enumerate() {
         let bit = 1u128 << i;
         for s in 0..full {
@@ -53,20 +78,24 @@ pub fn exact(n: usize, v: &mut dyn FnMut(u128) -> Values) -> Shares {
             let size = s.count_ones() as usize;
             let w = fact[size] * fact[n - size - 1] / fact[n];
             let (with, without) = (&vals[(s | bit) as usize], &vals[s as usize]);
-            for m in 0..METRICS {
-                p[m] += w * (with[m] - without[m]);
+            for k in 0..m {
+                p[k] += w * (with[k] - without[k]);
             }
         }
     }
-    Shares {
-        phi,
-        error_bound: None,
-        samples: 0,
-    }
+    phi
 }
 
-/// Estimated Shapley values from `samples` player orders (splitmix64, fixed seed).
-pub fn sampled(n: usize, samples: usize, seed: u64, v: &mut dyn FnMut(u128) -> Values) -> Shares {
+/// [`sampled`] for any number of metrics `m`: the estimates per player and metric, and
+/// the largest 95% half-width over players per metric. The same `seed` and `samples`
+/// draw the same orders whatever `m` is.
+pub fn sampled_many(
+    n: usize,
+    m: usize,
+    samples: usize,
+    seed: u64,
+    v: &mut dyn FnMut(u128) -> Vec<f64>,
+) -> (Vec<Vec<f64>>, Vec<f64>) {
     let mut rng = seed;
     let mut next = || {
         rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -75,8 +104,8 @@ pub fn sampled(n: usize, samples: usize, seed: u64, v: &mut dyn FnMut(u128) -> V
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    let mut sum = vec![[0f64; METRICS]; n];
-    let mut sq = vec![[0f64; METRICS]; n];
+    let mut sum = vec![vec![0f64; m]; n];
+    let mut sq = vec![vec![0f64; m]; n];
     let mut order: Vec<usize> = (0..n).collect();
     let base = v(0);
     for _ in 0..samples {
@@ -85,37 +114,36 @@ pub fn sampled(n: usize, samples: usize, seed: u64, v: &mut dyn FnMut(u128) -> V
             order.swap(i, j);
         }
         let mut mask = 0u128;
-        let mut prev = base;
+        let mut prev = base.clone();
         for &p in &order {
             mask |= 1u128 << p;
             let cur = v(mask);
-            for m in 0..METRICS {
-                let d = cur[m] - prev[m];
-                sum[p][m] += d;
-                sq[p][m] += d * d;
+            for k in 0..m {
+                let d = cur[k] - prev[k];
+                sum[p][k] += d;
+                sq[p][k] += d * d;
             }
             prev = cur;
         }
     }
-    let k = samples.max(1) as f64;
-    let phi: Vec<Values> = sum.iter().map(|s| s.map(|x| x / k)).collect();
-    let mut bound = [0f64; METRICS];
+    let kf = samples.max(1) as f64;
+    let phi: Vec<Vec<f64>> = sum
+        .iter()
+        .map(|s| s.iter().map(|x| x / kf).collect())
+        .collect();
+    let mut bound = vec![0f64; m];
     for (s, q) in sum.iter().zip(&sq) {
-        for m in 0..METRICS {
-            let mean = s[m] / k;
+        for k in 0..m {
+            let mean = s[k] / kf;
             let var = if samples > 1 {
-                ((q[m] / k - mean * mean) * k / (k - 1.0)).max(0.0)
+                ((q[k] / kf - mean * mean) * kf / (kf - 1.0)).max(0.0)
             } else {
                 0.0
             };
-            bound[m] = bound[m].max(1.96 * (var / k).sqrt());
+            bound[k] = bound[k].max(1.96 * (var / kf).sqrt());
         }
     }
-    Shares {
-        phi,
-        error_bound: Some(bound),
-        samples,
-    }
+    (phi, bound)
 }
 
 #[cfg(test)]
@@ -152,5 +180,22 @@ mod tests {
         // a fixed seed gives the same estimate
         let again = sampled(4, 200, 7, &mut |m| game(m));
         assert_eq!(s.phi, again.phi);
+    }
+
+    /// The many-metric forms give the same values as the fixed ones, metric by metric,
+    /// and the same orders whatever the number of metrics.
+    #[test]
+    fn many_metrics_agree_with_the_fixed_ones() {
+        let e = exact(4, &mut |m| game(m));
+        let many = exact_many(4, 2, &mut |m| vec![game(m)[0], game(m)[3]]);
+        for (p, q) in e.phi.iter().zip(&many) {
+            assert_eq!((p[0], p[3]), (q[0], q[1]));
+        }
+        let s = sampled(4, 30, 11, &mut |m| game(m));
+        let (phi, bound) = sampled_many(4, 1, 30, 11, &mut |m| vec![game(m)[0]]);
+        for (p, q) in s.phi.iter().zip(&phi) {
+            assert_eq!(p[0], q[0]);
+        }
+        assert_eq!(s.error_bound.unwrap()[0], bound[0]);
     }
 }

@@ -158,3 +158,49 @@ fn an_unchanged_case_has_nothing_to_attribute() {
     assert!(!c.changed && c.resolved && c.shares.is_empty());
     assert_eq!(c.method, Method::None);
 }
+
+/// Every moved tool's move is split over the same players as the shares, the parts add up
+/// to the move, and the tracked tool's parts are the shares' rank effects (the same value
+/// function read off the same hybrids).
+#[test]
+fn every_moved_tool_is_split_over_the_players_of_the_case() {
+    with_plan(|plan| {
+        let blamer = Blamer { plan };
+        let mut seen = 0;
+        for (i, q) in crate::demo::demo_queries().iter().enumerate().take(80) {
+            let c = blamer.blame(&case(&format!("q{i}"), q, &[]));
+            if !c.changed {
+                assert!(c.moved.is_empty());
+                continue;
+            }
+            let top_k = knobs().params.top_k;
+            for m in &c.moved {
+                seen += 1;
+                assert_ne!(m.rank.0, m.rank.1, "{q}: {} did not move", m.name);
+                let sum: f64 = m.parts.iter().map(|p| p.1).sum();
+                assert!((sum - m.delta(top_k)).abs() < 1e-9, "{q}: {}", m.name);
+                assert!(m.residual.abs() < 1e-9, "{q}: {}", m.name);
+                let (_, share) = m.top_part(top_k).expect("a part moved it");
+                assert!(share > 0.0, "{q}: {}", m.name);
+            }
+            let tracked = c
+                .old
+                .tracked
+                .as_deref()
+                .filter(|t| c.new.tracked.as_deref() == Some(*t));
+            if let Some(m) = tracked.and_then(|t| c.moved.iter().find(|m| m.name == t)) {
+                for s in c.shares.iter().filter(|s| s.effect[RANK] != 0.0) {
+                    let part = m.parts.iter().find(|p| p.0 == s.groups).map(|p| p.1);
+                    let same = part.is_some_and(|p| (p - s.effect[RANK]).abs() < 1e-12);
+                    assert!(same, "{q}: {:?} {part:?} {:?}", s.groups, s.effect);
+                }
+                assert_eq!(
+                    m.parts.len(),
+                    c.shares.iter().filter(|s| s.effect[RANK] != 0.0).count(),
+                    "{q}"
+                );
+            }
+        }
+        assert!(seen > 0, "no demo query moved a tool");
+    });
+}

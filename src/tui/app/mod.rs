@@ -328,8 +328,11 @@ pub enum Effect {
     Copy(Box<crate::tui::clipboard::CopyJob>),
     SaveScreen,
     EngineReady(Arc<Engine>),
-    /// Two graphs to compare: start the Diff screen's worker (OLD, NEW, their labels).
-    GdStart(Arc<Engine>, Arc<Engine>, (String, String)),
+    /// Two graphs to compare: start the Diff screen's worker (OLD, NEW, their labels, the
+    /// view's epoch), replacing the one before.
+    GdStart(Arc<Engine>, Arc<Engine>, (String, String), u64),
+    /// Two graphs to load for the Diff screen (`:diff`), off the UI thread.
+    GdLoad(Box<crate::tui::gdiff::open::PairJob>),
     /// A blame or re-rank job for that worker.
     Gd(Box<crate::tui::gdiff::work::GdJob>),
     Quit,
@@ -357,6 +360,9 @@ pub enum AppEvent {
     Signal(i32),
     /// The Diff screen's worker for two graphs.
     Gd(crate::tui::gdiff::work::GdMsg),
+    /// The loader of a `:diff` pair: its progress, then the graphs (or the error).
+    GdLoadProgress(u64, LoadProgress),
+    GdLoaded(u64, crate::tui::gdiff::open::PairLoaded),
 }
 
 /// A loaded graph and the warnings its loading produced.
@@ -527,6 +533,9 @@ pub struct App {
     /// Its query box case's expected tools, and a suite to blame once both are loaded.
     pub gd_expected: Vec<String>,
     pub gd_suite: Option<(crate::lab::suite::Suite, String)>,
+    /// Two graphs loading for the Diff screen (`:diff`), and the loads asked for so far.
+    pub gd_load: Option<crate::tui::gdiff::open::GdLoad>,
+    pub gd_loads: u64,
     pub lab: Option<LabView>,
     pub lab_generation: u64,
     /// A suite to evaluate once the graph is loaded (`--cases`).
@@ -596,6 +605,8 @@ impl App {
             gdiff: None,
             gd_expected: Vec::new(),
             gd_suite: None,
+            gd_load: None,
+            gd_loads: 0,
             lab: None,
             lab_generation: 0,
             pending_lab: None,

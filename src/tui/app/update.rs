@@ -63,10 +63,16 @@ impl App {
                 let mut fx = self.on_loaded(l.engine.clone());
                 if let Some(old) = l.old {
                     let suite = self.gd_suite.take();
+                    let labels = self
+                        .source_label
+                        .split_once(" vs ")
+                        .map(|(a, b)| (a.to_string(), b.to_string()))
+                        .unwrap_or_else(|| ("OLD".into(), "NEW".into()));
                     fx.extend(self.start_gdiff(crate::tui::gdiff::GdStart {
                         old,
                         new: l.engine,
                         suite,
+                        labels,
                     }));
                 }
                 if let Some(w) = l.warnings.first() {
@@ -115,6 +121,11 @@ impl App {
                 self.on_gd(m);
                 Vec::new()
             }
+            AppEvent::GdLoadProgress(generation, p) => {
+                self.on_gd_load_progress(generation, p);
+                Vec::new()
+            }
+            AppEvent::GdLoaded(generation, res) => self.on_gd_loaded(generation, res),
             AppEvent::Opened(Err(message)) | AppEvent::Loaded(Err(message)) => {
                 self.load_error = Some(message.clone());
                 self.set_flash(FlashLevel::Error, message);
@@ -254,8 +265,10 @@ impl App {
             }
             Overlay::Note | Overlay::Messages => Vec::new(),
             Overlay::None => {
-                let diff_query = self.screen == Screen::Diff && self.gdiff.is_some();
-                if self.engine.is_none() || (self.screen != Screen::Explore && !diff_query) {
+                // the Diff screen of two graphs blames what is pasted, with or without a
+                // graph loaded for the other screens
+                let diff_query = self.screen == Screen::Diff && self.gd_owns_query(None);
+                if !diff_query && (self.engine.is_none() || self.screen != Screen::Explore) {
                     return Vec::new();
                 }
                 if let Err(m) = crate::limits::check_query_len(self.query.text.len() + clean.len())
@@ -328,6 +341,9 @@ impl App {
                     Vec::new()
                 }
             };
+        }
+        if self.gd_loading_here() {
+            return self.gd_loading_key(key);
         }
         if self.input_active
             && let Some(fx) = self.edit_key(key)
@@ -474,6 +490,8 @@ impl App {
                 Some(self.pane_mut(d))
             }
             Screen::Evidence => self.evidence.as_mut().map(|e| &mut e.pane),
+            // the load's progress box scrolls nothing
+            Screen::Diff if self.gd_load.is_some() => None,
             Screen::Diff if self.gdiff.is_some() => self.gd_pane_mut(),
             Screen::Diff => self.diffv.as_mut().map(|d| &mut d.pane),
             Screen::Lab => self.lab.as_mut().map(|l| &mut l.pane),

@@ -213,8 +213,20 @@ pub(super) fn need_records(a: &App) -> Option<&'static str> {
     })
 }
 
+/// The query line: a graph to rank on, or the Diff screen of two graphs (its query box
+/// is blamed there, with or without a graph loaded for the other screens).
+pub(super) fn need_query(a: &App) -> Option<&'static str> {
+    if a.gd_owns_query(None) {
+        None
+    } else {
+        need_engine(a)
+    }
+}
+
 pub(super) fn need_gdiff(a: &App) -> Option<&'static str> {
-    if a.gdiff.is_some() {
+    if a.gd_loading_here() {
+        Some("the two graphs are still loading")
+    } else if a.gdiff.is_some() {
         None
     } else {
         Some("no two graphs are compared (toolscope OLD NEW)")
@@ -222,7 +234,9 @@ pub(super) fn need_gdiff(a: &App) -> Option<&'static str> {
 }
 
 pub(super) fn need_diff(a: &App) -> Option<&'static str> {
-    if a.diffv.is_some() || a.gdiff.is_some() {
+    if a.gd_loading_here() {
+        Some("the two graphs are still loading")
+    } else if a.diffv.is_some() || a.gdiff.is_some() {
         None
     } else {
         Some("no diff is open (:diff A B)")

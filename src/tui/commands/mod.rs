@@ -536,6 +536,9 @@ pub fn hints(app: &App, ctx: Ctx, g: &Glyphs) -> Vec<Hint> {
         if keys.is_empty() || (c.enabled)(app).is_some() {
             continue;
         }
+        if app.gd_loading_here() && !crate::tui::gdiff::open::works_while_loading(c.id) {
+            continue;
+        }
         let keys = match (c.hint_keys, hint_pair(c.id)) {
             _ if ctx == INPUT => keys.join("/"),
             // rebound keys: the footer shows them, not the built-in key text

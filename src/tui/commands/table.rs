@@ -26,7 +26,7 @@ pub static REGISTRY: &[Command] = &[
         hint_keys: None,
         bindings: &[b(ch('/'), PANES | DIFF)],
         arg: Arg::Optional("TEXT"),
-        enabled: need_engine,
+        enabled: need_query,
     },
     Command {
         id: CmdId::InputLeave,
@@ -1044,12 +1044,12 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::ScreenDiff,
         name: "diff",
-        label: "Diff screen: two runs side by side (:diff A B, files or fixture folders)",
+        label: "Diff screen: two graphs, the artifact diff and the ranking blame (:diff OLD NEW, or :diff NEW against the loaded graph; loaded in the background, Esc goes back), or two runs side by side (:diff A B, files or fixture folders)",
         group: Group::Screens,
         hint: None,
         hint_keys: None,
         bindings: &[],
-        arg: Arg::Optional("A B"),
+        arg: Arg::Optional("OLD NEW"),
         enabled: always,
     },
     Command {

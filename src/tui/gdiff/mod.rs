@@ -6,6 +6,7 @@
 //! Blame runs on the worker of [`work`]; every answer carries a generation and stale ones
 //! are dropped, so keys never wait.
 
+pub mod open;
 pub mod tree;
 pub mod work;
 
@@ -67,11 +68,12 @@ pub struct LiveCase {
     pub blamed: Option<BlamedCase>,
 }
 
-/// Starting the screen: the two engines, and a suite to blame.
+/// Starting the screen: the two engines, their labels, and a suite to blame.
 pub struct GdStart {
     pub old: Arc<Engine>,
     pub new: Arc<Engine>,
     pub suite: Option<(crate::lab::suite::Suite, String)>,
+    pub labels: (String, String),
 }
 
 pub struct GraphDiffView {
@@ -91,8 +93,13 @@ pub struct GraphDiffView {
     pub live: Option<LiveCase>,
     /// The expected tools of the query box's case (`--expected`).
     pub expected: Vec<String>,
-    /// The newest job of each kind (answers to older ones are dropped).
+    /// The newest job of each kind (answers to older ones are dropped). A view started
+    /// after another counts on from it, so no answer of the other's worker matches.
     pub generation: u64,
+    /// The generation this view started at: its worker's first answers carry it.
+    pub epoch: u64,
+    /// Where Esc on the case list goes back to (the screen `:diff` was typed on).
+    pub back: Option<Screen>,
     pub suite_gen: u64,
     pub live_gen: u64,
     pub rerank_gen: u64,
@@ -126,6 +133,8 @@ impl GraphDiffView {
             live: None,
             expected: Vec::new(),
             generation: 0,
+            epoch: 0,
+            back: None,
             suite_gen: 0,
             live_gen: 0,
             rerank_gen: 0,
@@ -231,14 +240,13 @@ impl App {
             params: self.params.clone(),
             select: self.select.clone(),
         };
-        let (a, b) = self
-            .source_label
-            .split_once(" vs ")
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .unwrap_or_else(|| ("OLD".into(), "NEW".into()));
+        let (a, b) = s.labels;
         let mut v = GraphDiffView::new(&a, &b, base);
+        // count on from the view this one replaces: its worker's answers never match
+        v.generation = self.gdiff.as_ref().map_or(0, |o| o.generation);
+        v.epoch = v.next_gen();
         v.expected = self.gd_expected.clone();
-        let mut fx = vec![Effect::GdStart(s.old, s.new, (a, b))];
+        let mut fx = vec![Effect::GdStart(s.old, s.new, (a, b), v.epoch)];
         if let Some((suite, label)) = &s.suite {
             v.suite_label = Some(label.clone());
             v.specs = Arc::new(work::suite_specs(suite, &v.base));
@@ -308,11 +316,15 @@ impl App {
             return;
         };
         match m {
-            GdMsg::Ready { diff, groups } => {
+            GdMsg::Ready {
+                epoch,
+                diff,
+                groups,
+            } if epoch == v.epoch => {
                 v.diff = Some(Arc::from(diff));
                 v.groups = groups;
             }
-            GdMsg::Failed(e) => {
+            GdMsg::Failed { epoch, message: e } if epoch == v.epoch => {
                 let msg = format!("comparing the graphs failed: {}", crate::sanitize::line(&e));
                 v.failed = Some(msg.clone());
                 self.set_flash(FlashLevel::Error, msg);
@@ -463,12 +475,15 @@ impl App {
         Vec::new()
     }
 
-    /// Esc: from a change back to the causes, from the pane back to the list.
+    /// Esc: from a change back to the causes, from the pane back to the list, from the
+    /// list back to the screen `:diff` was typed on.
     pub fn gd_back(&mut self) -> Vec<Effect> {
         if let Some(v) = self.gdiff.as_mut() {
-            match (v.focus, v.tab) {
-                (GdFocus::Pane, GdTab::Change) => v.tab = GdTab::Blame,
-                _ => v.focus = GdFocus::Cases,
+            match (v.focus, v.tab, v.back) {
+                (GdFocus::Pane, GdTab::Change, _) => v.tab = GdTab::Blame,
+                (GdFocus::Pane, _, _) => v.focus = GdFocus::Cases,
+                (GdFocus::Cases, _, Some(s)) => self.screen = s,
+                (GdFocus::Cases, _, None) => {}
             }
         }
         Vec::new()
@@ -569,7 +584,10 @@ impl App {
 
     /// `/` without text on the Diff screen of two graphs types a query to blame there.
     pub fn gd_owns_query(&self, arg: Option<&str>) -> bool {
-        self.screen == Screen::Diff && self.gdiff.is_some() && arg.is_none()
+        self.screen == Screen::Diff
+            && self.gdiff.is_some()
+            && self.gd_load.is_none()
+            && arg.is_none()
     }
 
     /// `/` on the Diff screen of two graphs: type a query to blame.

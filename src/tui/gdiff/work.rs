@@ -7,9 +7,11 @@
 //! newer job of a kind replaces a pending one (the app drops answers whose generation is
 //! stale).
 //!
-//! A moved tool's *top cause* is the cause that, applied alone to OLD or left out of NEW,
-//! moves that tool furthest in the direction it moved (the two ends of the Shapley
-//! average); the tracked tool's is the exact blame's largest share.
+//! A moved tool's *top cause* is the change with the largest Shapley share of that tool's
+//! own rank move, in the direction it moved: the same players, the same exact sum or the
+//! same sampled orders as the tracked tool's blame, read off the hybrids that blame
+//! already ranked (no hybrid is built for it). A change that tops a moved tool but has no
+//! share of the tracked tool's change is listed after the case's causes.
 
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -19,7 +21,8 @@ use crate::engine::knobs::Knobs;
 use crate::engine::query::QueryPlan;
 use crate::lab::blame::plan::{GroupKind, Plan};
 use crate::lab::blame::report::{headline, share_label};
-use crate::lab::blame::{Blamer, CaseBlame, CaseSpec, Method, Outcome};
+use crate::lab::blame::shapley::METRICS;
+use crate::lab::blame::{Blamer, CaseBlame, CaseSpec, Method, Outcome, Share};
 use crate::lab::graphdiff::report::token_list;
 use crate::lab::graphdiff::{self, ArtifactDiff, Side};
 
@@ -48,8 +51,8 @@ pub struct Cause {
     pub kind: &'static str,
     /// Its part of the primary metric's change (None when that did not move).
     pub share: Option<f64>,
-    /// The moved tools whose top cause this is.
-    pub tools: Vec<String>,
+    /// The moved tools whose top cause this is, each with this cause's share of its move.
+    pub tools: Vec<(String, f64)>,
     pub detail: Vec<DetailLine>,
 }
 
@@ -114,12 +117,17 @@ pub enum GdJob {
 /// What the worker reports.
 #[derive(Debug)]
 pub enum GdMsg {
-    /// The artifact diff is computed and the change groups are built.
+    /// The artifact diff is computed and the change groups are built (`epoch`: the
+    /// worker's, as given to [`GdWorker::spawn`]).
     Ready {
+        epoch: u64,
         diff: Box<ArtifactDiff>,
         groups: usize,
     },
-    Failed(String),
+    Failed {
+        epoch: u64,
+        message: String,
+    },
     /// Suite cases `start..start + cases.len()` blamed.
     Cases {
         generation: u64,
@@ -164,29 +172,13 @@ pub fn blame_case(plan: &Plan<'_>, spec: &CaseSpec) -> BlamedCase {
         "unchanged".to_string()
     };
     let primary = b.primary();
-    let total = b.delta[primary];
     let mut causes: Vec<Cause> = b
         .shares
         .iter()
         .take(MAX_CAUSES)
-        .map(|s| Cause {
-            groups: s.groups.clone(),
-            label: share_label(plan, &b, s),
-            kind: if s.groups.len() == 1 {
-                plan.groups[s.groups[0] as usize].kind.as_str()
-            } else {
-                "merged"
-            },
-            share: (total != 0.0).then(|| s.effect[primary] / total),
-            tools: Vec::new(),
-            detail: detail(plan, &s.groups, &spec.query),
-        })
+        .map(|s| cause(plan, &b, s, &spec.query))
         .collect();
-    let blame = if b.changed {
-        top_causes(plan, spec, &b, &o_old, &o_new, &mut causes)
-    } else {
-        Vec::new()
-    };
+    let blame = top_causes(plan, spec, &b, &mut causes);
     let tracked = b.new.tracked.clone().or_else(|| b.old.tracked.clone());
     BlamedCase {
         id: spec.id.clone(),
@@ -215,64 +207,57 @@ pub fn blame_case(plan: &Plan<'_>, spec: &CaseSpec) -> BlamedCase {
     }
 }
 
+/// A share of a case's blame as the screen lists it.
+fn cause(plan: &Plan<'_>, b: &CaseBlame, s: &Share, query: &str) -> Cause {
+    let primary = b.primary();
+    let total = b.delta[primary];
+    Cause {
+        groups: s.groups.clone(),
+        label: share_label(plan, b, s),
+        kind: if s.groups.len() == 1 {
+            plan.groups[s.groups[0] as usize].kind.as_str()
+        } else {
+            "merged"
+        },
+        share: (total != 0.0).then(|| s.effect[primary] / total),
+        tools: Vec::new(),
+        detail: detail(plan, &s.groups, query),
+    }
+}
+
 /// The moved tools (in NEW's order, then those that dropped out) and each one's top
-/// cause; records on each cause the tools it tops.
+/// cause; records on each cause the tools it tops, and lists a top cause that is not
+/// among the causes yet after them.
 fn top_causes(
     plan: &Plan<'_>,
     spec: &CaseSpec,
     b: &CaseBlame,
-    o_old: &Outcome,
-    o_new: &Outcome,
-    causes: &mut [Cause],
+    causes: &mut Vec<Cause>,
 ) -> Vec<(String, Option<usize>)> {
-    let mut moved: Vec<String> = Vec::new();
-    for (name, _) in o_new.rows.iter().chain(&o_old.rows) {
-        if o_old.rank_of(name) != o_new.rank_of(name) && !moved.contains(name) {
-            moved.push(name.clone());
-        }
-    }
-    if moved.is_empty() || causes.is_empty() {
-        return moved.into_iter().map(|m| (m, None)).collect();
-    }
-    let n = plan.groups.len();
-    let absent = spec.knobs.params.top_k + 1;
-    // each cause alone on OLD, and NEW without it
-    let probes: Vec<(Outcome, Outcome)> = causes
-        .iter()
-        .map(|c| {
-            let mut solo = vec![false; n];
-            let mut rest = vec![true; n];
-            for &g in &c.groups {
-                solo[g as usize] = true;
-                rest[g as usize] = false;
-            }
-            (
-                Outcome::of(&plan.hybrid(&solo), &spec.query, &spec.knobs),
-                Outcome::of(&plan.hybrid(&rest), &spec.query, &spec.knobs),
-            )
-        })
-        .collect();
-    let tracked = b.new.tracked.as_deref().or(b.old.tracked.as_deref());
+    let top_k = spec.knobs.params.top_k;
     let mut out = Vec::new();
-    for name in moved {
-        let r = |o: &Outcome| o.rank_of(&name).unwrap_or(absent) as f64;
-        let (r_old, r_new) = (r(o_old), r(o_new));
-        let dir = (r_old - r_new).signum();
-        let best = if Some(name.as_str()) == tracked && causes[0].share.is_some() {
-            Some(0)
-        } else {
-            probes
-                .iter()
-                .enumerate()
-                .map(|(i, (solo, rest))| (i, dir * ((r_old - r(solo)) + (r(rest) - r_new))))
-                .filter(|(_, v)| *v > 0.0)
-                .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
-                .map(|(i, _)| i)
-        };
-        if let Some(i) = best {
-            causes[i].tools.push(name.clone());
-        }
-        out.push((name, best));
+    for m in &b.moved {
+        let best = m.top_part(top_k).map(|(groups, share)| {
+            let i = match causes.iter().position(|c| c.groups == groups) {
+                Some(i) => i,
+                None => {
+                    let s = b
+                        .shares
+                        .iter()
+                        .find(|s| s.groups == groups)
+                        .cloned()
+                        .unwrap_or_else(|| Share {
+                            groups: groups.to_vec(),
+                            effect: [0.0; METRICS],
+                        });
+                    causes.push(cause(plan, b, &s, &spec.query));
+                    causes.len() - 1
+                }
+            };
+            causes[i].tools.push((m.name.clone(), share));
+            i
+        });
+        out.push((m.name.clone(), best));
     }
     out
 }
@@ -472,12 +457,14 @@ pub struct GdWorker {
 
 impl GdWorker {
     /// Computes the artifact diff and the change groups, then runs jobs on one thread per
-    /// core until the app is gone. `send` delivers a message to the app (false: the app
-    /// is gone).
+    /// core until the app is gone or the worker is dropped. `send` delivers a message to
+    /// the app (false: the app is gone); `epoch` tags the first answers, so the app can
+    /// tell them from those of a worker it replaced.
     pub fn spawn(
         old: Arc<Engine>,
         new: Arc<Engine>,
         labels: (String, String),
+        epoch: u64,
         send: impl Fn(GdMsg) -> bool + Send + Sync + 'static,
     ) -> GdWorker {
         let (jtx, jrx) = channel::<GdJob>();
@@ -488,6 +475,7 @@ impl GdWorker {
                     let d = artifact_diff(&old, &new, (&labels.0, &labels.1));
                     let plan = Plan::new(&old, &new, &d);
                     if !send(GdMsg::Ready {
+                        epoch,
                         diff: Box::new(d.clone()),
                         groups: plan.groups.len(),
                     }) {
@@ -496,7 +484,10 @@ impl GdWorker {
                     serve(&plan, &jrx, &send, crate::par::threads());
                 }));
                 if let Err(p) = r {
-                    send(GdMsg::Failed(crate::par::panic_text(p.as_ref())));
+                    send(GdMsg::Failed {
+                        epoch,
+                        message: crate::par::panic_text(p.as_ref()),
+                    });
                 }
             });
         GdWorker { jobs: jtx }

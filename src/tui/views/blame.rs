@@ -1,7 +1,8 @@
 //! The Blame tab of the Diff screen on two graphs: the case's headline, OLD's and NEW's
 //! rankings side by side with a **blame** column naming each moved tool's top cause
-//! (`[n]`, the cause listed below), then the causes (the cursor's; Enter shows the
-//! change, `x` applies it alone to OLD). With causes applied the right column is OLD with
+//! (`[n]`, the cause listed below: the change with the largest Shapley share of that
+//! tool's own rank move), then the causes (the cursor's; Enter shows the change, `x`
+//! applies it alone to OLD). With causes applied the right column is OLD with
 //! them, and the blame column says where each tool stands in NEW.
 
 use ratatui::style::Style;
@@ -133,6 +134,53 @@ fn cols(w: usize) -> (usize, usize, bool) {
     (nw, bw, wide)
 }
 
+/// The table's head: OLD's name, the right column's (NEW's, or OLD with the causes
+/// `applied`; the two names cut so that they still differ) and the blame column's.
+fn table_head(app: &App, v: &GraphDiffView, applied: Option<&[usize]>, d: &mut Doc) {
+    let g = glyphs(app);
+    let (theme, ell, sep) = (app.theme.clone(), g.ellipsis, g.sep.to_string());
+    // None: NEW, named beside OLD
+    let right_label = match applied {
+        Some(t) => Some(format!(
+            "OLD + {}",
+            t.iter()
+                .map(|i| format!("[{}]", i + 1))
+                .collect::<Vec<_>>()
+                .join("")
+        )),
+        None if !v.toggled.is_empty() => Some(format!("re-ranking{}", g.ellipsis)),
+        None => None,
+    };
+    let (old_name, new_name) = (clean(&v.old_label), clean(&v.new_label));
+    let blame_label = if applied.is_some() { "in NEW" } else { "blame" };
+    d.sized(move |w| {
+        let (nw, bw, wide) = cols(w);
+        let s = if wide { 7 } else { 0 };
+        let h = theme.get(Role::Header);
+        let (lw, rw) = (4 + nw + s, 4 + nw + s + 5);
+        let (pl, pr) = ("  # OLD ", "  # NEW ");
+        let (a, b) = text::distinct_pair(
+            &old_name,
+            &new_name,
+            (
+                lw.saturating_sub(text::width(pl)),
+                rw.saturating_sub(text::width(pr)),
+            ),
+            ell,
+        );
+        let right = match &right_label {
+            Some(r) => format!("  # {r}"),
+            None => format!("{pr}{b}"),
+        };
+        Line::from(vec![
+            Span::styled(text::fit(&format!("{pl}{a}"), lw, ell), h),
+            Span::styled(sep.clone(), theme.get(Role::Border)),
+            Span::styled(text::fit(&right, rw, ell), h),
+            Span::styled(format!(" {}", text::fit(blame_label, bw, ell)), h),
+        ])
+    });
+}
+
 fn table(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
     let g = glyphs(app);
     let theme = app.theme.clone();
@@ -144,37 +192,7 @@ fn table(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
         Some((_, r)) => r.rows.clone(),
         None => c.new_rows.clone(),
     };
-    let right_label = match applied {
-        Some((t, _)) => format!(
-            "OLD + {}",
-            t.iter()
-                .map(|i| format!("[{}]", i + 1))
-                .collect::<Vec<_>>()
-                .join("")
-        ),
-        None if !v.toggled.is_empty() => format!("re-ranking{}", g.ellipsis),
-        None => format!("NEW {}", clean(&v.new_label)),
-    };
-    let left_label = format!("OLD {}", clean(&v.old_label));
-    let blame_label = if applied.is_some() { "in NEW" } else { "blame" };
-    {
-        let theme = theme.clone();
-        let sep = sep.clone();
-        d.sized(move |w| {
-            let (nw, bw, wide) = cols(w);
-            let s = if wide { 7 } else { 0 };
-            let h = theme.get(Role::Header);
-            Line::from(vec![
-                Span::styled(text::fit(&format!("  # {left_label}"), 4 + nw + s, ell), h),
-                Span::styled(sep.clone(), theme.get(Role::Border)),
-                Span::styled(
-                    text::fit(&format!("  # {right_label}"), 4 + nw + s + 5, ell),
-                    h,
-                ),
-                Span::styled(format!(" {}", text::fit(blame_label, bw, ell)), h),
-            ])
-        });
-    }
+    table_head(app, v, applied.map(|(t, _)| t.as_slice()), d);
     let n = c.old_rows.len().max(right_rows.len());
     for i in 0..n {
         let left = c.old_rows.get(i).map(|(nm, sc)| {
@@ -200,7 +218,7 @@ fn table(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
             } else {
                 match c.cause_of(nm) {
                     Some(k) => format!("[{}] {}", k + 1, clean(&c.causes[k].label)),
-                    None => "no single change".into(),
+                    None => "unattributed".into(),
                 }
             };
             (clean(nm), *sc, marker, role, ra.is_none(), blame)
@@ -283,7 +301,7 @@ fn causes(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
     }
     d.text(Line::styled(
         format!(
-            "Causes ({}): Enter shows the change, x applies it alone to OLD",
+            "Causes ({}), share of the headline's change (Enter: change, x: alone on OLD)",
             c.causes.len()
         ),
         st(app, Role::Section),
@@ -297,14 +315,7 @@ fn causes(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
         let tops = if k.tools.is_empty() {
             String::new()
         } else {
-            format!(
-                "  (tops {})",
-                k.tools
-                    .iter()
-                    .map(|t| clean(t))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!("  (tops {})", tops(&k.tools))
         };
         d.item(spans(vec![
             (format!("[{}]", i + 1), st(app, Role::Key)),
@@ -321,4 +332,27 @@ fn causes(app: &App, v: &GraphDiffView, c: &BlamedCase, d: &mut Doc) {
         format!("residual {:.2e}  {}", c.residual, clean(&c.method)),
         st(app, Role::Muted),
     ));
+    d.text(Line::styled(
+        "blame column: each moved tool's largest Shapley share of its own rank move \
+         (the same players and hybrids)",
+        st(app, Role::Muted),
+    ));
+}
+
+/// The tools a cause tops and its share of each one's move: `listOrders 1.00,
+/// listOrderItems 0.50`, or `listOrders, listOrderItems: 1.00 each` when the shares are
+/// the same.
+pub fn tops(tools: &[(String, f64)]) -> String {
+    let share = |s: f64| format!("{s:.2}");
+    let names = || tools.iter().map(|(t, _)| clean(t)).collect::<Vec<_>>();
+    match tools.first() {
+        Some((_, s0)) if tools.iter().all(|(_, s)| share(*s) == share(*s0)) => {
+            format!("{}: {} each", names().join(", "), share(*s0))
+        }
+        _ => tools
+            .iter()
+            .map(|(t, s)| format!("{} {}", clean(t), share(*s)))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }

@@ -21,39 +21,132 @@ fn view(app: &App) -> Option<&GraphDiffView> {
     app.gdiff.as_deref()
 }
 
-pub fn header(app: &App) -> Vec<Span<'static>> {
-    let Some(v) = view(app) else {
-        return Vec::new();
+/// The header after the screen's name, in `avail` cells: both files' names, then what
+/// changed in counts (or the load's progress). The counts always show; long file names
+/// are cut in the middle (their start and their extension stay, or, when that would make
+/// the two look alike, from where they differ), and below a width the counts take a
+/// shorter form.
+pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
+    let g = glyphs(app);
+    let (labels, long, short) = match (app.gd_load.as_ref(), view(app)) {
+        (Some(l), _) if app.gd_loading_here() => {
+            let pct = format!(
+                "   loading {:.0}%",
+                (l.progress.fraction.clamp(0.0, 1.0) * 100.0).floor()
+            );
+            (&l.labels, pct.clone(), pct)
+        }
+        (_, Some(v)) => {
+            let labels = (&v.old_label, &v.new_label);
+            let (long, short) = match &v.diff {
+                Some(d) => {
+                    let t = (
+                        d.tools.added.len(),
+                        d.tools.removed.len(),
+                        d.tools.changed.iter().filter(|c| c.engine_visible).count(),
+                    );
+                    let e = (
+                        d.edges.added.len(),
+                        d.edges.removed.len(),
+                        d.edges.changed.len(),
+                    );
+                    (
+                        format!(
+                            "   tools +{} -{} ~{}  edges +{} -{} ~{}",
+                            t.0, t.1, t.2, e.0, e.1, e.2
+                        ),
+                        format!(
+                            "  tools +{}-{}~{} edges +{}-{}~{}",
+                            t.0, t.1, t.2, e.0, e.1, e.2
+                        ),
+                    )
+                }
+                None => {
+                    let c = format!("   comparing{}", g.ellipsis);
+                    (c.clone(), c)
+                }
+            };
+            return header_spans(app, avail, (labels.0, labels.1), long, short);
+        }
+        _ => return Vec::new(),
     };
-    let mut out = vec![
-        Span::styled("OLD ", st(app, Role::Muted)),
-        Span::styled(clean(&v.old_label), st(app, Role::Title)),
-        Span::styled("  vs  NEW ", st(app, Role::Muted)),
-        Span::styled(clean(&v.new_label), st(app, Role::Title)),
-    ];
-    match &v.diff {
-        Some(d) => out.push(Span::styled(
-            format!(
-                "   tools +{} -{} ~{}  edges +{} -{} ~{}",
-                d.tools.added.len(),
-                d.tools.removed.len(),
-                d.tools.changed.iter().filter(|c| c.engine_visible).count(),
-                d.edges.added.len(),
-                d.edges.removed.len(),
-                d.edges.changed.len()
-            ),
-            st(app, Role::Muted),
-        )),
-        None => out.push(Span::styled(
-            format!("   comparing{}", glyphs(app).ellipsis),
-            st(app, Role::Muted),
-        )),
-    }
-    out
+    header_spans(app, avail, (&labels.0, &labels.1), long, short)
+}
+
+/// `OLD a  vs  NEW b` and the counts in `avail` cells: the counts' long form when the
+/// names keep 12 cells each, else the short one; the names share what is left.
+fn header_spans(
+    app: &App,
+    avail: usize,
+    labels: (&str, &str),
+    long: String,
+    short: String,
+) -> Vec<Span<'static>> {
+    let ell = glyphs(app).ellipsis;
+    let (a, b) = (clean(labels.0), clean(labels.1));
+    let (pa, pb) = ("OLD ", "  vs  NEW ");
+    let fixed = text::width(pa) + text::width(pb);
+    let (wa, wb) = (text::width(&a), text::width(&b));
+    let fits = |c: &str| fixed + text::width(c) + wa.min(12) + wb.min(12) <= avail;
+    let counts = if fits(&long) { long } else { short };
+    let room = avail.saturating_sub(fixed + text::width(&counts));
+    // each name gets half the room; a shorter one leaves the rest to the other
+    let (ra, rb) = if wa + wb <= room {
+        (wa, wb)
+    } else {
+        let half = room / 2;
+        match (wa <= half, wb <= room - half) {
+            (true, _) => (wa, room - wa),
+            (_, true) => (room - wb, wb),
+            _ => (half, room - half),
+        }
+    };
+    let (a, b) = text::distinct_pair(&a, &b, (ra, rb), ell);
+    vec![
+        Span::styled(pa, st(app, Role::Muted)),
+        Span::styled(a, st(app, Role::Title)),
+        Span::styled(pb, st(app, Role::Muted)),
+        Span::styled(b, st(app, Role::Title)),
+        Span::styled(counts, st(app, Role::Muted)),
+    ]
+}
+
+/// The main area while `:diff` loads its two graphs: the loader's progress, and the key
+/// that goes back.
+pub fn draw_loading(app: &App, main: Rect, buf: &mut Buffer) {
+    use super::super::commands::{self, CmdId, DIFF};
+    let Some(l) = app.gd_load.as_ref() else {
+        return;
+    };
+    let g = glyphs(app);
+    let back = commands::keys_in(&app.keys, commands::get(CmdId::Back), DIFF, g);
+    let keys = match back.first() {
+        Some(k) => format!("{k} goes back (the load is dropped)"),
+        None => String::new(),
+    };
+    super::loading::gauge_box(
+        app,
+        main,
+        buf,
+        &format!("loading {} and {}", clean(&l.labels.0), clean(&l.labels.1)),
+        &l.progress,
+        &keys,
+    );
 }
 
 pub fn status(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
     let mut segs: Vec<Vec<Span<'static>>> = Vec::new();
+    if app.gd_loading_here() {
+        segs.push(vec![Span::styled(
+            if short {
+                " loading"
+            } else {
+                " loading the two graphs"
+            },
+            st(app, Role::Warn),
+        )]);
+        return segs;
+    }
     let Some(v) = view(app) else {
         return segs;
     };
@@ -109,6 +202,9 @@ pub fn status(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
     }
     segs
 }
+
+/// The info line's tip while `:diff` loads the graphs.
+pub const LOADING_TIP: &str = " Esc: back (the load is dropped)  :: commands  ?: keys";
 
 /// The info line's tip.
 pub const TIP: &str =
@@ -389,7 +485,7 @@ fn change_doc(app: &App, v: &GraphDiffView) -> Doc {
     ]));
     let share = cause
         .share
-        .map(|s| format!("share {s:.2} of the change  "))
+        .map(|s| format!("share {s:.2} of the headline's change  "))
         .unwrap_or_default();
     d.text_indent(
         Line::styled(
@@ -399,13 +495,8 @@ fn change_doc(app: &App, v: &GraphDiffView) -> Doc {
                     String::new()
                 } else {
                     format!(
-                        "top cause of {}  ",
-                        cause
-                            .tools
-                            .iter()
-                            .map(|t| clean(t))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "top cause of {} (its share of each one's rank move)  ",
+                        super::blame::tops(&cause.tools)
                     )
                 },
                 if on {

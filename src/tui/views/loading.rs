@@ -1,27 +1,42 @@
 //! The loading screen: a progress bar for large artifacts while the UI stays responsive,
-//! in a box sized to its text (a long note wraps, never cut) with the keys at the bottom.
+//! in a box sized to its text (a long note wraps, never cut) with the keys at the bottom
+//! (its box is also the Diff screen's while `:diff` loads two graphs).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use super::super::app::App;
+use super::super::app::{App, LoadProgress};
 use super::super::text;
 use super::super::theme::Role;
 use super::{block, centered, clean, glyphs, put_line, st};
 
-/// The box's text and gauge: as wide as its longest line needs (at least 64 cells, at
-/// most 100 or the screen), as tall as the wrapped text; the keys line is never cut.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
-    let g = glyphs(app);
-    let p = app.load.clone().unwrap_or(super::super::app::LoadProgress {
+    let p = app.load.clone().unwrap_or(LoadProgress {
         phase: String::new(),
         fraction: 0.0,
         detail: String::new(),
     });
-    let title = format!(" loading {} ", clean(&app.source_label));
-    let (phase, detail, keys) = (clean(&p.phase), clean(&p.detail), loading_keys(app));
+    let title = format!("loading {}", clean(&app.source_label));
+    gauge_box(app, area, buf, &title, &p, &loading_keys(app));
+}
+
+/// A box titled `title` with the load's phase, a gauge, its detail and a line of keys
+/// (the loading screen's, and the Diff screen's while `:diff` loads its graphs), centred
+/// in `area`: as wide as its longest line needs (at least 64 cells, at most 100 or the
+/// screen), as tall as the wrapped text; the keys line is never cut.
+pub fn gauge_box(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    p: &LoadProgress,
+    keys: &str,
+) {
+    let g = glyphs(app);
+    let title = format!(" {title} ");
+    let (phase, detail, keys) = (clean(&p.phase), clean(&p.detail), keys.to_string());
     let need = [&title, &phase, &detail, &keys]
         .iter()
         .map(|t| text::width(t))

@@ -124,7 +124,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     let cursor = match app.screen {
         Screen::Explore => explore::draw_query(app, query_area, buf),
         // the query box, while a query to blame is typed on the Diff screen of two graphs
-        Screen::Diff if app.gdiff.is_some() && app.input_active => {
+        Screen::Diff if app.gd_owns_query(None) && app.input_active => {
             explore::draw_query(app, query_area, buf)
         }
         _ => {
@@ -151,6 +151,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> (LayoutInfo, Option<Posi
     match app.screen {
         Screen::Explore => {}
         Screen::Evidence => evidence::draw(app, main, buf, compact, &mut info),
+        Screen::Diff if app.gd_load.is_some() => gdiff::draw_loading(app, main, buf),
         Screen::Diff if app.gdiff.is_some() => gdiff::draw(app, main, buf, compact, &mut info),
         Screen::Diff => diff::draw(app, main, buf, compact, &mut info),
         Screen::Lab => lab::draw(app, main, buf, compact, &mut info),
@@ -273,7 +274,7 @@ fn screen_header(app: &App, r: Rect, buf: &mut Buffer) {
     let mut spans: Vec<Span<'static>> = vec![Span::styled(name, st(app, Role::TabActive))];
     let rest = match app.screen {
         Screen::Evidence => evidence::header(app),
-        Screen::Diff if app.gdiff.is_some() => gdiff::header(app),
+        Screen::Diff if app.gdiff.is_some() || app.gd_load.is_some() => gdiff::header(app, avail),
         Screen::Diff => diff::header(app),
         Screen::Lab => lab::header(app, avail),
         Screen::Follow => follow::header(app),

@@ -161,6 +161,7 @@ fn screen_tip(app: &App) -> &'static str {
         Screen::Evidence => {
             " Tab: focus  Enter: open  [ ]: record  2-5: row/selector/record/why-not  o: JSON  ?: keys"
         }
+        Screen::Diff if app.gd_load.is_some() => super::gdiff::LOADING_TIP,
         Screen::Diff if app.gdiff.is_some() => super::gdiff::TIP,
         Screen::Diff => " Tab or Enter: cases/detail  c: changed only  j/k: case  ?: keys",
         Screen::Lab => {
@@ -318,7 +319,9 @@ fn push_running(app: &App, segs: &mut Vec<Seg>) {
 fn screen_segments(app: &App, short: bool) -> Vec<Vec<Span<'static>>> {
     match app.screen {
         Screen::Evidence => super::evidence::status(app, short),
-        Screen::Diff if app.gdiff.is_some() => super::gdiff::status(app, short),
+        Screen::Diff if app.gdiff.is_some() || app.gd_load.is_some() => {
+            super::gdiff::status(app, short)
+        }
         Screen::Diff => super::diff::status(app, short),
         Screen::Lab => super::lab::status(app, short),
         Screen::Follow => super::follow::status(app, short),
