@@ -219,11 +219,9 @@ fn diff_of_evidence_files_and_bad_suites() {
 
 #[test]
 fn eval_matches_the_reference_on_petstore() {
-    let g = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if !g.join("golden/graphs/petstore3.json").exists() {
-        println!("SKIP: ../shared/corpus not found");
+    let Some(g) = common::shared_corpus("eval_matches_the_reference_on_petstore") else {
         return;
-    }
+    };
     let (code, out, _) = run(&[
         "lab",
         "eval",

@@ -31,14 +31,8 @@ fn traces(name: &str) -> String {
         .to_string()
 }
 
-fn golden() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/golden");
-    if p.join("graphs").is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skip: ../shared/corpus/golden is not here (CI has it)");
-        None
-    }
+fn golden(what: &str) -> Option<PathBuf> {
+    common::shared_golden(what)
 }
 
 fn lines(out: &str) -> Vec<serde_json::Value> {
@@ -69,7 +63,10 @@ fn reference_envelopes_of_the_demo_reproduce() {
 
 #[test]
 fn reference_envelopes_and_golden_cases_of_the_golden_graphs_reproduce() {
-    let Some(g) = golden() else { return };
+    let Some(g) = golden("reference_envelopes_and_golden_cases_of_the_golden_graphs_reproduce")
+    else {
+        return;
+    };
     for (graph, file, records, partial) in [
         ("ecommerce", traces("ecommerce.jsonl.gz"), 284, 3),
         ("github_subset", traces("github_subset.jsonl.gz"), 252, 3),
