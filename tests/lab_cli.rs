@@ -561,3 +561,63 @@ fn check_catches_every_corruption_of_the_trial() {
         assert_eq!(err.lines().count(), 1, "{edit}: {err}");
     }
 }
+
+/// Trial 2026-12-05 item 3: a spec given as GRAPH is built on load with the same
+/// fingerprint on every run, so fixtures captured against it check against it; a changed
+/// spec is still told apart.
+#[test]
+fn fixtures_captured_on_a_spec_check_against_the_same_spec() {
+    let d = tmp("spec-fp");
+    let spec = d.join("users.openapi.json");
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ingest/users.openapi.json");
+    std::fs::copy(&src, &spec).unwrap();
+    std::fs::write(
+        d.join("suite.jsonl"),
+        "{\"case_id\":\"a\",\"query\":\"list users\",\"expected_target\":\"listUsers\"}\n\
+         {\"case_id\":\"b\",\"query\":\"delete a user\",\"expected_target\":\"deleteUser\"}\n",
+    )
+    .unwrap();
+    let fx = d.join("fx");
+    let (code, _, err) = run(&[
+        "lab",
+        "capture",
+        s(&spec),
+        "--cases",
+        s(&d.join("suite.jsonl")),
+        "-o",
+        s(&fx),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["lab", "check", s(&spec), s(&fx)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 passed"), "{out}");
+    // capturing again into the same folder is this capture's own
+    let (code, out, err) = run(&[
+        "lab",
+        "capture",
+        s(&spec),
+        "--cases",
+        s(&d.join("suite.jsonl")),
+        "-o",
+        s(&fx),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // a changed spec is another graph
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("List users", "List every user");
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, err) = run(&["lab", "check", s(&spec), s(&fx)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("captured against another graph"), "{err}");
+    // a saved artifact keeps its build time and its fingerprint is its file's sha256
+    let built = d.join("built.json");
+    let (code, _, err) = run(&["build", s(&spec), "-o", s(&built), "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&built).unwrap()).unwrap();
+    let at = v["metadata"]["built_at"].as_str().unwrap_or("");
+    assert!(at.starts_with("20") && at.contains('T'), "{at:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
