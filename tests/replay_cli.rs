@@ -442,3 +442,42 @@ fn a_logged_response_replays_with_the_llm_pick_it_recorded() {
     assert_eq!(code, 1, "{out}");
     assert_eq!(lines(&out)[0]["status"], "drifted", "{out}");
 }
+
+/// Trial 2026-12-05 item 6: a redacted parameter is unknown, never the default. The
+/// reference's recorder redacts `token_budget` in every envelope; it only bounds the
+/// subgraph text, which replay does not compare, so those still reproduce. A redacted
+/// `depth` (or `top_k`, `history`, …) makes the record partial, not a drift against the
+/// default.
+#[test]
+fn a_redacted_parameter_is_unknown_not_the_default() {
+    let dir = common::tmp_dir("replay", "redacted");
+    let lines = demo_lines();
+    let mut v: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(v["attributes"]["token_budget"], "[REDACTED]");
+    let as_recorded = serde_json::to_string(&v).unwrap();
+    v["attributes"]["depth"] = "[REDACTED]".into();
+    let depth = serde_json::to_string(&v).unwrap();
+    v["attributes"]["depth"] = 2.into();
+    v["attributes"]["top_k"] = "five".into();
+    let top_k = serde_json::to_string(&v).unwrap();
+    let f = dir.join("redacted.jsonl");
+    std::fs::write(&f, format!("{as_recorded}\n{depth}\n{top_k}\n")).unwrap();
+    let (code, out, err) = toolscope(
+        &["lab", "replay", "demo", f.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let l = lines_of(&out);
+    assert_eq!(l[0]["status"], "reproduced", "{out}");
+    assert_eq!(l[1]["status"], "partial", "{out}");
+    assert_eq!(
+        l[1]["detail"],
+        "parameter depth was redacted: its value is unknown"
+    );
+    assert_eq!(l[2]["status"], "partial", "{out}");
+    assert_eq!(
+        l[2]["detail"],
+        "parameter top_k was recorded as \"five\": its value is unknown"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

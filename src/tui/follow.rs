@@ -422,13 +422,7 @@ impl App {
                 crate::sanitize::line(&e.id)
             ));
         };
-        if let Some(k) = &e.knobs {
-            let mut p = k.params.clone();
-            p.top_k = p.top_k.clamp(1, MAX_TOP_K);
-            p.depth = p.depth.min(MAX_DEPTH);
-            self.params = p;
-            self.select = k.select.clone();
-        }
+        let kept = self.take_recorded_knobs(&e);
         self.screen = Screen::Explore;
         self.return_to = Some(Screen::Follow);
         self.lab_case = Some(format!("line {}", e.line));
@@ -446,7 +440,7 @@ impl App {
         self.set_flash(
             FlashLevel::Info,
             format!(
-                "{} (line {}): {}{}; Esc goes back to the stream",
+                "{} (line {}): {}{}{kept}; Esc goes back to the stream",
                 crate::sanitize::line(&e.id),
                 e.line,
                 e.class,
@@ -456,6 +450,51 @@ impl App {
             ),
         );
         vec![self.requery(false)]
+    }
+
+    /// Takes the record's parameters into the explorer's, except those recorded without
+    /// a usable value (redacted): the explorer keeps its own for them, and the returned
+    /// note (empty when none) says which.
+    fn take_recorded_knobs(&mut self, e: &Entry) -> String {
+        let Some(k) = &e.knobs else {
+            return String::new();
+        };
+        let unknown = |n: &str| e.unknown_params.iter().any(|(x, _)| x == n);
+        let (mut p, mut s) = (k.params.clone(), k.select.clone());
+        let (mine, my_sel) = (&self.params, &self.select);
+        if unknown("top_k") {
+            p.top_k = mine.top_k;
+        }
+        if unknown("depth") {
+            p.depth = mine.depth;
+        }
+        if unknown("token_budget") {
+            p.token_budget = mine.token_budget;
+        }
+        if unknown("history") {
+            p.history = mine.history.clone();
+        }
+        if unknown("learning_suggestions") {
+            p.learning_suggestions = mine.learning_suggestions.clone();
+        }
+        if unknown("llm_target") {
+            s.llm_target = my_sel.llm_target.clone();
+        }
+        if unknown("policy") {
+            s.policy = my_sel.policy.clone();
+        }
+        p.top_k = p.top_k.clamp(1, MAX_TOP_K);
+        p.depth = p.depth.min(MAX_DEPTH);
+        self.params = p;
+        self.select = s;
+        if e.unknown_params.is_empty() {
+            return String::new();
+        }
+        let names: Vec<&str> = e.unknown_params.iter().map(|(n, _)| n.as_str()).collect();
+        format!(
+            "; {} not recorded, the explorer's own kept",
+            names.join(", ")
+        )
     }
 }
 

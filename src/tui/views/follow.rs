@@ -512,18 +512,7 @@ fn detail(app: &App, f: &FollowView) -> Doc {
     if let Some(k) = &e.knobs {
         d.text_indent(
             Line::styled(
-                format!(
-                    "  parameters top_k={} depth={} token_budget={} policy {} llm_target {}",
-                    k.params.top_k,
-                    k.params.depth,
-                    k.params.token_budget,
-                    clean(k.select.policy.as_str()),
-                    k.select
-                        .llm_target
-                        .as_deref()
-                        .map(clean)
-                        .unwrap_or("null".into())
-                ),
+                format!("  parameters {}", parameters(e, k)),
                 st(app, Role::Muted),
             ),
             4,
@@ -621,6 +610,33 @@ fn detail(app: &App, f: &FollowView) -> Doc {
     }
     unreadable_list(app, f, &mut d);
     d
+}
+
+/// `top_k=5 depth=2 token_budget=[REDACTED] policy strong_evidence llm_target null`: each
+/// parameter as recorded — a redacted or unusable one as its recorded value, never the
+/// default the replay would otherwise have put in its place.
+fn parameters(e: &crate::lab::follow::Entry, k: &crate::engine::knobs::Knobs) -> String {
+    let known = |name: &str, v: String| -> String {
+        match e.unknown_params.iter().find(|(n, _)| n == name) {
+            Some((_, recorded)) => recorded.clone(),
+            None => v,
+        }
+    };
+    format!(
+        "top_k={} depth={} token_budget={} policy {} llm_target {}",
+        known("top_k", k.params.top_k.to_string()),
+        known("depth", k.params.depth.to_string()),
+        known("token_budget", k.params.token_budget.to_string()),
+        known("policy", clean(k.select.policy.as_str())),
+        known(
+            "llm_target",
+            k.select
+                .llm_target
+                .as_deref()
+                .map(clean)
+                .unwrap_or("null".into())
+        ),
+    )
 }
 
 /// The last unreadable lines (the count is in the class table).
