@@ -481,3 +481,62 @@ fn a_redacted_parameter_is_unknown_not_the_default() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Trial 2026-12-05 items 8 and 18: every record of `lab replay` is named by its file as
+/// given on the command line (readable or not, so two files of one name in two folders
+/// are told apart), and one record is "1 record".
+#[test]
+fn records_are_named_by_the_path_as_given_and_counted_in_words() {
+    let dir = common::tmp_dir("replay", "names");
+    let lines = demo_lines();
+    for sub in ["a", "b"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+        v.as_object_mut().unwrap().remove("trace_id");
+        std::fs::write(
+            dir.join(sub).join("log.jsonl"),
+            format!("{}\n{{torn\n", serde_json::to_string(&v).unwrap()),
+        )
+        .unwrap();
+    }
+    let a = dir.join("a/log.jsonl").display().to_string();
+    let b = dir.join("b/log.jsonl").display().to_string();
+    let (_, out, err) = toolscope(&["lab", "replay", "demo", &a, &b, "--json"], None);
+    let l = lines_of(&out);
+    let names: Vec<&str> = l[..4]
+        .iter()
+        .map(|r| r["record"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            format!("{a}:1"),
+            format!("{a}:2:2"),
+            format!("{b}:1"),
+            format!("{b}:2:2")
+        ],
+        "{out}{err}"
+    );
+    // a folder's files are named under the folder as given
+    let (_, out, _) = toolscope(
+        &[
+            "lab",
+            "replay",
+            "demo",
+            dir.join("a").to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(lines_of(&out)[0]["record"], format!("{a}:1"));
+    // one record: "1 record", in the summary
+    let one = dir.join("one.jsonl");
+    std::fs::write(&one, format!("{}\n", lines[0])).unwrap();
+    let (code, out, _) = toolscope(&["lab", "replay", "demo", one.to_str().unwrap()], None);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("1 record: 1 reproduced, 0 drifted, 0 partial, 0 unreadable"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -568,13 +568,13 @@ fn sources(
                 out.push(Box::new(std::iter::once(Item::Error(e))));
             }
             for f in files {
-                match Items::open(&f.to_string_lossy()) {
+                match Items::open_as_given(&f.to_string_lossy()) {
                     Ok(items) => out.push(Box::new(items)),
                     Err(e) => out.push(Box::new(std::iter::once(Item::Error(e)))),
                 }
             }
         } else {
-            out.push(Box::new(Items::open(p)?));
+            out.push(Box::new(Items::open_as_given(p)?));
         }
     }
     Ok(out)
