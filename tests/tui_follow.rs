@@ -96,6 +96,7 @@ fn planted_drifts_are_flagged_by_kind_and_bad_lines_are_listed() {
     h.follow_step(0);
     let s = h.screen(80, 24);
     assert!(s.contains("waiting for it"), "a missing file is said: {s}");
+    assert_eq!(s.matches("waiting").count(), 1, "said once: {s}");
     std::fs::copy(fixture("drifts.jsonl"), &log).unwrap();
     append(&log, "not json at all\n");
     h.follow_step(1_000);
@@ -225,13 +226,38 @@ fn truncation_and_rotation_are_survived_without_a_graph() {
     let s = h.screen(80, 24);
     assert!(s.contains("rotated 1 · truncated 1"), "{s}");
     assert!(s.contains("no graph"), "{s}");
-    // without a graph, Enter shows the record; a second Enter says why it cannot explore
-    h.key(KeyCode::Enter);
+    // without a graph, the first Enter says that opening a record needs one
     h.key(KeyCode::Enter);
     assert!(h.app.flash.as_ref().unwrap().text.starts_with("no graph"));
-    std::fs::remove_file(&log).unwrap();
+    // rewritten in place, longer than before (same inode): a truncation, read from the top
+    let six = format!("{}\n", lines[10..16].join("\n"));
+    assert!(six.len() > std::fs::metadata(&log).unwrap().len() as usize);
+    std::fs::write(&log, &six).unwrap();
     h.follow_step(4_000);
-    assert!(h.app.follow.as_ref().unwrap().missing.is_some());
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!((f.truncations, f.stream.total.records), (2, 14));
+    let last = f.stream.ring.back().unwrap();
+    assert_eq!(last.line, 6, "the new file's line numbers");
+    assert_eq!(f.stream.total.classes[class_index("unreadable")], 0);
+    // renamed away with no successor yet: rotated (said once), not removed
+    std::fs::rename(&log, dir.join("prod.jsonl.2")).unwrap();
+    h.follow_step(5_000);
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains("prod.jsonl: rotated (renamed away); waiting for it"),
+        "{s}"
+    );
+    assert_eq!(s.matches("waiting").count(), 1, "{s}");
+    append(&log, &format!("{}\n", lines[16]));
+    h.follow_step(6_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!((f.rotations, f.missing.as_deref()), (2, None));
+    std::fs::remove_file(&log).unwrap();
+    h.follow_step(7_000);
+    assert_eq!(
+        h.app.follow.as_ref().unwrap().missing.as_deref(),
+        Some("removed")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -253,6 +279,23 @@ fn the_screen_at_both_sizes() {
     let mut h = Harness::follow(caps(), &log, true);
     h.follow_step(12_000);
     h.follow_step(25_000);
+    // the class table lists the biggest classes first: at 80x24 the biggest is shown
+    let f = h.app.follow.as_ref().unwrap();
+    let biggest = toolscope::lab::follow::classes()
+        .max_by_key(|c| f.stream.total.classes[class_index(c)])
+        .unwrap();
+    let s = h.screen(80, 24);
+    let first_row = s
+        .lines()
+        .skip_while(|l| !(l.contains("class") && l.contains("total")))
+        .nth(1)
+        .unwrap_or("");
+    assert!(
+        first_row
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .starts_with(biggest),
+        "{biggest}: {s}"
+    );
     insta::assert_snapshot!("follow_80x24", h.screen(80, 24));
     insta::assert_snapshot!("follow_120x40", h.screen(120, 40));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -49,9 +49,9 @@ pub fn class_index(c: &str) -> usize {
     classes().position(|x| x == c).unwrap_or(CLASS_COUNT - 1)
 }
 
-/// The classes with records in `counts`, as `(index, name)`, in the order the Follow
-/// screen lists them and `c` steps through them: failure classes first, then `selected`
-/// and `unresolved`.
+/// The classes with records in `counts`, as `(index, name)`, in the order `c` steps
+/// through them: failure classes first, then `selected` and `unresolved` (the Follow
+/// screen's table lists them biggest first).
 pub fn classes_seen(counts: &Counts) -> Vec<(usize, &'static str)> {
     let mut v: Vec<(usize, &'static str)> = classes()
         .enumerate()

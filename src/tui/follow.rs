@@ -401,18 +401,14 @@ impl App {
         let Some(f) = self.follow.as_ref() else {
             return Vec::new();
         };
-        if f.focus == FollowFocus::List && self.engine.is_none() {
-            if let Some(f) = self.follow.as_mut() {
-                f.focus = FollowFocus::Detail;
-            }
-            return Vec::new();
-        }
         let Some(e) = f.current().cloned() else {
             return self.warn("no record yet".into());
         };
         if self.engine.is_none() {
+            // said at the first Enter (the Record pane below shows the record already)
             return self.warn(
-                "no graph: open the stream with one to explore a record (toolscope GRAPH FILE --follow)"
+                "no graph: opening a record in Explore needs one (toolscope GRAPH FILE --follow); \
+                 Tab moves to the Record pane"
                     .into(),
             );
         }
@@ -584,10 +580,9 @@ mod tests {
         old.generation = 0;
         app.on_follow(old);
         assert_eq!(app.follow.as_ref().unwrap().stream.total.records, 5);
-        // without a graph Enter shows the record's detail, and says why it cannot explore
-        app.follow_open();
-        assert_eq!(app.follow.as_ref().unwrap().focus, FollowFocus::Detail);
+        // without a graph the first Enter says that opening a record needs one
         app.follow_open();
         assert!(app.flash.as_ref().unwrap().text.starts_with("no graph"));
+        assert_eq!(app.follow.as_ref().unwrap().focus, FollowFocus::List);
     }
 }
