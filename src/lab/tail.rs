@@ -318,6 +318,86 @@ impl Tail {
     }
 }
 
+/// A line read again by its byte offset ([`read_line_at`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineAt {
+    /// Its 1-based line number (the lines before it are counted).
+    pub line: u64,
+    pub text: String,
+    pub utf8: bool,
+}
+
+/// Reads the line that starts at byte `offset` of the file at `path` again (a record the
+/// follow ring no longer keeps: each record names its byte offset). The lines before it
+/// are counted for its number (the file is read up to there, a MiB at a time); the line
+/// itself must be complete and at most [`MAX_LINE`] bytes. An offset inside a line names
+/// where that line starts. The error is one line naming the file.
+pub fn read_line_at(path: &Path, offset: u64) -> Result<LineAt, String> {
+    let name = crate::limits::shown(path);
+    let (mut f, len) = crate::limits::open_regular(path).map_err(|e| e.to_string())?;
+    if offset >= len {
+        return Err(format!(
+            "{name}: byte {offset} is past the end of the file ({len} bytes)"
+        ));
+    }
+    let io = |e: std::io::Error| crate::limits::io_error(&name, &e).to_string();
+    // the lines before it, and where the last of them ends
+    let (mut lines, mut start, mut at) = (0u64, 0u64, 0u64);
+    let mut buf = vec![0u8; 1 << 20];
+    while at < offset {
+        let want = buf.len().min((offset - at) as usize);
+        let n = f.read(&mut buf[..want]).map_err(io)?;
+        if n == 0 {
+            return Err(format!("{name}: the file got shorter while it was read"));
+        }
+        for i in memchr::memchr_iter(b'\n', &buf[..n]) {
+            lines += 1;
+            start = at + i as u64 + 1;
+        }
+        at += n as u64;
+    }
+    if start != offset {
+        return Err(format!(
+            "{name}: byte {offset} is inside line {} (it starts at byte {start}); give the \
+             byte a line starts at",
+            lines + 1
+        ));
+    }
+    let mut bytes = Vec::new();
+    loop {
+        let n = f.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            return Err(format!(
+                "{name}: line {} at byte {offset} has no newline yet (still being written)",
+                lines + 1
+            ));
+        }
+        let end = memchr::memchr(b'\n', &buf[..n]);
+        let part = &buf[..end.unwrap_or(n)];
+        if bytes.len() + part.len() > MAX_LINE {
+            return Err(format!(
+                "{name}: line {} at byte {offset} is over {} MiB",
+                lines + 1,
+                MAX_LINE >> 20
+            ));
+        }
+        bytes.extend_from_slice(part);
+        if end.is_some() {
+            break;
+        }
+    }
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+    let (text, utf8) = match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_string(), true),
+        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
+    };
+    Ok(LineAt {
+        line: lines + 1,
+        text,
+        utf8,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,6 +504,43 @@ mod tests {
         // renamed away with no successor yet: rotated, not removed
         std::fs::rename(&p, dir.join("live.jsonl.1")).unwrap();
         assert_eq!(t.poll(), [TailEvent::Missing(ROTATED_AWAY.into())]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_line_is_read_again_by_its_offset() {
+        let dir = std::env::temp_dir().join(format!("toolscope-tail-at-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("log.jsonl");
+        std::fs::write(&p, "first\r\nsecond\n\nfourth\npartial").unwrap();
+        let at = |o| read_line_at(&p, o);
+        assert_eq!(
+            at(0),
+            Ok(LineAt {
+                line: 1,
+                text: "first".into(),
+                utf8: true
+            })
+        );
+        assert_eq!(at(7).map(|l| (l.line, l.text)), Ok((2, "second".into())));
+        assert_eq!(at(15).map(|l| (l.line, l.text)), Ok((4, "fourth".into())));
+        let inside = at(9).unwrap_err();
+        assert!(
+            inside.ends_with("log.jsonl: byte 9 is inside line 2 (it starts at byte 7); give the byte a line starts at"),
+            "{inside}"
+        );
+        assert!(at(22).unwrap_err().contains("has no newline yet"));
+        assert!(
+            at(999)
+                .unwrap_err()
+                .contains("past the end of the file (29 bytes)")
+        );
+        assert!(
+            read_line_at(&dir.join("nope"), 0)
+                .unwrap_err()
+                .contains("no such file")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -5,7 +5,8 @@
 //! go on), filters by class (`c`), tool (`t`), reason code (`r`), drift (`d`) and text
 //! (`:grep TEXT`), and Enter opens a record in Explore with its query, its parameters and
 //! the Why-not pane on the tool its class is about (Esc comes back to the stream where it
-//! was). The view is `views/follow.rs`.
+//! was). A record the ring no longer keeps is read again from the file by its byte offset
+//! (`o`, `:offset BYTE`) and opened the same way. The view is `views/follow.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -34,6 +35,9 @@ pub struct FollowView {
     pub cursor: Option<u64>,
     /// While paused, the last record the list shows.
     pub paused: Option<u64>,
+    /// A record read again by its offset (`:offset`): shown and opened instead of the one
+    /// under the cursor until the cursor moves.
+    pub pinned: Option<Entry>,
     pub focus: FollowFocus,
     pub pane: PaneState,
     pub now_ms: u64,
@@ -84,6 +88,9 @@ impl FollowView {
     }
 
     pub fn current(&self) -> Option<&Entry> {
+        if let Some(e) = &self.pinned {
+            return Some(e);
+        }
         let vis = self.visible();
         let p = self.cursor_pos(&vis)?;
         self.stream.ring.get(vis[p])
@@ -114,6 +121,7 @@ impl App {
             filter: Filter::default(),
             cursor: None,
             paused: None,
+            pinned: None,
             focus: FollowFocus::List,
             pane: PaneState::default(),
             now_ms: 0,
@@ -231,6 +239,7 @@ impl App {
             };
             return;
         }
+        f.pinned = None;
         let vis = f.visible();
         let Some(pos) = f.cursor_pos(&vis) else {
             return;
@@ -377,6 +386,7 @@ impl App {
             return Vec::new();
         };
         let keep = f.cursor;
+        f.pinned = None;
         let vis = f.visible();
         // the cursor stays on its record when it is still shown
         f.cursor = keep.filter(|s| vis.iter().any(|&i| f.stream.ring[i].seq == *s));
@@ -386,12 +396,53 @@ impl App {
             format!("every record ({} kept)", vis.len())
         } else {
             format!(
-                "{} of {} kept records: {what}",
+                "{} of {}: {what}",
                 vis.len(),
-                f.stream.ring.len()
+                crate::output::text::count(f.stream.ring.len() as u64, "kept record")
             )
         };
         self.set_flash(FlashLevel::Info, msg);
+        Vec::new()
+    }
+
+    /// `:offset BYTE` (`o`): reads the record at that byte of the followed file again (one
+    /// the ring no longer keeps, or any other), classifies it (and replays it with a
+    /// graph) as it did when it arrived, shows it in the Record pane and, with a graph,
+    /// opens it in Explore as Enter does.
+    pub fn follow_offset(&mut self, arg: &str) -> Vec<Effect> {
+        let Some(f) = self.follow.as_ref() else {
+            return Vec::new();
+        };
+        let Ok(offset) = arg.trim().replace(['_', ','], "").parse::<u64>() else {
+            return self.warn(format!(
+                "offset {}: give a byte offset, as a record's \"at byte\" says",
+                crate::sanitize::line(arg)
+            ));
+        };
+        let got = match crate::lab::tail::read_line_at(&f.path, offset) {
+            Ok(l) => l,
+            Err(e) => return self.warn(crate::sanitize::line(&e)),
+        };
+        let at = crate::lab::follow::At {
+            seq: 0,
+            file_gen: f.rotations + 1,
+            line: got.line,
+            offset,
+            at_ms: f.now_ms,
+        };
+        let e = crate::lab::follow::classify_line(self.engine.as_deref(), &got.text, got.utf8, at);
+        let what = format!("line {} at byte {offset}, read again", got.line);
+        if let Some(f) = self.follow.as_mut() {
+            f.pinned = Some(e);
+            f.pane = PaneState::default();
+        }
+        if self.engine.is_some() {
+            return self.follow_open();
+        }
+        self.set_flash(
+            FlashLevel::Info,
+            format!("{what}: in the Record pane (opening it in Explore needs a graph)"),
+        );
         Vec::new()
     }
 

@@ -467,7 +467,12 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     }
     if let Some(r) = pane_r {
         let focused = f.focus == FollowFocus::Detail;
-        let title = box_title(app, " Record ".to_string(), focused);
+        let title = if f.pinned.is_some() {
+            " Record (read again by its offset) "
+        } else {
+            " Record "
+        };
+        let title = box_title(app, title.to_string(), focused);
         let d = detail(app, f);
         screen_pane(app, r, buf, compact, title, focused, &d, &f.pane, info);
     }
