@@ -13,15 +13,26 @@
 //! when either differs from this build's, the build prints a warning that the list is stale
 //! (`scripts/make-symbol-order.sh` renews it). A stale list still links and runs: it only
 //! loses the layout.
+//!
+//! It also says, as a build warning, when the shared corpus the parity tests read is not
+//! there (`../shared/corpus`, or under `$TOOLSCOPE_SHARED_DIR`): `cargo test` then skips
+//! golden parity, and a fresh clone should hear that before the tests run, not only
+//! with `--nocapture` (the tests say SKIP on the terminal as well).
 
 use std::path::Path;
 use std::process::Command;
+
+// the tests' own rule for where the corpus is (the tests use the rest of it)
+#[allow(dead_code)]
+#[path = "tests/common/shared_corpus.rs"]
+mod shared_corpus;
 
 fn main() {
     println!("cargo:rerun-if-changed=link/symbol-order.txt");
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-env-changed=TOOLSCOPE_NO_SYMBOL_ORDER");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    corpus_note(root);
     let order = root.join("link/symbol-order.txt");
     if let Some(release) = order.is_file().then(bundled_lld_release).flatten() {
         println!(
@@ -46,6 +57,18 @@ fn main() {
                  renew the list with scripts/make-symbol-order.sh"
             );
         }
+    }
+}
+
+/// A warning when `../shared/corpus` is absent (what `cargo test` will skip, and how to
+/// point at it elsewhere). The variable is not read here: a build script that reads one
+/// rebuilds the whole crate each time it changes; the tests read it, and say SKIP.
+/// Cargo repeats the warning on every build until the script runs again (it does when
+/// the corpus it found goes away).
+fn corpus_note(root: &Path) {
+    match shared_corpus::corpus_at(root, None) {
+        Some(c) => println!("cargo:rerun-if-changed={}", c.join("golden").display()),
+        None => println!("cargo:warning={}", shared_corpus::build_note(root)),
     }
 }
 

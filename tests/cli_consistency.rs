@@ -558,8 +558,8 @@ fn parameter_flags_are_refused_with_a_batch() {
 /// evaluated with the rest of its suite, not refused as if `--set` had said it.
 #[test]
 fn a_golden_suite_with_a_top_k_0_case_is_evaluated_whole() {
-    let Some(g) = common::shared_golden() else {
-        eprintln!("skip: ../shared/corpus/golden is absent");
+    let Some(g) = common::shared_golden("a_golden_suite_with_a_top_k_0_case_is_evaluated_whole")
+    else {
         return;
     };
     let graph = g.join("graphs/petstore3.json");

@@ -111,8 +111,7 @@ fn project_golden_scores_explain_resolved() {
 
 #[test]
 fn shared_golden_scores_explain_resolved() {
-    let Some(dir) = common::shared_golden() else {
-        println!("SKIP: ../shared/corpus/golden not found; shared explanations not checked");
+    let Some(dir) = common::shared_golden("shared_golden_scores_explain_resolved") else {
         return;
     };
     let (mut n, mut ok) = (0, 0);

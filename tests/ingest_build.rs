@@ -1,7 +1,10 @@
 //! Building graphs natively (`toolscope build`, specs as GRAPH): small project-owned
 //! fixtures whose expected edges were produced by graph-tool-call 0.47.0, parity with the
-//! shared golden graphs when `../shared/corpus` is present (SKIP otherwise), and bad inputs
+//! shared golden graphs when the shared corpus is present (`../shared/corpus` or under
+//! `$TOOLSCOPE_SHARED_DIR`; SKIP on the terminal otherwise), and bad inputs
 //! (one-line errors naming file and place, never a panic).
+
+mod common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -527,15 +530,13 @@ fn query_accepts_a_spec_directly() {
 
 // ------------------------------------------------------------------ shared corpus parity
 
-fn corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    p.join("golden/graphs").is_dir().then_some(p)
+fn corpus(what: &str) -> Option<PathBuf> {
+    common::shared_corpus(what).filter(|p| p.join("golden/graphs").is_dir())
 }
 
 #[test]
 fn peer_bench_specs_give_the_golden_graphs_byte_for_byte() {
-    let Some(c) = corpus() else {
-        println!("SKIP: ../shared/corpus not present");
+    let Some(c) = corpus("peer_bench_specs_give_the_golden_graphs_byte_for_byte") else {
         return;
     };
     let peer = c.join("peer-bench");
@@ -573,8 +574,7 @@ fn peer_bench_specs_give_the_golden_graphs_byte_for_byte() {
 
 #[test]
 fn mcp_lists_give_the_golden_graphs_exactly() {
-    let Some(c) = corpus() else {
-        println!("SKIP: ../shared/corpus not present");
+    let Some(c) = corpus("mcp_lists_give_the_golden_graphs_exactly") else {
         return;
     };
     let dir = c.join("peer-bench/mcp_tools");

@@ -219,11 +219,9 @@ fn diff_of_evidence_files_and_bad_suites() {
 
 #[test]
 fn eval_matches_the_reference_on_petstore() {
-    let g = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if !g.join("golden/graphs/petstore3.json").exists() {
-        println!("SKIP: ../shared/corpus not found");
+    let Some(g) = common::shared_corpus("eval_matches_the_reference_on_petstore") else {
         return;
-    }
+    };
     let (code, out, _) = run(&[
         "lab",
         "eval",
@@ -562,4 +560,131 @@ fn check_catches_every_corruption_of_the_trial() {
         assert!(err.contains(says), "{edit}: {err}");
         assert_eq!(err.lines().count(), 1, "{edit}: {err}");
     }
+}
+
+/// Trial 2026-12-05 item 3: a spec given as GRAPH is built on load with the same
+/// fingerprint on every run, so fixtures captured against it check against it; a changed
+/// spec is still told apart.
+#[test]
+fn fixtures_captured_on_a_spec_check_against_the_same_spec() {
+    let d = tmp("spec-fp");
+    let spec = d.join("users.openapi.json");
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ingest/users.openapi.json");
+    std::fs::copy(&src, &spec).unwrap();
+    std::fs::write(
+        d.join("suite.jsonl"),
+        "{\"case_id\":\"a\",\"query\":\"list users\",\"expected_target\":\"listUsers\"}\n\
+         {\"case_id\":\"b\",\"query\":\"delete a user\",\"expected_target\":\"deleteUser\"}\n",
+    )
+    .unwrap();
+    let fx = d.join("fx");
+    let (code, _, err) = run(&[
+        "lab",
+        "capture",
+        s(&spec),
+        "--cases",
+        s(&d.join("suite.jsonl")),
+        "-o",
+        s(&fx),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["lab", "check", s(&spec), s(&fx)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 passed"), "{out}");
+    // capturing again into the same folder is this capture's own
+    let (code, out, err) = run(&[
+        "lab",
+        "capture",
+        s(&spec),
+        "--cases",
+        s(&d.join("suite.jsonl")),
+        "-o",
+        s(&fx),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // a changed spec is another graph
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("List users", "List every user");
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, err) = run(&["lab", "check", s(&spec), s(&fx)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("captured against another graph"), "{err}");
+    // a saved artifact keeps its build time and its fingerprint is its file's sha256
+    let built = d.join("built.json");
+    let (code, _, err) = run(&["build", s(&spec), "-o", s(&built), "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&built).unwrap()).unwrap();
+    let at = v["metadata"]["built_at"].as_str().unwrap_or("");
+    assert!(at.starts_with("20") && at.contains('T'), "{at:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Trial 2026-12-05 item 11: a folder holding a `.json` file that is not a fixture of the
+/// capture is refused before anything is written (`lab check` would refuse the folder),
+/// unless `--force`; an existing file as `-o` gets one line naming it and suggesting
+/// `--force`, which replaces it with the folder.
+#[test]
+fn capture_refuses_a_folder_with_other_files_and_a_file_in_its_place() {
+    let d = tmp("strangers");
+    std::fs::write(
+        d.join("suite.json"),
+        r#"[{"case_id":"a","query":"refund approval","expected_target":"approveRefund"}]"#,
+    )
+    .unwrap();
+    let suite = d.join("suite.json");
+    let capture = |out: &Path, force: bool| {
+        let mut args = vec!["lab", "capture", "demo", "--cases", s(&suite), "-o", s(out)];
+        if force {
+            args.push("--force");
+        }
+        run(&args)
+    };
+    let cap = d.join("cap");
+    std::fs::create_dir_all(&cap).unwrap();
+    std::fs::write(cap.join("mine.json"), "{\"mine\": true}").unwrap();
+    std::fs::write(cap.join("notes.txt"), "not JSON, not read by lab check").unwrap();
+    let (code, out, err) = capture(&cap, false);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cap/mine.json: is not a fixture of this capture") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(!cap.join("a.json").exists() && !cap.join("manifest.json").exists());
+    // --force captures beside it (and lab check then names it, as before)
+    let (code, _, err) = capture(&cap, true);
+    assert_eq!(code, 0, "{err}");
+    assert!(cap.join("a.json").exists());
+    // this capture's own fixtures are no strangers: capturing again is fine
+    std::fs::remove_file(cap.join("mine.json")).unwrap();
+    let (code, out, err) = capture(&cap, false);
+    assert_eq!(code, 0, "{out}{err}");
+    // an existing file as the output: one line naming it, --force replaces it
+    let file = d.join("out.json");
+    std::fs::write(&file, "{}").unwrap();
+    let (code, _, err) = capture(&file, false);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("out.json: exists and is not a folder") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(!err.contains("File exists"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}");
+    let (code, _, err) = capture(&file, true);
+    assert_eq!(code, 0, "{err}");
+    assert!(file.join("a.json").exists() && file.join("manifest.json").exists());
+    // the suite itself as the output: refused even with --force, and left as it was
+    let before = std::fs::read_to_string(d.join("suite.json")).unwrap();
+    let (code, _, err) = capture(&d.join("suite.json"), true);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is an input of this capture"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("suite.json")).unwrap(),
+        before
+    );
+    std::fs::remove_dir_all(&d).unwrap();
 }

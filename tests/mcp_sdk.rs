@@ -1,7 +1,9 @@
 //! `toolscope mcp` driven by the official MCP TypeScript SDK client (tests/mcp/client.mjs),
 //! under 2025-11-25 and, with the version rewritten on the way out, 2025-06-18.
 //! `.ci/run` installs the SDK (`npm ci --prefix tests/mcp`); without Node or the SDK the
-//! test prints a SKIP line.
+//! test says SKIP on the terminal (shown without `--nocapture`).
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
@@ -11,11 +13,14 @@ fn official_sdk_client_talks_to_the_server() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("tests/mcp");
     if !dir.join("node_modules/@modelcontextprotocol/sdk").is_dir() {
-        println!("SKIP: MCP SDK not installed (run `npm ci --prefix tests/mcp`, as .ci/run does)");
+        common::skip(
+            "official_sdk_client_talks_to_the_server: the MCP SDK is not installed \
+             (run `npm ci --prefix tests/mcp`, as .ci/run does)",
+        );
         return;
     }
     if Command::new("node").arg("--version").output().is_err() {
-        println!("SKIP: node not found");
+        common::skip("official_sdk_client_talks_to_the_server: node not found");
         return;
     }
     let cases =

@@ -31,14 +31,8 @@ fn traces(name: &str) -> String {
         .to_string()
 }
 
-fn golden() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/golden");
-    if p.join("graphs").is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skip: ../shared/corpus/golden is not here (CI has it)");
-        None
-    }
+fn golden(what: &str) -> Option<PathBuf> {
+    common::shared_golden(what)
 }
 
 fn lines(out: &str) -> Vec<serde_json::Value> {
@@ -69,7 +63,10 @@ fn reference_envelopes_of_the_demo_reproduce() {
 
 #[test]
 fn reference_envelopes_and_golden_cases_of_the_golden_graphs_reproduce() {
-    let Some(g) = golden() else { return };
+    let Some(g) = golden("reference_envelopes_and_golden_cases_of_the_golden_graphs_reproduce")
+    else {
+        return;
+    };
     for (graph, file, records, partial) in [
         ("ecommerce", traces("ecommerce.jsonl.gz"), 284, 3),
         ("github_subset", traces("github_subset.jsonl.gz"), 252, 3),
@@ -444,4 +441,102 @@ fn a_logged_response_replays_with_the_llm_pick_it_recorded() {
     );
     assert_eq!(code, 1, "{out}");
     assert_eq!(lines(&out)[0]["status"], "drifted", "{out}");
+}
+
+/// Trial 2026-12-05 item 6: a redacted parameter is unknown, never the default. The
+/// reference's recorder redacts `token_budget` in every envelope; it only bounds the
+/// subgraph text, which replay does not compare, so those still reproduce. A redacted
+/// `depth` (or `top_k`, `history`, …) makes the record partial, not a drift against the
+/// default.
+#[test]
+fn a_redacted_parameter_is_unknown_not_the_default() {
+    let dir = common::tmp_dir("replay", "redacted");
+    let lines = demo_lines();
+    let mut v: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(v["attributes"]["token_budget"], "[REDACTED]");
+    let as_recorded = serde_json::to_string(&v).unwrap();
+    v["attributes"]["depth"] = "[REDACTED]".into();
+    let depth = serde_json::to_string(&v).unwrap();
+    v["attributes"]["depth"] = 2.into();
+    v["attributes"]["top_k"] = "five".into();
+    let top_k = serde_json::to_string(&v).unwrap();
+    let f = dir.join("redacted.jsonl");
+    std::fs::write(&f, format!("{as_recorded}\n{depth}\n{top_k}\n")).unwrap();
+    let (code, out, err) = toolscope(
+        &["lab", "replay", "demo", f.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let l = lines_of(&out);
+    assert_eq!(l[0]["status"], "reproduced", "{out}");
+    assert_eq!(l[1]["status"], "partial", "{out}");
+    assert_eq!(
+        l[1]["detail"],
+        "parameter depth was redacted: its value is unknown"
+    );
+    assert_eq!(l[2]["status"], "partial", "{out}");
+    assert_eq!(
+        l[2]["detail"],
+        "parameter top_k was recorded as \"five\": its value is unknown"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Trial 2026-12-05 items 8 and 18: every record of `lab replay` is named by its file as
+/// given on the command line (readable or not, so two files of one name in two folders
+/// are told apart), and one record is "1 record".
+#[test]
+fn records_are_named_by_the_path_as_given_and_counted_in_words() {
+    let dir = common::tmp_dir("replay", "names");
+    let lines = demo_lines();
+    for sub in ["a", "b"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+        v.as_object_mut().unwrap().remove("trace_id");
+        std::fs::write(
+            dir.join(sub).join("log.jsonl"),
+            format!("{}\n{{torn\n", serde_json::to_string(&v).unwrap()),
+        )
+        .unwrap();
+    }
+    let a = dir.join("a/log.jsonl").display().to_string();
+    let b = dir.join("b/log.jsonl").display().to_string();
+    let (_, out, err) = toolscope(&["lab", "replay", "demo", &a, &b, "--json"], None);
+    let l = lines_of(&out);
+    let names: Vec<&str> = l[..4]
+        .iter()
+        .map(|r| r["record"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            format!("{a}:1"),
+            format!("{a}:2:2"),
+            format!("{b}:1"),
+            format!("{b}:2:2")
+        ],
+        "{out}{err}"
+    );
+    // a folder's files are named under the folder as given
+    let (_, out, _) = toolscope(
+        &[
+            "lab",
+            "replay",
+            "demo",
+            dir.join("a").to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(lines_of(&out)[0]["record"], format!("{a}:1"));
+    // one record: "1 record", in the summary
+    let one = dir.join("one.jsonl");
+    std::fs::write(&one, format!("{}\n", lines[0])).unwrap();
+    let (code, out, _) = toolscope(&["lab", "replay", "demo", one.to_str().unwrap()], None);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("1 record: 1 reproduced, 0 drifted, 0 partial, 0 unreadable"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

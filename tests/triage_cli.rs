@@ -6,7 +6,7 @@
 mod common;
 use common::run;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn json_of(args: &[&str]) -> Value {
     let (code, out, err) = run(args);
@@ -24,9 +24,8 @@ fn tmp() -> PathBuf {
     d
 }
 
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    p.join("golden/graphs").is_dir().then_some(p)
+fn shared(what: &str) -> Option<PathBuf> {
+    common::shared_corpus(what).filter(|p| p.join("golden/graphs").is_dir())
 }
 
 const CONTRACT_KEYS: &[&str] = &[
@@ -364,7 +363,9 @@ fn bad_input_is_one_line_and_exit_2() {
 /// the case's parameters; the class counts add up.
 #[test]
 fn golden_suites_get_one_class_per_case() {
-    let Some(root) = shared() else { return };
+    let Some(root) = shared("golden_suites_get_one_class_per_case") else {
+        return;
+    };
     for g in ["petstore3", "ecommerce", "mcp_mixed"] {
         let graph = root.join(format!("golden/graphs/{g}.json"));
         let cases = root.join(format!("golden/cases/{g}.jsonl"));

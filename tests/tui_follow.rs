@@ -96,6 +96,7 @@ fn planted_drifts_are_flagged_by_kind_and_bad_lines_are_listed() {
     h.follow_step(0);
     let s = h.screen(80, 24);
     assert!(s.contains("waiting for it"), "a missing file is said: {s}");
+    assert_eq!(s.matches("waiting").count(), 1, "said once: {s}");
     std::fs::copy(fixture("drifts.jsonl"), &log).unwrap();
     append(&log, "not json at all\n");
     h.follow_step(1_000);
@@ -225,13 +226,38 @@ fn truncation_and_rotation_are_survived_without_a_graph() {
     let s = h.screen(80, 24);
     assert!(s.contains("rotated 1 · truncated 1"), "{s}");
     assert!(s.contains("no graph"), "{s}");
-    // without a graph, Enter shows the record; a second Enter says why it cannot explore
-    h.key(KeyCode::Enter);
+    // without a graph, the first Enter says that opening a record needs one
     h.key(KeyCode::Enter);
     assert!(h.app.flash.as_ref().unwrap().text.starts_with("no graph"));
-    std::fs::remove_file(&log).unwrap();
+    // rewritten in place, longer than before (same inode): a truncation, read from the top
+    let six = format!("{}\n", lines[10..16].join("\n"));
+    assert!(six.len() > std::fs::metadata(&log).unwrap().len() as usize);
+    std::fs::write(&log, &six).unwrap();
     h.follow_step(4_000);
-    assert!(h.app.follow.as_ref().unwrap().missing.is_some());
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!((f.truncations, f.stream.total.records), (2, 14));
+    let last = f.stream.ring.back().unwrap();
+    assert_eq!(last.line, 6, "the new file's line numbers");
+    assert_eq!(f.stream.total.classes[class_index("unreadable")], 0);
+    // renamed away with no successor yet: rotated (said once), not removed
+    std::fs::rename(&log, dir.join("prod.jsonl.2")).unwrap();
+    h.follow_step(5_000);
+    let s = h.screen(120, 40);
+    assert!(
+        s.contains("prod.jsonl: rotated (renamed away); waiting for it"),
+        "{s}"
+    );
+    assert_eq!(s.matches("waiting").count(), 1, "{s}");
+    append(&log, &format!("{}\n", lines[16]));
+    h.follow_step(6_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!((f.rotations, f.missing.as_deref()), (2, None));
+    std::fs::remove_file(&log).unwrap();
+    h.follow_step(7_000);
+    assert_eq!(
+        h.app.follow.as_ref().unwrap().missing.as_deref(),
+        Some("removed")
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -253,7 +279,126 @@ fn the_screen_at_both_sizes() {
     let mut h = Harness::follow(caps(), &log, true);
     h.follow_step(12_000);
     h.follow_step(25_000);
+    // the class table lists the biggest classes first: at 80x24 the biggest is shown
+    let f = h.app.follow.as_ref().unwrap();
+    let biggest = toolscope::lab::follow::classes()
+        .max_by_key(|c| f.stream.total.classes[class_index(c)])
+        .unwrap();
+    let s = h.screen(80, 24);
+    let first_row = s
+        .lines()
+        .skip_while(|l| !(l.contains("class") && l.contains("total")))
+        .nth(1)
+        .unwrap_or("");
+    assert!(
+        first_row
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .starts_with(biggest),
+        "{biggest}: {s}"
+    );
     insta::assert_snapshot!("follow_80x24", h.screen(80, 24));
     insta::assert_snapshot!("follow_120x40", h.screen(120, 40));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Trial 2026-12-05 items 5 and 6: a record older than the ring is read again by its
+/// byte offset (`o`, `:offset BYTE`) and opened like any other; the Record pane shows a
+/// redacted parameter as recorded, never the default; Help lists the command.
+#[test]
+fn an_old_record_is_read_again_by_its_offset() {
+    let dir = tmp("offset");
+    let log = dir.join("prod.jsonl");
+    let lines = demo_lines();
+    append(&log, &format!("{}\n", lines[..12].join("\n")));
+    let mut h = Harness::follow(caps(), &log, true);
+    h.app.follow.as_mut().unwrap().stream.ring_cap = 4;
+    h.follow_step(1_000);
+    let f = h.app.follow.as_ref().unwrap();
+    assert_eq!((f.stream.ring.len(), f.stream.dropped), (4, 8));
+    assert_eq!(f.stream.ring.front().unwrap().line, 9);
+    // line 2 is no longer kept: its offset is the length of line 1 and its newline
+    let offset = lines[0].len() + 1;
+    let want: serde_json::Value = serde_json::from_str(&lines[1]).unwrap();
+    let query = want["attributes"]["query"].as_str().unwrap().to_string();
+    h.key(KeyCode::Char('o'));
+    h.keys(&offset.to_string());
+    h.key(KeyCode::Enter);
+    // with a graph it opens in Explore, as Enter does
+    assert_eq!(h.app.screen, Screen::Explore, "{:?}", h.app.flash);
+    assert_eq!(h.app.query.text, query);
+    let flash = &h.app.flash.as_ref().unwrap().text;
+    assert!(
+        flash.contains("(line 2)") && flash.contains("token_budget not recorded"),
+        "{flash}"
+    );
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.screen, Screen::Follow);
+    let f = h.app.follow.as_ref().unwrap();
+    let e = f.current().unwrap();
+    assert_eq!((e.line, e.offset as usize), (2, offset));
+    assert_eq!(e.replay.as_ref().unwrap().status.name(), "reproduced");
+    let s = h.screen(120, 40);
+    assert!(s.contains(&format!("prod.jsonl:2 at byte {offset}")), "{s}");
+    assert!(s.contains("read again by its offset"), "{s}");
+    // the recorded parameter, not the default the replay would put in its place
+    assert!(s.contains("token_budget=[REDACTED]"), "{s}");
+    assert!(!s.contains("token_budget=2000"), "{s}");
+    // a move in the list goes back to it
+    h.key(KeyCode::Up);
+    assert!(h.app.follow.as_ref().unwrap().pinned.is_none());
+    // an offset inside a line names where the line starts; past the end says so
+    h.keys(&format!(":offset {}", offset + 3));
+    h.key(KeyCode::Enter);
+    let flash = &h.app.flash.as_ref().unwrap().text;
+    assert!(
+        flash.contains(&format!("is inside line 2 (it starts at byte {offset})")),
+        "{flash}"
+    );
+    h.keys(":offset 99999999");
+    h.key(KeyCode::Enter);
+    assert!(
+        h.app.flash.as_ref().unwrap().text.contains("past the end"),
+        "{:?}",
+        h.app.flash
+    );
+    h.keys(":offset ten");
+    h.key(KeyCode::Enter);
+    assert!(
+        h.app
+            .flash
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("give a byte offset"),
+        "{:?}",
+        h.app.flash
+    );
+    // Help lists it
+    h.key(KeyCode::Char('?'));
+    h.keys("offset");
+    let s = h.screen(120, 40);
+    assert!(s.contains("byte offset of the file again"), "{s}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Without a graph `:offset` shows the record read again in the Record pane, and says
+/// that opening it in Explore needs a graph.
+#[test]
+fn without_a_graph_an_offset_shows_the_record() {
+    let dir = tmp("offset-nograph");
+    let log = dir.join("prod.jsonl");
+    let lines = demo_lines();
+    append(&log, &format!("{}\n", lines[..3].join("\n")));
+    let mut h = Harness::follow(caps(), &log, false);
+    h.follow_step(1_000);
+    h.keys(":offset 0");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.screen, Screen::Follow);
+    let flash = &h.app.flash.as_ref().unwrap().text;
+    assert!(
+        flash.contains("line 1 at byte 0, read again") && flash.contains("needs a graph"),
+        "{flash}"
+    );
+    assert_eq!(h.app.follow.as_ref().unwrap().current().unwrap().line, 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -763,6 +763,35 @@ fn cli_refuses_what_it_cannot_open_before_taking_the_terminal() {
     std::fs::write(&s, toolscope::tui::harness::DEMO_SUITE).unwrap();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let spec = root.join("assets/demo/commerce-backoffice.openapi.yaml");
+    // trial 2026-12-05 items 10 and 18: an empty folder is refused as `lab replay` refuses
+    // it, and a bad file is named with its place, not hidden behind "needs a terminal"
+    let empty = d.join("empty-folder");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("notes.txt"), "no evidence here").unwrap();
+    let garbage = d.join("garbage.bin");
+    std::fs::write(&garbage, b"garbag\xff\xfe\x00\x01").unwrap();
+    let p = |p: &PathBuf| p.to_str().unwrap().to_string();
+    for (args, want) in [
+        (
+            vec![p(&empty)],
+            format!("{}: no .json or .jsonl file in the folder", p(&empty)),
+        ),
+        (
+            vec![p(&empty), p(&d.join("newer.json"))],
+            format!("{}: no .json or .jsonl file in the folder", p(&empty)),
+        ),
+        (vec![p(&garbage)], format!("{}:1:7", p(&garbage))),
+    ] {
+        let out = Command::cargo_bin("toolscope")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(&want), "{args:?}: {err}");
+    }
     for (args, want) in [
         (vec![s.to_str().unwrap().to_string()], "--cases"),
         // a spec is built on load now: without a terminal the explorer says it needs one

@@ -54,6 +54,7 @@ pub fn run(args: BuildArgs) -> u8 {
         } else {
             Default::default()
         },
+        built_at: None,
     };
     let t0 = std::time::Instant::now();
     // warnings are held until the build ends: after a progress line is cleared, or, when

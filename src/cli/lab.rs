@@ -199,8 +199,8 @@ fn capture(a: CaptureArgs) -> u8 {
                 crate::sanitize::eprint_line(format!("warning: {w}"));
             }
             let mut s = format!(
-                "captured {} fixtures into {}",
-                rep.written.len(),
+                "captured {} into {}",
+                crate::output::text::count(rep.written.len() as u64, "fixture"),
                 line(&a.output)
             );
             if !rep.skipped_existing.is_empty() {
@@ -703,7 +703,12 @@ fn eval_text(
             .collect::<Vec<_>>()
             .join("  ")
     };
-    let mut s = format!("{} · {} cases · k={}\n", line(suite), sum.cases, sum.k);
+    let mut s = format!(
+        "{} · {} · k={}\n",
+        line(suite),
+        crate::output::text::count(sum.cases as u64, "case"),
+        sum.k
+    );
     if sum.labelled > 0 {
         s.push_str(&show(metrics(sum)));
         s.push('\n');
@@ -865,8 +870,8 @@ fn replay_text(
         .map(|(k, n)| format!("{} {n}", k.name()))
         .collect();
     let mut s = format!(
-        "{} records: {} reproduced, {} drifted{}, {} partial, {} unreadable\n",
-        sum.records,
+        "{}: {} reproduced, {} drifted{}, {} partial, {} unreadable\n",
+        crate::output::text::count(sum.records as u64, "record"),
         sum.reproduced,
         sum.drifted,
         if kinds.is_empty() {

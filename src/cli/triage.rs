@@ -269,9 +269,9 @@ fn suite_text(suite: &str, results: &[CaseTriage], skipped: usize) -> String {
     let (counts, unclassified) = counts(results);
     let _ = writeln!(
         out,
-        "suite {}: {} cases triaged{}",
+        "suite {}: {} triaged{}",
         line(suite),
-        results.len(),
+        crate::output::text::count(results.len() as u64, "case"),
         if skipped > 0 {
             format!(", {skipped} without an expected tool skipped")
         } else {

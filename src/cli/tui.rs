@@ -97,11 +97,20 @@ pub struct ExploreArgs {
 }
 
 /// Fails before taking over the terminal when a path cannot be opened at all (a FIFO,
-/// socket or device is refused here, before anything blocks on it).
+/// socket or device is refused here, before anything blocks on it), or is a folder with
+/// no evidence file to read (as `lab replay` refuses it).
 fn check_path(f: &str) -> Result<PathBuf, u8> {
     let p = PathBuf::from(f);
     if p.is_dir() {
-        return Ok(p);
+        return match crate::lab::record::folder_files(&p, &["json", "jsonl"]) {
+            Ok(files) if files.is_empty() => Err(fail(crate::error::InputError::new(
+                &crate::limits::shown(&p),
+                "",
+                "no .json or .jsonl file in the folder".into(),
+            ))),
+            Ok(_) => Ok(p),
+            Err(e) => Err(fail(e)),
+        };
     }
     match crate::limits::open_regular(&p) {
         Ok(_) => Ok(p),
@@ -245,6 +254,26 @@ fn follow_source(files: &[String], args: &ExploreArgs) -> Result<(Source, PathBu
     }
 }
 
+/// Without a terminal the explorer cannot start; before saying so, a file whose content
+/// is not recognisably anything is read by the graph loader the explorer would give it,
+/// so a bad file is named with its place (as on a terminal), not hidden behind "needs a
+/// terminal".
+fn check_before_terminal(source: &Source) -> Result<(), u8> {
+    if crate::tui::has_terminal() {
+        return Ok(());
+    }
+    if let Source::File(p) = source
+        && matches!(
+            crate::sniff::sniff_path(p),
+            Ok(crate::sniff::Kind::Unknown) | Err(_)
+        )
+        && let Err(e) = crate::model::load::load_graph_file(p)
+    {
+        return Err(fail(e));
+    }
+    Ok(())
+}
+
 pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
     use crate::tui::records::{FileKind, detect};
     if args.follow {
@@ -379,6 +408,9 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
         },
         None => Vec::new(),
     };
+    if let Err(c) = check_before_terminal(&source) {
+        return c;
+    }
     let (ui, startup) = ui.resolve();
     crate::tui::run(crate::tui::Options {
         source,

@@ -50,7 +50,16 @@ pub struct BuildOptions {
     pub progress: progress::Progress,
     /// The GraphQL endpoint (the reference's `endpoint_url`) for introspection inputs.
     pub endpoint: Option<String>,
+    /// The build time written into the graph (`metadata.built_at`, the manifest's
+    /// `created_at`); `None`: now. A graph built on load takes [`ON_LOAD_BUILT_AT`].
+    pub built_at: Option<String>,
 }
+
+/// The build time of a graph built on load (a spec given as GRAPH): none. Its text, and
+/// so its fingerprint, then depends on its inputs only, and `lab capture SPEC` followed
+/// by `lab check SPEC` agree; a saved artifact (`build -o`) keeps its real build time and
+/// its fingerprint is the file's, as always.
+pub const ON_LOAD_BUILT_AT: &str = "";
 
 #[derive(Debug)]
 pub struct Built {
@@ -108,7 +117,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     }
     let first_kind = first.kind;
     if one_saved_graph(&docs, &workflows)? {
-        return apply_to_saved(docs, &workflows);
+        return apply_to_saved(docs, &workflows, opts);
     }
     for d in &docs {
         if d.kind.is_openapi() != first_kind.is_openapi() {
@@ -124,7 +133,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
         }
     }
     let workflows: Vec<&Document> = workflows.iter().collect();
-    let built_at = artifact::now_iso();
+    let built_at = opts.built_at.clone().unwrap_or_else(artifact::now_iso);
     let docs_name = first.name.clone();
     if first_kind.is_openapi() {
         let mut docs = docs;
@@ -252,11 +261,16 @@ fn one_saved_graph(docs: &[Document], workflows: &[Document]) -> Result<bool, In
 }
 
 /// One saved graph (or collection artifact) and the workflows applied to it.
-fn apply_to_saved(mut docs: Vec<Document>, workflows: &[Document]) -> Result<Built, InputError> {
+fn apply_to_saved(
+    mut docs: Vec<Document>,
+    workflows: &[Document],
+    opts: &BuildOptions,
+) -> Result<Built, InputError> {
     let graph = docs.remove(0);
     let name = graph.name.clone();
     let workflows: Vec<&Document> = workflows.iter().collect();
-    let got = arazzo::saved::apply_to_saved(graph, &workflows, &artifact::now_iso())?;
+    let built_at = opts.built_at.clone().unwrap_or_else(artifact::now_iso);
+    let got = arazzo::saved::apply_to_saved(graph, &workflows, &built_at)?;
     check_counts(&name, got.tool_count, got.edge_count)?;
     Ok(Built {
         value: got.value,
@@ -279,9 +293,23 @@ fn check_counts(file: &str, tools: usize, edges: usize) -> Result<(), InputError
     Ok(())
 }
 
-/// Builds a graph from inputs and loads it for the engine.
+/// `opts` for a build on load: without a build time (unless one is given), so the same
+/// inputs give the same text and fingerprint on every run.
+fn on_load(opts: &BuildOptions) -> BuildOptions {
+    BuildOptions {
+        built_at: Some(
+            opts.built_at
+                .clone()
+                .unwrap_or_else(|| ON_LOAD_BUILT_AT.into()),
+        ),
+        ..opts.clone()
+    }
+}
+
+/// Builds a graph from inputs and loads it for the engine (its fingerprint depends on the
+/// inputs only: see [`ON_LOAD_BUILT_AT`]).
 pub fn build_and_load(paths: &[String], opts: &BuildOptions) -> Result<Graph, InputError> {
-    let built = build_paths(paths, opts)?;
+    let built = build_paths(paths, &on_load(opts))?;
     let text = artifact::to_compact(&built.value);
     let name = paths.join(",");
     let mut g = crate::model::load::load_graph_bytes(&name, text.into_bytes())?;
@@ -332,7 +360,7 @@ pub fn build_and_load_quiet(
     paths: &[String],
     opts: &BuildOptions,
 ) -> Result<(Graph, Vec<String>), InputError> {
-    let (built, mut warnings) = capture_warnings(|| build_paths(paths, opts));
+    let (built, mut warnings) = capture_warnings(|| build_paths(paths, &on_load(opts)));
     let built = built?;
     opts.progress.report(
         "loading the built graph",

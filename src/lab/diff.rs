@@ -295,8 +295,8 @@ pub fn text(diffs: &[CaseDiff], ascii: bool) -> String {
     }
     let changed = diffs.iter().filter(|d| d.changed()).count();
     s.push_str(&format!(
-        "{changed} of {} cases changed; top-1 changed in {}; selected target changed in {}\n",
-        diffs.len(),
+        "{changed} of {} changed; top-1 changed in {}; selected target changed in {}\n",
+        crate::output::text::count(diffs.len() as u64, "case"),
         diffs
             .iter()
             .filter(|d| d.only_in.is_none() && d.top1_changed())

@@ -209,18 +209,67 @@ fn existing_manifest(path: &Path) -> Result<Option<Value>, String> {
         .map_err(|e| crate::model::load::json_error(&shown, &e, "").to_string())
 }
 
+/// `dir` as a folder to capture into: an existing file there is refused without `force`
+/// (with it, replaced by the folder; an input of the capture never is).
+fn folder_for(dir: &Path, opts: &CaptureOptions) -> Result<(), String> {
+    let shown = sanitize::path(dir);
+    let is_file = std::fs::symlink_metadata(dir).is_ok() && !dir.is_dir();
+    if is_file && (is_input(dir, &opts.inputs) || !opts.force) {
+        let why = if is_input(dir, &opts.inputs) {
+            "is an input of this capture, not a folder: give the folder to write".to_string()
+        } else {
+            "exists and is not a folder (lab capture writes one fixture per case into a \
+             folder): give another name, or --force to replace the file"
+                .to_string()
+        };
+        return Err(format!("{shown}: {why}"));
+    }
+    if is_file {
+        std::fs::remove_file(dir).map_err(|e| crate::limits::io_error(&shown, &e).to_string())?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| crate::limits::io_error(&shown, &e).to_string())
+}
+
+/// Refuses (without `force`) a folder holding a `.json` file that would not be listed in
+/// its manifest — neither a fixture of this capture (`listed`, `planned`) nor the
+/// manifest — since `lab check` would then refuse the whole folder.
+fn no_stranger(
+    dir: &Path,
+    listed: &[String],
+    planned: &[String],
+    opts: &CaptureOptions,
+) -> Result<(), String> {
+    if opts.force {
+        return Ok(());
+    }
+    let files = super::record::folder_files(dir, &["json"]).map_err(|e| e.to_string())?;
+    for f in files {
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !listed.contains(&name) && !planned.contains(&name) {
+            return Err(format!(
+                "{}: is not a fixture of this capture, and `lab check` would refuse the folder \
+                 with it: capture into another folder, or --force to capture beside it",
+                sanitize::path(&f)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Captures every case of a suite into `dir`: one fixture per case plus `manifest.json`,
 /// which lists every fixture of the folder. A folder that holds another capture's manifest
-/// (another graph, or not a toolscope manifest) is refused without `force`.
+/// (another graph, or not a toolscope manifest) or another `.json` file, and a file in
+/// place of the folder, are refused without `force`.
 pub fn capture(
     engine: &Engine,
     suite: &Suite,
     dir: &Path,
     opts: &CaptureOptions,
 ) -> Result<CaptureReport, String> {
-    let shown_dir = sanitize::path(dir);
-    std::fs::create_dir_all(dir)
-        .map_err(|e| crate::limits::io_error(&shown_dir, &e).to_string())?;
+    folder_for(dir, opts)?;
     let fingerprint = format!("sha256:{}", engine.graph.fingerprint());
     let manifest_path = dir.join(MANIFEST);
     let mut listed: Vec<String> = Vec::new();
@@ -246,9 +295,23 @@ pub fn capture(
                 .unwrap_or_default();
         }
     }
-    let mut rep = CaptureReport::default();
+    // every fixture's name first: what the folder may hold besides them is checked before
+    // anything is written
     let mut names = Names::new();
-    for c in &suite.cases {
+    let planned: Vec<String> = suite
+        .cases
+        .iter()
+        .map(|c| {
+            let mut name = names.unique(&c.id);
+            while is_input(&dir.join(&name), &opts.inputs) {
+                name = names.unique(&c.id);
+            }
+            name
+        })
+        .collect();
+    no_stranger(dir, &listed, &planned, opts)?;
+    let mut rep = CaptureReport::default();
+    for (c, name) in suite.cases.iter().zip(planned) {
         let mut k = c.knobs(&opts.base, &opts.overrides)?;
         for e in &c.expected {
             if engine.graph.tool_id(e).is_none() {
@@ -263,10 +326,6 @@ pub fn capture(
         let query = scrub_str(&c.query);
         k.params.history = k.params.history.iter().map(|h| scrub_str(h)).collect();
         k.select.llm_target = k.select.llm_target.as_deref().map(scrub_str);
-        let mut name = names.unique(&c.id);
-        while is_input(&dir.join(&name), &opts.inputs) {
-            name = names.unique(&c.id);
-        }
         let path = dir.join(&name);
         if !listed.contains(&name) {
             listed.push(name.clone());

@@ -49,9 +49,9 @@ pub fn class_index(c: &str) -> usize {
     classes().position(|x| x == c).unwrap_or(CLASS_COUNT - 1)
 }
 
-/// The classes with records in `counts`, as `(index, name)`, in the order the Follow
-/// screen lists them and `c` steps through them: failure classes first, then `selected`
-/// and `unresolved`.
+/// The classes with records in `counts`, as `(index, name)`, in the order `c` steps
+/// through them: failure classes first, then `selected` and `unresolved` (the Follow
+/// screen's table lists them biggest first).
 pub fn classes_seen(counts: &Counts) -> Vec<(usize, &'static str)> {
     let mut v: Vec<(usize, &'static str)> = classes()
         .enumerate()
@@ -111,6 +111,10 @@ pub struct Entry {
     pub query: Option<String>,
     /// The recorded parameters (what a replay and the explorer use).
     pub knobs: Option<Knobs>,
+    /// Parameters recorded without a usable value (redacted, or of another type): their
+    /// names and the values as recorded (sanitised); `knobs` holds defaults in their
+    /// place, which are never shown or used as theirs.
+    pub unknown_params: Vec<(String, String)>,
     pub target: Option<String>,
     pub llm: Option<String>,
     pub top: Option<String>,
@@ -165,6 +169,7 @@ pub fn unreadable(at: At, why: String) -> Entry {
         kind: "record",
         query: None,
         knobs: None,
+        unknown_params: Vec::new(),
         target: None,
         llm: None,
         top: None,
@@ -253,6 +258,17 @@ pub fn classify_value(engine: Option<&Engine>, v: &Value, at: At) -> Entry {
         kind: rec.kind.name(),
         query: rec.query.clone(),
         knobs,
+        unknown_params: rec
+            .unknown_params
+            .iter()
+            .map(|(n, v)| {
+                let shown = match v {
+                    Value::String(s) => s.clone(),
+                    v => crate::jsonout::to_compact_safe(v),
+                };
+                (clean(n), clean(&shown))
+            })
+            .collect(),
         target: named(&rec.selected_target).as_ref().map(clean),
         llm: named(&rec.llm_target).as_ref().map(clean),
         top: rec.rows.first().map(|r| clean(&r.name)),

@@ -10,7 +10,8 @@
 //! query, responses, golden cases (`query`, `params`, `selector`, `expected`), and
 //! regression fixtures; each difference is a JSON pointer into the record as recorded. A
 //! record that says nothing replayable is `partial` (its query was scrubbed, or it has
-//! none), never a false alarm. Memory holds one batch of records, never the file or the
+//! none, or a parameter the ranking depends on was redacted: an unknown value is never
+//! replaced by a default), never a false alarm. Memory holds one batch of records, never the file or the
 //! outcomes.
 //!
 //! A drift is classified in this order: `version_skew` (the recorded engine version or
@@ -410,6 +411,9 @@ pub fn replay_record(engine: &Engine, rec: &RunRecord, v: &Value, label: &str) -
             Some("the query is over the query limit".into()),
         );
     }
+    if let Some(why) = unknown_parameter(rec) {
+        return outcome(Status::Partial, Some(why));
+    }
     let fields = fields_of(rec, v);
     if fields.is_empty() {
         return outcome(
@@ -428,6 +432,29 @@ pub fn replay_record(engine: &Engine, rec: &RunRecord, v: &Value, label: &str) -
             o
         }
     }
+}
+
+/// Why a record cannot be replayed for a parameter whose recorded value is unknown
+/// (redacted, or unusable), never replaced by a default. `token_budget` aside: it only
+/// bounds the subgraph text, which a replay does not compare (graph-tool-call 0.47.0's
+/// recorder redacts it in every envelope, its name looking like a secret's).
+fn unknown_parameter(rec: &RunRecord) -> Option<String> {
+    let (name, v) = rec
+        .unknown_params
+        .iter()
+        .find(|(name, _)| name != "token_budget")?;
+    let how = if super::record::is_redacted(v) {
+        "redacted".to_string()
+    } else {
+        format!(
+            "recorded as {}",
+            crate::sanitize::line(&crate::jsonout::to_compact_safe(v))
+        )
+    };
+    Some(format!(
+        "parameter {} was {how}: its value is unknown",
+        crate::sanitize::line(name)
+    ))
 }
 
 /// Counts over a replay.
@@ -541,13 +568,13 @@ fn sources(
                 out.push(Box::new(std::iter::once(Item::Error(e))));
             }
             for f in files {
-                match Items::open(&f.to_string_lossy()) {
+                match Items::open_as_given(&f.to_string_lossy()) {
                     Ok(items) => out.push(Box::new(items)),
                     Err(e) => out.push(Box::new(std::iter::once(Item::Error(e)))),
                 }
             }
         } else {
-            out.push(Box::new(Items::open(p)?));
+            out.push(Box::new(Items::open_as_given(p)?));
         }
     }
     Ok(out)

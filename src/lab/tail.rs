@@ -2,8 +2,11 @@
 //! complete lines written since the last one (a partial last line waits for its newline),
 //! follows the path across rotation (a new file under the name: the old one is read to
 //! its end first) and truncation (reading starts again at byte 0), and reports a file that
-//! disappears or comes back. Nothing is ever written; memory is bounded by
-//! [`Tail::new`]'s read budget per poll and [`MAX_LINE`] for a line still being written.
+//! disappears (removed, or renamed away: rotated) or comes back. A rewrite in place that
+//! leaves the file as long as before or longer (`cat other > log`) is a truncation too:
+//! the first [`HEAD`] bytes read are kept and compared with the file's on every poll.
+//! Nothing is ever written; memory is bounded by [`Tail::new`]'s read budget per poll,
+//! [`MAX_LINE`] for a line still being written and [`HEAD`].
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -12,6 +15,14 @@ use std::path::{Path, PathBuf};
 /// A line longer than this is dropped (reported as [`TailEvent::Overlong`]) instead of
 /// being kept in memory while it grows.
 pub const MAX_LINE: usize = 16 << 20;
+
+/// The first bytes of the file kept to notice a rewrite in place (compared on each poll).
+pub const HEAD: usize = 4096;
+
+/// Why the path names no file now, as [`TailEvent::Missing`] says it (the screen adds
+/// that it waits for it): the open file was removed, or renamed away (rotated).
+pub const REMOVED: &str = "removed";
+pub const ROTATED_AWAY: &str = "rotated (renamed away)";
 
 /// What a poll found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +40,8 @@ pub enum TailEvent {
     /// The path now names a new file (rotation); reading starts at its beginning. `torn`:
     /// the old file ended in a line without its newline (dropped).
     Rotated { torn: bool },
-    /// The file got shorter than what was read (truncation); reading starts at byte 0.
+    /// The file got shorter than what was read, or its first bytes changed (rewritten in
+    /// place): truncation; reading starts at byte 0.
     Truncated,
     /// The path does not exist (or cannot be opened) now; the reason.
     Missing(String),
@@ -70,6 +82,8 @@ pub struct Tail {
     pending_offset: u64,
     /// The pending line passed [`MAX_LINE`]: skip to its newline.
     skipping: bool,
+    /// The first bytes read from the current file (at most [`HEAD`]).
+    head: Vec<u8>,
     missing: Option<String>,
     /// At most this many bytes are read per poll.
     budget: usize,
@@ -88,6 +102,7 @@ impl Tail {
             pending: Vec::new(),
             pending_offset: 0,
             skipping: false,
+            head: Vec::new(),
             missing: None,
             budget: budget.max(1 << 12),
             generation: 0,
@@ -116,11 +131,7 @@ impl Tail {
             Ok((f, _)) => match f.metadata() {
                 Ok(m) => {
                     self.file = Some((f, file_id(&m)));
-                    self.offset = 0;
-                    self.line = 0;
-                    self.pending.clear();
-                    self.pending_offset = 0;
-                    self.skipping = false;
+                    self.restart();
                     self.generation += 1;
                     if self.missing.take().is_some() {
                         out.push(TailEvent::Appeared);
@@ -131,6 +142,36 @@ impl Tail {
             },
             Err(e) => self.set_missing(e.message.clone(), out),
         }
+    }
+
+    /// Reading starts again at the beginning of the current file.
+    fn restart(&mut self) {
+        self.offset = 0;
+        self.line = 0;
+        self.pending.clear();
+        self.pending_offset = 0;
+        self.skipping = false;
+        self.head.clear();
+    }
+
+    /// Whether the current file's first bytes still are the ones read (a rewrite in place
+    /// changes them, whatever the new length). The read position is kept.
+    fn head_unchanged(&mut self) -> bool {
+        let n = self.head.len();
+        let Some((f, _)) = self.file.as_mut() else {
+            return true;
+        };
+        if n == 0 {
+            return true;
+        }
+        let mut now = vec![0u8; n];
+        let same = f
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| f.read_exact(&mut now))
+            .map(|_| now == self.head)
+            .unwrap_or(false);
+        // back to where reading goes on (a failed read counts as a change)
+        same && f.seek(SeekFrom::Start(self.offset)).is_ok()
     }
 
     fn set_missing(&mut self, why: String, out: &mut Vec<TailEvent>) -> bool {
@@ -155,16 +196,12 @@ impl Tail {
             let len = f.metadata().map(|m| m.len()).unwrap_or(0);
             (now.as_ref().is_none_or(|m| file_id(m) == *id), len)
         };
-        if same && cur_len < self.offset {
+        if same && (cur_len < self.offset || !self.head_unchanged()) {
             out.push(TailEvent::Truncated);
             if let Some((f, _)) = self.file.as_mut() {
                 let _ = f.seek(SeekFrom::Start(0));
             }
-            self.offset = 0;
-            self.line = 0;
-            self.pending.clear();
-            self.pending_offset = 0;
-            self.skipping = false;
+            self.restart();
         }
         let mut left = self.budget;
         left = self.read_lines(left, &mut out);
@@ -179,13 +216,31 @@ impl Tail {
                 self.set_missing("no such file".into(), &mut out);
             }
         } else if now.is_none() && self.missing.is_none() {
-            // removed without a successor yet: say so, keep the open file
-            self.set_missing(
-                "no such file (removed; waiting for it to come back)".into(),
-                &mut out,
-            );
+            // gone without a successor yet: removed, or renamed away (the open file still
+            // has a name: rotation); say which, keep the open file
+            let why = if self.still_linked() {
+                ROTATED_AWAY
+            } else {
+                REMOVED
+            };
+            self.set_missing(why.into(), &mut out);
         }
         out
+    }
+
+    /// Whether the open file still has a name somewhere (renamed, not removed).
+    #[cfg(unix)]
+    fn still_linked(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        self.file
+            .as_ref()
+            .and_then(|(f, _)| f.metadata().ok())
+            .is_some_and(|m| m.nlink() > 0)
+    }
+
+    #[cfg(not(unix))]
+    fn still_linked(&self) -> bool {
+        false
     }
 
     /// Reads up to `left` bytes of the current file into lines; returns the budget left
@@ -202,6 +257,10 @@ impl Tail {
                 Ok(n) => n,
             };
             left -= n;
+            if self.head.len() < HEAD && self.head.len() as u64 == self.offset {
+                let keep = n.min(HEAD - self.head.len());
+                self.head.extend_from_slice(&buf[..keep]);
+            }
             self.take(&buf[..n], out);
         }
         0
@@ -257,6 +316,86 @@ impl Tail {
             }
         }
     }
+}
+
+/// A line read again by its byte offset ([`read_line_at`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineAt {
+    /// Its 1-based line number (the lines before it are counted).
+    pub line: u64,
+    pub text: String,
+    pub utf8: bool,
+}
+
+/// Reads the line that starts at byte `offset` of the file at `path` again (a record the
+/// follow ring no longer keeps: each record names its byte offset). The lines before it
+/// are counted for its number (the file is read up to there, a MiB at a time); the line
+/// itself must be complete and at most [`MAX_LINE`] bytes. An offset inside a line names
+/// where that line starts. The error is one line naming the file.
+pub fn read_line_at(path: &Path, offset: u64) -> Result<LineAt, String> {
+    let name = crate::limits::shown(path);
+    let (mut f, len) = crate::limits::open_regular(path).map_err(|e| e.to_string())?;
+    if offset >= len {
+        return Err(format!(
+            "{name}: byte {offset} is past the end of the file ({len} bytes)"
+        ));
+    }
+    let io = |e: std::io::Error| crate::limits::io_error(&name, &e).to_string();
+    // the lines before it, and where the last of them ends
+    let (mut lines, mut start, mut at) = (0u64, 0u64, 0u64);
+    let mut buf = vec![0u8; 1 << 20];
+    while at < offset {
+        let want = buf.len().min((offset - at) as usize);
+        let n = f.read(&mut buf[..want]).map_err(io)?;
+        if n == 0 {
+            return Err(format!("{name}: the file got shorter while it was read"));
+        }
+        for i in memchr::memchr_iter(b'\n', &buf[..n]) {
+            lines += 1;
+            start = at + i as u64 + 1;
+        }
+        at += n as u64;
+    }
+    if start != offset {
+        return Err(format!(
+            "{name}: byte {offset} is inside line {} (it starts at byte {start}); give the \
+             byte a line starts at",
+            lines + 1
+        ));
+    }
+    let mut bytes = Vec::new();
+    loop {
+        let n = f.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            return Err(format!(
+                "{name}: line {} at byte {offset} has no newline yet (still being written)",
+                lines + 1
+            ));
+        }
+        let end = memchr::memchr(b'\n', &buf[..n]);
+        let part = &buf[..end.unwrap_or(n)];
+        if bytes.len() + part.len() > MAX_LINE {
+            return Err(format!(
+                "{name}: line {} at byte {offset} is over {} MiB",
+                lines + 1,
+                MAX_LINE >> 20
+            ));
+        }
+        bytes.extend_from_slice(part);
+        if end.is_some() {
+            break;
+        }
+    }
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+    let (text, utf8) = match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_string(), true),
+        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
+    };
+    Ok(LineAt {
+        line: lines + 1,
+        text,
+        utf8,
+    })
 }
 
 #[cfg(test)]
@@ -324,11 +463,84 @@ mod tests {
         // removed: said once, and the tail waits
         std::fs::remove_file(&p).unwrap();
         let ev = t.poll();
-        assert!(matches!(ev.as_slice(), [TailEvent::Missing(_)]), "{ev:?}");
+        assert_eq!(ev, [TailEvent::Missing(REMOVED.into())]);
         append(&p, "back\n");
         let ev = t.poll();
         assert!(ev.contains(&TailEvent::Appeared), "{ev:?}");
         assert_eq!(lines(&ev), ["back"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Trial 2026-12-05 items 7 and 16: `cat six-records > log` (same inode, now longer)
+    /// starts again from the top as a truncation, with the new file's line numbers; a
+    /// file renamed away is said to be rotated, not removed.
+    #[test]
+    fn a_rewrite_in_place_that_grows_is_a_truncation_and_a_rename_is_a_rotation() {
+        let dir = std::env::temp_dir().join(format!("toolscope-tail-rw-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("live.jsonl");
+        append(&p, "{\"id\":\"old-1\"}\n{\"id\":\"old-2\"}\n");
+        let mut t = Tail::new(&p, 1 << 16);
+        assert_eq!(lines(&t.poll()).len(), 2);
+        let ino = std::fs::metadata(&p).map(|m| file_id(&m)).unwrap();
+        // rewritten in place through the same inode, longer than what was read
+        let new: Vec<String> = (1..=6)
+            .map(|i| format!("{{\"id\":\"new-{i}\",\"pad\":\"{}\"}}", "x".repeat(40)))
+            .collect();
+        std::fs::write(&p, format!("{}\n", new.join("\n"))).unwrap();
+        assert_eq!(std::fs::metadata(&p).map(|m| file_id(&m)).unwrap(), ino);
+        let ev = t.poll();
+        assert_eq!(ev[0], TailEvent::Truncated, "{ev:?}");
+        assert_eq!(lines(&ev), new);
+        assert!(
+            matches!(ev.last(), Some(TailEvent::Line { line: 6, offset, .. }) if *offset > 0),
+            "the new file's own line numbers: {ev:?}"
+        );
+        // growth alone is no truncation (the head is the same)
+        append(&p, "{\"id\":\"new-7\"}\n");
+        assert_eq!(lines(&t.poll()), ["{\"id\":\"new-7\"}"]);
+        assert!(t.poll().is_empty());
+        // renamed away with no successor yet: rotated, not removed
+        std::fs::rename(&p, dir.join("live.jsonl.1")).unwrap();
+        assert_eq!(t.poll(), [TailEvent::Missing(ROTATED_AWAY.into())]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_line_is_read_again_by_its_offset() {
+        let dir = std::env::temp_dir().join(format!("toolscope-tail-at-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("log.jsonl");
+        std::fs::write(&p, "first\r\nsecond\n\nfourth\npartial").unwrap();
+        let at = |o| read_line_at(&p, o);
+        assert_eq!(
+            at(0),
+            Ok(LineAt {
+                line: 1,
+                text: "first".into(),
+                utf8: true
+            })
+        );
+        assert_eq!(at(7).map(|l| (l.line, l.text)), Ok((2, "second".into())));
+        assert_eq!(at(15).map(|l| (l.line, l.text)), Ok((4, "fourth".into())));
+        let inside = at(9).unwrap_err();
+        assert!(
+            inside.ends_with("log.jsonl: byte 9 is inside line 2 (it starts at byte 7); give the byte a line starts at"),
+            "{inside}"
+        );
+        assert!(at(22).unwrap_err().contains("has no newline yet"));
+        assert!(
+            at(999)
+                .unwrap_err()
+                .contains("past the end of the file (29 bytes)")
+        );
+        assert!(
+            read_line_at(&dir.join("nope"), 0)
+                .unwrap_err()
+                .contains("no such file")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

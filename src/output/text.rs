@@ -17,6 +17,11 @@ fn trunc(s: &str, n: usize) -> String {
     t
 }
 
+/// `1 record`, `2 records`: a count with its noun (`noun` + `s` unless the count is 1).
+pub fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
     let mut out = String::new();
     let g = &engine.graph;

@@ -5,7 +5,8 @@
 //! go on), filters by class (`c`), tool (`t`), reason code (`r`), drift (`d`) and text
 //! (`:grep TEXT`), and Enter opens a record in Explore with its query, its parameters and
 //! the Why-not pane on the tool its class is about (Esc comes back to the stream where it
-//! was). The view is `views/follow.rs`.
+//! was). A record the ring no longer keeps is read again from the file by its byte offset
+//! (`o`, `:offset BYTE`) and opened the same way. The view is `views/follow.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -34,6 +35,9 @@ pub struct FollowView {
     pub cursor: Option<u64>,
     /// While paused, the last record the list shows.
     pub paused: Option<u64>,
+    /// A record read again by its offset (`:offset`): shown and opened instead of the one
+    /// under the cursor until the cursor moves.
+    pub pinned: Option<Entry>,
     pub focus: FollowFocus,
     pub pane: PaneState,
     pub now_ms: u64,
@@ -84,6 +88,9 @@ impl FollowView {
     }
 
     pub fn current(&self) -> Option<&Entry> {
+        if let Some(e) = &self.pinned {
+            return Some(e);
+        }
         let vis = self.visible();
         let p = self.cursor_pos(&vis)?;
         self.stream.ring.get(vis[p])
@@ -114,6 +121,7 @@ impl App {
             filter: Filter::default(),
             cursor: None,
             paused: None,
+            pinned: None,
             focus: FollowFocus::List,
             pane: PaneState::default(),
             now_ms: 0,
@@ -231,6 +239,7 @@ impl App {
             };
             return;
         }
+        f.pinned = None;
         let vis = f.visible();
         let Some(pos) = f.cursor_pos(&vis) else {
             return;
@@ -377,6 +386,7 @@ impl App {
             return Vec::new();
         };
         let keep = f.cursor;
+        f.pinned = None;
         let vis = f.visible();
         // the cursor stays on its record when it is still shown
         f.cursor = keep.filter(|s| vis.iter().any(|&i| f.stream.ring[i].seq == *s));
@@ -386,12 +396,53 @@ impl App {
             format!("every record ({} kept)", vis.len())
         } else {
             format!(
-                "{} of {} kept records: {what}",
+                "{} of {}: {what}",
                 vis.len(),
-                f.stream.ring.len()
+                crate::output::text::count(f.stream.ring.len() as u64, "kept record")
             )
         };
         self.set_flash(FlashLevel::Info, msg);
+        Vec::new()
+    }
+
+    /// `:offset BYTE` (`o`): reads the record at that byte of the followed file again (one
+    /// the ring no longer keeps, or any other), classifies it (and replays it with a
+    /// graph) as it did when it arrived, shows it in the Record pane and, with a graph,
+    /// opens it in Explore as Enter does.
+    pub fn follow_offset(&mut self, arg: &str) -> Vec<Effect> {
+        let Some(f) = self.follow.as_ref() else {
+            return Vec::new();
+        };
+        let Ok(offset) = arg.trim().replace(['_', ','], "").parse::<u64>() else {
+            return self.warn(format!(
+                "offset {}: give a byte offset, as a record's \"at byte\" says",
+                crate::sanitize::line(arg)
+            ));
+        };
+        let got = match crate::lab::tail::read_line_at(&f.path, offset) {
+            Ok(l) => l,
+            Err(e) => return self.warn(crate::sanitize::line(&e)),
+        };
+        let at = crate::lab::follow::At {
+            seq: 0,
+            file_gen: f.rotations + 1,
+            line: got.line,
+            offset,
+            at_ms: f.now_ms,
+        };
+        let e = crate::lab::follow::classify_line(self.engine.as_deref(), &got.text, got.utf8, at);
+        let what = format!("line {} at byte {offset}, read again", got.line);
+        if let Some(f) = self.follow.as_mut() {
+            f.pinned = Some(e);
+            f.pane = PaneState::default();
+        }
+        if self.engine.is_some() {
+            return self.follow_open();
+        }
+        self.set_flash(
+            FlashLevel::Info,
+            format!("{what}: in the Record pane (opening it in Explore needs a graph)"),
+        );
         Vec::new()
     }
 
@@ -401,18 +452,14 @@ impl App {
         let Some(f) = self.follow.as_ref() else {
             return Vec::new();
         };
-        if f.focus == FollowFocus::List && self.engine.is_none() {
-            if let Some(f) = self.follow.as_mut() {
-                f.focus = FollowFocus::Detail;
-            }
-            return Vec::new();
-        }
         let Some(e) = f.current().cloned() else {
             return self.warn("no record yet".into());
         };
         if self.engine.is_none() {
+            // said at the first Enter (the Record pane below shows the record already)
             return self.warn(
-                "no graph: open the stream with one to explore a record (toolscope GRAPH FILE --follow)"
+                "no graph: opening a record in Explore needs one (toolscope GRAPH FILE --follow); \
+                 Tab moves to the Record pane"
                     .into(),
             );
         }
@@ -422,13 +469,7 @@ impl App {
                 crate::sanitize::line(&e.id)
             ));
         };
-        if let Some(k) = &e.knobs {
-            let mut p = k.params.clone();
-            p.top_k = p.top_k.clamp(1, MAX_TOP_K);
-            p.depth = p.depth.min(MAX_DEPTH);
-            self.params = p;
-            self.select = k.select.clone();
-        }
+        let kept = self.take_recorded_knobs(&e);
         self.screen = Screen::Explore;
         self.return_to = Some(Screen::Follow);
         self.lab_case = Some(format!("line {}", e.line));
@@ -446,7 +487,7 @@ impl App {
         self.set_flash(
             FlashLevel::Info,
             format!(
-                "{} (line {}): {}{}; Esc goes back to the stream",
+                "{} (line {}): {}{}{kept}; Esc goes back to the stream",
                 crate::sanitize::line(&e.id),
                 e.line,
                 e.class,
@@ -456,6 +497,51 @@ impl App {
             ),
         );
         vec![self.requery(false)]
+    }
+
+    /// Takes the record's parameters into the explorer's, except those recorded without
+    /// a usable value (redacted): the explorer keeps its own for them, and the returned
+    /// note (empty when none) says which.
+    fn take_recorded_knobs(&mut self, e: &Entry) -> String {
+        let Some(k) = &e.knobs else {
+            return String::new();
+        };
+        let unknown = |n: &str| e.unknown_params.iter().any(|(x, _)| x == n);
+        let (mut p, mut s) = (k.params.clone(), k.select.clone());
+        let (mine, my_sel) = (&self.params, &self.select);
+        if unknown("top_k") {
+            p.top_k = mine.top_k;
+        }
+        if unknown("depth") {
+            p.depth = mine.depth;
+        }
+        if unknown("token_budget") {
+            p.token_budget = mine.token_budget;
+        }
+        if unknown("history") {
+            p.history = mine.history.clone();
+        }
+        if unknown("learning_suggestions") {
+            p.learning_suggestions = mine.learning_suggestions.clone();
+        }
+        if unknown("llm_target") {
+            s.llm_target = my_sel.llm_target.clone();
+        }
+        if unknown("policy") {
+            s.policy = my_sel.policy.clone();
+        }
+        p.top_k = p.top_k.clamp(1, MAX_TOP_K);
+        p.depth = p.depth.min(MAX_DEPTH);
+        self.params = p;
+        self.select = s;
+        if e.unknown_params.is_empty() {
+            return String::new();
+        }
+        let names: Vec<&str> = e.unknown_params.iter().map(|(n, _)| n.as_str()).collect();
+        format!(
+            "; {} not recorded, the explorer's own kept",
+            names.join(", ")
+        )
     }
 }
 
@@ -545,10 +631,9 @@ mod tests {
         old.generation = 0;
         app.on_follow(old);
         assert_eq!(app.follow.as_ref().unwrap().stream.total.records, 5);
-        // without a graph Enter shows the record's detail, and says why it cannot explore
-        app.follow_open();
-        assert_eq!(app.follow.as_ref().unwrap().focus, FollowFocus::Detail);
+        // without a graph the first Enter says that opening a record needs one
         app.follow_open();
         assert!(app.flash.as_ref().unwrap().text.starts_with("no graph"));
+        assert_eq!(app.follow.as_ref().unwrap().focus, FollowFocus::List);
     }
 }

@@ -140,8 +140,13 @@ pub fn initial_app(caps: Caps, opts: &Options) -> App {
 }
 
 /// Runs the explorer until the user quits. Returns the process exit code.
+/// Whether the explorer can run here: standard input and output are a terminal.
+pub fn has_terminal() -> bool {
+    io::stdout().is_terminal() && io::stdin().is_terminal()
+}
+
 pub fn run(opts: Options) -> u8 {
-    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+    if !has_terminal() {
         eprintln!(
             "toolscope: the explorer needs a terminal (stdin and stdout must be a TTY); \
              use `toolscope query GRAPH QUERY` for text or --json"

@@ -8,10 +8,40 @@ use std::path::{Path, PathBuf};
 use toolscope::engine::Engine;
 use toolscope::output::batch::batch_line;
 
-/// The shared corpus folder next to the project, when present.
-pub fn shared_golden() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/golden");
-    p.join("cases").is_dir().then_some(p)
+pub mod shared_corpus;
+
+/// The shared corpus folder (`../shared/corpus`, or under `$TOOLSCOPE_SHARED_DIR`), when
+/// present; when absent, says so on the terminal (see [`skip`]) naming `what` is skipped.
+pub fn shared_corpus(what: &str) -> Option<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let env = std::env::var_os(shared_corpus::ENV);
+    let found = shared_corpus::corpus_at(manifest, env.as_deref());
+    if found.is_none() {
+        skip(&format!(
+            "{what}: {}",
+            shared_corpus::absent_note(manifest, env.as_deref())
+        ));
+    }
+    found
+}
+
+/// The shared golden vectors (`corpus/golden` with its `cases/`), when present.
+pub fn shared_golden(what: &str) -> Option<PathBuf> {
+    let g = shared_corpus(what)?.join("golden");
+    if g.join("cases").is_dir() {
+        Some(g)
+    } else {
+        skip(&format!("{what}: {} has no cases/", g.display()));
+        None
+    }
+}
+
+/// Says that a test skips its check, on the terminal: written to the process's standard
+/// error directly, which the test harness does not capture, so `cargo test` shows it
+/// without `--nocapture`.
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "SKIP: {why}");
 }
 
 /// First difference between `want` and `got`: numbers must have the same JSON type

@@ -63,7 +63,7 @@ pub(super) fn read(o: &Map<String, Value>, rec: &mut RunRecord) -> Result<(), Ma
     rec.query = opt_string(attrs.and_then(|a| a.get("query")), || {
         "/attributes/query".into()
     })?;
-    rec.knobs = knobs_from(attrs, attrs);
+    rec.knobs = knobs_from(attrs, attrs, &mut rec.unknown_params);
     rec.fingerprint = attrs
         .and_then(|a| a.get("graph_fingerprint"))
         .and_then(Value::as_str)

@@ -183,6 +183,12 @@ pub struct RunRecord {
     pub seeds: Vec<String>,
     /// The parameters the decision was made with (defaults where none are recorded).
     pub knobs: Knobs,
+    /// Parameters recorded without a usable value (redacted, `"[REDACTED]"`, or of
+    /// another type), with the value as recorded: their value is unknown, and [`knobs`]
+    /// holds the default in their place, which nothing may take for the recorded one.
+    ///
+    /// [`knobs`]: RunRecord::knobs
+    pub unknown_params: Vec<(String, Value)>,
     /// Engine versions the record names, each with this engine's: `(recorded, ours)`.
     pub versions: Vec<(String, &'static str)>,
     /// The graph fingerprint the record names.
@@ -393,8 +399,8 @@ fn read_plain(o: &Map<String, Value>, rec: &mut RunRecord) -> Result<(), Malform
     let provenance = o.get("provenance");
     let prov = |k: &str| provenance.and_then(|p| p.get(k));
     rec.knobs = match prov("params").filter(|p| p.is_object()) {
-        Some(p) => knobs_from(Some(p), Some(p)),
-        None => knobs_from(o.get("params"), o.get("selector")),
+        Some(p) => knobs_from(Some(p), Some(p), &mut rec.unknown_params),
+        None => knobs_from(o.get("params"), o.get("selector"), &mut rec.unknown_params),
     };
     answer_as_input(o, rec);
     if let Some(profile) = prov("engine_profile").and_then(Value::as_str) {
@@ -522,40 +528,58 @@ fn plain_unknown(o: &Map<String, Value>, retrieval: Option<&Value>, rec: &mut Ru
     unknown_in(o.get("provenance"), keys::PROVENANCE, "provenance.", out);
 }
 
+/// Whether a recorded value is a scrubber's redaction marker (`"[REDACTED]"`,
+/// `"[REDACTED:email]"`, …).
+pub fn is_redacted(v: &Value) -> bool {
+    v.as_str().is_some_and(|s| s.contains("[REDACTED"))
+}
+
 /// Applies `params`-like keys (`top_k`, `depth`, `token_budget`, `history`,
 /// `learning_suggestions`) of `p` and `llm_target`/`policy` of `s` over the defaults.
-/// Redacted or missing values keep the default.
-fn knobs_from(p: Option<&Value>, s: Option<&Value>) -> Knobs {
-    let uint = |v: Option<&Value>| v.and_then(Value::as_u64).map(|x| x as usize);
+/// Missing (or null) values keep the default; a value that is there but unusable —
+/// redacted, or of another type — is pushed on `unknown` with the value as recorded (the
+/// default stays in its place, to be used by nobody as if it were recorded).
+fn knobs_from(p: Option<&Value>, s: Option<&Value>, unknown: &mut Vec<(String, Value)>) -> Knobs {
     let mut k = Knobs::default();
-    if let Some(p) = p {
-        if let Some(x) = uint(p.get("top_k")) {
-            k.params.top_k = x;
+    // the value of `key` in `o` when usable; an unusable one is noted as unknown
+    let mut get = |o: Option<&Value>, key: &str, usable: &dyn Fn(&Value) -> bool| {
+        let v = o?.get(key).filter(|v| !v.is_null())?;
+        if usable(v) && !is_redacted(v) {
+            Some(v.clone())
+        } else {
+            unknown.push((key.to_string(), v.clone()));
+            None
         }
-        if let Some(x) = uint(p.get("depth")) {
-            k.params.depth = x;
-        }
-        if let Some(x) = uint(p.get("token_budget")) {
-            k.params.token_budget = x;
-        }
-        if let Some(h) = p.get("history").and_then(Value::as_array) {
-            k.params.history = h
-                .iter()
-                .filter_map(|x| x.as_str().map(String::from))
-                .collect();
-        }
-        if let Some(l) = p.get("learning_suggestions").and_then(Value::as_array) {
-            k.params.learning_suggestions = l.clone();
-        }
+    };
+    let uint = |v: &Value| v.is_u64();
+    let strings = |v: &Value| {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|x| x.is_string() && !is_redacted(x)))
+    };
+    let size = |v: Value| v.as_u64().unwrap_or_default() as usize;
+    if let Some(x) = get(p, "top_k", &uint) {
+        k.params.top_k = size(x);
     }
-    if let Some(s) = s {
-        k.select.llm_target = s
-            .get("llm_target")
-            .and_then(Value::as_str)
-            .map(String::from);
-        if let Some(p) = s.get("policy").and_then(Value::as_str) {
-            k.select.policy = p.into();
-        }
+    if let Some(x) = get(p, "depth", &uint) {
+        k.params.depth = size(x);
+    }
+    if let Some(x) = get(p, "token_budget", &uint) {
+        k.params.token_budget = size(x);
+    }
+    if let Some(Value::Array(h)) = get(p, "history", &strings) {
+        k.params.history = h
+            .iter()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect();
+    }
+    if let Some(Value::Array(l)) = get(p, "learning_suggestions", &Value::is_array) {
+        k.params.learning_suggestions = l;
+    }
+    if let Some(Value::String(t)) = get(s, "llm_target", &Value::is_string) {
+        k.select.llm_target = Some(t);
+    }
+    if let Some(Value::String(p)) = get(s, "policy", &Value::is_string) {
+        k.select.policy = p.as_str().into();
     }
     k
 }

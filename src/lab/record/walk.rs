@@ -162,8 +162,19 @@ impl Items {
     }
 
     /// Opens a file, or standard input for `-` (a FIFO, socket or device path is refused
-    /// by type, never waited on).
+    /// by type, never waited on). Its items are labelled with the file's name.
     pub fn open(path: &str) -> Result<Items, InputError> {
+        Items::open_labelled(path, false)
+    }
+
+    /// [`Items::open`] with the items labelled by the path as given (`logs/a/x.jsonl:3`),
+    /// as `lab replay` names every record, readable or not: two files of one name in two
+    /// folders stay apart in its output.
+    pub fn open_as_given(path: &str) -> Result<Items, InputError> {
+        Items::open_labelled(path, true)
+    }
+
+    fn open_labelled(path: &str, as_given: bool) -> Result<Items, InputError> {
         if path == "-" {
             let regular = std::fs::metadata("/dev/stdin").is_ok_and(|m| m.is_file());
             let src = BufReader::with_capacity(1 << 16, std::io::stdin());
@@ -174,6 +185,7 @@ impl Items {
         let (file, _) = crate::limits::open_regular(p)?;
         let label = p
             .file_name()
+            .filter(|_| !as_given)
             .map(|f| crate::sanitize::line(&f.to_string_lossy()))
             .unwrap_or_else(|| shown.clone());
         let stem = p

@@ -118,6 +118,16 @@ impl App {
                 }
             },
             CmdId::FollowUnfilter => self.follow_unfilter(),
+            CmdId::FollowOffset => match arg {
+                Some(n) => self.follow_offset(n),
+                None => {
+                    // `o`: the palette, ready for the byte offset
+                    let mut p = PaletteState::default();
+                    p.input.set("offset ");
+                    self.overlay = Overlay::Palette(p);
+                    Vec::new()
+                }
+            },
             CmdId::ScreenFollow => self.screen_follow(arg),
             CmdId::ScreenExplore => self.screen_explore(),
             CmdId::ScreenLab => self.screen_lab(arg),

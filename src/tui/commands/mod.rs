@@ -123,6 +123,7 @@ pub enum CmdId {
     FollowDrifted,
     FollowText,
     FollowUnfilter,
+    FollowOffset,
     ScreenFollow,
     ScreenExplore,
     ScreenLab,

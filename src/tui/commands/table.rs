@@ -998,6 +998,17 @@ pub static REGISTRY: &[Command] = &[
         enabled: need_follow,
     },
     Command {
+        id: CmdId::FollowOffset,
+        name: "offset",
+        label: "Follow: read the record at a byte offset of the file again and open it, older records too (:offset BYTE, as a record's \"at byte\" says)",
+        group: Group::Screens,
+        hint: None,
+        hint_keys: None,
+        bindings: &[b(ch('o'), FOLLOW)],
+        arg: Arg::Optional("BYTE"),
+        enabled: need_follow,
+    },
+    Command {
         id: CmdId::ScreenExplore,
         name: "explore",
         label: "Explore screen (the live ranking)",

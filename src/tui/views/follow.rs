@@ -1,7 +1,7 @@
 //! Follow screen: a growing file of production evidence as it arrives. A summary line
 //! (records, records per second, the replay's verdicts with a graph, paused, missing or
-//! catching up), the counts per triage class in total and over the last five minutes with
-//! a sparkline of ten-second buckets, the reason codes seen lately, the records (newest at
+//! catching up), the counts per triage class (biggest first) in total and over the last
+//! five minutes with a sparkline of ten-second buckets, the reason codes seen lately, the records (newest at
 //! the bottom, `!` on a drifted one) and the record under the cursor: its place in the
 //! file, query, parameters, class, selector verdict, replay and, for an unreadable line,
 //! why.
@@ -34,6 +34,11 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// `1 record`, `12,345 records`.
+fn records(n: u64) -> String {
+    format!("{} record{}", thousands(n), if n == 1 { "" } else { "s" })
 }
 
 pub fn header(app: &App) -> Vec<Span<'static>> {
@@ -72,10 +77,7 @@ pub fn status(app: &App, _short: bool) -> Vec<Vec<Span<'static>>> {
         format!(" {}", f.label),
         st(app, Role::Title),
     )]);
-    segs.push(vec![Span::raw(format!(
-        "{} records",
-        thousands(f.stream.total.records)
-    ))]);
+    segs.push(vec![Span::raw(records(f.stream.total.records))]);
     segs.push(vec![Span::raw(format!("{:.1}/s", f.stream.rate(f.now_ms)))]);
     if f.paused.is_some() {
         segs.push(vec![Span::styled("paused", st(app, Role::Warn))]);
@@ -98,10 +100,7 @@ fn class_role(c: &str) -> Role {
 fn summary_line(app: &App, f: &FollowView) -> Line<'static> {
     let t = &f.stream.total;
     let mut sp = vec![
-        Span::styled(
-            format!(" {} records", thousands(t.records)),
-            st(app, Role::Score),
-        ),
+        Span::styled(format!(" {}", records(t.records)), st(app, Role::Score)),
         Span::styled(
             format!("  {:.1}/s", f.stream.rate(f.now_ms)),
             st(app, Role::Score),
@@ -200,7 +199,10 @@ fn drift_line(app: &App, f: &FollowView) -> Line<'static> {
 fn class_rows(app: &App, f: &FollowView, max_rows: usize, width: usize) -> Vec<Line<'static>> {
     let g = glyphs(app);
     let recent = f.stream.recent(f.now_ms);
-    let rows = classes_seen(&f.stream.total);
+    // biggest first, so a short screen never hides the biggest class under "+N more"
+    // (ties keep the order `c` steps through)
+    let mut rows = classes_seen(&f.stream.total);
+    rows.sort_by_key(|(i, _)| std::cmp::Reverse(f.stream.total.classes[*i]));
     let shown = rows.len().min(max_rows);
     let sparkw = BUCKETS.min(width.saturating_sub(24 + 8 + 7 + 2));
     let mut out: Vec<Line<'static>> = rows[..shown]
@@ -329,7 +331,10 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     };
     if f.stream.total.records == 0 {
         let msg = match &f.missing {
-            Some(_) => " waiting for the file to appear…".to_string(),
+            // the summary line above says the file is missing and waited for
+            Some(_) => {
+                " no record yet: the file is read from its start when it appears".to_string()
+            }
             None => " waiting for records (each new line of the file appears here)…".to_string(),
         };
         line(Line::styled(msg, st(app, Role::Muted)), &mut y, &mut left);
@@ -462,7 +467,12 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     }
     if let Some(r) = pane_r {
         let focused = f.focus == FollowFocus::Detail;
-        let title = box_title(app, " Record ".to_string(), focused);
+        let title = if f.pinned.is_some() {
+            " Record (read again by its offset) "
+        } else {
+            " Record "
+        };
+        let title = box_title(app, title.to_string(), focused);
         let d = detail(app, f);
         screen_pane(app, r, buf, compact, title, focused, &d, &f.pane, info);
     }
@@ -512,18 +522,7 @@ fn detail(app: &App, f: &FollowView) -> Doc {
     if let Some(k) = &e.knobs {
         d.text_indent(
             Line::styled(
-                format!(
-                    "  parameters top_k={} depth={} token_budget={} policy {} llm_target {}",
-                    k.params.top_k,
-                    k.params.depth,
-                    k.params.token_budget,
-                    clean(k.select.policy.as_str()),
-                    k.select
-                        .llm_target
-                        .as_deref()
-                        .map(clean)
-                        .unwrap_or("null".into())
-                ),
+                format!("  parameters {}", parameters(e, k)),
                 st(app, Role::Muted),
             ),
             4,
@@ -621,6 +620,33 @@ fn detail(app: &App, f: &FollowView) -> Doc {
     }
     unreadable_list(app, f, &mut d);
     d
+}
+
+/// `top_k=5 depth=2 token_budget=[REDACTED] policy strong_evidence llm_target null`: each
+/// parameter as recorded — a redacted or unusable one as its recorded value, never the
+/// default the replay would otherwise have put in its place.
+fn parameters(e: &crate::lab::follow::Entry, k: &crate::engine::knobs::Knobs) -> String {
+    let known = |name: &str, v: String| -> String {
+        match e.unknown_params.iter().find(|(n, _)| n == name) {
+            Some((_, recorded)) => recorded.clone(),
+            None => v,
+        }
+    };
+    format!(
+        "top_k={} depth={} token_budget={} policy {} llm_target {}",
+        known("top_k", k.params.top_k.to_string()),
+        known("depth", k.params.depth.to_string()),
+        known("token_budget", k.params.token_budget.to_string()),
+        known("policy", clean(k.select.policy.as_str())),
+        known(
+            "llm_target",
+            k.select
+                .llm_target
+                .as_deref()
+                .map(clean)
+                .unwrap_or("null".into())
+        ),
+    )
 }
 
 /// The last unreadable lines (the count is in the class table).
