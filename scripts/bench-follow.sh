@@ -4,6 +4,8 @@
 # whole JSON Lines file:
 #   reading and classifying, no replay             ≥ 50,000 records/s
 #   replay on GitHub's full REST API (1,107 tools) ≥  2,000 records/s
+# and, on the same lines and cores, two floors: parsing each line into a JSON value and
+# checking that it is JSON at all (serde's IgnoredAny).
 # Three files: 60,000 and 2,000 response-shaped records of the 50 GitHub ground-truth
 # queries (~2 KB: the ten rows with their score breakdowns, the selector block and the
 # parameters, as a service logs them; recorded by `toolscope query --batch` on the GitHub
@@ -82,5 +84,11 @@ c, p = r["follow_classify_per_s"], r["follow_replay_per_s"]
 print(f"  read + classify, no replay  {c:>10,.0f} records/s  target ≥50,000  {'ok' if c >= 50000 else 'UNDER'}")
 print(f"  read + classify + replay    {p:>10,.0f} records/s  target ≥2,000   {'ok' if p >= 2000 else 'UNDER'}"
       f"  ({r['follow_drifted']} drifted)")
+# the floors on the same lines and cores: parsing into a JSON value (the reader's first
+# step: the record readers walk a value tree) and merely checking the JSON
+v, f = r.get("follow_floor_json_value_per_s"), r.get("follow_floor_json_check_per_s")
+if v and f:
+    print(f"  floor: parse to a JSON value {v:>9,.0f} records/s  (read + classify is {c / v:.2f}x of it)")
+    print(f"  floor: check the JSON only   {f:>9,.0f} records/s  ({size / n * f / 1e6:,.0f} MB/s)")
 PY
 done

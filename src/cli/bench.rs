@@ -206,6 +206,31 @@ fn follow_timings(engine: &Engine, path: &Path, w: &mut JsonWriter) {
     w.key("follow_replay_s").f64(secs);
     w.key("follow_replay_per_s").f64(n as f64 / secs.max(1e-9));
     w.key("follow_drifted").int(drifted as i64);
+    // the floors, on the same lines and cores: checking each line is JSON at all
+    // (serde's IgnoredAny), and parsing it into a JSON value (what the reader does first)
+    if let Ok(bytes) = std::fs::read(path) {
+        let lines: Vec<&[u8]> = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .collect();
+        let rate = |f: &(dyn Fn(&[u8]) -> bool + Sync)| {
+            let t = Instant::now();
+            let ok = lines
+                .chunks(1024)
+                .map(|c| {
+                    crate::par::map_heavy(c, |l| f(l))
+                        .into_iter()
+                        .filter(|&b| b)
+                        .count()
+                })
+                .sum::<usize>();
+            (ok, lines.len() as f64 / t.elapsed().as_secs_f64().max(1e-9))
+        };
+        let (_, floor) = rate(&|l| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok());
+        let (_, value) = rate(&|l| serde_json::from_slice::<serde_json::Value>(l).is_ok());
+        w.key("follow_floor_json_check_per_s").f64(floor);
+        w.key("follow_floor_json_value_per_s").f64(value);
+    }
 }
 
 /// Triage timings over a suite's labelled cases: each case alone (probes included, one

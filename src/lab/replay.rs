@@ -185,8 +185,8 @@ struct Recomputed {
 fn recompute(engine: &Engine, query: &str, k: &Knobs) -> Recomputed {
     let r = engine.retrieve(query, &k.params);
     let s: Selection = engine.select(&r, &k.select);
-    let selection =
-        serde_json::from_str(&crate::output::json::selection_json(&s)).unwrap_or(Value::Null);
+    let selection = serde_json::from_str(&crate::output::json::selection_verdict_json(&s))
+        .unwrap_or(Value::Null);
     Recomputed { r, selection }
 }
 

@@ -325,6 +325,30 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     w.end_obj();
 }
 
+/// The selector's verdict alone — [`write_selection`]'s scalar keys, its reason codes and
+/// its override assessment, written the same way — without the candidate rows, facets
+/// and priorities: what a replay compares, at a fraction of the text.
+pub fn selection_verdict_json(s: &Selection) -> String {
+    let mut w = JsonWriter::with_capacity(512);
+    w.begin_obj();
+    w.key("selected_target").str(&s.selected_target);
+    w.key("llm_target").opt_str(s.llm_target.as_deref());
+    w.key("overrode_llm").bool(s.overrode_llm);
+    w.key("ambiguous").bool(s.ambiguous);
+    w.key("needs_expansion").bool(s.needs_expansion);
+    w.key("decision").str(s.decision);
+    w.key("recommended_action").str(s.recommended_action);
+    w.key("reason_codes").str_list(&s.reason_codes);
+    if !s.no_candidates {
+        w.key("margin").f64(s.margin);
+    }
+    w.key("policy").str(s.policy.as_str());
+    w.key("override_assessment");
+    write_assessment(&s.override_assessment, &mut w, s.no_candidates);
+    w.end_obj();
+    w.finish()
+}
+
 pub fn retrieval_json(engine: &Engine, r: &Retrieval) -> String {
     // the tool objects dominate; size the buffer once
     let tools: usize = r
@@ -342,4 +366,45 @@ pub fn selection_json(s: &Selection) -> String {
     let mut w = JsonWriter::with_capacity(4096);
     write_selection(s, &mut w);
     w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::knobs::Knobs;
+    use serde_json::Value;
+
+    /// The verdict is the full selection's same keys with the same values, for selections
+    /// with and without candidates, with and without a model pick.
+    #[test]
+    fn the_verdict_is_the_selections_own_keys() {
+        let engine = Engine::new(crate::demo::load_demo().expect("demo graph"));
+        let mut seen_empty = false;
+        for (q, llm) in [
+            ("cancel my order", None),
+            ("refund a payment", Some("listOrders")),
+            ("zzzz qqqq", None),
+            ("zzzz qqqq", Some("listOrders")),
+            ("show the weather", Some("noSuchTool")),
+        ] {
+            let mut k = Knobs::default();
+            k.select.llm_target = llm.map(String::from);
+            let r = engine.retrieve(q, &k.params);
+            let s = engine.select(&r, &k.select);
+            seen_empty |= s.no_candidates;
+            let full: Value = serde_json::from_str(&selection_json(&s)).unwrap();
+            let verdict: Value = serde_json::from_str(&selection_verdict_json(&s)).unwrap();
+            let v = verdict.as_object().unwrap();
+            assert!(v.len() >= 9, "{q}: {v:?}");
+            for (key, value) in v {
+                assert_eq!(full.get(key), Some(value), "{q}: {key}");
+            }
+            assert_eq!(
+                full.get("margin").is_some(),
+                v.contains_key("margin"),
+                "{q}"
+            );
+        }
+        assert!(seen_empty, "a query with no candidates was tried");
+    }
 }
