@@ -285,12 +285,7 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
         w.key("llm_target").opt_str(s.llm_target.as_deref());
     }
     w.key("confidence").f64(s.confidence);
-    w.key("overrode_llm").bool(s.overrode_llm);
-    w.key("ambiguous").bool(s.ambiguous);
-    w.key("needs_expansion").bool(s.needs_expansion);
-    w.key("decision").str(s.decision);
-    w.key("recommended_action").str(s.recommended_action);
-    w.key("reason_codes").str_list(&s.reason_codes);
+    write_verdict(s, w);
     w.key("ambiguity_set").str_list(&s.ambiguity_set);
     write_why(s, w);
     w.key("query_facets");
@@ -325,6 +320,17 @@ pub fn write_selection(s: &Selection, w: &mut JsonWriter) {
     w.end_obj();
 }
 
+/// The verdict's flags, decision and reason codes, in the order both selection shapes
+/// write them.
+fn write_verdict(s: &Selection, w: &mut JsonWriter) {
+    w.key("overrode_llm").bool(s.overrode_llm);
+    w.key("ambiguous").bool(s.ambiguous);
+    w.key("needs_expansion").bool(s.needs_expansion);
+    w.key("decision").str(s.decision);
+    w.key("recommended_action").str(s.recommended_action);
+    w.key("reason_codes").str_list(&s.reason_codes);
+}
+
 /// The selector's verdict alone — [`write_selection`]'s scalar keys, its reason codes and
 /// its override assessment, written the same way — without the candidate rows, facets
 /// and priorities: what a replay compares, at a fraction of the text.
@@ -333,12 +339,7 @@ pub fn selection_verdict_json(s: &Selection) -> String {
     w.begin_obj();
     w.key("selected_target").str(&s.selected_target);
     w.key("llm_target").opt_str(s.llm_target.as_deref());
-    w.key("overrode_llm").bool(s.overrode_llm);
-    w.key("ambiguous").bool(s.ambiguous);
-    w.key("needs_expansion").bool(s.needs_expansion);
-    w.key("decision").str(s.decision);
-    w.key("recommended_action").str(s.recommended_action);
-    w.key("reason_codes").str_list(&s.reason_codes);
+    write_verdict(s, &mut w);
     if !s.no_candidates {
         w.key("margin").f64(s.margin);
     }

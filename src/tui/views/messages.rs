@@ -5,12 +5,11 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Widget};
 
 use super::super::app::{App, FlashLevel};
 use super::super::text;
 use super::super::theme::Role;
-use super::{block, centered, clean, glyphs, put_line, st};
+use super::{clean, lines_box, st};
 
 /// The log's lines at `iw` cells: each message, newest first, wrapped with its level's
 /// word in front (`error`, `warning`, `info`).
@@ -35,28 +34,11 @@ pub fn lines(app: &App, iw: usize) -> Vec<Line<'static>> {
 }
 
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
-    let g = glyphs(app);
     let w = area.width.saturating_sub(4).min(100);
-    let iw = w.saturating_sub(2) as usize;
-    let lines = lines(app, iw);
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let r = centered(area, w, h);
-    Clear.render(r, buf);
-    let b = block(app, true, false).title(Line::styled(
-        format!(
-            " Messages ({}, newest first; Esc closes) ",
-            app.messages.len()
-        ),
-        st(app, Role::Title),
-    ));
-    let inner = b.inner(r);
-    b.render(r, buf);
-    for (i, l) in lines.iter().take(inner.height as usize).enumerate() {
-        let l = text::truncate_line(l.clone(), iw, g.ellipsis);
-        put_line(
-            buf,
-            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
-            &l,
-        );
-    }
+    let lines = lines(app, w.saturating_sub(2) as usize);
+    let title = format!(
+        " Messages ({}, newest first; Esc closes) ",
+        app.messages.len()
+    );
+    lines_box(app, area, buf, w, title, &lines);
 }

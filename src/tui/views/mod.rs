@@ -681,6 +681,33 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
+/// A centred overlay box `w` cells wide, as tall as `lines` (within `area`), cleared,
+/// framed and titled; each line cut to the box's inner width.
+pub fn lines_box(
+    app: &App,
+    area: Rect,
+    buf: &mut Buffer,
+    w: u16,
+    title: String,
+    lines: &[Line<'static>],
+) {
+    let iw = w.saturating_sub(2) as usize;
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let r = centered(area, w, h);
+    ratatui::widgets::Clear.render(r, buf);
+    let b = block(app, true, false).title(Line::styled(title, st(app, Role::Title)));
+    let inner = b.inner(r);
+    b.render(r, buf);
+    for (i, l) in lines.iter().take(inner.height as usize).enumerate() {
+        let l = text::truncate_line(l.clone(), iw, glyphs(app).ellipsis);
+        put_line(
+            buf,
+            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
+            &l,
+        );
+    }
+}
+
 /// Style helper.
 pub fn st(app: &App, r: Role) -> Style {
     app.theme.get(r)

@@ -5,13 +5,12 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Widget};
 
 use super::super::app::App;
 use super::super::demo::Claim;
 use super::super::text;
 use super::super::theme::Role;
-use super::{block, centered, clean, glyphs, put_line, st};
+use super::{clean, glyphs, lines_box, st};
 
 fn claim_text(c: &Claim) -> String {
     match c {
@@ -79,21 +78,5 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             0,
         ));
     }
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let r = centered(area, w, h);
-    Clear.render(r, buf);
-    let b = block(app, true, false).title(Line::styled(
-        " Narration (Esc closes) ",
-        st(app, Role::Title),
-    ));
-    let inner = b.inner(r);
-    b.render(r, buf);
-    for (i, l) in lines.iter().take(inner.height as usize).enumerate() {
-        let l = text::truncate_line(l.clone(), iw, g.ellipsis);
-        put_line(
-            buf,
-            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
-            &l,
-        );
-    }
+    lines_box(app, area, buf, w, " Narration (Esc closes) ".into(), &lines);
 }
