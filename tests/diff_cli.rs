@@ -393,3 +393,59 @@ fn a_truncated_graph_names_where_its_json_ends() {
     assert_eq!(code, 2);
     assert!(err.contains("is a graph but"), "{err}");
 }
+
+/// `diff --help` says it takes two graphs or two runs, names its arguments as its usage
+/// line does, and shows both by example.
+#[test]
+fn diff_help_names_both_pairs_with_examples() {
+    let (code, help, _) = run(&["diff", "--help"]);
+    assert_eq!(code, 0, "{help}");
+    let usage = help.lines().find(|l| l.starts_with("Usage: ")).unwrap();
+    assert!(usage.contains("<OLD> <NEW>"), "{usage}");
+    assert!(usage.contains("two graphs, or two runs"), "{usage}");
+    assert!(
+        help.contains("  <OLD>  ") && help.contains("  <NEW>  "),
+        "{help}"
+    );
+    let examples = help
+        .split("Two graphs (")
+        .nth(1)
+        .expect("examples for two graphs");
+    assert!(
+        examples.contains("toolscope diff old.graph.json new.graph.json --json"),
+        "{help}"
+    );
+    assert!(examples.contains("--cases suite.json --explore"), "{help}");
+    assert!(
+        examples.contains("Two runs (")
+            && examples.contains("toolscope diff run-a.jsonl run-b.jsonl"),
+        "{help}"
+    );
+}
+
+/// A renamed operation is blamed as a rename, said once ("renamed A -> B"), and a case
+/// whose expected tool was renamed says under which name NEW has it.
+#[test]
+fn a_renamed_expected_tool_is_named_under_its_new_name() {
+    let d = tmp_dir("diffcli", "renamed");
+    let (a, b) = toolscope::tui::harness::write_demo_pair(&d).unwrap();
+    let suite = d.join("suite.json");
+    std::fs::write(&suite, toolscope::tui::harness::DEMO_SUITE).unwrap();
+    let (code, out, err) = run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--cases",
+        suite.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("from NEW: cancelOrder (renamed cancelOrderById)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("renamed cancelOrder -> cancelOrderById (not in the query's terms)"),
+        "{out}"
+    );
+    assert!(!out.contains("(renamed) changed"), "{out}");
+}
