@@ -449,3 +449,37 @@ fn a_renamed_expected_tool_is_named_under_its_new_name() {
     );
     assert!(!out.contains("(renamed) changed"), "{out}");
 }
+
+/// A query with an escape sequence in it is shown once escaped, the way the sanitiser
+/// writes it (`\x1b`), quoted, never raw and never escaped twice (`\\x1b`), in the
+/// blame report, `lab diff` and the query table alike.
+#[test]
+fn a_query_with_an_escape_sequence_is_escaped_once() {
+    let (a, b) = pair("escquery");
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let q = "list orders \u{1b}]0;pwned\u{7} now";
+    let shown = "\"list orders \\x1b]0;pwned\\x07 now\"";
+    let suite = a.replace("old.json", "suite.json");
+    std::fs::write(
+        &suite,
+        serde_json::to_string(
+            &json!([{"case_id": "esc", "query": q, "expected_target": "listOrders"}]),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for args in [
+        vec!["diff", a, b, "--query", q],
+        vec!["lab", "diff", a, b, "--cases", &suite],
+        vec!["query", a, q],
+    ] {
+        let (code, out, err) = run(&args);
+        assert!(code == 0 || code == 1, "{args:?}: {err}");
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{7}'),
+            "{args:?}: raw: {out:?}"
+        );
+        assert!(!out.contains("\\\\x1b"), "{args:?}: escaped twice: {out}");
+        assert!(out.contains(shown), "{args:?}: {out}");
+    }
+}

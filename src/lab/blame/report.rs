@@ -283,7 +283,7 @@ pub fn text(plan: &Plan<'_>, cases: &[CaseBlame], limit: usize) -> String {
         let _ = writeln!(out, "\nChanged cases");
     }
     for c in &changed[..shown] {
-        let _ = writeln!(out, "  {}  {:?}", clean(&c.id), clean(&c.query));
+        let _ = writeln!(out, "  {}  \"{}\"", clean(&c.id), clean(&c.query));
         let _ = writeln!(out, "      {}", headline(plan, c));
         let mut notes = Vec::new();
         if c.old.top1 != c.new.top1 && c.primary() != TOP1 {
