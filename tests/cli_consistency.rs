@@ -583,3 +583,29 @@ fn a_golden_suite_with_a_top_k_0_case_is_evaluated_whole() {
     ]);
     assert!(err.contains("--set: knob top_k"), "{err}");
 }
+
+/// Every option and argument of every command says what it does in `--help` (`lab diff
+/// --base`, `--json` and `--ascii` and `lab eval --set` and `--json` printed a bare flag).
+#[test]
+fn every_option_has_help_text() {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: &str, bare: &mut Vec<String>) {
+        for a in cmd.get_arguments() {
+            let id = a.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            if a.get_help().is_none() && a.get_long_help().is_none() {
+                bare.push(format!("{path} {id}"));
+            }
+        }
+        for s in cmd.get_subcommands() {
+            walk(s, &format!("{path} {}", s.get_name()), bare);
+        }
+    }
+    let mut cmd = toolscope::cli::Cli::command();
+    cmd.build();
+    let mut bare = Vec::new();
+    walk(&cmd, "toolscope", &mut bare);
+    assert!(bare.is_empty(), "options without help: {bare:?}");
+}

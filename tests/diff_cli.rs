@@ -393,3 +393,93 @@ fn a_truncated_graph_names_where_its_json_ends() {
     assert_eq!(code, 2);
     assert!(err.contains("is a graph but"), "{err}");
 }
+
+/// `diff --help` says it takes two graphs or two runs, names its arguments as its usage
+/// line does, and shows both by example.
+#[test]
+fn diff_help_names_both_pairs_with_examples() {
+    let (code, help, _) = run(&["diff", "--help"]);
+    assert_eq!(code, 0, "{help}");
+    let usage = help.lines().find(|l| l.starts_with("Usage: ")).unwrap();
+    assert!(usage.contains("<OLD> <NEW>"), "{usage}");
+    assert!(usage.contains("two graphs, or two runs"), "{usage}");
+    assert!(
+        help.contains("  <OLD>  ") && help.contains("  <NEW>  "),
+        "{help}"
+    );
+    let examples = help
+        .split("Two graphs (")
+        .nth(1)
+        .expect("examples for two graphs");
+    assert!(
+        examples.contains("toolscope diff old.graph.json new.graph.json --json"),
+        "{help}"
+    );
+    assert!(examples.contains("--cases suite.json --explore"), "{help}");
+    assert!(
+        examples.contains("Two runs (")
+            && examples.contains("toolscope diff run-a.jsonl run-b.jsonl"),
+        "{help}"
+    );
+}
+
+/// A renamed operation is blamed as a rename, said once ("renamed A -> B"), and a case
+/// whose expected tool was renamed says under which name NEW has it.
+#[test]
+fn a_renamed_expected_tool_is_named_under_its_new_name() {
+    let d = tmp_dir("diffcli", "renamed");
+    let (a, b) = toolscope::tui::harness::write_demo_pair(&d).unwrap();
+    let suite = d.join("suite.json");
+    std::fs::write(&suite, toolscope::tui::harness::DEMO_SUITE).unwrap();
+    let (code, out, err) = run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--cases",
+        suite.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("from NEW: cancelOrder (renamed cancelOrderById)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("renamed cancelOrder -> cancelOrderById (not in the query's terms)"),
+        "{out}"
+    );
+    assert!(!out.contains("(renamed) changed"), "{out}");
+}
+
+/// A query with an escape sequence in it is shown once escaped, the way the sanitiser
+/// writes it (`\x1b`), quoted, never raw and never escaped twice (`\\x1b`), in the
+/// blame report, `lab diff` and the query table alike.
+#[test]
+fn a_query_with_an_escape_sequence_is_escaped_once() {
+    let (a, b) = pair("escquery");
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let q = "list orders \u{1b}]0;pwned\u{7} now";
+    let shown = "\"list orders \\x1b]0;pwned\\x07 now\"";
+    let suite = a.replace("old.json", "suite.json");
+    std::fs::write(
+        &suite,
+        serde_json::to_string(
+            &json!([{"case_id": "esc", "query": q, "expected_target": "listOrders"}]),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for args in [
+        vec!["diff", a, b, "--query", q],
+        vec!["lab", "diff", a, b, "--cases", &suite],
+        vec!["query", a, q],
+    ] {
+        let (code, out, err) = run(&args);
+        assert!(code == 0 || code == 1, "{args:?}: {err}");
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{7}'),
+            "{args:?}: raw: {out:?}"
+        );
+        assert!(!out.contains("\\\\x1b"), "{args:?}: escaped twice: {out}");
+        assert!(out.contains(shown), "{args:?}: {out}");
+    }
+}

@@ -573,3 +573,64 @@ fn an_untracked_moved_tool_is_blamed_on_its_own_largest_share() {
         "{s}"
     );
 }
+
+/// At 80x24 the Blame tab is taller than its pane: with the pane focused the cursor sits on
+/// the causes at the bottom, and `k` (or `g`) there scrolls back up to the case line and
+/// the two columns' headings; `j` moves on among the causes, in view again.
+#[test]
+fn the_blame_tabs_headings_are_reachable_when_the_pane_is_focused() {
+    let mut h = suite_harness();
+    goto(&mut h, "orders");
+    h.key(KeyCode::Tab);
+    h.keys("2");
+    let heading = |s: &str| s.lines().any(|l| l.contains("# OLD old.json"));
+    let causes = |s: &str| s.lines().any(|l| l.contains("Causes ("));
+    let s = h.screen(80, 24);
+    assert!(causes(&s) && !heading(&s), "the causes, scrolled: {s}");
+    h.keys("k");
+    let s = h.screen(80, 24);
+    assert!(heading(&s), "k at the first cause scrolls up: {s}");
+    h.keys("j");
+    let s = h.screen(80, 24);
+    assert!(causes(&s), "j comes back to the causes: {s}");
+    h.keys("g");
+    let s = h.screen(80, 24);
+    assert!(heading(&s) && s.contains("orders"), "g: the top: {s}");
+    // the cursor stayed on the first cause: x still applies it
+    h.keys("x");
+    assert_eq!(h.app.gdiff.as_ref().unwrap().toggled, vec![0]);
+}
+
+/// `G` and `g` go to the last and the first row of the artifact-diff tree, as on the
+/// other lists, with every branch open and the tree taller than the pane.
+#[test]
+fn g_and_shift_g_on_the_artifact_diff_tree() {
+    let mut h = suite_harness();
+    h.key(KeyCode::Tab);
+    h.keys("1");
+    // open every closed branch, from the bottom up so the rows above stay put
+    let n = h.app.gdiff.as_ref().unwrap().tree_items().len();
+    for i in (0..n).rev() {
+        let v = h.app.gdiff.as_ref().unwrap();
+        if v.tree_items()[i].branch && !v.tree_items()[i].open {
+            h.keys("g");
+            for _ in 0..i {
+                h.keys("j");
+            }
+            h.key(KeyCode::Enter);
+        }
+    }
+    let items = h.app.gdiff.as_ref().unwrap().tree_items();
+    h.keys("G");
+    let s = h.screen(80, 24);
+    let last = items.last().unwrap();
+    assert_eq!(
+        h.app.gdiff.as_ref().unwrap().panes[0].cursor,
+        items.len() - 1
+    );
+    assert!(s.contains(&last.label), "the last row shows: {s}");
+    h.keys("g");
+    let s = h.screen(80, 24);
+    assert_eq!(h.app.gdiff.as_ref().unwrap().panes[0].cursor, 0);
+    assert!(s.contains("Tools  +1 -1"), "the first row shows: {s}");
+}

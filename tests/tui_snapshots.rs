@@ -462,6 +462,40 @@ fn status_bar_reads_in_words_when_there_is_room() {
     }
 }
 
+/// At 80 columns the help wraps a long entry under its label and never cuts one: every
+/// row inside the frame, page by page, ends without an ellipsis, and the longest labels
+/// are there whole, with where their keys work.
+#[test]
+fn help_at_80_columns_wraps_and_never_cuts() {
+    let mut h = Harness::demo(Mode::NoColor.caps());
+    h.keys("?");
+    let mut seen = String::new();
+    let mut last = String::new();
+    for _ in 0..60 {
+        let s = h.screen(80, 24);
+        if s == last {
+            break;
+        }
+        // the overlay's content rows: under its title and filter, above its bottom frame
+        for l in s.lines().skip(3).take(19) {
+            let inside = l.split('│').nth(1).unwrap_or("");
+            assert!(!inside.contains('…'), "cut: {l}");
+            seen.push_str(inside.trim());
+            seen.push(' ');
+        }
+        last = s;
+        h.key(KeyCode::PageDown);
+    }
+    let seen = seen.split_whitespace().collect::<Vec<_>>().join(" ");
+    for whole in [
+        "Quit now (always works: while typing, loading or in an overlay) :quit!",
+        "Leave the query line (results stay) :done [query line] (not in this pane)",
+        "Run the highlighted entry, else the typed command (exact name or unique prefix); empty closes",
+    ] {
+        assert!(seen.contains(whole), "{whole:?} whole in: {seen}");
+    }
+}
+
 #[test]
 fn small_terminals_collapse_then_say_too_small() {
     let caps = Mode::Colour.caps();

@@ -26,6 +26,7 @@ pub struct BenchArgs {
     /// Also time the triage of every labelled case of this suite (probes included)
     #[arg(long, value_name = "SUITE")]
     pub triage: Option<String>,
+    /// Number of results per query (1 or more)
     #[arg(long, default_value_t = 10, value_parser = super::top_k_arg)]
     pub top_k: usize,
     /// Also run the target selector after each retrieval

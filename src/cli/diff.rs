@@ -21,10 +21,12 @@ use crate::lab::suite::load_suite;
 
 #[derive(Args, Debug, Clone)]
 pub struct DiffArgs {
-    /// The old graph (artifact, spec or `demo`), or the first run (an evidence file or a
-    /// fixture folder)
+    /// The old graph (saved graph, collection artifact, spec or `demo`), or the first run
+    /// (an evidence file or a fixture folder)
+    #[arg(value_name = "OLD")]
     pub a: String,
-    /// The new graph, or the second run
+    /// The new graph, or the second run (the same kind as OLD)
+    #[arg(value_name = "NEW")]
     pub b: String,
     /// Two graphs: the diff as one JSON object
     #[arg(long, conflicts_with = "explore")]

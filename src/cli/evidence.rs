@@ -149,6 +149,7 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
 pub struct ExplainArgs {
     /// Graph artifact or `demo`
     pub graph: String,
+    /// The query, as the user typed it
     #[arg(value_parser = super::query_arg)]
     pub query: String,
     /// The tool whose score to explain (default: the top result)
@@ -160,6 +161,7 @@ pub struct ExplainArgs {
     /// A knob setting, e.g. --set depth=1 (repeatable)
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
+    /// The decomposition tree as JSON
     #[arg(long)]
     pub json: bool,
     /// ASCII tree glyphs
@@ -306,6 +308,7 @@ fn pretty(json: &str) -> String {
 pub struct TraceArgs {
     /// Graph artifact or `demo`
     pub graph: String,
+    /// The query, as the user typed it
     #[arg(value_parser = super::query_arg)]
     pub query: String,
     /// Only events about this tool (trace_entity)
@@ -314,6 +317,7 @@ pub struct TraceArgs {
     /// Only events of this stage (query, bm25, seeds, intent, expand, history, learning, rank, render, selector)
     #[arg(long)]
     pub stage: Option<String>,
+    /// A knob setting, e.g. --set depth=1 (repeatable)
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
     /// JSON Lines, one event per line
@@ -391,8 +395,10 @@ pub struct CounterfactualArgs {
     /// Lines); without them the learning knob cannot change anything
     #[arg(long, value_name = "FILE")]
     pub learning: Option<String>,
+    /// Both rankings and the change as one JSON object
     #[arg(long)]
     pub json: bool,
+    /// ASCII marks only (v and ^ for the rank moves)
     #[arg(long)]
     pub ascii: bool,
 }

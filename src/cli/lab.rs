@@ -63,6 +63,7 @@ pub struct CaptureArgs {
     /// Number of results of a case without its own top_k (1 or more)
     #[arg(long, default_value_t = 5, value_parser = super::top_k_arg)]
     pub top_k: usize,
+    /// Knobs for the capture (repeatable, e.g. --set depth=1)
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
     /// Overwrite existing fixtures
@@ -115,13 +116,16 @@ pub struct DiffArgs {
     /// Knobs for side B (with --cases; A uses the defaults or --base)
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
+    /// Knobs for side A (with --cases; repeatable, e.g. --base depth=1)
     #[arg(long = "base", value_name = "KNOB=VALUE")]
     pub base: Vec<String>,
     /// Number of results of a case without its own top_k (1 or more; with --cases)
     #[arg(long, default_value_t = 5, value_parser = super::top_k_arg)]
     pub top_k: usize,
+    /// The diff as one JSON object: a summary, then every case
     #[arg(long)]
     pub json: bool,
+    /// ASCII marks only (v and ^ for the rank moves)
     #[arg(long)]
     pub ascii: bool,
 }
@@ -136,6 +140,7 @@ pub struct EvalArgs {
     /// own top_k; the default is the explorer's, so the Lab screen shows the same numbers
     #[arg(long, default_value_t = crate::engine::Params::default().top_k, value_parser = super::top_k_arg)]
     pub top_k: usize,
+    /// Knobs for the run (repeatable, e.g. --set depth=1)
     #[arg(long = "set", value_name = "KNOB=VALUE")]
     pub set: Vec<String>,
     /// Compare with another graph (paired deltas with bootstrap intervals)
@@ -147,6 +152,7 @@ pub struct EvalArgs {
     /// Show every case (default: the 15 worst)
     #[arg(long)]
     pub all: bool,
+    /// The metrics and every case as one JSON object
     #[arg(long)]
     pub json: bool,
 }

@@ -70,8 +70,8 @@ pub enum Command {
     /// What changed between two graphs (and, with --cases or --query, which change moved
     /// each ranking), or two runs side by side in the explorer's Diff screen
     #[command(
-        override_usage = "toolscope diff [OPTIONS] <OLD_GRAPH> <NEW_GRAPH>\n       \
-                                toolscope diff [OPTIONS] <RUN_A> <RUN_B>"
+        override_usage = "toolscope diff [OPTIONS] <OLD> <NEW>   (two graphs, or two runs)",
+        after_help = DIFF_EXAMPLES
     )]
     Diff(diff::DiffArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish) to stdout
@@ -84,6 +84,18 @@ pub enum Command {
 }
 
 /// Exit codes: 0 ok, 1 ran but found nothing, 2 usage or input error.
+/// `toolscope diff --help`'s closing lines: the two kinds of pair it takes, by example.
+const DIFF_EXAMPLES: &str = "\
+Two graphs (saved graphs, collection artifacts, or specs built on load):
+  toolscope diff old.graph.json new.graph.json                    what changed
+  toolscope diff old.graph.json new.graph.json --json             the same, one JSON object
+  toolscope diff old.graph.json new.graph.json --cases suite.json which change moved each case
+  toolscope diff old.graph.json new.graph.json --query \"merge a pull request\" --expected mergePullRequest
+  toolscope diff old.graph.json new.graph.json --cases suite.json --explore   the Diff screen
+
+Two runs (evidence files: --batch output, trace envelopes; or fixture folders):
+  toolscope diff run-a.jsonl run-b.jsonl                          the Diff screen, case by case";
+
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_EMPTY: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;

@@ -17,6 +17,7 @@ use crate::output::{json, text};
 pub struct SelectArgs {
     /// Graph artifact or `demo` (the tools the selector reads)
     pub graph: String,
+    /// The query, as the user typed it
     #[arg(value_parser = super::query_arg)]
     pub query: String,
     /// Candidate tool names, comma-separated, in retrieval order
@@ -32,6 +33,7 @@ pub struct SelectArgs {
     /// model's pick), manual_review (never overrides)
     #[arg(long, default_value = "strong_evidence", value_parser = super::policy_arg())]
     pub policy: Policy,
+    /// The selector's block as JSON (target_selector)
     #[arg(long)]
     pub json: bool,
 }

@@ -53,6 +53,7 @@ pub struct TriageArgs {
     /// BFS depth of the graph expansion
     #[arg(long, default_value_t = 2)]
     pub depth: usize,
+    /// Token budget of subgraph_text
     #[arg(long, default_value_t = 2000)]
     pub token_budget: usize,
     /// A tool already used in this session (repeatable)

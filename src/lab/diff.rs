@@ -242,7 +242,7 @@ pub fn text(diffs: &[CaseDiff], ascii: bool) -> String {
         let q = d
             .query
             .as_deref()
-            .map(|q| format!(" {:?}", crate::sanitize::line(q)))
+            .map(|q| format!(" \"{}\"", crate::sanitize::line(q)))
             .unwrap_or_default();
         if let Some(side) = d.only_in {
             s.push_str(&format!(

@@ -27,7 +27,8 @@ pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
     let g = &engine.graph;
     let _ = writeln!(
         out,
-        "{} - {} tools, {} edges | query {:?}",
+        // the query quoted as the sanitiser shows it (`{:?}` would double its `\x1b`)
+        "{} - {} tools, {} edges | query \"{}\"",
         line(&g.info.source),
         g.tool_count(),
         g.edge_count(),

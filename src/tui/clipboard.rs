@@ -116,17 +116,23 @@ pub fn save_copy(dir: &Path, stem: &str, payload: &str) -> std::io::Result<PathB
 }
 
 /// The message after a copy: what is confirmed (tmux buffer, file) and what was only sent
-/// (OSC 52 never answers). `ok` is false when nothing could be confirmed.
+/// (OSC 52 never answers). `ok` is false when nothing could be confirmed. The second text
+/// is the short form a narrow message line shows: where the copy went, the file by name.
 pub fn message(
     job: &CopyJob,
     tmux: &TmuxCopy,
     file: Option<&Result<PathBuf, String>>,
-) -> (bool, String) {
+) -> (bool, String, String) {
     let mut parts: Vec<String> = Vec::new();
+    let mut short: Vec<String> = Vec::new();
     let mut confirmed = false;
     match tmux {
         TmuxCopy::Loaded { set_clipboard } => {
             confirmed = true;
+            short.push(match set_clipboard.as_str() {
+                "on" | "external" => "tmux buffer (prefix ])".to_string(),
+                _ => "tmux buffer only".to_string(),
+            });
             parts.push(match set_clipboard.as_str() {
                 "on" | "external" => format!(
                     "in the tmux buffer (prefix ]), passed on to your terminal (set-clipboard {set_clipboard})"
@@ -136,22 +142,40 @@ pub fn message(
                 ),
             });
         }
-        TmuxCopy::Failed(e) => parts.push(format!("not in the tmux buffer ({e})")),
+        TmuxCopy::Failed(e) => {
+            short.push("not in the tmux buffer".to_string());
+            parts.push(format!("not in the tmux buffer ({e})"))
+        }
         TmuxCopy::Absent => {
+            short.push("sent via OSC 52 (unconfirmed)".to_string());
             parts.push("sent via OSC 52, unconfirmed: your terminal must allow OSC 52".to_string())
         }
     }
     match file {
         Some(Ok(p)) => {
             confirmed = true;
+            let name = p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            short.push(format!("saved {}", crate::sanitize::line(&name)));
             parts.push(format!(
                 "saved to {}",
                 crate::sanitize::line(&p.display().to_string())
             ));
         }
-        Some(Err(e)) => parts.push(format!("not saved: {e}")),
+        Some(Err(_)) => short.push("not saved".to_string()),
         None => {}
     }
+    if let Some(Err(e)) = file {
+        parts.push(format!("not saved: {e}"));
+    }
+    // the saved file's name holds the tool's; without one, the tool is named
+    let verb = match (confirmed, matches!(file, Some(Ok(_)))) {
+        (_, true) => "copied".to_string(),
+        (true, false) => format!("copied {}", crate::sanitize::line(&job.stem)),
+        (false, false) => format!("copy of {}", crate::sanitize::line(&job.stem)),
+    };
     (
         confirmed,
         format!(
@@ -160,6 +184,7 @@ pub fn message(
             job.payload.len(),
             parts.join("; ")
         ),
+        format!("{verb}: {}", short.join(", ")),
     )
 }
 
@@ -188,16 +213,19 @@ mod tests {
             what: "evidence JSON of x".into(),
             stem: "x".into(),
         };
-        let (ok, m) = message(&job, &TmuxCopy::Absent, None);
+        let (ok, m, short) = message(&job, &TmuxCopy::Absent, None);
         assert!(!ok && m.contains("unconfirmed"), "{m}");
+        assert_eq!(short, "copy of x: sent via OSC 52 (unconfirmed)");
         let loaded = TmuxCopy::Loaded {
             set_clipboard: "off".into(),
         };
-        let (ok, m) = message(
+        let (ok, m, short) = message(
             &job,
             &loaded,
             Some(&Ok(PathBuf::from("/d/copy-001-x.json"))),
         );
+        // the short form names where it went and the file, not the folder
+        assert_eq!(short, "copied: tmux buffer only, saved copy-001-x.json");
         assert!(
             ok && m.contains("tmux buffer") && m.contains("set-clipboard is off"),
             "{m}"

@@ -45,11 +45,24 @@ pub fn share_label(plan: &Plan<'_>, c: &CaseBlame, s: &Share) -> String {
             if !gained.is_empty() {
                 parts.push(format!("gained {}", gained.join(", ")));
             }
-            let doc = if g.kind == GroupKind::Renamed {
-                format!("{} (renamed)", clean(&g.name))
-            } else {
-                format!("{who} document")
-            };
+            if g.kind == GroupKind::Renamed {
+                // "renamed A -> B", then what else changed, said once
+                let rest: Vec<&str> = g
+                    .what
+                    .split(", ")
+                    .filter(|w| *w != "renamed" && !w.is_empty())
+                    .collect();
+                let name = clean(&g.name);
+                return match (parts.is_empty(), rest.is_empty()) {
+                    (true, true) => format!("renamed {name} (not in the query's terms)"),
+                    (true, false) => format!(
+                        "renamed {name} ({}; not in the query's terms)",
+                        clean(&rest.join(", "))
+                    ),
+                    (false, _) => format!("renamed {name}; its document {}", parts.join(" and ")),
+                };
+            }
+            let doc = format!("{who} document");
             if parts.is_empty() {
                 format!(
                     "{doc} changed ({}; not in the query's terms)",
@@ -222,6 +235,33 @@ pub fn text(plan: &Plan<'_>, cases: &[CaseBlame], limit: usize) -> String {
             format!("{worst:.1e}")
         }
     );
+    // a missing expected tool that was renamed says so: the case tracks it under its
+    // other name
+    let renames: Vec<(&str, &str)> = plan
+        .groups
+        .iter()
+        .filter(|g| g.kind == GroupKind::Renamed)
+        .filter_map(|g| g.name.split_once(" -> "))
+        .collect();
+    let listed = |names: &[String], new_side: bool| -> String {
+        if names.is_empty() {
+            return "-".into();
+        }
+        let each: Vec<String> = names
+            .iter()
+            .map(|n| {
+                let other = renames.iter().find_map(|(from, to)| {
+                    if new_side {
+                        (from == n).then(|| format!(" (renamed {to})"))
+                    } else {
+                        (to == n).then(|| format!(" (was {from})"))
+                    }
+                });
+                format!("{n}{}", other.unwrap_or_default())
+            })
+            .collect();
+        clean(&each.join(", "))
+    };
     for c in cases {
         let (a, b) = (&c.missing.0, &c.missing.1);
         if !a.is_empty() || !b.is_empty() {
@@ -229,16 +269,8 @@ pub fn text(plan: &Plan<'_>, cases: &[CaseBlame], limit: usize) -> String {
                 out,
                 "          {}: expected tools missing from OLD: {}; from NEW: {}",
                 clean(&c.id),
-                if a.is_empty() {
-                    "-".into()
-                } else {
-                    clean(&a.join(", "))
-                },
-                if b.is_empty() {
-                    "-".into()
-                } else {
-                    clean(&b.join(", "))
-                }
+                listed(a, false),
+                listed(b, true),
             );
         }
     }
@@ -251,7 +283,7 @@ pub fn text(plan: &Plan<'_>, cases: &[CaseBlame], limit: usize) -> String {
         let _ = writeln!(out, "\nChanged cases");
     }
     for c in &changed[..shown] {
-        let _ = writeln!(out, "  {}  {:?}", clean(&c.id), clean(&c.query));
+        let _ = writeln!(out, "  {}  \"{}\"", clean(&c.id), clean(&c.query));
         let _ = writeln!(out, "      {}", headline(plan, c));
         let mut notes = Vec::new();
         if c.old.top1 != c.new.top1 && c.primary() != TOP1 {

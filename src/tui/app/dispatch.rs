@@ -263,6 +263,7 @@ impl App {
             scroll: 0,
             cursor: pos.unwrap_or(0),
             seen_cursor: usize::MAX,
+            above: false,
         };
         Vec::new()
     }
@@ -721,8 +722,7 @@ impl App {
             p => {
                 let items = crate::tui::derive::item_count(self, p);
                 if items > 0 {
-                    let st = self.pane_mut(p);
-                    st.cursor = clamp_add(st.cursor, delta, items - 1);
+                    self.pane_mut(p).move_cursor(delta, items);
                 } else {
                     let max = if p == self.drill {
                         let h = self
@@ -824,14 +824,15 @@ impl App {
         };
         let file = dir
             .map(|d| clipboard::save_copy(d, &job.stem, &job.payload).map_err(|e| e.to_string()));
-        let (ok, text) = clipboard::message(job, &tmux, file.as_ref());
-        self.set_flash(
+        let (ok, text, short) = clipboard::message(job, &tmux, file.as_ref());
+        self.set_flash_short(
             if ok {
                 FlashLevel::Info
             } else {
                 FlashLevel::Warn
             },
             text,
+            short,
         );
         seq
     }

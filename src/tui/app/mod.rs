@@ -125,6 +125,41 @@ pub struct PaneState {
     pub cursor: usize,
     /// The cursor as of the last render (a moved cursor scrolls its whole item into view).
     pub seen_cursor: usize,
+    /// The view was scrolled above the first item (`k`, `g` or PgUp there): the text
+    /// before the items shows, the cursor stays off screen until it moves.
+    pub above: bool,
+}
+
+impl PaneState {
+    /// Moves the cursor by `delta` over `items` items. Moving up from the first item
+    /// scrolls the text above it into view ([`PaneState::above`]) instead, and going to
+    /// the top (`g`) shows the pane's first line with the cursor on the first item; any
+    /// other move brings the cursor back into view.
+    pub fn move_cursor(&mut self, delta: isize, items: usize) {
+        if items == 0 {
+            return;
+        }
+        if delta <= isize::MIN / 4 {
+            self.cursor = 0;
+            // as if already seen there: the view is not pulled down to the cursor
+            self.seen_cursor = 0;
+            self.scroll = 0;
+            self.above = true;
+            return;
+        }
+        if delta < 0 && self.cursor == 0 {
+            self.above = true;
+            self.scroll = self.scroll.saturating_sub(delta.unsigned_abs());
+            return;
+        }
+        self.above = false;
+        let n = if delta < 0 {
+            self.cursor.saturating_sub(delta.unsigned_abs())
+        } else {
+            self.cursor.saturating_add(delta as usize)
+        };
+        self.cursor = n.min(items - 1);
+    }
 }
 
 /// A single-line text input with a cursor (in characters). `selected` marks the whole text
@@ -387,6 +422,9 @@ pub enum FlashLevel {
 pub struct Flash {
     pub text: String,
     pub level: FlashLevel,
+    /// What the message line shows when `text` does not fit: the essential part, whole
+    /// (the messages overlay keeps `text` in full).
+    pub short: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -696,10 +734,28 @@ impl App {
     /// Shows a message on the info line and keeps it in the message log (a message
     /// repeated right away is kept once).
     pub fn set_flash(&mut self, level: FlashLevel, text: impl Into<String>) {
-        let f = Flash {
+        self.post_flash(Flash {
             text: text.into(),
             level,
-        };
+            short: None,
+        });
+    }
+
+    /// [`Self::set_flash`] with the short form a narrow message line shows instead.
+    pub fn set_flash_short(
+        &mut self,
+        level: FlashLevel,
+        text: impl Into<String>,
+        short: impl Into<String>,
+    ) {
+        self.post_flash(Flash {
+            text: text.into(),
+            level,
+            short: Some(short.into()),
+        });
+    }
+
+    fn post_flash(&mut self, f: Flash) {
         if self.messages.last() != Some(&f) {
             if self.messages.len() == MESSAGE_LOG {
                 self.messages.remove(0);

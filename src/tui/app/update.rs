@@ -498,6 +498,10 @@ impl App {
             Screen::Follow => self.follow.as_mut().map(|f| &mut f.pane),
         };
         if let Some(p) = p {
+            if p.cursor != p.seen_cursor {
+                // a cursor moved by anything but a move up holds the view again
+                p.above = false;
+            }
             p.scroll = info.drill_scroll;
             p.seen_cursor = p.cursor;
         }

@@ -64,7 +64,7 @@ pub const EDIT_KEYS: &[KeyRow<Edit>] = &[
     KeyRow {
         keys: &[ctrl('u')],
         action: Edit::KillToStart,
-        label: "Delete to the start of the line (clears it)",
+        label: "Delete from the cursor to the start of the line (all of it from the end or on a fresh query; outside typing Ctrl-U pages up)",
     },
     KeyRow {
         keys: &[ctrl('k')],

@@ -64,7 +64,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::PageDown,
         name: "page-down",
-        label: "Page down",
+        label: "Page down: the cursor of a list, or a pane's text, one screen down",
         group: Group::Navigate,
         hint: None,
         hint_keys: None,
@@ -75,7 +75,7 @@ pub static REGISTRY: &[Command] = &[
     Command {
         id: CmdId::PageUp,
         name: "page-up",
-        label: "Page up",
+        label: "Page up: one screen up (Ctrl-U while typing deletes to the start instead)",
         group: Group::Navigate,
         hint: None,
         hint_keys: None,

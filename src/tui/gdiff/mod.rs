@@ -399,7 +399,7 @@ impl App {
                 };
                 let p = &mut v.panes[v.tab.index()];
                 if items > 0 {
-                    p.cursor = step(p.cursor, items);
+                    p.move_cursor(delta, items);
                 } else {
                     p.scroll = step(p.scroll, max_scroll + 1);
                 }

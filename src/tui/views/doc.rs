@@ -265,7 +265,9 @@ pub fn render_find(
     // a find's current match holds the view (Enter keeps it, as n/N put it there) until
     // the cursor moves
     let match_holds = current_row.is_some() && state.cursor == state.seen_cursor;
-    if let Some(cr) = cursor_row.filter(|_| !match_holds) {
+    // scrolled above the first item: the view stays where it was put
+    let held_above = state.above && state.cursor == state.seen_cursor;
+    if let Some(cr) = cursor_row.filter(|_| !match_holds && !held_above) {
         let end = cursor_end.unwrap_or(total).min(cr + h).max(cr + 1);
         if cr < scroll {
             scroll = cr;

@@ -145,7 +145,7 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> Drawn {
     let f = super::clean(&h.filter.text);
     let pass = |hay: &str| filter_matches(&f, hay);
     let kw = 16usize.min(w / 3);
-    let mut rows = command_rows(app, &pass, kw, w);
+    let mut rows = command_rows(app, &pass, kw);
     // the keys of text inputs and overlays, from their tables
     let tables: [(&str, Vec<(String, &str)>); 3] = [
         (
@@ -207,13 +207,25 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> Drawn {
             st(app, Role::Muted),
         ));
     }
+    // an entry longer than the overlay wraps under its label, never cut: what a key does
+    // and where it works are the point of the help
+    let rows: Vec<Line<'static>> = rows
+        .into_iter()
+        .flat_map(|l| {
+            let mut wrapped = text::wrap_line(&l, w, 3 + kw);
+            // a continuation starts at the label column, not a space after it
+            for c in wrapped.iter_mut().skip(1) {
+                if let Some(s) = c.spans.get_mut(1) {
+                    s.content = s.content.trim_start().to_string().into();
+                }
+            }
+            wrapped
+        })
+        .collect();
     let height = inner.height.saturating_sub(1) as usize;
     let total = rows.len();
     let max_scroll = total.saturating_sub(height);
-    let mut rows: Vec<Line<'static>> = rows
-        .into_iter()
-        .map(|l| text::truncate_line(l, w, g.ellipsis))
-        .collect();
+    let mut rows = rows;
     let (matches, current_row) = find_rows(app, h, &mut rows);
     let scroll = match (&h.find, current_row) {
         // the current match a third of the way down, as in the panes
@@ -339,7 +351,7 @@ fn legend_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize) -> Vec<Line<'s
 
 /// The registry's commands by group, as help rows that pass the filter: a command whose
 /// keys work in different places has one row per place ([`commands::key_groups`]).
-fn command_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize, w: usize) -> Vec<Line<'static>> {
+fn command_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize) -> Vec<Line<'static>> {
     let g = glyphs(app);
     let ctx = app.ctx();
     let mut rows: Vec<Line<'static>> = Vec::new();
@@ -380,13 +392,9 @@ fn command_rows(app: &App, pass: &dyn Fn(&str) -> bool, kw: usize, w: usize) -> 
                     format!("  {}", text::fit(&keys, kw, g.ellipsis)),
                     kst,
                 )];
-                sp.extend(super::label_and_tail(
-                    c.label,
-                    lst,
-                    tail,
-                    w.saturating_sub(2 + kw),
-                    g.ellipsis,
-                ));
+                // the whole label and tail: the overlay wraps a long entry
+                sp.push(Span::styled(format!(" {}", c.label), lst));
+                sp.extend(tail);
                 group_rows.push(Line::from(sp));
             }
         }

@@ -12,28 +12,36 @@ use super::super::text;
 use super::super::theme::Role;
 use super::{clean, glyphs, put_line, st};
 
-fn flash_line(app: &App) -> Option<Line<'static>> {
+/// The message line in `width` cells: the message whole when it fits, else its short
+/// form (when it has one), else cut; cut or short, it ends with the key that shows it in
+/// full (`I: all`).
+fn flash_line(app: &App, width: usize) -> Option<Line<'static>> {
     let f = app.flash.as_ref()?;
     let role = match f.level {
         FlashLevel::Info => Role::Good,
         FlashLevel::Warn => Role::Warn,
         FlashLevel::Error => Role::Bad,
     };
-    Some(Line::from(vec![Span::styled(
-        format!(" {}", clean(&f.text)),
-        st(app, role),
-    )]))
+    let line = |t: &str| Line::from(vec![Span::styled(format!(" {}", clean(t)), st(app, role))]);
+    let full = line(&f.text);
+    Some(match &f.short {
+        Some(short) if text::line_width(&full) > width => {
+            fit_message(app, line(short), width, true)
+        }
+        _ => fit_message(app, full, width, false),
+    })
 }
 
 pub fn draw_flash(app: &App, r: Rect, buf: &mut Buffer) {
-    if let Some(l) = flash_line(app) {
-        put_line(buf, r, &fit_message(app, l, r.width as usize));
+    if let Some(l) = flash_line(app, r.width as usize) {
+        put_line(buf, r, &l);
     }
 }
 
 /// A message in `width` cells: whole when it fits, else cut with the key that shows it in
-/// full at the end (`I: all`, from the registry).
-fn fit_message(app: &App, l: Line<'static>, width: usize) -> Line<'static> {
+/// full at the end (`I: all`, from the registry). `more`: there is more than `l` says,
+/// so the key goes at the end whenever it fits.
+fn fit_message(app: &App, l: Line<'static>, width: usize, more: bool) -> Line<'static> {
     let g = glyphs(app);
     let key = commands::keys_in(
         &app.keys,
@@ -44,11 +52,20 @@ fn fit_message(app: &App, l: Line<'static>, width: usize) -> Line<'static> {
     .into_iter()
     .next();
     match key {
-        Some(k) if text::line_width(&l) > width => {
-            let more = format!(" {k}: all");
-            let mut l = text::truncate_line(l, width.saturating_sub(more.len()), g.ellipsis);
-            l.spans.push(Span::styled(more, st(app, Role::Key)));
-            l
+        Some(k) => {
+            let tail = format!(" {k}: all");
+            let lw = text::line_width(&l);
+            if lw > width {
+                let mut l = text::truncate_line(l, width.saturating_sub(tail.len()), g.ellipsis);
+                l.spans.push(Span::styled(tail, st(app, Role::Key)));
+                l
+            } else if more && lw + tail.len() <= width {
+                let mut l = l;
+                l.spans.push(Span::styled(tail, st(app, Role::Key)));
+                l
+            } else {
+                l
+            }
         }
         _ => text::truncate_line(l, width, g.ellipsis),
     }
@@ -58,8 +75,8 @@ fn fit_message(app: &App, l: Line<'static>, width: usize) -> Line<'static> {
 /// `found`: the find's matches as counted by this frame (else the last frame's).
 pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer, found: Option<usize>) {
     let g = glyphs(app);
-    if let Some(l) = flash_line(app) {
-        put_line(buf, r, &fit_message(app, l, r.width as usize));
+    if let Some(l) = flash_line(app, r.width as usize) {
+        put_line(buf, r, &l);
         return;
     }
     let line = if app.screen != Screen::Explore {
@@ -111,7 +128,7 @@ pub fn draw_info(app: &App, r: Rect, buf: &mut Buffer, found: Option<usize>) {
         Line::from(spans)
     } else if app.input_active {
         Line::styled(
-            " typing replaces a selected query; End or Ctrl-E keeps it; Ctrl-U clears; Enter: done",
+            " Enter: done  End: keep the query (typing replaces it)  Ctrl-U: delete to start",
             st(app, Role::Muted),
         )
     } else if app.rows_len() > 0 && app.focus == PaneId::Candidates {

@@ -122,7 +122,26 @@ fn rows_columns(rows: &[TRow], width: usize) -> Cols {
     let need = |f: &dyn Fn(&TRow) -> usize| rows.iter().map(f).max().unwrap_or(0);
     let name_need = need(&|x| text::width(&x.name));
     let why_need = need(&|x| x.why.last().map_or(0, |f| text::width(f)));
-    give_why(columns(width, name_need), why_need)
+    let why_full = need(&|x| x.why.first().map_or(0, |f| text::width(f)));
+    let matched_need = need(&|x| text::width(&x.matched));
+    give_why_full(
+        give_why(columns(width, name_need), why_need),
+        why_full,
+        matched_need,
+    )
+}
+
+/// Then, room permitting, the matched terms give "why" what its longest full form needs
+/// (`← getPullRequest requires [EX]`, not `← getPullRequest req EX`), keeping what the
+/// longest matched text needs.
+pub fn give_why_full(mut c: Cols, why_full: usize, matched_need: usize) -> Cols {
+    let keep = matched_need.max(MATCHED_MIN);
+    if c.matched > keep && c.why < why_full {
+        let take = (why_full - c.why).min(c.matched - keep);
+        c.matched -= take;
+        c.why += take;
+    }
+    c
 }
 
 /// The first of a row's why forms that fits in `w` cells, else the shortest one cut (the
@@ -442,6 +461,14 @@ mod tests {
         assert_eq!((given.why, given.matched), (c.why + 2, c.matched - 2));
         assert_eq!(give_why(c, c.why + 50).matched, MATCHED_MIN);
         assert_eq!(give_why(c, 3), c);
+        // the full form takes only the room the matched terms do not need
+        let wide = columns(118, 23);
+        let full = give_why_full(wide, wide.why + 4, 10);
+        assert_eq!((full.why, full.matched), (wide.why + 4, wide.matched - 4));
+        let full = give_why_full(wide, wide.why + 40, 14);
+        assert_eq!(full.matched, 14);
+        assert_eq!(full.why + full.matched, wide.why + wide.matched);
+        assert_eq!(give_why_full(wide, 3, 10), wide);
     }
 
     #[test]
