@@ -445,7 +445,7 @@ fn pane_names_win_over_the_tool_name_at_60_columns() {
 #[test]
 fn a_lab_miss_never_looks_like_a_hit_at_80_columns() {
     let s = suite(concat!(
-        r#"{"id": "c", "query": "delete expired coupons", "expected": ["deleteExpiredCouponsNightly"]}"#,
+        r#"{"id": "c", "query": "delete expired coupons", "expected_target": "deleteExpiredCouponsNightly"}"#,
         "\n",
     ));
     let mut h = Harness::lab(caps(), s, "s.jsonl");
@@ -534,9 +534,8 @@ fn the_lab_header_reports_each_per_case_parameter() {
         "{wide}"
     );
     let narrow = header(&mut h, 80);
-    assert!(narrow.contains("per case:"), "{narrow}");
     assert!(
-        narrow.contains("d 1-3") && narrow.contains("policy(2)"),
+        narrow.contains("depth per case 1-3") && narrow.contains("policy per case (2)"),
         "{narrow}"
     );
     for w in [40, 60] {

@@ -239,10 +239,13 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
             .collect();
     }
     let pat = text.trim();
-    // a word no command name begins: the names Enter's answer offers as `closest` come
+    // a word no command name (or part of one) begins: the names Enter's answer offers as `closest` come
     // first, in its order, so the list and the message agree
     let word = pat.split_whitespace().next().unwrap_or("");
-    let near = if commands::REGISTRY.iter().any(|c| c.name.starts_with(word)) {
+    let near = if commands::REGISTRY
+        .iter()
+        .any(|c| name_match(c.name, word) != NameMatch::Other)
+    {
         Vec::new()
     } else {
         commands::closest(word)
