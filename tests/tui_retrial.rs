@@ -1,5 +1,6 @@
-//! The UX re-trial's open defects of issue 17, one test each (keys in, state and frames
-//! out); each test's doc names the defect it proves fixed.
+//! The UX re-trial's open defects of issue 17 and the gaps its acceptance check found,
+//! one test each (keys in, state and frames out); each test's doc names the defect it
+//! proves fixed.
 
 use ratatui::crossterm::event::KeyCode;
 use toolscope::output::row::{RowView, Why};
@@ -341,4 +342,343 @@ fn a_suite_the_lab_cannot_evaluate_says_why() {
     let screen = h.screen(100, 30);
     assert!(screen.contains("not evaluated: case b"), "{screen}");
     assert!(!screen.contains("unlabelled suite"), "{screen}");
+}
+
+/// The Candidates box's rows at `w`x`h`: the title's count and the ranks drawn under it.
+fn candidates(h: &mut Harness, w: u16, ht: u16) -> (String, Vec<usize>) {
+    let screen = h.screen(w, ht);
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(" 1 Candidates ("))
+        .unwrap_or_else(|| panic!("{w}x{ht}: no Candidates title\n{screen}"));
+    let title = lines[at];
+    let count = title[title.find(" 1 Candidates (").unwrap() + 14..]
+        .split(')')
+        .next()
+        .unwrap()
+        .trim_start_matches('(')
+        .to_string();
+    let ranks = lines[at + 2..]
+        .iter()
+        .map(|l| l.trim_start_matches('│'))
+        .map_while(|l| {
+            let head: String = l.chars().skip(3).take(4).collect();
+            head.trim().parse::<usize>().ok()
+        })
+        .collect();
+    (count, ranks)
+}
+
+/// Issue 17 acceptance, section (a): rows the Candidates box cannot show are no secret.
+/// The title counts the rows shown of all (`(1-10 of 12)` at 80x24 with top_k 12, `(3-12
+/// of 12)` at the bottom), at every size, and says `(12)` only when all twelve show.
+#[test]
+fn hidden_candidate_rows_are_counted_in_the_title_at_every_size() {
+    let mut h = demo();
+    h.keys("++");
+    assert_eq!(h.app.rows_len(), 12);
+    let (count, ranks) = candidates(&mut h, 80, 24);
+    assert_eq!(count, "1-10 of 12");
+    assert_eq!(ranks, (1..=10).collect::<Vec<_>>());
+    h.keys("G");
+    let (count, ranks) = candidates(&mut h, 80, 24);
+    assert_eq!(count, "3-12 of 12");
+    assert_eq!(ranks, (3..=12).collect::<Vec<_>>());
+    h.keys("g");
+    for (w, ht) in [
+        (40, 10),
+        (60, 14),
+        (60, 20),
+        (80, 24),
+        (100, 30),
+        (120, 40),
+        (200, 60),
+    ] {
+        let (count, ranks) = candidates(&mut h, w, ht);
+        assert!(!ranks.is_empty(), "{w}x{ht}");
+        if ranks.len() == 12 {
+            assert_eq!(count, "12", "{w}x{ht}");
+        } else {
+            let (a, b) = (ranks[0], ranks[ranks.len() - 1]);
+            assert_eq!(count, format!("{a}-{b} of 12"), "{w}x{ht}");
+        }
+    }
+    // all ten shown: the plain count
+    h.keys("--");
+    let (count, ranks) = candidates(&mut h, 120, 40);
+    assert_eq!((count.as_str(), ranks.len()), ("10", 10));
+}
+
+/// Issue 17 acceptance, defect 21 at 60 columns: the pane names (short forms) win over
+/// the selected tool's name in the tab line (it read `2 Detail │ 3 │ 4 │ … │ 9 │
+/// deleteExpir…`); 80 columns keep their spaced form and the scroll marker.
+#[test]
+fn pane_names_win_over_the_tool_name_at_60_columns() {
+    let mut h = demo();
+    let tabs = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("2 Detail"))
+            .unwrap_or_else(|| panic!("{s}"))
+            .to_string()
+    };
+    let narrow = tabs(&h.screen(60, 20));
+    for name in [
+        "3 Sel", "4 Graph", "5 Sub", "6 Expl", "7 Trace", "8 CF", "9 Why",
+    ] {
+        assert!(narrow.contains(name), "{name}: {narrow}");
+    }
+    assert!(!narrow.contains("deleteExp"), "{narrow}");
+    let wide = tabs(&h.screen(80, 24));
+    assert!(
+        wide.contains("2 Detail │ 3 Sel │ 4 Graph │ 5 Sub │ 6 Expl │ 7 Trace │ 8 CF │ 9 Why"),
+        "{wide}"
+    );
+    assert!(
+        wide.trim_end().ends_with("/29 ─"),
+        "the scroll marker stays: {wide}"
+    );
+}
+
+/// Issue 17 acceptance, defect 22: a Lab row whose selected and expected tools share a
+/// start is cut so that the two still differ (a miss read `findPetsBy… findPetsBy…`).
+#[test]
+fn a_lab_miss_never_looks_like_a_hit_at_80_columns() {
+    let s = suite(concat!(
+        r#"{"id": "c", "query": "delete expired coupons", "expected_target": "deleteExpiredCouponsNightly"}"#,
+        "\n",
+    ));
+    let mut h = Harness::lab(caps(), s, "s.jsonl");
+    let selected = h.app.lab.as_ref().unwrap().results[0].selected.clone();
+    assert_eq!(selected, "deleteExpiredCoupons");
+    for w in [60, 80, 100] {
+        let screen = h.screen(w, 24);
+        let row = screen
+            .lines()
+            .find(|l| l.contains("c ") && l.contains("miss"))
+            .unwrap_or_else(|| panic!("{screen}"));
+        let names: Vec<&str> = row
+            .split_whitespace()
+            .filter(|t| t.starts_with("del") || t.starts_with("…"))
+            .take(2)
+            .collect();
+        assert_eq!(names.len(), 2, "{w}: {row}");
+        assert_ne!(names[0], names[1], "{w}: {row}");
+    }
+}
+
+/// Issue 17 acceptance, W5: the Diff screen's top-1 column takes what its names need
+/// (at most about half of what is left), so the query keeps a fair share at 80 columns
+/// (it had 7 cells beside 26 of mostly blank top-1); changed top-1 names stay apart.
+#[test]
+fn diff_at_80_columns_gives_the_query_a_fair_share() {
+    let engine = toolscope::tui::harness::demo_engine();
+    let d = std::env::temp_dir().join(format!("toolscope-diff80-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let query = "delete expired coupons from the spring campaign";
+    let line = |history: &str| {
+        let case = format!(
+            r#"{{"id":"regression/long-case-id/0001","query":"{query}","params":{{"top_k":5,"history":[{history}]}}}}"#
+        );
+        toolscope::output::batch::batch_line(&engine, &case).expect("batch line") + "\n"
+    };
+    std::fs::write(d.join("a.jsonl"), line("")).unwrap();
+    std::fs::write(
+        d.join("b.jsonl"),
+        line(r#""deleteExpiredCoupons","deleteExpiredCoupons","deleteExpiredCoupons""#),
+    )
+    .unwrap();
+    let mut h = Harness::opened(
+        caps(),
+        toolscope::tui::event::Source::Diff(d.join("a.jsonl"), d.join("b.jsonl")),
+    );
+    let screen = h.screen(80, 24);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("regression/long"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let q = row
+        .find("delete expired")
+        .unwrap_or_else(|| panic!("{row}"));
+    let shown = row[q..].trim_end().chars().count();
+    assert!(shown >= 14, "the query keeps a fair share: {row}");
+    let v = h.app.diffv.as_ref().unwrap();
+    if v.cases[0].diff.top1_changed() {
+        assert!(row.contains("→") || row.contains("->"), "{row}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 17 acceptance, defect 7: the Lab header reports every parameter the cases set
+/// for themselves as top_k is (`depth per case 1-3`, `policy per case (2)`), the shared
+/// ones as values, and a case's own values are in its pane.
+#[test]
+fn the_lab_header_reports_each_per_case_parameter() {
+    let s = suite(concat!(
+        r#"{"id": "a", "query": "approve refund", "expected": ["approveRefund"], "params": {"depth": 1}, "selector": {"policy": "risk_limited"}}"#,
+        "\n",
+        r#"{"id": "b", "query": "list orders", "expected": ["listOrders"], "params": {"depth": 3}}"#,
+        "\n",
+        r#"{"id": "c", "query": "cancel my order", "expected": ["cancelOrder"]}"#,
+        "\n"
+    ));
+    let mut h = Harness::lab(caps(), s, "s.jsonl");
+    let header = |h: &mut Harness, w: u16| h.screen(w, 24).lines().next().unwrap().to_string();
+    let wide = header(&mut h, 140);
+    assert!(
+        wide.contains("k=10 depth per case 1-3 policy per case (2)"),
+        "{wide}"
+    );
+    assert!(
+        !wide.contains("d=2") && !wide.contains("strong_evidence"),
+        "{wide}"
+    );
+    let narrow = header(&mut h, 80);
+    assert!(
+        narrow.contains("depth per case 1-3") && narrow.contains("policy per case (2)"),
+        "{narrow}"
+    );
+    for w in [40, 60] {
+        let s = header(&mut h, w);
+        assert!(s.contains("per case"), "{w}: {s}");
+    }
+    // fixed ones stay values: the same suite without its own depth and policy
+    let s = suite(concat!(
+        r#"{"id": "a", "query": "approve refund", "expected": ["approveRefund"], "params": {"depth": 2}, "selector": {"policy": "strong_evidence"}}"#,
+        "\n",
+    ));
+    let mut fixed = Harness::lab(caps(), s, "s.jsonl");
+    let line = header(&mut fixed, 120);
+    assert!(
+        line.ends_with("k=10 depth=2 policy strong_evidence"),
+        "{line}"
+    );
+    // the case's pane names its own values
+    h.keys("o");
+    while h.app.lab.as_ref().unwrap().sort.name() != "id" {
+        h.keys("o");
+    }
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("runs with its own depth 1, policy risk_limited"),
+        "{screen}"
+    );
+}
+
+/// Issue 17 acceptance, defect 2's nit: the list under an unknown command's answer leads
+/// with the names the answer offers (`:depht 0`: "closest: :depth" above `depth`, not
+/// `depth-down` alone; `:top-k 0` lists `topk` and `top`, not nothing).
+#[test]
+fn the_palette_list_agrees_with_closest() {
+    let h = demo();
+    let names = |text: &str| -> Vec<&'static str> {
+        palette_items_for(&h.app, text)
+            .into_iter()
+            .filter_map(|it| match it {
+                toolscope::tui::app::PaletteItem::Command(id) => Some(commands::get(id).name),
+                _ => None,
+            })
+            .collect()
+    };
+    for (typed, word) in [("depht 0", "depht"), ("top-k 0", "top-k"), ("hepl", "hepl")] {
+        let near = commands::closest(word);
+        assert!(!near.is_empty(), "{typed}");
+        let list = names(typed);
+        assert_eq!(&list[..near.len()], &near[..], "{typed}: {list:?}");
+    }
+    assert_eq!(names("depht 0")[0], "depth");
+}
+
+/// Issue 17 acceptance, defect 20's nit: `r` says what it changed, as every other
+/// parameter key does, and that nothing changed when nothing did.
+#[test]
+fn reset_says_what_it_changed() {
+    let mut h = demo();
+    h.keys("++<");
+    assert_eq!((h.app.params.top_k, h.app.params.depth), (12, 1));
+    h.keys("r");
+    assert_eq!(flash(&h), "reset: top_k 12 → 10, depth 1 → 2");
+    assert_eq!((h.app.params.top_k, h.app.params.depth), (10, 2));
+    h.keys("r");
+    assert!(flash(&h).contains("nothing changed"), "{}", flash(&h));
+    h.keys("p");
+    h.keys("r");
+    assert!(flash(&h).starts_with("reset: policy "), "{}", flash(&h));
+}
+
+/// Issue 17 acceptance, defect 13's nit: `:cf history=` with names the graph lacks warns
+/// as `:history` and `:llm` do (it was accepted silently as RESOLVED).
+#[test]
+fn cf_history_with_unknown_names_warns() {
+    let mut h = demo();
+    h.keys(":cf history=foo bar");
+    h.key(KeyCode::Enter);
+    let f = h.app.flash.clone().expect("a warning");
+    assert_eq!(f.level, FlashLevel::Warn, "{}", f.text);
+    assert!(
+        f.text.contains("not a tool in this graph") && f.text.contains("foo"),
+        "{}",
+        f.text
+    );
+    h.keys(":cf history=getRefund");
+    h.key(KeyCode::Enter);
+    assert!(
+        h.app
+            .flash
+            .as_ref()
+            .is_none_or(|f| f.level != FlashLevel::Warn),
+        "{}",
+        flash(&h)
+    );
+    h.keys(":cf llm_target=fooBar");
+    h.key(KeyCode::Enter);
+    assert!(flash(&h).contains("fooBar"), "{}", flash(&h));
+}
+
+/// Issue 17 acceptance, W6 with NO_COLOR: a find's other matches are underlined and not
+/// bold, so they differ from Detail's bold underlined section headings; the current one
+/// is reversed.
+#[test]
+fn nocolor_find_matches_differ_from_headings() {
+    use ratatui::crossterm::event::KeyModifiers;
+    use ratatui::style::Modifier;
+    let mut h = demo();
+    h.keys("2");
+    h.press(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    h.keys("top");
+    h.key(KeyCode::Enter);
+    let buf = h.render(120, 40);
+    let mut heading = None;
+    let (mut current, mut other) = (Vec::new(), Vec::new());
+    for y in 0..buf.area.height {
+        let row: String = (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect();
+        if let Some(i) = row.find("top") {
+            let x = row[..i].chars().count() as u16;
+            let m = buf[(x, y)].modifier;
+            if m.contains(Modifier::REVERSED) {
+                current.push(m);
+            } else if m.contains(Modifier::UNDERLINED) {
+                other.push(m);
+            }
+        }
+        if heading.is_none()
+            && let Some(i) = row.find("why it is in the")
+        {
+            let x = row[..i].chars().count() as u16;
+            heading = Some(buf[(x, y)].modifier);
+        }
+    }
+    let heading = heading.expect("a Detail heading");
+    assert!(
+        heading.contains(Modifier::BOLD | Modifier::UNDERLINED),
+        "{heading:?}"
+    );
+    assert_eq!(current.len(), 1, "{current:?}");
+    assert!(!other.is_empty(), "another match in view");
+    for m in other {
+        assert!(!m.contains(Modifier::BOLD), "{m:?}");
+        assert_ne!(m, heading);
+    }
 }

@@ -179,14 +179,15 @@ pub struct Startup {
     pub color_reason: Option<String>,
     /// One line each: the invalid file's error, or key overrides that were ignored.
     pub warnings: Vec<String>,
-    /// The file as the warnings name it, and its bare name (for the narrow status line).
+    /// The file as the warnings name it, and as the explorer's message names it: the whole
+    /// path, with the home folder written `~` (`~/.config/toolscope/config.toml`).
     pub shown: String,
     pub name: String,
 }
 
 impl Startup {
-    /// The warning the explorer shows at start: the first, naming the file by its bare
-    /// name (the full path is on stderr and in `doctor`), and how many more there are.
+    /// The warning the explorer shows at start: the first, naming the file by its whole
+    /// path as `doctor` does (the home folder as `~`), and how many more there are.
     pub fn flash(&self) -> Option<String> {
         let w = self.warnings.first()?;
         let w = match w.strip_prefix(self.shown.as_str()) {
@@ -198,6 +199,16 @@ impl Startup {
             more => format!("{w} (+{more} more: toolscope doctor lists them)"),
         })
     }
+}
+
+/// `path` with the home folder (`$HOME`) written `~`, else whole.
+fn home_relative(path: &Path) -> String {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .and_then(|h| path.strip_prefix(h).ok())
+        .filter(|rest| !rest.as_os_str().is_empty())
+        .map(|rest| format!("~/{}", rest.display()))
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// The file looked for, what became of it and its contents (the defaults unless read).
@@ -295,8 +306,7 @@ impl Loaded {
                 name: self
                     .located
                     .as_ref()
-                    .and_then(|l| l.path.file_name())
-                    .map(|n| crate::sanitize::line(&n.to_string_lossy()))
+                    .map(|l| crate::sanitize::line(&home_relative(&l.path)))
                     .unwrap_or_else(|| "config.toml".into()),
             },
         )

@@ -890,6 +890,38 @@ impl App {
                 self.cf.knob = i;
                 self.cf.value = Some(v.get(KNOBS[i]));
                 self.focus_pane(PaneId::Counterfactual);
+                // names the graph lacks are kept, as `:llm` and `:history` keep them, and
+                // said, as they say it
+                let named: Vec<&String> = match KNOBS[i] {
+                    "history" => v.params.history.iter().collect(),
+                    "llm_target" => v.select.llm_target.iter().collect(),
+                    _ => Vec::new(),
+                };
+                let unknown: Vec<String> = named
+                    .into_iter()
+                    .filter(|n| !self.tool_known(n))
+                    .map(|n| format!("{:?}", crate::sanitize::line(n)))
+                    .collect();
+                if !unknown.is_empty() {
+                    let why = if KNOBS[i] == "history" {
+                        "so it demotes nothing"
+                    } else {
+                        "set anyway, as a model may name one"
+                    };
+                    self.set_flash(
+                        FlashLevel::Warn,
+                        format!(
+                            "knob {}: {} {} a tool in this graph ({why})",
+                            KNOBS[i],
+                            unknown.join(", "),
+                            if unknown.len() == 1 {
+                                "is not"
+                            } else {
+                                "are not"
+                            }
+                        ),
+                    );
+                }
                 Vec::new()
             }
             Err(e) => {

@@ -144,12 +144,21 @@ fn runs(buf: &Buffer, y: u16) -> Vec<(u16, u16, String, Color, Color, Modifier)>
     out
 }
 
+/// The fonts an export asks for, in order: Latin monospace fonts, then fonts with Hangul,
+/// Kana and Han (a Korean or Japanese summary in a graph is drawn in the first of these
+/// the viewer has, not as boxes), then the generic families. Each name is quoted, so the
+/// list serves both CSS (HTML) and the SVG `font-family` attribute.
+pub const FONT_FAMILY: &str = "'DejaVu Sans Mono', Menlo, Consolas, \
+'D2Coding', 'Noto Sans Mono CJK KR', 'Noto Sans Mono CJK JP', 'Noto Sans Mono CJK SC', \
+'Source Han Mono', 'Sarasa Mono K', 'NanumGothicCoding', 'Noto Sans CJK KR', \
+'Source Han Sans K', 'Apple SD Gothic Neo', 'Malgun Gothic', 'MS Gothic', monospace";
+
 pub fn to_html(buf: &Buffer, kind: ThemeKind) -> String {
     let (dfg, dbg) = defaults(kind);
     let mut s = String::new();
     let _ = write!(
         s,
-        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>toolscope</title>\n<pre style=\"font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 14px; line-height: 1.2; background: {}; color: {}; padding: 12px; display: inline-block\">",
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>toolscope</title>\n<pre style=\"font-family: {FONT_FAMILY}; font-size: 14px; line-height: 1.2; background: {}; color: {}; padding: 12px; display: inline-block\">",
         hex(dbg),
         hex(dfg)
     );
@@ -194,7 +203,7 @@ pub fn to_svg(buf: &Buffer, kind: ThemeKind) -> String {
     );
     let _ = writeln!(
         s,
-        "<rect width=\"100%\" height=\"100%\" fill=\"{}\"/>\n<g font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"14\" fill=\"{}\" xml:space=\"preserve\">",
+        "<rect width=\"100%\" height=\"100%\" fill=\"{}\"/>\n<g font-family=\"{FONT_FAMILY}\" font-size=\"14\" fill=\"{}\" xml:space=\"preserve\">",
         hex(dbg),
         hex(dfg)
     );
@@ -297,5 +306,36 @@ mod tests {
         assert!(s.contains("a&lt;b") && s.starts_with("<svg"), "{s}");
         assert_eq!(indexed(196), (255, 0, 0));
         assert_eq!(indexed(232), (8, 8, 8));
+    }
+
+    /// Korean text in an export names fonts that have Hangul (not only DejaVu Sans Mono,
+    /// whose missing glyphs draw as boxes), in HTML and SVG alike, before the generic one.
+    #[test]
+    fn exports_name_cjk_fonts() {
+        let mut b = Buffer::empty(Rect::new(0, 0, 8, 1));
+        b.set_string(0, 0, "주문조회", Style::default());
+        for out in [to_html(&b, ThemeKind::Dark), to_svg(&b, ThemeKind::Dark)] {
+            let fams = out
+                .split("font-family")
+                .nth(1)
+                .expect("a font-family")
+                .split(['"', ';'])
+                .find(|s| s.contains("monospace"))
+                .expect("the list")
+                .to_string();
+            for f in [
+                "'DejaVu Sans Mono'",
+                "'Noto Sans Mono CJK KR'",
+                "'Noto Sans CJK KR'",
+                "'D2Coding'",
+                "'Malgun Gothic'",
+                "'Apple SD Gothic Neo'",
+                "'Source Han Mono'",
+            ] {
+                assert!(fams.contains(f), "{f} missing from {fams}");
+            }
+            assert!(fams.trim_end().ends_with("monospace"), "{fams}");
+            assert!(out.contains("주문조회"), "{out}");
+        }
     }
 }

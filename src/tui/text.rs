@@ -122,6 +122,19 @@ pub fn distinct_pair(a: &str, b: &str, max: (usize, usize), ellipsis: &str) -> (
     (one(a, &ca, max.0), one(b, &cb, max.1))
 }
 
+/// Two names side by side in `max.0` and `max.1` cells, cut so that a reader can tell
+/// them apart (a Lab row's selected and expected tool, a Diff row's top-1 of A and B):
+/// cut at the end when that keeps them apart (`cancelP…`, `cancelO…`), else by
+/// [`distinct_pair`] (`findP…yTags`, `findP…tatus`, not `findPetsBy…` twice). Equal names
+/// are cut alike, at the end.
+pub fn apart(a: &str, b: &str, max: (usize, usize), ellipsis: &str) -> (String, String) {
+    let plain = (truncate(a, max.0, ellipsis), truncate(b, max.1, ellipsis));
+    if a == b || plain.0 != plain.1 {
+        return plain;
+    }
+    distinct_pair(a, b, max, ellipsis)
+}
+
 /// A one-line input in `avail` cells with its cursor in view (`before` and `after` are
 /// the sanitised text on either side of the cursor): the visible part, scrolled so the
 /// cursor stays inside, and the cursor's cell offset within it.
@@ -372,6 +385,34 @@ mod tests {
         for m in 0..20 {
             let (x, y) = distinct_pair(a, b, (m, m + 1), "…");
             assert!(width(&x) <= m && width(&y) <= m + 1, "{m}: {x} {y}");
+        }
+    }
+
+    /// Issue 17 acceptance: a Lab row's selected findPetsByTags and expected
+    /// findPetsByStatus were both `findPetsBy…`, a miss that looked like a hit.
+    #[test]
+    fn two_tool_names_cut_apart() {
+        let (x, y) = apart("findPetsByTags", "findPetsByStatus", (11, 11), "…");
+        assert_ne!(x, y);
+        assert_eq!((x.as_str(), y.as_str()), ("findP…yTags", "findP…tatus"));
+        // an end cut that already differs is kept (the name's start reads best)
+        let (x, y) = apart("cancelPayment", "cancelOrder", (8, 8), "…");
+        assert_eq!((x.as_str(), y.as_str()), ("cancelP…", "cancelO…"));
+        // equal names alike; short ones whole
+        assert_eq!(
+            apart("getInventory", "getInventory", (8, 8), "…"),
+            ("getInve…".to_string(), "getInve…".to_string())
+        );
+        assert_eq!(
+            apart("addPet", "getPetById", (11, 11), "…"),
+            ("addPet".to_string(), "getPetById".to_string())
+        );
+        for m in 0..16 {
+            let (x, y) = apart("findPetsByTags", "findPetsByStatus", (m, m), "…");
+            assert!(width(&x) <= m && width(&y) <= m, "{m}: {x} {y}");
+            if m >= 5 {
+                assert_ne!(x, y, "{m}");
+            }
         }
     }
 

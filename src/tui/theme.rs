@@ -246,7 +246,9 @@ fn role_spec(kind: ThemeKind, role: Role) -> Spec {
         Role::Note => spec(Some(p.warn), s, N),
         Role::Section => spec(Some(p.accent), B, B | U),
         Role::JsonKey => spec(Some(p.blue), s, N),
-        Role::FuzzyMatch => spec(Some(p.warn), B | U, B | U),
+        // without colour: underline only, unlike a section heading's bold underline (a
+        // find's current match is reversed: Selection)
+        Role::FuzzyMatch => spec(Some(p.warn), B | U, U),
         Role::CursorRow => Spec {
             fg: None,
             bg: p.sel,

@@ -464,15 +464,32 @@ impl App {
         vec![self.requery(true)]
     }
 
-    /// Resets the retrieval and selector parameters (the learning suggestions stay).
+    /// Resets the retrieval and selector parameters (the learning suggestions stay) and
+    /// posts what changed, as the other parameter keys do: `reset: top_k 12 → 10, depth
+    /// 1 → 2` (or that nothing did, and nothing re-runs).
     fn reset_params(&mut self) -> Vec<Effect> {
         let sugg = std::mem::take(&mut self.params.learning_suggestions);
-        self.params = Params {
+        let new = Params {
             learning_suggestions: sugg,
             ..self.start_params.0.clone()
         };
-        self.select = self.start_params.1.clone();
-        self.set_flash(FlashLevel::Info, "parameters reset");
+        let (old, old_sel) = (
+            std::mem::replace(&mut self.params, new),
+            std::mem::replace(&mut self.select, self.start_params.1.clone()),
+        );
+        let changes = param_changes(
+            (&old, &old_sel),
+            (&self.params, &self.select),
+            self.caps.glyphs().arrow_out,
+        );
+        if changes.is_empty() {
+            self.set_flash(
+                FlashLevel::Info,
+                "reset: the parameters are already at their start values (nothing changed)",
+            );
+            return Vec::new();
+        }
+        self.set_flash(FlashLevel::Info, format!("reset: {}", changes.join(", ")));
         vec![self.requery(true)]
     }
 
@@ -643,8 +660,8 @@ impl App {
         Vec::new()
     }
 
-    /// Whether the loaded graph has a tool of this name.
-    fn tool_known(&self, name: &str) -> bool {
+    /// True when the graph has a tool of this name (or no graph is loaded yet).
+    pub(crate) fn tool_known(&self, name: &str) -> bool {
         self.engine
             .as_ref()
             .is_none_or(|e| e.graph.tool_by_name(name).is_some())
@@ -864,4 +881,67 @@ fn parse_num(name: &str, s: &str, lo: usize, hi: usize) -> Result<usize, String>
             ))
         }
     }
+}
+
+/// What differs between two sets of parameters, one `name old → new` each, in the status
+/// bar's order (top_k, depth, token_budget, history, learning, overrides, LLM target,
+/// policy); names and values pass `crate::sanitize`.
+fn param_changes(
+    old: (&Params, &crate::engine::params::SelectParams),
+    new: (&Params, &crate::engine::params::SelectParams),
+    arrow: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut one = |name: &str, a: String, b: String| {
+        if a != b {
+            out.push(format!(
+                "{name} {} {arrow} {}",
+                crate::sanitize::line(&a),
+                crate::sanitize::line(&b)
+            ));
+        }
+    };
+    let ((p, s), (q, t)) = (old, new);
+    one("top_k", p.top_k.to_string(), q.top_k.to_string());
+    one("depth", p.depth.to_string(), q.depth.to_string());
+    one(
+        "token_budget",
+        p.token_budget.to_string(),
+        q.token_budget.to_string(),
+    );
+    let hist = |h: &[String]| format!("[{}]", h.join(", "));
+    one("history", hist(&p.history), hist(&q.history));
+    let on = |b: bool| if b { "on" } else { "off" }.to_string();
+    one("learning", on(p.learning_enabled), on(q.learning_enabled));
+    let pair = |x: &Option<(String, f64)>| match x {
+        Some((k, v)) => format!("{k}={v}"),
+        None => "none".into(),
+    };
+    one(
+        "relation weight",
+        pair(&p.relation_weight),
+        pair(&q.relation_weight),
+    );
+    one(
+        "confidence factor",
+        pair(&p.confidence_factor),
+        pair(&q.confidence_factor),
+    );
+    let intent = |x: Option<crate::engine::intent::IntentLabel>| {
+        x.map(|i| i.as_str().to_string())
+            .unwrap_or_else(|| "auto".into())
+    };
+    one(
+        "intent",
+        intent(p.intent_override),
+        intent(q.intent_override),
+    );
+    let llm = |x: &Option<String>| x.clone().unwrap_or_else(|| "none".into());
+    one("LLM target", llm(&s.llm_target), llm(&t.llm_target));
+    one(
+        "policy",
+        s.policy.as_str().to_string(),
+        t.policy.as_str().to_string(),
+    );
+    out
 }

@@ -239,25 +239,46 @@ pub fn palette_items_for(app: &App, text: &str) -> Vec<PaletteItem> {
             .collect();
     }
     let pat = text.trim();
-    let mut scored: Vec<(NameMatch, bool, i64, usize, CmdId)> = commands::REGISTRY
+    // a word no command name (or part of one) begins: the names Enter's answer offers as `closest` come
+    // first, in its order, so the list and the message agree
+    let word = pat.split_whitespace().next().unwrap_or("");
+    let near = if commands::REGISTRY
+        .iter()
+        .any(|c| name_match(c.name, word) != NameMatch::Other)
+    {
+        Vec::new()
+    } else {
+        commands::closest(word)
+    };
+    let mut scored: Vec<(usize, NameMatch, bool, i64, usize, CmdId)> = commands::REGISTRY
         .iter()
         .enumerate()
         .filter_map(|(i, c)| {
             let exits = commands::exact_only(c.id);
             if pat.is_empty() {
-                return Some((NameMatch::Other, exits, 0, i, c.id));
+                return Some((0, NameMatch::Other, exits, 0, i, c.id));
             }
+            let close = near.iter().position(|n| *n == c.name);
             let how = name_match(c.name, pat);
             let hay = format!("{} {}", c.name, c.label);
             let fuzzy = matcher.fuzzy_match(&hay, pat);
-            (how != NameMatch::Other || fuzzy.is_some())
-                .then(|| (how, exits, -fuzzy.unwrap_or(0), i, c.id))
+            (close.is_some() || how != NameMatch::Other || fuzzy.is_some()).then(|| {
+                (
+                    close.unwrap_or(near.len()),
+                    how,
+                    exits,
+                    -fuzzy.unwrap_or(0),
+                    i,
+                    c.id,
+                )
+            })
         })
         .collect();
-    // the exact name, then names it begins, then names with a part it begins, then the
-    // loose matches of names and descriptions; within each, commands that exit or discard
-    // state after the rest, then the better fuzzy score, then registry order
-    scored.sort_by_key(|&(how, exits, score, i, _)| (how, exits, score, i));
+    // the closest names of a mistyped word, then the exact name, then names it begins,
+    // then names with a part it begins, then the loose matches of names and descriptions;
+    // within each, commands that exit or discard state after the rest, then the better
+    // fuzzy score, then registry order
+    scored.sort_by_key(|&(close, how, exits, score, i, _)| (close, how, exits, score, i));
     scored
         .into_iter()
         .map(|(.., id)| PaletteItem::Command(id))

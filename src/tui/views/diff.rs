@@ -139,35 +139,55 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             .max()
             .unwrap_or(2)
             .clamp(4, (w / 4).max(8));
-        let tw = if w < 100 { 12 } else { 18 };
+        // the top-1 column is as wide as its names need, up to 55% of what the case,
+        // overlap and selected columns leave: the query keeps the rest (a fair share)
+        let arrow = format!(" {} ", g.arrow_out);
+        let top_text = |c: &super::super::screens::DiffCase| -> (String, Option<String>) {
+            let (ta, tb) = (top1(c.a.map(|x| &d.a[x])), top1(c.b.map(|x| &d.b[x])));
+            match c.diff.only_in {
+                Some(side) => (format!("only in {side}"), None),
+                None if ta == tb => (ta, None),
+                None => (ta, Some(tb)),
+            }
+        };
+        let rest = w.saturating_sub(2 + idw + 15 + 10);
+        let want = vis
+            .iter()
+            .take(1000)
+            .map(|&i| match top_text(&d.cases[i]) {
+                (a, None) => text::width(&a),
+                (a, Some(b)) => text::width(&a) + text::width(&arrow) + text::width(&b),
+            })
+            .max()
+            .unwrap_or(0)
+            .max(text::width("top-1 A -> B"));
+        let topw = want.min((rest * 11 / 20).max(12));
         let head = format!(
             "  {} jaccard   rbo {} {} query",
             text::fit("case", idw, g.ellipsis),
-            text::fit("top-1 A -> B", tw * 2 + 1, g.ellipsis),
+            text::fit("top-1 A -> B", topw, g.ellipsis),
             text::fit("selected", 8, g.ellipsis),
         );
         let row = |k: usize| -> Line<'static> {
             {
                 let c = &d.cases[vis[k]];
-                let (a, b) = (c.a.map(|x| &d.a[x]), c.b.map(|x| &d.b[x]));
                 let changed = c.diff.changed();
                 let mark = if changed {
                     format!("{} ", g.dot)
                 } else {
                     "  ".into()
                 };
-                let (ta, tb) = (top1(a), top1(b));
-                let top = if c.diff.only_in.is_some() {
-                    format!("only in {}", c.diff.only_in.unwrap_or('?'))
-                } else if ta == tb {
-                    ta
-                } else {
-                    format!(
-                        "{} {} {}",
-                        text::truncate(&ta, tw, g.ellipsis),
-                        g.arrow_out,
-                        tb
-                    )
+                // a changed top-1: both names, cut so that they still differ
+                let top = match top_text(c) {
+                    (a, None) => a,
+                    (a, Some(b)) => {
+                        // halves, or what the shorter name leaves to the longer one
+                        let room = topw.saturating_sub(text::width(&arrow));
+                        let wa = text::width(&a)
+                            .min((room / 2).max(room.saturating_sub(text::width(&b))));
+                        let (a, b) = text::apart(&a, &b, (wa, room - wa), g.ellipsis);
+                        format!("{a}{arrow}{b}")
+                    }
                 };
                 // a case on one side only has nothing to compare: no "same", no scores
                 let one_sided = c.diff.only_in.is_some();
@@ -188,7 +208,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                     Span::raw(text::fit(&clean(&c.diff.id), idw, g.ellipsis)),
                     Span::styled(overlap, st(app, Role::Score)),
                     Span::styled(
-                        text::fit(&top, tw * 2 + 1, g.ellipsis),
+                        text::fit(&top, topw, g.ellipsis),
                         if c.diff.top1_changed() {
                             st(app, Role::Warn)
                         } else {

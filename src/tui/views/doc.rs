@@ -121,7 +121,8 @@ pub struct FindHi {
 }
 
 /// Marks every case-insensitive occurrence of `pat` in `line` (the `current`-th match,
-/// counted from `first`, more strongly); returns the line and the count.
+/// counted from `first`, more strongly: reverse video without colour, where the others
+/// are underlined only); returns the line and the count.
 pub(super) fn highlight(
     line: &Line<'static>,
     pat: &[char],
@@ -154,7 +155,17 @@ pub(super) fn highlight(
     if n == 0 {
         return (line.clone(), 0);
     }
-    let any = theme.get(Role::FuzzyMatch);
+    // without colour the other matches are underlined and never bold, so one inside a
+    // bold heading (Detail's `why it is in the top-K`, bold and underlined) still shows;
+    // the current match is reversed
+    let mono = theme.level == crate::tui::caps::ColorLevel::Mono;
+    let any = if mono {
+        theme
+            .get(Role::FuzzyMatch)
+            .remove_modifier(ratatui::style::Modifier::BOLD)
+    } else {
+        theme.get(Role::FuzzyMatch)
+    };
     let cur = theme.get(Role::Selection);
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut run = String::new();

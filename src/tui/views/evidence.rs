@@ -145,14 +145,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     }
     if let Some(r) = table_r {
         let focused = e.focus == EvFocus::Rows;
-        let mut title: Vec<Span<'static>> = box_title(
-            app,
-            format!(
-                " 1 Candidates ({}) ",
-                rec.map(|r| r.rows.len()).unwrap_or(0)
-            ),
-            focused,
-        );
+        let mut title: Vec<Span<'static>> = Vec::new();
         if let Some(r) = rec {
             if let Some(t) = r.selected_target.as_deref().filter(|t| !t.is_empty()) {
                 title.push(Span::styled("* ", st(app, Role::MarkTarget)));
@@ -183,6 +176,7 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             buf,
             compact,
             &Table {
+                name: " 1 Candidates",
                 title,
                 rows: &rows,
                 selected: e.row,

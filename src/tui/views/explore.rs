@@ -136,14 +136,7 @@ fn expected_title(app: &App) -> Vec<Span<'static>> {
 /// Draws the candidates table; returns the rows area and the first row shown.
 pub fn draw_table(app: &App, r: Rect, buf: &mut Buffer, compact: bool) -> (Option<Rect>, usize) {
     let focused = (app.focus == PaneId::Candidates) || app.input_active;
-    let mut title: Vec<Span<'static>> = vec![Span::styled(
-        format!(" 1 Candidates ({}) ", app.rows_len()),
-        if focused {
-            st(app, Role::TabActive)
-        } else {
-            st(app, Role::Muted)
-        },
-    )];
+    let mut title: Vec<Span<'static>> = Vec::new();
     if let Some(s) = app.selection()
         && !s.selected_target.is_empty()
     {
@@ -183,6 +176,7 @@ pub fn draw_table(app: &App, r: Rect, buf: &mut Buffer, compact: bool) -> (Optio
         buf,
         compact,
         &Table {
+            name: " 1 Candidates",
             title,
             rows: &rows,
             selected: app.row,

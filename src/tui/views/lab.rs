@@ -22,9 +22,12 @@ fn view(app: &App) -> Option<&LabView> {
 }
 
 /// The header after the screen's name, in `avail` cells: the suite, its size, the graph
-/// and the parameters the cases ran with. When it does not fit, the graph's tool count
-/// goes first, then the words "policy" and "depth" (`k=10 d=2 strong_evidence`), then the
-/// graph's name; last the suite's name is cut, so the parameters always show.
+/// and the parameters the cases ran with ([`params_text`]: fixed ones as values, the ones
+/// the cases set for themselves as `per case`). When it does not fit, the graph's tool
+/// count goes first, then the words "policy" and "depth" (`k=10 d=2 strong_evidence`),
+/// then the graph's name, then the per-case parameters are grouped (`per case: k 0-20 d
+/// 0-3 policy(3)`, the suite's name cut) and last only their names stay (`per case:
+/// k,d,policy`), so the parameters always show.
 pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
     let Some(l) = view(app) else {
         return Vec::new();
@@ -38,10 +41,7 @@ pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
     });
     let label = clean(&l.label);
     let cases = format!("  {} cases", l.suite.cases.len());
-    let policy = clean(l.select.policy.as_str());
-    let (k_long, k_short) = top_k_text(l);
-    let long = format!("  {k_long} depth={} policy {policy}", l.params.depth);
-    let short = format!("  {k_short} d={} {policy}", l.params.depth);
+    let [long, short, tiny, names] = params_text(l).map(|p| format!("  {p}"));
     let on = |n: bool| match &graph {
         Some((g, tools)) if n => format!("  on {g} ({tools} tools)"),
         Some((g, _)) => format!("  on {g}"),
@@ -52,12 +52,25 @@ pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
         (on(false), &long),
         (on(false), &short),
         (String::new(), &short),
+        (String::new(), &tiny),
+        (String::new(), &names),
     ];
     let w = |s: &str| text::width(s);
+    // the whole name, until the grouped forms: they cut it (the status bar has it whole),
+    // keeping a readable start, before only the names of what varies are left
     let (on, params) = forms
         .iter()
-        .find(|(on, p)| w(&label) + w(&cases) + w(on) + w(p) <= avail)
-        .unwrap_or(&forms[3]);
+        .enumerate()
+        .find(|(i, (on, p))| {
+            let name = match i {
+                0..=3 => w(&label),
+                4 => w(&label).min(8),
+                _ => 0,
+            };
+            name + w(&cases) + w(on) + w(p) <= avail
+        })
+        .map(|(_, f)| f)
+        .unwrap_or(&forms[5]);
     let room = avail.saturating_sub(w(&cases) + w(on) + w(params));
     vec![
         Span::styled(
@@ -67,6 +80,134 @@ pub fn header(app: &App, avail: usize) -> Vec<Span<'static>> {
         Span::styled(format!("{cases}{on}"), st(app, Role::Muted)),
         Span::raw(params.to_string()),
     ]
+}
+
+/// One parameter over the suite: the value each case runs with — its own when it has
+/// one (`params.depth`, `selector.policy`, …), else the lab's — as JSON text, in order.
+fn effective(l: &LabView, key: &str) -> Vec<String> {
+    let lab = lab_value(l, key).to_string();
+    let mut vals: Vec<String> = l
+        .suite
+        .cases
+        .iter()
+        .map(|c| {
+            c.knobs
+                .get(key)
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| lab.clone())
+        })
+        .collect();
+    vals.sort();
+    vals.dedup();
+    vals
+}
+
+/// The lab's value of a case parameter (`depth`, `policy`, `token_budget`, `history`,
+/// `llm_target`) as a case file writes it.
+fn lab_value(l: &LabView, key: &str) -> serde_json::Value {
+    use serde_json::Value;
+    match key {
+        "depth" => l.params.depth.into(),
+        "token_budget" => l.params.token_budget.into(),
+        "policy" => l.select.policy.as_str().into(),
+        "history" => Value::Array(l.params.history.iter().map(|h| h.as_str().into()).collect()),
+        "llm_target" => l
+            .select
+            .llm_target
+            .as_deref()
+            .map(Value::from)
+            .unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+/// A number's values over the suite: `lo-hi` (None: every case runs with the same).
+fn number_range(vals: &[String]) -> Option<String> {
+    let nums: Vec<u64> = vals.iter().filter_map(|v| v.parse().ok()).collect();
+    let (lo, hi) = (nums.iter().min()?, nums.iter().max()?);
+    (vals.len() > 1).then(|| format!("{lo}-{hi}"))
+}
+
+/// The parameters the cases ran with, in four forms, longest first: the ones every case
+/// shares as values (`k=10 depth=2 policy strong_evidence`), the ones the cases set for
+/// themselves `per case`, as top_k is ([`top_k_text`]): `depth per case 0-3`, `policy per
+/// case (3)`, and, only when they differ between cases, `token_budget per case 0-2000`,
+/// `history per case`, `llm_target per case`. The short form abbreviates and groups them
+/// (`k=10 d=2 strong_evidence`, `per case: k 0-20 d 0-3 policy(3) budget 0-2000`), the
+/// tiny one leaves out the budget's range, the last keeps only their names (`per case:
+/// k,d,policy,budget`).
+fn params_text(l: &LabView) -> [String; 4] {
+    let (k_long, k_short) = top_k_text(l);
+    let per_case = k_long.contains("per case");
+    let mut long = vec![k_long];
+    // the fixed ones (short), and the varying ones: short form, tiny form and name
+    let mut fixed: Vec<String> = Vec::new();
+    let mut varies: Vec<(String, String, &str)> = Vec::new();
+    if per_case {
+        // `k=1-20/case` or `k=3/case,10` (the cases without their own run at 10)
+        let range = match k_short.trim_start_matches("k=").split_once("/case") {
+            Some((r, else_k)) if !else_k.is_empty() => {
+                format!("{r} (else {})", else_k.trim_start_matches(','))
+            }
+            Some((r, _)) => r.to_string(),
+            None => k_short.clone(),
+        };
+        varies.push((format!("k {range}"), format!("k {range}"), "k"));
+    } else {
+        fixed.push(k_short);
+    }
+    let depth = effective(l, "depth");
+    match number_range(&depth) {
+        Some(r) => {
+            long.push(format!("depth per case {r}"));
+            varies.push((format!("d {r}"), format!("d {r}"), "d"));
+        }
+        None => {
+            let d = depth
+                .first()
+                .cloned()
+                .unwrap_or_else(|| l.params.depth.to_string());
+            long.push(format!("depth={d}"));
+            fixed.push(format!("d={d}"));
+        }
+    }
+    let policy = effective(l, "policy");
+    if policy.len() > 1 {
+        long.push(format!("policy per case ({})", policy.len()));
+        let p = format!("policy({})", policy.len());
+        varies.push((p.clone(), p, "policy"));
+    } else {
+        let p = policy
+            .first()
+            .and_then(|p| serde_json::from_str::<String>(p).ok())
+            .map(|p| clean(&p))
+            .unwrap_or_else(|| clean(l.select.policy.as_str()));
+        long.push(format!("policy {p}"));
+        fixed.push(p);
+    }
+    if let Some(r) = number_range(&effective(l, "token_budget")) {
+        long.push(format!("token_budget per case {r}"));
+        varies.push((format!("budget {r}"), "budget".into(), "budget"));
+    }
+    if effective(l, "history").len() > 1 {
+        long.push("history per case".into());
+        varies.push(("history".into(), "history".into(), "history"));
+    }
+    if effective(l, "llm_target").len() > 1 {
+        long.push("llm_target per case".into());
+        varies.push(("llm".into(), "llm".into(), "llm"));
+    }
+    let grouped = |items: Vec<String>, sep: &str| -> String {
+        let mut out = fixed.clone();
+        if !items.is_empty() {
+            out.push(format!("per case: {}", items.join(sep)));
+        }
+        out.join(" ")
+    };
+    let short = grouped(varies.iter().map(|v| v.0.clone()).collect(), " ");
+    let tiny = grouped(varies.iter().map(|v| v.1.clone()).collect(), " ");
+    let names = grouped(varies.iter().map(|v| v.2.to_string()).collect(), ",");
+    [long.join(" "), short, tiny, names]
 }
 
 /// The top_k the cases ran with, long and short: the lab's `k=10` when no case has its
@@ -311,6 +452,14 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                         Span::styled(text::fit("-", 3, g.ellipsis), st(app, Role::Muted))
                     }
                 };
+                // a miss must not look like a hit: names that share a start are cut
+                // so that they still differ
+                let (selected, expected) = text::apart(
+                    &clean(&c.selected),
+                    &clean(&c.expected.join(",")),
+                    (namew, namew),
+                    g.ellipsis,
+                );
                 Line::from(vec![
                     Span::styled(
                         if failed {
@@ -343,10 +492,10 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
                         }
                     },
                     Span::raw(" "),
-                    Span::raw(text::fit(&clean(&c.selected), namew, g.ellipsis)),
+                    Span::raw(text::fit(&selected, namew, g.ellipsis)),
                     Span::raw(" "),
                     Span::styled(
-                        text::fit(&clean(&c.expected.join(",")), namew, g.ellipsis),
+                        text::fit(&expected, namew, g.ellipsis),
                         st(app, Role::Matched),
                     ),
                     Span::styled(format!(" {}", clean(&c.query)), st(app, Role::Muted)),
@@ -445,6 +594,30 @@ fn detail(app: &App, l: &LabView) -> Doc {
             format!("  top_k {own} (the case's own; the lab's is {})", l.k),
             st(app, Role::Muted),
         ));
+    }
+    // the case's other own parameters (those unlike the lab's), which the header counts
+    // only as `per case`
+    if let Some(case) = idx.and_then(|i| l.case_of(i)) {
+        let own: Vec<String> = ["depth", "policy", "token_budget", "history", "llm_target"]
+            .iter()
+            .filter_map(|k| {
+                let v = case.knobs.get(*k).filter(|v| **v != lab_value(l, k))?;
+                let v = match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                Some(format!("{k} {}", clean(&v)))
+            })
+            .collect();
+        if !own.is_empty() {
+            d.text_indent(
+                Line::styled(
+                    format!("  runs with its own {}", own.join(", ")),
+                    st(app, Role::Muted),
+                ),
+                4,
+            );
+        }
     }
     match idx.and_then(|i| l.class(i)) {
         Some(CaseClass::Error(e)) => d.text_indent(

@@ -320,7 +320,9 @@ pub fn screen_pane(
 }
 
 /// A list box: a title, a header line and `count` rows built on demand by `row` (only the
-/// visible ones), one selected and scrolled into view. Returns the rows area.
+/// visible ones), one selected and scrolled into view. When some rows are hidden, the
+/// frame's top line says where the view is (` 8/23 `: the last row shown of all, as the
+/// panes' scroll marker does), never over a row. Returns the rows area.
 #[allow(clippy::too_many_arguments)]
 pub fn list_box(
     app: &App,
@@ -335,14 +337,21 @@ pub fn list_box(
     focused: bool,
 ) -> Option<Rect> {
     let g = glyphs(app);
+    let inner = block(app, focused, compact).inner(r);
+    let shown = (inner.height as usize).saturating_sub(usize::from(header.is_some()));
+    let first = match selected.min(count.saturating_sub(1)) {
+        sel if sel >= shown => sel + 1 - shown,
+        _ => 0,
+    };
+    let marker = doc::scroll_marker(first, shown, count);
     let t = text::truncate_line(
         Line::from(title),
-        r.width.saturating_sub(2) as usize,
+        title_room(r, inner, marker.as_deref()),
         g.ellipsis,
     );
     let b = block(app, focused, compact).title(t);
-    let inner = b.inner(r);
     b.render(r, buf);
+    put_marker(app, r, marker.as_deref(), buf);
     if inner.height == 0 || inner.width == 0 {
         return None;
     }
@@ -471,7 +480,8 @@ fn pane_block(
     let inner = block(app, focused, compact).inner(r);
     // full titles when they fit, else short ones, else short ones without the spaces
     // around the separators, else numbers (the active tab keeps its title); the scroll
-    // marker's room counts, so a long pane keeps its position at 80 columns
+    // marker's room counts, so a long pane keeps its position at 80 columns, but short
+    // names win over it (at 60 columns: `2 Detail│3 Sel│…│9 Why`, no marker, no tool name)
     let avail = r.width.saturating_sub(2) as usize;
     let marker_room = marker.map(|m| text::width(m) + 1).unwrap_or(0);
     let mut labels: Vec<(usize, PaneId)> = Vec::new();
@@ -515,7 +525,9 @@ fn pane_block(
             .map(|s| text::width(&s) + 3)
             .unwrap_or(0);
         let room = if form == 0 { sub.min(10) } else { 0 };
-        if w + room + marker_room <= avail {
+        // the pane names win over the scroll marker and the tool's name: the tight form
+        // is kept without them (both are left out below) before names give way to numbers
+        if w + room + marker_room <= avail || (tight && w <= avail) {
             break;
         }
     }

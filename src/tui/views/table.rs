@@ -13,7 +13,7 @@ use ratatui::widgets::Widget;
 use super::super::app::App;
 use super::super::text;
 use super::super::theme::Role;
-use super::{block, clean, glyphs, put_line, st};
+use super::{block, clean, glyphs, put_line, st, tab_style};
 use crate::lab::record::RowRecord;
 use crate::output::row::{Badges, Chips, RowView, Why, badge_cells, history_note, matched_text};
 
@@ -38,6 +38,10 @@ pub struct TRow {
 }
 
 pub struct Table<'a> {
+    /// The box's name (` 1 Candidates`): [`draw`] follows it with the row count, or the
+    /// rows shown of all of them when some are hidden (`(1-10 of 12)`).
+    pub name: &'static str,
+    /// What the title says after the name and count (the selected target, marks, …).
     pub title: Vec<Span<'static>>,
     pub rows: &'a [TRow],
     pub selected: usize,
@@ -261,6 +265,19 @@ fn chip(app: &App, v: Option<f64>, w: usize, role: Role) -> Vec<Span<'static>> {
 }
 
 /// Draws the table; returns the rows area and the first row shown.
+/// The title's row count: `(12)` when every row is shown, else the rows shown of all
+/// (`(1-10 of 12)`, `(3-12 of 12)`), so rows below or above the box are never a secret;
+/// the count comes first in the title, so it shows at every width.
+pub fn count_text(n: usize, shown: usize, offset: usize) -> String {
+    if n <= shown || shown == 0 {
+        if n > 0 && shown == 0 {
+            return format!("(0 of {n})");
+        }
+        return format!("({n})");
+    }
+    format!("({}-{} of {n})", offset + 1, (offset + shown).min(n))
+}
+
 pub fn draw(
     app: &App,
     r: Rect,
@@ -269,13 +286,22 @@ pub fn draw(
     t: &Table<'_>,
 ) -> (Option<Rect>, usize) {
     let g = glyphs(app);
+    let inner = block(app, t.focused, compact).inner(r);
+    // the rows that fit below the header, and the first one shown (the cursor in view)
+    let (n, h) = (t.rows.len(), inner.height.saturating_sub(1) as usize);
+    let sel = t.selected.min(n.saturating_sub(1));
+    let offset = if sel >= h { sel + 1 - h } else { 0 };
+    let mut title = vec![Span::styled(
+        format!("{} {} ", t.name, count_text(n, h, offset)),
+        tab_style(app, t.focused),
+    )];
+    title.extend(t.title.iter().cloned());
     let title = text::truncate_line(
-        Line::from(t.title.clone()),
+        Line::from(title),
         r.width.saturating_sub(2) as usize,
         g.ellipsis,
     );
     let b = block(app, t.focused, compact).title(title);
-    let inner = b.inner(r);
     b.render(r, buf);
     if inner.height == 0 || inner.width == 0 {
         return (None, 0);
@@ -336,13 +362,9 @@ pub fn draw(
         }
         return (Some(rows_rect), 0);
     }
-    let h = rows_rect.height as usize;
-    let n = t.rows.len();
     if h == 0 || n == 0 {
         return (Some(rows_rect), 0);
     }
-    let sel = t.selected.min(n - 1);
-    let offset = if sel >= h { sel + 1 - h } else { 0 };
     for (i, row) in t.rows.iter().enumerate().skip(offset).take(h) {
         let y = rows_rect.y + (i - offset) as u16;
         let mut spans: Vec<Span<'static>> = Vec::new();
