@@ -358,7 +358,8 @@ fn candidates(h: &mut Harness, w: u16, ht: u16) -> (String, Vec<usize>) {
         .next()
         .unwrap()
         .trim_start_matches('(')
-        .to_string();
+        // the tight form of a narrow title (`1-5/12`) says the same as `1-5 of 12`
+        .replace('/', " of ");
     let ranks = lines[at + 2..]
         .iter()
         .map(|l| l.trim_start_matches('│'))
@@ -372,7 +373,8 @@ fn candidates(h: &mut Harness, w: u16, ht: u16) -> (String, Vec<usize>) {
 
 /// Issue 17 acceptance, section (a): rows the Candidates box cannot show are no secret.
 /// The title counts the rows shown of all (`(1-10 of 12)` at 80x24 with top_k 12, `(3-12
-/// of 12)` at the bottom), at every size, and says `(12)` only when all twelve show.
+/// of 12)` at the bottom), at every size, and says `(12)` only when all twelve show; a
+/// title that would cut the selection after it uses the tight form (`(1-4/12)`).
 #[test]
 fn hidden_candidate_rows_are_counted_in_the_title_at_every_size() {
     let mut h = demo();
@@ -404,6 +406,9 @@ fn hidden_candidate_rows_are_counted_in_the_title_at_every_size() {
             assert_eq!(count, format!("{a}-{b} of 12"), "{w}x{ht}");
         }
     }
+    let narrow = h.screen(40, 10);
+    assert!(narrow.contains(" 1 Candidates (1-"), "{narrow}");
+    assert!(narrow.contains("/12)"), "{narrow}");
     // all ten shown: the plain count
     h.keys("--");
     let (count, ranks) = candidates(&mut h, 120, 40);

@@ -264,20 +264,25 @@ fn chip(app: &App, v: Option<f64>, w: usize, role: Role) -> Vec<Span<'static>> {
     out
 }
 
-/// Draws the table; returns the rows area and the first row shown.
 /// The title's row count: `(12)` when every row is shown, else the rows shown of all
 /// (`(1-10 of 12)`, `(3-12 of 12)`), so rows below or above the box are never a secret;
-/// the count comes first in the title, so it shows at every width.
-pub fn count_text(n: usize, shown: usize, offset: usize) -> String {
+/// the count comes first in the title, so it shows at every width. `tight` is the short
+/// form (`(1-10/12)`) for a title that would otherwise cut what follows the count.
+pub fn count_text(n: usize, shown: usize, offset: usize, tight: bool) -> String {
     if n <= shown || shown == 0 {
         if n > 0 && shown == 0 {
             return format!("(0 of {n})");
         }
         return format!("({n})");
     }
-    format!("({}-{} of {n})", offset + 1, (offset + shown).min(n))
+    let last = (offset + shown).min(n);
+    match tight {
+        true => format!("({}-{last}/{n})", offset + 1),
+        false => format!("({}-{last} of {n})", offset + 1),
+    }
 }
 
+/// Draws the table; returns the rows area and the first row shown.
 pub fn draw(
     app: &App,
     r: Rect,
@@ -291,10 +296,14 @@ pub fn draw(
     let (n, h) = (t.rows.len(), inner.height.saturating_sub(1) as usize);
     let sel = t.selected.min(n.saturating_sub(1));
     let offset = if sel >= h { sel + 1 - h } else { 0 };
-    let mut title = vec![Span::styled(
-        format!("{} {} ", t.name, count_text(n, h, offset)),
-        tab_style(app, t.focused),
-    )];
+    let room = r.width.saturating_sub(2) as usize;
+    let rest: usize = t.title.iter().map(Span::width).sum();
+    let head = |tight| format!("{} {} ", t.name, count_text(n, h, offset, tight));
+    let mut count = head(false);
+    if count.chars().count() + rest > room {
+        count = head(true);
+    }
+    let mut title = vec![Span::styled(count, tab_style(app, t.focused))];
     title.extend(t.title.iter().cloned());
     let title = text::truncate_line(
         Line::from(title),
