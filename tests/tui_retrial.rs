@@ -443,6 +443,21 @@ fn pane_names_win_over_the_tool_name_at_60_columns() {
         wide.trim_end().ends_with("/29 ─"),
         "the scroll marker stays: {wide}"
     );
+    // whichever pane is shown, even Counterfactual (whose full name does not fit), every
+    // pane keeps a readable name at 60 columns
+    for key in ["2", "3", "4", "5", "6", "7", "8", "9"] {
+        h.keys(key);
+        let s = h.screen(60, 20);
+        let line = s
+            .lines()
+            .find(|l| l.contains("2 Det"))
+            .unwrap_or_else(|| panic!("{key}: {s}"));
+        for name in [
+            "3 Sel", "4 Graph", "5 Sub", "6 Expl", "7 Trace", "8 C", "9 Why",
+        ] {
+            assert!(line.contains(name), "{key}: {name}: {line}");
+        }
+    }
 }
 
 /// Issue 17 acceptance, defect 22: a Lab row whose selected and expected tools share a

@@ -479,18 +479,19 @@ fn pane_block(
     let g = glyphs(app);
     let inner = block(app, focused, compact).inner(r);
     // full titles when they fit, else short ones, else short ones without the spaces
-    // around the separators, else numbers (the active tab keeps its title); the scroll
+    // around the separators (the active tab keeps its title, then it too goes short, as
+    // `8 Counterfactual` does not fit 60 columns), else numbers; the scroll
     // marker's room counts, so a long pane keeps its position at 80 columns, but short
     // names win over it (at 60 columns: `2 Detail│3 Sel│…│9 Why`, no marker, no tool name)
     let avail = r.width.saturating_sub(2) as usize;
     let marker_room = marker.map(|m| text::width(m) + 1).unwrap_or(0);
     let mut labels: Vec<(usize, PaneId)> = Vec::new();
     let mut spans: Vec<Span<'static>> = Vec::new();
-    const FORMS: usize = 4;
+    const FORMS: usize = 5;
     for form in 0..FORMS {
         spans = vec![Span::raw(" ")];
         labels.clear();
-        let tight = form == 2;
+        let tight = form == 2 || form == 3;
         for (i, p) in PaneId::DRILL.iter().enumerate() {
             if i > 0 {
                 spans.push(Span::styled(
@@ -508,6 +509,7 @@ fn pane_block(
                 app.theme.get(Role::Muted)
             };
             let label = match form {
+                3 => format!("{num} {}", p.short()),
                 _ if *p == active => format!("{num} {}", p.title()),
                 0 => format!("{num} {}", p.title()),
                 1 | 2 => format!("{num} {}", p.short()),
