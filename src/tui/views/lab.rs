@@ -16,6 +16,7 @@ use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::{box_title, clean, glyphs, list_box, put_line, screen_pane, st};
+use crate::lab::eval::CaseResult;
 
 fn view(app: &App) -> Option<&LabView> {
     app.lab.as_ref()
@@ -583,7 +584,6 @@ fn case_row(app: &App, l: &LabView, cols: &Cols, i: usize) -> Line<'static> {
 
 fn detail(app: &App, l: &LabView) -> Doc {
     let mut d = Doc::default();
-    let g = glyphs(app);
     let Some(c) = l.current() else {
         d.text(Line::styled(
             if l.running {
@@ -633,6 +633,13 @@ fn detail(app: &App, l: &LabView) -> Doc {
         );
     }
     let idx = l.order().get(l.cursor).copied();
+    case_params_and_class(&mut d, app, l, idx);
+    case_selection(&mut d, app, c);
+    d
+}
+
+/// The case's own parameters (those unlike the lab's) and its triage class.
+fn case_params_and_class(d: &mut Doc, app: &App, l: &LabView, idx: Option<usize>) {
     if let Some(own) = idx
         .and_then(|i| l.case_of(i))
         .and_then(|case| case.knobs.get("top_k"))
@@ -687,6 +694,12 @@ fn detail(app: &App, l: &LabView) -> Doc {
         ),
         _ => {}
     }
+}
+
+/// What the case selected (with its hit or miss mark), its top 5 and the expected tools
+/// missing from the graph.
+fn case_selection(d: &mut Doc, app: &App, c: &CaseResult) {
+    let g = glyphs(app);
     let sel_ok = c.selector_correct >= 1.0;
     let mark = if c.expected.is_empty() {
         (
@@ -731,7 +744,6 @@ fn detail(app: &App, l: &LabView) -> Doc {
             st(app, Role::Warn),
         ));
     }
-    d
 }
 
 /// A case's class as the list shows it: `outranked`, `not_retrieved/below_cutoff`, …;
