@@ -211,6 +211,33 @@ pub fn build_collection(
     progress: &Progress,
 ) -> Result<(Value, usize), InputError> {
     let mut t0 = std::time::Instant::now();
+    let mut read = read_specs(docs, progress)?;
+    phase(&mut t0, "operations");
+    let list = std::mem::take(&mut read.list);
+    let raw_refs = read.raw_refs.take();
+    let built = build_graph(list, raw_refs, workflows, progress, &mut t0)?;
+    progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
+    Ok(artifact(
+        docs, workflows, built_at, read, built, progress, &mut t0,
+    ))
+}
+
+/// What reading the specs gathers: the registered tools (first definition of a name wins)
+/// and the counts for the manifest and the ingest summary.
+struct ReadSpecs {
+    list: Vec<ToolSchema>,
+    ingested_total: usize,
+    dup_names: IndexMap<String, usize>,
+    source_counts: Map<String, Value>,
+    manifest_specs: Vec<Value>,
+    total_ops: usize,
+    total_paths: usize,
+    /// The one raw spec's operation `$ref`s (§2.4.1), when there is one OpenAPI spec.
+    raw_refs: Option<Vec<OperationRefs>>,
+}
+
+/// Reads every spec in turn: its tools, its manifest entry and its source counts.
+fn read_specs(docs: &mut [Document], progress: &Progress) -> Result<ReadSpecs, InputError> {
     let mut tools: IndexMap<String, ToolSchema> = IndexMap::new();
     let mut ingested_total = 0usize;
     let mut dup_names: IndexMap<String, usize> = IndexMap::new();
@@ -264,8 +291,44 @@ pub fn build_collection(
             tools.insert(t.name.clone(), t);
         }
     }
-    let mut list: Vec<ToolSchema> = tools.into_values().collect();
-    phase(&mut t0, "operations");
+    Ok(ReadSpecs {
+        list: tools.into_values().collect(),
+        ingested_total,
+        dup_names,
+        source_counts,
+        manifest_specs,
+        total_ops,
+        total_paths,
+        raw_refs,
+    })
+}
+
+/// What the build stages produce for the artifact: the tools, their graph and the stage
+/// summaries.
+struct Built {
+    list: Vec<ToolSchema>,
+    graph: OutGraph,
+    stats: EdgeStats,
+    budget_reached: bool,
+    refs_preserved: usize,
+    sem_summary: Value,
+    contract_stats: Value,
+    link_signals: Value,
+    link_edges: Value,
+    contract_edges: Value,
+    workflow_summary: Option<crate::ingest::arazzo::Summary>,
+}
+
+/// The build stages over the registered tools: semantic metadata, contract and link
+/// promotion, the tool nodes, `$ref` preservation, the detected, link, contract and
+/// workflow edges.
+fn build_graph(
+    mut list: Vec<ToolSchema>,
+    raw_refs: Option<Vec<OperationRefs>>,
+    workflows: &[&Document],
+    progress: &Progress,
+    t0: &mut std::time::Instant,
+) -> Result<Built, InputError> {
     progress.report(
         "semantic metadata",
         at::OPERATIONS,
@@ -274,7 +337,7 @@ pub fn build_collection(
 
     // 1. semantic metadata, 2. contract promotion
     let sem_summary = semantics::annotate(&mut list);
-    phase(&mut t0, "semantics");
+    phase(t0, "semantics");
     progress.report(
         "contract promotion",
         at::SEMANTICS,
@@ -283,7 +346,7 @@ pub fn build_collection(
     let contract_stats = contracts::promote(&mut list);
     // 3. OpenAPI-link output promotion
     let link_signals = links::promote_outputs(&mut list);
-    phase(&mut t0, "promotion");
+    phase(t0, "promotion");
     progress.report(
         "relation detectors",
         at::PROMOTION,
@@ -304,10 +367,40 @@ pub fn build_collection(
     }
 
     // 7. dependency detection
+    let (mut stats, budget_reached) = detected_edges(&list, &mut graph);
+    phase(t0, "detectors");
+    progress.report("contract data-flow edges", at::DETECTORS, "");
+    // 9. OpenAPI-link edges
+    let link_edges = links::link_edges(&list, &mut graph);
+    // 10. contract data-flow edges
+    let contract_edges = contracts::data_flow_edges(&list, &mut graph);
+    count_link_and_contract_edges(&mut stats, &link_edges, &contract_edges, list.len());
+    phase(t0, "contract edges");
+    // 11. Arazzo workflow relations and binding aliases
+    let tools = list.iter_mut().map(|t| (&t.name, &mut t.metadata));
+    let workflow_summary = crate::ingest::arazzo::apply_to_tools(workflows, &mut graph, tools)?;
+    Ok(Built {
+        list,
+        graph,
+        stats,
+        budget_reached,
+        refs_preserved,
+        sem_summary,
+        contract_stats,
+        link_signals,
+        link_edges,
+        contract_edges,
+        workflow_summary,
+    })
+}
+
+/// Dependency detection (two tools or more): the relations kept by their confidence
+/// bucket become edges; the counts, and whether the relation budget was reached.
+fn detected_edges(list: &[ToolSchema], graph: &mut OutGraph) -> (EdgeStats, bool) {
     let mut stats = EdgeStats::default();
     let mut budget_reached = false;
     if list.len() >= 2 {
-        let det: Vec<DetTool> = crate::par::map(&list, det_with_refs);
+        let det: Vec<DetTool> = crate::par::map(list, det_with_refs);
         let found = detect(&det, 0.0, RELATION_BUDGET);
         let labels: Vec<String> = list.iter().map(label_of).collect();
         budget_reached = found.budget_reached;
@@ -333,17 +426,20 @@ pub fn build_collection(
             graph.add_edge(&s.name, &t.name, a);
         }
     }
-    phase(&mut t0, "detectors");
-    progress.report("contract data-flow edges", at::DETECTORS, "");
-    // 9. OpenAPI-link edges
-    let link_edges = links::link_edges(&list, &mut graph);
-    // 10. contract data-flow edges
-    let contract_edges = contracts::data_flow_edges(&list, &mut graph);
-    // link and contract relations count like detected ones
-    for (stats_of, label) in [(&link_edges, "EXTRACTED"), (&contract_edges, "INFERRED")] {
+    (stats, budget_reached)
+}
+
+/// Link and contract relations count like detected ones.
+fn count_link_and_contract_edges(
+    stats: &mut EdgeStats,
+    link_edges: &Value,
+    contract_edges: &Value,
+    tool_count: usize,
+) {
+    for (stats_of, label) in [(link_edges, "EXTRACTED"), (contract_edges, "INFERRED")] {
         let n = stats_of["added"].as_u64().unwrap_or(0);
         // with two tools or more, `requires` is counted even when no contract edge was added
-        if label == "INFERRED" && list.len() >= 2 {
+        if label == "INFERRED" && tool_count >= 2 {
             stats.by_relation.entry("requires".into()).or_default();
         }
         if n == 0 {
@@ -359,22 +455,96 @@ pub fn build_collection(
             }
         }
     }
-    phase(&mut t0, "contract edges");
-    // 11. Arazzo workflow relations and binding aliases
-    let tools = list.iter_mut().map(|t| (&t.name, &mut t.metadata));
-    let workflow_summary = crate::ingest::arazzo::apply_to_tools(workflows, &mut graph, tools)?;
-    progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
+}
 
-    // artifact
-    let tool_count = list.len();
-    let edge_count = graph.edge_count();
+/// The summaries the metadata and the artifact's top level both carry.
+struct Summaries {
+    manifest: Value,
+    report: Value,
+    ingest_summary: Value,
+    edge_stats: Value,
+    sem_summary: Value,
+    edge_quality: Value,
+    workflow_summary: Value,
+    enrichment: &'static str,
+}
+
+/// The artifact: summaries, metadata, graph, tools and readiness report; and the number
+/// of unresolved workflow steps.
+fn artifact(
+    docs: &[Document],
+    workflows: &[&Document],
+    built_at: &str,
+    read: ReadSpecs,
+    built: Built,
+    progress: &Progress,
+    t0: &mut std::time::Instant,
+) -> (Value, usize) {
+    let tool_count = built.list.len();
     let mut relation_counts: IndexMap<String, usize> = IndexMap::new();
-    for (_, _, a) in graph.edges() {
+    for (_, _, a) in built.graph.edges() {
         if let Some(r) = a.get("relation").and_then(Value::as_str) {
             *relation_counts.entry(r.to_string()).or_default() += 1;
         }
     }
-    let edge_quality = readiness::edge_quality_summary(&graph);
+    let edge_quality = readiness::edge_quality_summary(&built.graph);
+    let edge_stats = edge_stats_json(&built);
+    let manifest = json!({
+        "created_at": built_at,
+        "hash_algorithm": "sha256:canonical-json",
+        "spec_count": docs.len(),
+        "operation_count": read.total_ops,
+        "path_count": read.total_paths,
+        "specs": read.manifest_specs,
+    });
+    let ingest_summary = ingest_summary_json(
+        read.ingested_total,
+        read.dup_names,
+        read.source_counts,
+        tool_count,
+    );
+    let Built {
+        list,
+        graph,
+        sem_summary,
+        workflow_summary,
+        ..
+    } = built;
+    let (workflow_summary, unresolved) = workflow_summary.unwrap_or_else(|| {
+        let none = json!({
+            "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
+            "by_dependency_kind": {},
+            "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
+            "source_snapshot_manifest": {"spec_count": 0, "specs": []},
+        });
+        (none, 0)
+    });
+    let report = readiness::report(&list, &graph, &edge_quality, &sem_summary);
+    let sums = Summaries {
+        manifest,
+        report,
+        ingest_summary,
+        edge_stats,
+        sem_summary,
+        edge_quality,
+        workflow_summary,
+        enrichment: enrichment_status(&list),
+    };
+    let meta = metadata(docs, workflows.len(), built_at, tool_count, &sums);
+
+    phase(t0, "summaries");
+    progress.report("assembling the artifact", at::SUMMARIES, "");
+    let top = top_level(meta, graph, list, sums);
+    phase(t0, "artifact");
+    (top, unresolved)
+}
+
+/// The artifact's `edge_stats`: the edge counts by bucket and relation and every stage's
+/// summary.
+fn edge_stats_json(built: &Built) -> Value {
+    let stats = &built.stats;
+    let tool_count = built.list.len();
+    let edge_count = built.graph.edge_count();
     let mut by_rel = Map::new();
     for (k, v) in &stats.by_relation {
         by_rel.insert(k.clone(), json!(v));
@@ -388,48 +558,46 @@ pub fn build_collection(
         "cross_source": stats.cross_source,
         "tool_count": tool_count,
         "edge_count": edge_count,
-        "refs_preserved": refs_preserved,
-        "contract_signals": contract_stats,
-        "contract_edges": contract_edges,
-        "openapi_link_signals": link_signals,
-        "openapi_link_edges": link_edges,
-        "semantic_metadata": sem_summary,
+        "refs_preserved": built.refs_preserved,
+        "contract_signals": built.contract_stats,
+        "contract_edges": built.contract_edges,
+        "openapi_link_signals": built.link_signals,
+        "openapi_link_edges": built.link_edges,
+        "semantic_metadata": built.sem_summary,
         "relation_budget": RELATION_BUDGET,
-        "relation_budget_reached": budget_reached,
-        "arazzo_workflows": workflow_summary.as_ref().map_or_else(
+        "relation_budget_reached": built.budget_reached,
+        "arazzo_workflows": built.workflow_summary.as_ref().map_or_else(
             || json!({"added": 0, "merged": 0, "binding_aliases_added": 0}),
             |s| s.0["edge_stats"].clone(),
         ),
     });
     add_pair_edges(&mut edge_stats, tool_count);
-    let manifest = json!({
-        "created_at": built_at,
-        "hash_algorithm": "sha256:canonical-json",
-        "spec_count": docs.len(),
-        "operation_count": total_ops,
-        "path_count": total_paths,
-        "specs": manifest_specs,
-    });
+    edge_stats
+}
+
+/// The `ingest_summary`: ingested and registered tool counts, the most duplicated names
+/// and the tools per source.
+fn ingest_summary_json(
+    ingested_total: usize,
+    dup_names: IndexMap<String, usize>,
+    source_counts: Map<String, Value>,
+    tool_count: usize,
+) -> Value {
     let mut dups: Vec<(String, usize)> = dup_names.into_iter().collect();
     dups.sort_by_key(|d| std::cmp::Reverse(d.1));
-    let ingest_summary = json!({
+    json!({
         "ingested_tool_total": ingested_total,
         "registered_tool_count": tool_count,
         "duplicate_tool_count": ingested_total - tool_count,
         "duplicate_tool_names": dups.iter().take(20).map(|(n, c)| json!({"name": n, "count": c})).collect::<Vec<_>>(),
         "source_tool_counts": source_counts,
-    });
-    let (workflow_summary, unresolved) = workflow_summary.unwrap_or_else(|| {
-        let none = json!({
-            "source_count": 0, "workflow_count": 0, "step_count": 0, "relation_count": 0,
-            "by_dependency_kind": {},
-            "edge_stats": {"added": 0, "merged": 0, "binding_aliases_added": 0},
-            "source_snapshot_manifest": {"spec_count": 0, "specs": []},
-        });
-        (none, 0)
-    });
-    let report = readiness::report(&list, &graph, &edge_quality, &sem_summary);
-    let enrichment = if tool_count == 0 {
+    })
+}
+
+/// `enrichment_status`: how many tools carry a canonical action (none, some or all).
+fn enrichment_status(list: &[ToolSchema]) -> &'static str {
+    let tool_count = list.len();
+    if tool_count == 0 {
         "empty"
     } else {
         let known = list
@@ -449,7 +617,17 @@ pub fn build_collection(
         } else {
             "complete"
         }
-    };
+    }
+}
+
+/// The artifact's `metadata`: build facts, sources, every summary and the build options.
+fn metadata(
+    docs: &[Document],
+    workflow_count: usize,
+    built_at: &str,
+    tool_count: usize,
+    sums: &Summaries,
+) -> Map<String, Value> {
     let spec_urls: Vec<Value> = docs.iter().map(|d| json!(d.name)).collect();
     let build_options = json!({
         "required_only": false,
@@ -465,7 +643,7 @@ pub fn build_collection(
         "search_filter_field_names": [],
         "auth_field_names": [],
         "user_input_field_names": [],
-        "workflow_source_count": workflows.len(),
+        "workflow_source_count": workflow_count,
     });
     let mut meta = Map::new();
     meta.insert("built_at".into(), json!(built_at));
@@ -480,20 +658,27 @@ pub fn build_collection(
         }),
     );
     meta.insert("spec_urls".into(), Value::Array(spec_urls));
-    meta.insert("source_snapshot_manifest".into(), manifest.clone());
-    meta.insert("readiness_summary".into(), report["summary"].clone());
-    meta.insert("ingest_summary".into(), ingest_summary.clone());
-    meta.insert("edge_stats".into(), edge_stats.clone());
-    meta.insert("semantic_summary".into(), sem_summary.clone());
-    meta.insert("edge_quality_summary".into(), edge_quality.clone());
-    meta.insert("workflow_summary".into(), workflow_summary.clone());
+    meta.insert("source_snapshot_manifest".into(), sums.manifest.clone());
+    meta.insert("readiness_summary".into(), sums.report["summary"].clone());
+    meta.insert("ingest_summary".into(), sums.ingest_summary.clone());
+    meta.insert("edge_stats".into(), sums.edge_stats.clone());
+    meta.insert("semantic_summary".into(), sums.sem_summary.clone());
+    meta.insert("edge_quality_summary".into(), sums.edge_quality.clone());
+    meta.insert("workflow_summary".into(), sums.workflow_summary.clone());
     meta.insert("build_options".into(), build_options);
     meta.insert("graph_tool_call_version".into(), json!(REFERENCE_VERSION));
     meta.insert("collection_graph_version".into(), json!("2"));
-    meta.insert("enrichment_status".into(), json!(enrichment));
+    meta.insert("enrichment_status".into(), json!(sums.enrichment));
+    meta
+}
 
-    phase(&mut t0, "summaries");
-    progress.report("assembling the artifact", at::SUMMARIES, "");
+/// The artifact's top level: versions, metadata, graph, tools by name and the summaries.
+fn top_level(
+    meta: Map<String, Value>,
+    graph: OutGraph,
+    list: Vec<ToolSchema>,
+    sums: Summaries,
+) -> Value {
     let mut top = Map::new();
     top.insert("format_version".into(), json!("1"));
     top.insert("library_version".into(), json!(REFERENCE_VERSION));
@@ -504,18 +689,17 @@ pub fn build_collection(
         trows.insert(t.name.clone(), t.into_json());
     }
     top.insert("tools".into(), Value::Object(trows));
-    top.insert("readiness_report".into(), report);
-    top.insert("source_snapshot_manifest".into(), manifest);
-    top.insert("ingest_summary".into(), ingest_summary);
-    top.insert("edge_stats".into(), edge_stats);
-    top.insert("semantic_summary".into(), sem_summary);
-    top.insert("edge_quality_summary".into(), edge_quality);
-    top.insert("workflow_summary".into(), workflow_summary);
+    top.insert("readiness_report".into(), sums.report);
+    top.insert("source_snapshot_manifest".into(), sums.manifest);
+    top.insert("ingest_summary".into(), sums.ingest_summary);
+    top.insert("edge_stats".into(), sums.edge_stats);
+    top.insert("semantic_summary".into(), sums.sem_summary);
+    top.insert("edge_quality_summary".into(), sums.edge_quality);
+    top.insert("workflow_summary".into(), sums.workflow_summary);
     top.insert("graph_tool_call_version".into(), json!(REFERENCE_VERSION));
     top.insert("collection_graph_version".into(), json!("2"));
-    top.insert("enrichment_status".into(), json!(enrichment));
-    phase(&mut t0, "artifact");
-    Ok((Value::Object(top), unresolved))
+    top.insert("enrichment_status".into(), json!(sums.enrichment));
+    Value::Object(top)
 }
 
 /// The pair-edge counts come with relation detection (two tools or more), before the

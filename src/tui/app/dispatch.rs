@@ -19,26 +19,11 @@ impl App {
     pub fn run(&mut self, id: CmdId, arg: Option<&str>) -> Vec<Effect> {
         let arg = arg.map(str::trim).filter(|s| !s.is_empty());
         match id {
-            CmdId::ForceQuit | CmdId::Quit => {
-                self.quit = true;
-                vec![Effect::Quit]
-            }
-            CmdId::Help => {
-                self.overlay = Overlay::Help(HelpState::default());
-                Vec::new()
-            }
-            CmdId::Palette => {
-                self.overlay = Overlay::Palette(PaletteState::default());
-                Vec::new()
-            }
+            CmdId::ForceQuit | CmdId::Quit => self.quit(),
+            CmdId::Help => self.open_overlay(Overlay::Help(HelpState::default())),
+            CmdId::Palette => self.open_overlay(Overlay::Palette(PaletteState::default())),
             CmdId::FocusQuery if self.gd_owns_query(arg) => self.gd_focus_query(),
-            CmdId::FocusQuery if self.screen != Screen::Explore => {
-                if self.engine.is_none() {
-                    return self.warn("no graph: this screen shows evidence without one".into());
-                }
-                self.screen = Screen::Explore;
-                self.run(CmdId::FocusQuery, arg)
-            }
+            CmdId::FocusQuery if self.screen != Screen::Explore => self.focus_query_elsewhere(arg),
             CmdId::Down
             | CmdId::Up
             | CmdId::PageDown
@@ -104,29 +89,12 @@ impl App {
             CmdId::FollowDrifted => self.follow_drifted(),
             CmdId::FollowText => match arg {
                 Some(t) => self.follow_text(Some(t)),
-                None => {
-                    // `/`: the palette, with the current text to edit
-                    let mut p = PaletteState::default();
-                    let cur = self
-                        .follow
-                        .as_ref()
-                        .and_then(|f| f.filter.text.clone())
-                        .unwrap_or_default();
-                    p.input.set(&format!("grep {cur}"));
-                    self.overlay = Overlay::Palette(p);
-                    Vec::new()
-                }
+                None => self.follow_text_palette(),
             },
             CmdId::FollowUnfilter => self.follow_unfilter(),
             CmdId::FollowOffset => match arg {
                 Some(n) => self.follow_offset(n),
-                None => {
-                    // `o`: the palette, ready for the byte offset
-                    let mut p = PaletteState::default();
-                    p.input.set("offset ");
-                    self.overlay = Overlay::Palette(p);
-                    Vec::new()
-                }
+                None => self.follow_offset_palette(),
             },
             CmdId::ScreenFollow => self.screen_follow(arg),
             CmdId::ScreenExplore => self.screen_explore(),
@@ -134,11 +102,7 @@ impl App {
             CmdId::ScreenEvidence => self.screen_evidence(arg),
             CmdId::ScreenDiff => self.screen_diff(arg),
             CmdId::FocusQuery => self.focus_query(arg),
-            CmdId::InputLeave => {
-                self.input_active = false;
-                self.focus = PaneId::Candidates;
-                Vec::new()
-            }
+            CmdId::InputLeave => self.input_leave(),
             CmdId::Down
             | CmdId::Up
             | CmdId::PageDown
@@ -160,38 +124,16 @@ impl App {
             CmdId::GraphJump => self.graph_jump(),
             CmdId::GraphBack => self.graph_back(),
             CmdId::Back => self.back(),
-            CmdId::Zoom => {
-                self.zoom = !self.zoom;
-                Vec::new()
-            }
+            CmdId::Zoom => self.zoom_toggle(),
             CmdId::LlmPick => self.llm_pick(),
             CmdId::LlmType => self.llm_type(arg),
-            CmdId::LlmClear => match self.select.llm_target.take() {
-                Some(old) => {
-                    self.set_flash(
-                        FlashLevel::Info,
-                        format!("LLM target {} unset", clean(&old)),
-                    );
-                    vec![self.requery(true)]
-                }
-                None => self.warn("no LLM target to unset".into()),
-            },
+            CmdId::LlmClear => self.llm_clear(),
             CmdId::PolicyCycle => self.policy_cycle(arg),
             CmdId::TopKUp | CmdId::TopKDown => self.set_top_k(id, arg),
             CmdId::DepthUp | CmdId::DepthDown => self.set_depth(id, arg),
             CmdId::BudgetUp | CmdId::BudgetDown => self.set_budget(id, arg),
             CmdId::HistoryAdd => self.history_add(arg),
-            CmdId::HistoryClear => {
-                let n = std::mem::take(&mut self.params.history).len();
-                self.set_flash(
-                    FlashLevel::Info,
-                    format!(
-                        "history cleared ({n} entr{})",
-                        if n == 1 { "y" } else { "ies" }
-                    ),
-                );
-                vec![self.requery(true)]
-            }
+            CmdId::HistoryClear => self.history_clear(),
             CmdId::LearningToggle => self.learning_toggle(),
             CmdId::ResetParams => self.reset_params(),
             CmdId::DemoNext | CmdId::DemoPrev => self.demo_step(id, arg),
@@ -204,6 +146,81 @@ impl App {
             CmdId::Save => vec![Effect::SaveScreen],
             CmdId::ThemeCycle => self.theme_cycle(arg),
         }
+    }
+
+    /// Quits.
+    fn quit(&mut self) -> Vec<Effect> {
+        self.quit = true;
+        vec![Effect::Quit]
+    }
+
+    /// The query command off the Explore screen: back to Explore and run it there (a
+    /// warning without a graph).
+    fn focus_query_elsewhere(&mut self, arg: Option<&str>) -> Vec<Effect> {
+        if self.engine.is_none() {
+            return self.warn("no graph: this screen shows evidence without one".into());
+        }
+        self.screen = Screen::Explore;
+        self.run(CmdId::FocusQuery, arg)
+    }
+
+    /// `/` on Follow: the palette, with the current text to edit.
+    fn follow_text_palette(&mut self) -> Vec<Effect> {
+        let mut p = PaletteState::default();
+        let cur = self
+            .follow
+            .as_ref()
+            .and_then(|f| f.filter.text.clone())
+            .unwrap_or_default();
+        p.input.set(&format!("grep {cur}"));
+        self.open_overlay(Overlay::Palette(p))
+    }
+
+    /// `o` on Follow: the palette, ready for the byte offset.
+    fn follow_offset_palette(&mut self) -> Vec<Effect> {
+        let mut p = PaletteState::default();
+        p.input.set("offset ");
+        self.open_overlay(Overlay::Palette(p))
+    }
+
+    /// Leaves the query line for the Candidates pane.
+    fn input_leave(&mut self) -> Vec<Effect> {
+        self.input_active = false;
+        self.focus = PaneId::Candidates;
+        Vec::new()
+    }
+
+    /// Zooms the focused pane to the whole main area, or back.
+    fn zoom_toggle(&mut self) -> Vec<Effect> {
+        self.zoom = !self.zoom;
+        Vec::new()
+    }
+
+    /// Unsets the LLM target and re-runs the query (a warning when there is none).
+    fn llm_clear(&mut self) -> Vec<Effect> {
+        match self.select.llm_target.take() {
+            Some(old) => {
+                self.set_flash(
+                    FlashLevel::Info,
+                    format!("LLM target {} unset", clean(&old)),
+                );
+                vec![self.requery(true)]
+            }
+            None => self.warn("no LLM target to unset".into()),
+        }
+    }
+
+    /// Clears the history and re-runs the query.
+    fn history_clear(&mut self) -> Vec<Effect> {
+        let n = std::mem::take(&mut self.params.history).len();
+        self.set_flash(
+            FlashLevel::Info,
+            format!(
+                "history cleared ({n} entr{})",
+                if n == 1 { "y" } else { "ies" }
+            ),
+        );
+        vec![self.requery(true)]
     }
 
     /// Sets the query to `arg`, or puts the cursor in the query line.

@@ -8,10 +8,12 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::super::app::App;
+use super::super::caps::Glyphs;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::{clean, clean_lines, glyphs, st};
-use crate::engine::RowOrigin;
+use crate::engine::{Engine, Row, RowOrigin};
+use crate::model::{Graph, Tool};
 use crate::output::row::{BADGES, RowView};
 
 fn val(v: &Value) -> String {
@@ -42,9 +44,24 @@ fn kv(app: &App, pairs: &[(&str, String)]) -> Line<'static> {
     Line::from(out)
 }
 
+/// What every section of the pane reads: the app, the engine's graph, the selected row and
+/// its tool, and the glyph set.
+struct Ctx<'a> {
+    app: &'a App,
+    engine: &'a Engine,
+    graph: &'a Graph,
+    row: &'a Row,
+    tool: &'a Tool,
+    g: &'static Glyphs,
+}
+
+/// A section heading.
+fn sec(d: &mut Doc, app: &App, t: &str) {
+    d.text(Line::styled(t.to_string(), st(app, Role::Section)));
+}
+
 pub fn doc(app: &App) -> Doc {
     let mut d = Doc::default();
-    let g = glyphs(app);
     let (Some(engine), Some(row)) = (app.engine.as_ref(), app.selected_row()) else {
         d.text(Line::styled(
             if app.demo.steps.is_empty() {
@@ -57,12 +74,27 @@ pub fn doc(app: &App) -> Doc {
         return d;
     };
     let graph = &engine.graph;
-    let tool = graph.tool(row.tool);
-    let sec = |d: &mut Doc, t: &str| {
-        d.text(Line::styled(t.to_string(), st(app, Role::Section)));
+    let c = Ctx {
+        app,
+        engine,
+        graph,
+        row,
+        tool: graph.tool(row.tool),
+        g: glyphs(app),
     };
+    header(&mut d, &c);
+    why_top_k(&mut d, &c);
+    score_breakdown(&mut d, &c);
+    semantic_evidence(&mut d, &c);
+    edge_evidence(&mut d, &c);
+    learning_evidence(&mut d, &c);
+    tool_json(&mut d, &c);
+    d
+}
 
-    // header: name, rank, score, method + path
+/// The header: name, rank, score, method + path, description, tags and domain.
+fn header(d: &mut Doc, c: &Ctx) {
+    let (app, row, tool) = (c.app, c.row, c.tool);
     d.text(spans(vec![
         (clean(&row.name), st(app, Role::Title)),
         (
@@ -94,10 +126,14 @@ pub fn doc(app: &App) -> Doc {
         meta.push(("domain", clean(dm)));
     }
     d.text(kv(app, &meta));
+}
 
-    // why in top-K
+/// Why the row is in the top-K: its origin (with the expansion arithmetic) and any history
+/// demotion.
+fn why_top_k(d: &mut Doc, c: &Ctx) {
+    let (app, row, graph, g) = (c.app, c.row, c.graph, c.g);
     d.blank();
-    sec(&mut d, "why it is in the top-K");
+    sec(d, app, "why it is in the top-K");
     match &row.origin {
         RowOrigin::Seed {
             rank,
@@ -152,11 +188,14 @@ pub fn doc(app: &App) -> Doc {
             st(app, Role::Warn),
         ));
     }
+}
 
-    // score breakdown
-    let b = &row.breakdown;
+/// The `score_breakdown` section.
+fn score_breakdown(d: &mut Doc, c: &Ctx) {
+    let app = c.app;
+    let b = &c.row.breakdown;
     d.blank();
-    sec(&mut d, "score_breakdown");
+    sec(d, app, "score_breakdown");
     d.text(kv(
         app,
         &[
@@ -170,11 +209,15 @@ pub fn doc(app: &App) -> Doc {
             ),
         ],
     ));
+}
 
-    // semantic evidence
+/// The `semantic_evidence` section: the semantic fields, the badge row, the summary match
+/// and the matched terms.
+fn semantic_evidence(d: &mut Doc, c: &Ctx) {
+    let (app, row) = (c.app, c.row);
     let s = &row.semantic;
     d.blank();
-    sec(&mut d, "semantic_evidence");
+    sec(d, app, "semantic_evidence");
     d.text(kv(
         app,
         &[
@@ -192,7 +235,7 @@ pub fn doc(app: &App) -> Doc {
         ],
     ));
     let mut badges: Vec<Span<'static>> = vec![Span::raw("  ")];
-    let view = RowView::new(engine, row, app.row + 1);
+    let view = RowView::new(c.engine, row, app.row + 1);
     let cells = super::table::badge_spans(app, &view.badges_known());
     for ((cell, (_, name)), on) in cells.into_iter().zip(BADGES).zip(view.badges) {
         badges.push(cell);
@@ -241,11 +284,14 @@ pub fn doc(app: &App) -> Doc {
         ]),
         4,
     );
+}
 
-    // edge evidence
+/// The `edge_evidence` section: the discovering edge, its confidence and evidence text.
+fn edge_evidence(d: &mut Doc, c: &Ctx) {
+    let (app, graph, g) = (c.app, c.graph, c.g);
     d.blank();
-    sec(&mut d, "edge_evidence");
-    match row.edge() {
+    sec(d, app, "edge_evidence");
+    match c.row.edge() {
         None => d.text(Line::styled(
             "  [] (a seed or learning-only row has no discovering edge)",
             st(app, Role::Muted),
@@ -297,11 +343,14 @@ pub fn doc(app: &App) -> Doc {
             );
         }
     }
+}
 
-    // learning evidence
+/// The `learning_evidence` section: the promoted signal targeting this tool, if any.
+fn learning_evidence(d: &mut Doc, c: &Ctx) {
+    let app = c.app;
     d.blank();
-    sec(&mut d, "learning_evidence");
-    match &row.learning {
+    sec(d, app, "learning_evidence");
+    match &c.row.learning {
         None => d.text(Line::styled(
             "  none (no promoted learning signal targets this tool)",
             st(app, Role::Muted),
@@ -324,12 +373,15 @@ pub fn doc(app: &App) -> Doc {
             ));
         }
     }
+}
 
-    // tool JSON
+/// The tool JSON: folded to a one-line byte count, or unfolded line by line.
+fn tool_json(d: &mut Doc, c: &Ctx) {
+    let (app, g) = (c.app, c.g);
     d.blank();
-    let json = tool.compact_json();
+    let json = c.tool.compact_json();
     match (&app.json_lines, app.json_open) {
-        (Some((t, lines)), true) if *t == row.tool => {
+        (Some((t, lines)), true) if *t == c.row.tool => {
             d.text(spans(vec![
                 (format!("{} tool JSON", g.fold_open), st(app, Role::Section)),
                 (
@@ -353,7 +405,6 @@ pub fn doc(app: &App) -> Doc {
             ),
         ])),
     }
-    d
 }
 
 /// A pretty JSON line with its key coloured.

@@ -14,7 +14,8 @@ use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
 use crate::engine::explain::{Explanation, Status, TOLERANCE};
 pub use crate::tui::derive::op_label;
-use crate::tui::derive::visible;
+use crate::tui::derive::{VisNode, visible};
+use crate::tui::drill::ExplainOut;
 
 /// A residual for people: `0` when it is exactly zero, else one significant digit in
 /// scientific form (`3.0e-17`).
@@ -103,7 +104,17 @@ pub fn doc(app: &App) -> Doc {
         ]));
         return d;
     };
-    // the status, prominently, with the residual check
+    status(&mut d, app, out);
+    if app.explain.chips {
+        chips(app, tree, &mut d);
+        return d;
+    }
+    tree_rows(&mut d, app);
+    d
+}
+
+/// The status, prominently, with the residual check and the first failures.
+fn status(d: &mut Doc, app: &App, out: &ExplainOut) {
     let g = glyphs(app);
     let (mark, check) = if out.failures.is_empty() {
         (
@@ -143,96 +154,106 @@ pub fn doc(app: &App) -> Doc {
             4,
         );
     }
-    if app.explain.chips {
-        chips(app, tree, &mut d);
-        return d;
-    }
+}
+
+/// The tree view: one item per visible node, the node under the cursor with its facts.
+fn tree_rows(d: &mut Doc, app: &App) {
     let vis = visible(app);
     let cursor = app.pane(PaneId::Explain).cursor;
     for (i, v) in vis.iter().enumerate() {
-        let e = v.node;
-        let mut guide = String::new();
-        for (lvl, last) in v.lasts.iter().enumerate() {
-            let is_self = lvl + 1 == v.lasts.len();
-            guide.push_str(match (is_self, *last) {
-                (true, true) => g.tree_last,
-                (true, false) => g.tree_branch,
-                (false, true) => "   ",
-                (false, false) => g.tree_pipe,
-            });
-        }
-        let fold = if e.children.is_empty() {
-            " ".to_string()
-        } else if v.open {
-            g.fold_open.to_string()
-        } else {
-            g.fold_closed.to_string()
-        };
-        let mut sp: Vec<Span<'static>> = vec![
-            Span::styled(guide, st(app, Role::Border)),
-            Span::styled(format!("{fold} "), st(app, Role::Key)),
-            Span::styled(
-                clean(&e.label),
-                if v.depth == 0 {
-                    st(app, Role::Title)
-                } else {
-                    Style::default()
-                },
-            ),
-            Span::styled(format!(" = {}", num(e.value)), st(app, Role::Score)),
-        ];
-        let op = op_label(&e.op);
-        if !op.is_empty() {
-            sp.push(Span::styled(format!(" [{op}]"), st(app, Role::Key)));
-        }
-        if let Some(w) = e.weight {
-            sp.push(Span::styled(
-                format!(" {}{}", g.times, num(w)),
-                st(app, Role::Muted),
-            ));
-        }
-        if let Some(gap) = e.gap {
-            sp.push(Span::styled(
-                format!(" ({})", gap.as_str()),
-                st(app, status_role(gap)),
-            ));
-        }
-        if let Some((m, role)) = check_mark(app, e) {
-            sp.push(Span::styled(format!(" {m}"), st(app, role)));
-        }
-        if !v.open && !e.children.is_empty() {
-            sp.push(Span::styled(
-                format!(" ({} folded)", e.children.len()),
-                st(app, Role::Muted),
-            ));
-        }
-        d.item(Line::from(sp));
+        d.item(node_line(app, v));
         if i == cursor {
-            // the node under the cursor: its exact value and what it stands for
-            let pad = " ".repeat(3 * v.depth + 4);
-            let mut facts = format!("{pad}value {}", e.value);
-            if let Some(c) = e.combine() {
-                facts.push_str(&format!(
-                    "; {} of {} gives {c} (residual {})",
-                    e.op.name(),
-                    if e.children.len() == 1 {
-                        "1 child".to_string()
-                    } else {
-                        format!("{} children", e.children.len())
-                    },
-                    residual_text((c - e.value).abs())
-                ));
-            }
-            d.text_indent(Line::styled(facts, st(app, Role::Muted)), pad.len() + 2);
-            if let Some(det) = &e.detail {
-                d.text_indent(
-                    Line::styled(format!("{pad}{}", clean(det)), st(app, Role::Note)),
-                    pad.len() + 2,
-                );
-            }
+            node_facts(d, app, v);
         }
     }
-    d
+}
+
+/// One node's line: tree guide, fold mark, label, value, combinator, weight, gap, check.
+fn node_line(app: &App, v: &VisNode) -> Line<'static> {
+    let g = glyphs(app);
+    let e = v.node;
+    let mut guide = String::new();
+    for (lvl, last) in v.lasts.iter().enumerate() {
+        let is_self = lvl + 1 == v.lasts.len();
+        guide.push_str(match (is_self, *last) {
+            (true, true) => g.tree_last,
+            (true, false) => g.tree_branch,
+            (false, true) => "   ",
+            (false, false) => g.tree_pipe,
+        });
+    }
+    let fold = if e.children.is_empty() {
+        " ".to_string()
+    } else if v.open {
+        g.fold_open.to_string()
+    } else {
+        g.fold_closed.to_string()
+    };
+    let mut sp: Vec<Span<'static>> = vec![
+        Span::styled(guide, st(app, Role::Border)),
+        Span::styled(format!("{fold} "), st(app, Role::Key)),
+        Span::styled(
+            clean(&e.label),
+            if v.depth == 0 {
+                st(app, Role::Title)
+            } else {
+                Style::default()
+            },
+        ),
+        Span::styled(format!(" = {}", num(e.value)), st(app, Role::Score)),
+    ];
+    let op = op_label(&e.op);
+    if !op.is_empty() {
+        sp.push(Span::styled(format!(" [{op}]"), st(app, Role::Key)));
+    }
+    if let Some(w) = e.weight {
+        sp.push(Span::styled(
+            format!(" {}{}", g.times, num(w)),
+            st(app, Role::Muted),
+        ));
+    }
+    if let Some(gap) = e.gap {
+        sp.push(Span::styled(
+            format!(" ({})", gap.as_str()),
+            st(app, status_role(gap)),
+        ));
+    }
+    if let Some((m, role)) = check_mark(app, e) {
+        sp.push(Span::styled(format!(" {m}"), st(app, role)));
+    }
+    if !v.open && !e.children.is_empty() {
+        sp.push(Span::styled(
+            format!(" ({} folded)", e.children.len()),
+            st(app, Role::Muted),
+        ));
+    }
+    Line::from(sp)
+}
+
+/// The node under the cursor: its exact value and what it stands for.
+fn node_facts(d: &mut Doc, app: &App, v: &VisNode) {
+    let e = v.node;
+    let pad = " ".repeat(3 * v.depth + 4);
+    let mut facts = format!("{pad}value {}", e.value);
+    if let Some(c) = e.combine() {
+        facts.push_str(&format!(
+            "; {} of {} gives {c} (residual {})",
+            e.op.name(),
+            if e.children.len() == 1 {
+                "1 child".to_string()
+            } else {
+                format!("{} children", e.children.len())
+            },
+            residual_text((c - e.value).abs())
+        ));
+    }
+    d.text_indent(Line::styled(facts, st(app, Role::Muted)), pad.len() + 2);
+    if let Some(det) = &e.detail {
+        d.text_indent(
+            Line::styled(format!("{pad}{}", clean(det)), st(app, Role::Note)),
+            pad.len() + 2,
+        );
+    }
 }
 
 /// The flat view: every leaf as a chip, grouped under its parent.

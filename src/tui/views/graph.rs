@@ -11,8 +11,8 @@ use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
-use crate::model::NodeId;
-use crate::tui::derive::neighbours;
+use crate::model::{Graph, NodeId};
+use crate::tui::derive::{Neighbour, neighbours};
 
 fn degree(app: &App, node: NodeId) -> (usize, usize) {
     match &app.engine {
@@ -34,7 +34,6 @@ fn val(v: &Option<Value>) -> String {
 
 pub fn doc(app: &App) -> Doc {
     let mut d = Doc::default();
-    let gl = glyphs(app);
     let (Some(engine), Some(focus)) = (app.engine.as_ref(), app.graph_focus()) else {
         d.text(Line::styled(
             "no candidate selected: type a query with /",
@@ -43,12 +42,35 @@ pub fn doc(app: &App) -> Doc {
         return d;
     };
     let g = &engine.graph;
-    let rank_of = |n: NodeId| -> Option<usize> {
-        let t = g.tool_of_node(n)?;
-        app.retrieval()?.rows.iter().position(|r| r.tool == t)
-    };
+    graph_line(&mut d, app, g);
+    breadcrumbs(&mut d, app, g, focus);
+    let (o, i) = focus_head(&mut d, app, g, focus);
+    let list = neighbours(app);
+    if list.is_empty() {
+        d.text(Line::styled(
+            "no edges touch this node",
+            st(app, Role::Muted),
+        ));
+        return d;
+    }
+    if o + i > list.len() {
+        d.text(Line::styled(
+            format!("showing the first {} of {} edges", list.len(), o + i),
+            st(app, Role::Warn),
+        ));
+    }
+    neighbour_rows(&mut d, app, g, &list);
+    d
+}
 
-    // the graph itself
+/// The node's rank among the candidates, when it is a retrieved tool.
+fn rank_of(app: &App, g: &Graph, n: NodeId) -> Option<usize> {
+    let t = g.tool_of_node(n)?;
+    app.retrieval()?.rows.iter().position(|r| r.tool == t)
+}
+
+/// The graph itself: source, counts and (once known) its fingerprint.
+fn graph_line(d: &mut Doc, app: &App, g: &Graph) {
     // never hash a large artifact on the UI thread: show the fingerprint once something computed it
     let fp = g.fingerprint_known().unwrap_or("");
     d.text(Line::styled(
@@ -66,7 +88,11 @@ pub fn doc(app: &App) -> Doc {
         ),
         st(app, Role::Muted),
     ));
-    // breadcrumbs
+}
+
+/// The breadcrumbs: the path of jumps to the focus node.
+fn breadcrumbs(d: &mut Doc, app: &App, g: &Graph, focus: NodeId) {
+    let gl = glyphs(app);
     let crumbs: Vec<NodeId> = if app.graph_stack.is_empty() {
         vec![focus]
     } else {
@@ -88,8 +114,11 @@ pub fn doc(app: &App) -> Doc {
         cs.push(Span::styled("   (Esc: back)", st(app, Role::Muted)));
     }
     d.text_indent(Line::from(cs), 5);
+}
 
-    // the focus node
+/// The focus node's line: method and path (or node type), rank and degree; returns its
+/// out and in degree.
+fn focus_head(d: &mut Doc, app: &App, g: &Graph, focus: NodeId) -> (usize, usize) {
     let node = g.node(focus);
     let mut head: Vec<Span<'static>> = Vec::new();
     match g.tool_of_node(focus) {
@@ -113,7 +142,7 @@ pub fn doc(app: &App) -> Doc {
             st(app, Role::Key),
         )),
     }
-    if let Some(r) = rank_of(focus) {
+    if let Some(r) = rank_of(app, g, focus) {
         head.push(Span::styled(
             format!("#{} in candidates  ", r + 1),
             st(app, Role::Good),
@@ -125,21 +154,13 @@ pub fn doc(app: &App) -> Doc {
         st(app, Role::Muted),
     ));
     d.text(Line::from(head));
+    (o, i)
+}
 
-    let list = neighbours(app);
-    if list.is_empty() {
-        d.text(Line::styled(
-            "no edges touch this node",
-            st(app, Role::Muted),
-        ));
-        return d;
-    }
-    if o + i > list.len() {
-        d.text(Line::styled(
-            format!("showing the first {} of {} edges", list.len(), o + i),
-            st(app, Role::Warn),
-        ));
-    }
+/// The neighbours grouped by relation: one item each, the one under the cursor with its
+/// full evidence.
+fn neighbour_rows(d: &mut Doc, app: &App, g: &Graph, list: &[Neighbour]) {
+    let gl = glyphs(app);
     let cursor = app.pane(PaneId::Graph).cursor;
     let mut current: Option<&str> = None;
     for (idx, n) in list.iter().enumerate() {
@@ -157,7 +178,7 @@ pub fn doc(app: &App) -> Doc {
         } else {
             gl.arrow_in
         };
-        let rank = rank_of(n.node)
+        let rank = rank_of(app, g, n.node)
             .map(|r| format!("#{:<3}", r + 1))
             .unwrap_or_else(|| "    ".into());
         let conf = val(&a.confidence);
@@ -212,5 +233,4 @@ pub fn doc(app: &App) -> Doc {
             }
         }
     }
-    d
 }

@@ -16,6 +16,7 @@ use super::super::text;
 use super::super::theme::Role;
 use super::doc::{Doc, spans};
 use super::{box_title, clean, glyphs, list_box, put_line, screen_pane, st};
+use crate::lab::eval::CaseResult;
 
 fn view(app: &App) -> Option<&LabView> {
     app.lab.as_ref()
@@ -344,10 +345,26 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     let Some(l) = view(app) else {
         return;
     };
-    let g = glyphs(app);
     if main.height == 0 {
         return;
     }
+    let main = header_lines(app, l, main, buf);
+    let (list_r, pane_r) = split(l, main, compact);
+    if let Some(r) = list_r {
+        cases_box(app, l, r, buf, compact, info);
+    }
+    if let Some(r) = pane_r {
+        let focused = l.focus == LabFocus::Detail;
+        let title = box_title(app, " Case ".to_string(), focused);
+        let d = detail(app, l);
+        screen_pane(app, r, buf, compact, title, focused, &d, &l.pane, info);
+    }
+}
+
+/// The lines above the boxes: the summary, then (when there is room) the counts per class
+/// and the missing-case warning; returns what is left of `main`.
+fn header_lines(app: &App, l: &LabView, main: Rect, buf: &mut Buffer) -> Rect {
+    let g = glyphs(app);
     put_line(
         buf,
         Rect::new(main.x, main.y, main.width, 1),
@@ -381,8 +398,13 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         );
         main = Rect::new(main.x, main.y + 1, main.width, main.height - 1);
     }
+    main
+}
+
+/// The Cases box above the Case pane (the focused one alone when `main` is short).
+fn split(l: &LabView, main: Rect, compact: bool) -> (Option<Rect>, Option<Rect>) {
     let chrome: u16 = if compact { 1 } else { 2 };
-    let (list_r, pane_r) = if main.height < 12 {
+    if main.height < 12 {
         match l.focus {
             LabFocus::Cases => (Some(main), None),
             LabFocus::Detail => (None, Some(main)),
@@ -398,145 +420,170 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             Some(Rect::new(main.x, main.y, main.width, h)),
             Some(Rect::new(main.x, main.y + h, main.width, main.height - h)),
         )
+    }
+}
+
+/// The Cases list's column widths.
+#[derive(Clone, Copy)]
+struct Cols {
+    idw: usize,
+    classw: usize,
+    namew: usize,
+    narrow: bool,
+}
+
+/// The Cases box: its title, column header and one row per case in the sort order.
+fn cases_box(
+    app: &App,
+    l: &LabView,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    info: &mut LayoutInfo,
+) {
+    let g = glyphs(app);
+    let order = l.order();
+    let w = r.width as usize;
+    let idw = l
+        .results
+        .iter()
+        .take(1000)
+        .map(|c| text::width(&clean(&c.id)))
+        .max()
+        .unwrap_or(2)
+        .clamp(4, (w / 4).max(8));
+    // the query keeps its share: the class, selected and expected take at most 30% each
+    let narrow = w < 100;
+    let classw = l
+        .classes
+        .iter()
+        .map(|c| text::width(&class_text(c, narrow)))
+        .max()
+        .unwrap_or(5)
+        .clamp(5, if narrow { 13 } else { 30 });
+    let fixed = 2 + idw + 6 + 4 + 4 + classw + 1 + 2;
+    let namew = (w.saturating_sub(fixed) * 3 / 10).clamp(8, 22);
+    let head = format!(
+        "  {} rank h@1 sel {} {} {} query",
+        text::fit("case", idw, g.ellipsis),
+        text::fit("class", classw, g.ellipsis),
+        text::fit("selected", namew, g.ellipsis),
+        text::fit("expected", namew, g.ellipsis),
+    );
+    let cols = Cols {
+        idw,
+        classw,
+        namew,
+        narrow,
     };
-    if let Some(r) = list_r {
-        let order = l.order();
-        let w = r.width as usize;
-        let idw = l
-            .results
-            .iter()
-            .take(1000)
-            .map(|c| text::width(&clean(&c.id)))
-            .max()
-            .unwrap_or(2)
-            .clamp(4, (w / 4).max(8));
-        // the query keeps its share: the class, selected and expected take at most 30% each
-        let narrow = w < 100;
-        let classw = l
-            .classes
-            .iter()
-            .map(|c| text::width(&class_text(c, narrow)))
-            .max()
-            .unwrap_or(5)
-            .clamp(5, if narrow { 13 } else { 30 });
-        let fixed = 2 + idw + 6 + 4 + 4 + classw + 1 + 2;
-        let namew = (w.saturating_sub(fixed) * 3 / 10).clamp(8, 22);
-        let head = format!(
-            "  {} rank h@1 sel {} {} {} query",
-            text::fit("case", idw, g.ellipsis),
-            text::fit("class", classw, g.ellipsis),
-            text::fit("selected", namew, g.ellipsis),
-            text::fit("expected", namew, g.ellipsis),
-        );
-        let row = |k: usize| -> Line<'static> {
-            {
-                let c = &l.results[order[k]];
-                let ok = |b: bool| -> Span<'static> {
-                    if b {
-                        Span::styled(text::fit(g.check, 3, g.ellipsis), st(app, Role::Good))
-                    } else {
-                        Span::styled(text::fit(g.cross, 3, g.ellipsis), st(app, Role::Bad))
-                    }
-                };
-                let labelled = !c.expected.is_empty();
-                let rank = match (labelled, c.first_hit_rank) {
-                    (false, _) => "-".into(),
-                    (true, Some(r)) => format!("#{r}"),
-                    (true, None) => "miss".into(),
-                };
-                let failed = labelled && (c.hit1 < 1.0 || c.selector_correct < 1.0);
-                let ok = |b: bool| -> Span<'static> {
-                    if labelled {
-                        ok(b)
-                    } else {
-                        Span::styled(text::fit("-", 3, g.ellipsis), st(app, Role::Muted))
-                    }
-                };
-                // a miss must not look like a hit: names that share a start are cut
-                // so that they still differ
-                let (selected, expected) = text::apart(
-                    &clean(&c.selected),
-                    &clean(&c.expected.join(",")),
-                    (namew, namew),
-                    g.ellipsis,
-                );
-                Line::from(vec![
-                    Span::styled(
-                        if failed {
-                            format!("{} ", g.dot)
-                        } else {
-                            "  ".into()
-                        },
-                        st(app, Role::Warn),
-                    ),
-                    Span::raw(text::fit(&clean(&c.id), idw, g.ellipsis)),
-                    Span::styled(
-                        format!(" {:>4} ", rank),
-                        match (labelled, c.first_hit_rank) {
-                            (false, _) => st(app, Role::Muted),
-                            (true, Some(_)) => st(app, Role::Score),
-                            (true, None) => st(app, Role::Bad),
-                        },
-                    ),
-                    ok(c.hit1 >= 1.0),
-                    Span::raw(" "),
-                    ok(c.selector_correct >= 1.0),
-                    Span::raw(" "),
-                    match l.class(order[k]) {
-                        Some(cl) => Span::styled(
-                            text::fit(&class_text(cl, narrow), classw, g.ellipsis),
-                            st(app, class_role(cl)),
-                        ),
-                        None => {
-                            Span::styled(text::fit("…", classw, g.ellipsis), st(app, Role::Muted))
-                        }
-                    },
-                    Span::raw(" "),
-                    Span::raw(text::fit(&selected, namew, g.ellipsis)),
-                    Span::raw(" "),
-                    Span::styled(
-                        text::fit(&expected, namew, g.ellipsis),
-                        st(app, Role::Matched),
-                    ),
-                    Span::styled(format!(" {}", clean(&c.query)), st(app, Role::Muted)),
-                ])
-            }
-        };
-        let focused = l.focus == LabFocus::Cases;
-        let shown = match l.filter {
-            Some(f) => format!("{} of {}, only {f}", order.len(), l.results.len()),
-            None => l.results.len().to_string(),
-        };
-        let title = box_title(
-            app,
-            format!(" Cases ({shown}) by {} ", l.sort.name()),
-            focused,
-        );
-        let rr = list_box(
-            app,
-            r,
-            buf,
-            compact,
-            title,
-            Some(Line::styled(head, st(app, Role::Header))),
-            order.len(),
-            &row,
-            l.cursor,
-            focused,
-        );
-        info.table_rows = rr;
-    }
-    if let Some(r) = pane_r {
-        let focused = l.focus == LabFocus::Detail;
-        let title = box_title(app, " Case ".to_string(), focused);
-        let d = detail(app, l);
-        screen_pane(app, r, buf, compact, title, focused, &d, &l.pane, info);
-    }
+    let row = |k: usize| -> Line<'static> { case_row(app, l, &cols, order[k]) };
+    let focused = l.focus == LabFocus::Cases;
+    let shown = match l.filter {
+        Some(f) => format!("{} of {}, only {f}", order.len(), l.results.len()),
+        None => l.results.len().to_string(),
+    };
+    let title = box_title(
+        app,
+        format!(" Cases ({shown}) by {} ", l.sort.name()),
+        focused,
+    );
+    let rr = list_box(
+        app,
+        r,
+        buf,
+        compact,
+        title,
+        Some(Line::styled(head, st(app, Role::Header))),
+        order.len(),
+        &row,
+        l.cursor,
+        focused,
+    );
+    info.table_rows = rr;
+}
+
+/// One case's row: failure mark, id, rank, hit@1 and selector marks, class, selected and
+/// expected names, query.
+fn case_row(app: &App, l: &LabView, cols: &Cols, i: usize) -> Line<'static> {
+    let g = glyphs(app);
+    let Cols {
+        idw,
+        classw,
+        namew,
+        narrow,
+    } = *cols;
+    let c = &l.results[i];
+    let ok = |b: bool| -> Span<'static> {
+        if b {
+            Span::styled(text::fit(g.check, 3, g.ellipsis), st(app, Role::Good))
+        } else {
+            Span::styled(text::fit(g.cross, 3, g.ellipsis), st(app, Role::Bad))
+        }
+    };
+    let labelled = !c.expected.is_empty();
+    let rank = match (labelled, c.first_hit_rank) {
+        (false, _) => "-".into(),
+        (true, Some(r)) => format!("#{r}"),
+        (true, None) => "miss".into(),
+    };
+    let failed = labelled && (c.hit1 < 1.0 || c.selector_correct < 1.0);
+    let ok = |b: bool| -> Span<'static> {
+        if labelled {
+            ok(b)
+        } else {
+            Span::styled(text::fit("-", 3, g.ellipsis), st(app, Role::Muted))
+        }
+    };
+    // a miss must not look like a hit: names that share a start are cut
+    // so that they still differ
+    let (selected, expected) = text::apart(
+        &clean(&c.selected),
+        &clean(&c.expected.join(",")),
+        (namew, namew),
+        g.ellipsis,
+    );
+    Line::from(vec![
+        Span::styled(
+            if failed {
+                format!("{} ", g.dot)
+            } else {
+                "  ".into()
+            },
+            st(app, Role::Warn),
+        ),
+        Span::raw(text::fit(&clean(&c.id), idw, g.ellipsis)),
+        Span::styled(
+            format!(" {:>4} ", rank),
+            match (labelled, c.first_hit_rank) {
+                (false, _) => st(app, Role::Muted),
+                (true, Some(_)) => st(app, Role::Score),
+                (true, None) => st(app, Role::Bad),
+            },
+        ),
+        ok(c.hit1 >= 1.0),
+        Span::raw(" "),
+        ok(c.selector_correct >= 1.0),
+        Span::raw(" "),
+        match l.class(i) {
+            Some(cl) => Span::styled(
+                text::fit(&class_text(cl, narrow), classw, g.ellipsis),
+                st(app, class_role(cl)),
+            ),
+            None => Span::styled(text::fit("…", classw, g.ellipsis), st(app, Role::Muted)),
+        },
+        Span::raw(" "),
+        Span::raw(text::fit(&selected, namew, g.ellipsis)),
+        Span::raw(" "),
+        Span::styled(
+            text::fit(&expected, namew, g.ellipsis),
+            st(app, Role::Matched),
+        ),
+        Span::styled(format!(" {}", clean(&c.query)), st(app, Role::Muted)),
+    ])
 }
 
 fn detail(app: &App, l: &LabView) -> Doc {
     let mut d = Doc::default();
-    let g = glyphs(app);
     let Some(c) = l.current() else {
         d.text(Line::styled(
             if l.running {
@@ -586,6 +633,13 @@ fn detail(app: &App, l: &LabView) -> Doc {
         );
     }
     let idx = l.order().get(l.cursor).copied();
+    case_params_and_class(&mut d, app, l, idx);
+    case_selection(&mut d, app, c);
+    d
+}
+
+/// The case's own parameters (those unlike the lab's) and its triage class.
+fn case_params_and_class(d: &mut Doc, app: &App, l: &LabView, idx: Option<usize>) {
     if let Some(own) = idx
         .and_then(|i| l.case_of(i))
         .and_then(|case| case.knobs.get("top_k"))
@@ -640,6 +694,12 @@ fn detail(app: &App, l: &LabView) -> Doc {
         ),
         _ => {}
     }
+}
+
+/// What the case selected (with its hit or miss mark), its top 5 and the expected tools
+/// missing from the graph.
+fn case_selection(d: &mut Doc, app: &App, c: &CaseResult) {
+    let g = glyphs(app);
     let sel_ok = c.selector_correct >= 1.0;
     let mark = if c.expected.is_empty() {
         (
@@ -684,7 +744,6 @@ fn detail(app: &App, l: &LabView) -> Doc {
             st(app, Role::Warn),
         ));
     }
-    d
 }
 
 /// A case's class as the list shows it: `outranked`, `not_retrieved/below_cutoff`, …;
