@@ -25,48 +25,65 @@ pub fn to_python_pretty(v: &Value) -> String {
 }
 
 /// Writes `json.dumps(v, indent=2, ensure_ascii=False)` to `w` without building the whole
-/// text: the members of the top-level containers (the `tools` map, the edge list) are
-/// rendered on every core a window at a time and written in order.
+/// text: big containers (the `tools` map, the graph's node and edge lists) are rendered on
+/// every core a window at a time and written in order; the small objects around them are
+/// walked member by member so a big container nested in one (`graph.edges`) streams too.
 pub fn write_python_pretty(w: &mut impl std::io::Write, v: &Value) -> std::io::Result<()> {
     let mut buf = String::with_capacity(1 << 20);
-    match v {
-        Value::Object(m) if !m.is_empty() => {
-            buf.push('{');
-            for (i, (k, x)) in m.iter().enumerate() {
-                if i > 0 {
-                    buf.push(',');
-                }
-                indent(&mut buf, 1);
-                write_escaped(&mut buf, k);
-                buf.push_str(": ");
-                write_level1(w, &mut buf, x)?;
-            }
-            indent(&mut buf, 0);
-            buf.push('}');
-        }
-        other => write_pretty(&mut buf, other, 0),
-    }
+    write_streamed(w, &mut buf, v, 0)?;
     w.write_all(buf.as_bytes())
 }
 
-/// A member at indent level 1: a big container is rendered in parallel windows.
-fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std::io::Result<()> {
-    const PARALLEL_FROM: usize = 256;
+/// Containers of at least this many members are rendered in parallel windows.
+const PARALLEL_FROM: usize = 256;
+/// Small objects are walked (not rendered whole) down to this indent level.
+const STREAM_DEPTH: usize = 2;
+
+/// A value at indent `level`, appended to `buf` or, for a big container, streamed to `w`.
+fn write_streamed(
+    w: &mut impl std::io::Write,
+    buf: &mut String,
+    x: &Value,
+    level: usize,
+) -> std::io::Result<()> {
     let members: Vec<(Option<&String>, &Value)> = match x {
         Value::Object(m) if m.len() >= PARALLEL_FROM => {
             m.iter().map(|(k, v)| (Some(k), v)).collect()
         }
         Value::Array(a) if a.len() >= PARALLEL_FROM => a.iter().map(|v| (None, v)).collect(),
+        Value::Object(m) if !m.is_empty() && level < STREAM_DEPTH => {
+            buf.push('{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    buf.push(',');
+                }
+                indent(buf, level + 1);
+                write_escaped(buf, k);
+                buf.push_str(": ");
+                write_streamed(w, buf, v, level + 1)?;
+            }
+            indent(buf, level);
+            buf.push('}');
+            return Ok(());
+        }
         _ => {
-            write_pretty(buf, x, 1);
+            write_pretty(buf, x, level);
             return Ok(());
         }
     };
-    let (open, close) = if x.is_object() {
-        ('{', '}')
-    } else {
-        ('[', ']')
-    };
+    write_windows(w, buf, x.is_object(), &members, level)
+}
+
+/// A big container's members, rendered on every core a window at a time (window i+1 while
+/// window i is written).
+fn write_windows(
+    w: &mut impl std::io::Write,
+    buf: &mut String,
+    object: bool,
+    members: &[(Option<&String>, &Value)],
+    level: usize,
+) -> std::io::Result<()> {
+    let (open, close) = if object { ('{', '}') } else { ('[', ']') };
     buf.push(open);
     let window = crate::par::threads() * 64;
     let render = |wi: usize, part: &[(Option<&String>, &Value)]| {
@@ -76,17 +93,16 @@ fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std
                 if wi > 0 || first > 0 || j > 0 {
                     out.push(',');
                 }
-                indent(&mut out, 2);
+                indent(&mut out, level + 1);
                 if let Some(k) = k {
                     write_escaped(&mut out, k);
                     out.push_str(": ");
                 }
-                write_pretty(&mut out, v, 2);
+                write_pretty(&mut out, v, level + 1);
             }
             out
         })
     };
-    // window i+1 is rendered while window i is written
     let mut pending: Vec<String> = Vec::new();
     for (wi, part) in members.chunks(window).enumerate() {
         pending = std::thread::scope(|sc| {
@@ -104,7 +120,7 @@ fn write_level1(w: &mut impl std::io::Write, buf: &mut String, x: &Value) -> std
     for r in &pending {
         w.write_all(r.as_bytes())?;
     }
-    indent(buf, 1);
+    indent(buf, level);
     buf.push(close);
     Ok(())
 }
@@ -252,7 +268,7 @@ mod tests {
             );
         }
         let edges: Vec<Value> = (0..300).map(|i| serde_json::json!({"s": i})).collect();
-        let v = serde_json::json!({"a": 1, "tools": tools, "graph": {"edges": edges}, "edges": edges, "z": []});
+        let v = serde_json::json!({"a": 1, "tools": tools, "graph": {"n": {}, "edges": edges, "m": {"x": [edges.clone()]}}, "edges": edges, "z": [], "o": {}});
         let mut out = Vec::new();
         write_python_pretty(&mut out, &v).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), to_python_pretty(&v));

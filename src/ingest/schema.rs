@@ -63,10 +63,17 @@ pub struct ToolSchema {
 }
 
 impl ToolSchema {
-    /// The row written under `tools`, consuming the tool (no copy of its metadata).
+    /// The row written under `tools`, consuming the tool (no copy of its metadata); the
+    /// parameter, tag and annotation rows are kept as compact text
+    /// ([`crate::ingest::frozen`]) until written, as the big metadata subtrees are.
     pub fn into_json(mut self) -> Value {
         let md = std::mem::take(&mut self.metadata);
         let mut v = self.to_json_with(Map::new());
+        if let Value::Object(m) = &mut v {
+            for k in ["parameters", "tags", "annotations"] {
+                crate::ingest::frozen::freeze_member(m, k);
+            }
+        }
         v["metadata"] = Value::Object(md);
         v
     }
@@ -313,7 +320,7 @@ impl OutGraph {
     }
 
     /// `{"nodes": [...], "edges": [...]}` as `ToolGraph.save` writes it, consuming the
-    /// graph (attribute maps are moved, not copied).
+    /// graph (attribute maps are moved, not copied; each edge row is frozen).
     pub fn into_json(self) -> Value {
         let OutGraph { nodes, succ } = self;
         let ids: Vec<String> = nodes.keys().cloned().collect();
@@ -333,7 +340,8 @@ impl OutGraph {
                 m.insert("source".into(), Value::String(ids[si].clone()));
                 m.insert("target".into(), Value::String(ids[ti].clone()));
                 m.extend(a);
-                edges.push(Value::Object(m));
+                // as compact text until written: a fifth of an attribute map's memory
+                edges.push(crate::ingest::frozen::freeze(Value::Object(m)));
             }
         }
         crate::ingest::schema::object([

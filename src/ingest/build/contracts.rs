@@ -565,7 +565,11 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             if !cons.is_empty() {
                 t.metadata.insert("consumes".into(), Value::Array(cons));
             }
-            t.metadata.insert("contract_signal_policy".into(), policy);
+            // no later step reads it: compact text until written
+            t.metadata.insert(
+                "contract_signal_policy".into(),
+                crate::ingest::frozen::freeze(policy),
+            );
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
         [

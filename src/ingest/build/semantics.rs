@@ -910,7 +910,8 @@ fn derive(t: &mut ToolSchema) {
         ("semantic_confidence_score", json!(score)),
         (
             "semantic_evidence",
-            json!([action_ev, resource_ev, module_ev, shape_ev]),
+            // nothing reads it back: compact text until written
+            crate::ingest::frozen::freeze(json!([action_ev, resource_ev, module_ev, shape_ev])),
         ),
     ];
     let derived_oa: Vec<(&str, Value)> = vec![

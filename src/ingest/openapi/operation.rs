@@ -11,6 +11,7 @@ use super::response::{FrozenResponses, Responses};
 use super::servers::ServerBlock;
 use super::{Ctx, s};
 use crate::error::InputError;
+use crate::ingest::frozen::freeze;
 use crate::ingest::leaves::FieldMemo;
 use crate::ingest::operation_rows::{self as rows, BodyInfo, BodyRows};
 use crate::ingest::row::freeze_rows;
@@ -66,7 +67,8 @@ pub(super) fn operation_tool(
     );
     let servers = ServerBlock::of(ctx, op, item);
     if let Some(sv) = servers.server {
-        oa.insert("server".into(), Value::Object(sv));
+        // nothing reads these blocks back: compact text until written
+        oa.insert("server".into(), freeze(Value::Object(sv)));
     }
     let contract = crate::ingest::schema::object([
         ("produces", freeze_rows(&ac_produces)),
@@ -288,7 +290,10 @@ fn openapi_block(id: &Identity, op: &Value, path: &str, p: OpenApiParts) -> Map<
     );
     oa.insert("parameters".into(), p.parameters);
     oa.insert("path_params".into(), json!(path_params(path)));
-    oa.insert("input_locations".into(), Value::Object(p.input_locations));
+    oa.insert(
+        "input_locations".into(),
+        freeze(Value::Object(p.input_locations)),
+    );
     oa.insert("request_body".into(), Value::Object(p.request_body));
     oa.insert("response".into(), p.response);
     oa.insert("responses".into(), p.responses);
@@ -341,7 +346,10 @@ fn metadata(ctx: &Ctx, method: &str, path: &str, p: MetadataParts) -> Map<String
     md.insert("path".into(), json!(path));
     md.insert("api_contract".into(), p.contract);
     md.insert("openapi".into(), Value::Object(p.openapi));
-    md.insert("input_locations".into(), Value::Object(p.input_locations));
+    md.insert(
+        "input_locations".into(),
+        freeze(Value::Object(p.input_locations)),
+    );
     if let Some(bs) = p.request_body_schema {
         md.insert("request_body_schema".into(), bs);
     }
