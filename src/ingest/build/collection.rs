@@ -481,12 +481,6 @@ fn artifact(
     t0: &mut std::time::Instant,
 ) -> (Value, usize) {
     let tool_count = built.list.len();
-    let mut relation_counts: IndexMap<String, usize> = IndexMap::new();
-    for (_, _, a) in built.graph.edges() {
-        if let Some(r) = a.get("relation").and_then(Value::as_str) {
-            *relation_counts.entry(r.to_string()).or_default() += 1;
-        }
-    }
     let edge_quality = readiness::edge_quality_summary(&built.graph);
     let edge_stats = edge_stats_json(&built);
     let manifest = json!({
