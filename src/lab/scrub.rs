@@ -639,73 +639,9 @@ pub fn redact(s: &str) -> String {
     apply(&BEARER, Retry::Skip, &mut |c, _| {
         credential_like(group(c, 3)).then(|| KEY.to_string())
     });
-    apply(&KV_ID, Retry::Skip, &mut |c, _| {
-        let v = group(c, 3);
-        if !not_redacted(v) {
-            return None;
-        }
-        let key = group(c, 1).to_ascii_lowercase();
-        let tag = if key.contains("mail") {
-            EMAIL_TAG
-        } else if ["phone", "tel", "mobile", "cell", "msisdn"]
-            .iter()
-            .any(|k| key.starts_with(k))
-        {
-            PHONE_TAG
-        } else {
-            ID
-        };
-        Some(format!("{}{}{tag}", group(c, 1), group(c, 2)))
-    });
-    apply(&EMAIL, Retry::NextChar, &mut |c, text| {
-        let m = c.get(0)?;
-        let at = group(c, 1).to_ascii_lowercase();
-        if at.trim().is_empty() || at.trim() == "at" {
-            // plain " at ": only with an obfuscated dot as well
-            let rest = m.as_str().to_ascii_lowercase();
-            let obf_dot = rest.contains(" dot ")
-                || rest.contains("[dot]")
-                || rest.contains("(dot)")
-                || rest.contains("{dot}")
-                || rest.contains("<dot>");
-            let tld = rest.rsplit('.').next().unwrap_or("");
-            let known_tld = rest.contains('.')
-                && [
-                    "com", "net", "org", "io", "kr", "uk", "de", "fr", "jp", "edu", "gov", "co",
-                ]
-                .contains(&tld);
-            if !(obf_dot || known_tld) {
-                return None;
-            }
-        }
-        if char_before(text, m.start()).is_some_and(|p| p.is_alphanumeric()) {
-            return None;
-        }
-        Some(EMAIL_TAG.to_string())
-    });
-    apply(&IPV6, Retry::NextChar, &mut |c, text| {
-        let m = c.get(0)?;
-        let s = m.as_str();
-        if char_before(text, m.start()).is_some_and(|p| p.is_ascii_alphanumeric() || p == ':')
-            || char_after(text, m.end()).is_some_and(|a| a.is_ascii_alphanumeric() || a == ':')
-        {
-            return None;
-        }
-        let bare = s.trim_start_matches('[').trim_end_matches(']');
-        let addr = bare.split('%').next().unwrap_or("");
-        let groups = addr.split(':').filter(|g| !g.is_empty()).count();
-        (groups >= 3 && addr.parse::<std::net::Ipv6Addr>().is_ok()).then(|| {
-            let mut r = String::new();
-            if s.starts_with('[') {
-                r.push('[');
-            }
-            r.push_str(IP_TAG);
-            if s.ends_with(']') {
-                r.push(']');
-            }
-            r
-        })
-    });
+    apply(&KV_ID, Retry::Skip, &mut kv_id_accept);
+    apply(&EMAIL, Retry::NextChar, &mut email_accept);
+    apply(&IPV6, Retry::NextChar, &mut ipv6_accept);
     apply(&IPV4, Retry::NextChar, &mut |c, _| {
         c.get(1)?
             .as_str()
@@ -730,23 +666,7 @@ pub fn redact(s: &str) -> String {
             .then(|| format!("{}{}{ID}", group(c, 1), group(c, 2)))
     });
     apply(&IBAN, Retry::Skip, &mut all(ACCOUNT_TAG));
-    apply(&STREET, Retry::NextChar, &mut |c, _| {
-        let name = group(c, 1).trim();
-        let kind = group(c, 2).to_ascii_lowercase();
-        if AMBIGUOUS_STREET_TYPES.contains(&kind.as_str()) {
-            let capitalised = !name.is_empty()
-                && name.split_whitespace().all(|w| {
-                    w.chars()
-                        .next()
-                        .is_some_and(|f| f.is_uppercase() || f.is_ascii_digit())
-                });
-            let type_capitalised = group(c, 2).chars().next().is_some_and(|f| f.is_uppercase());
-            if !(capitalised && type_capitalised) {
-                return None;
-            }
-        }
-        Some(ADDRESS.to_string())
-    });
+    apply(&STREET, Retry::NextChar, &mut street_accept);
     apply(&STREET_EU, Retry::Skip, &mut all(ADDRESS));
     apply(&STREET_ROMANCE, Retry::Skip, &mut |c, _| {
         (c.get(1).is_some() || c.get(2).is_some()).then(|| ADDRESS.to_string())
@@ -767,6 +687,102 @@ pub fn redact(s: &str) -> String {
     apply(&USER_REF, Retry::Skip, &mut all(ID));
     apply(&DIGITS, Retry::Skip, &mut all(ID));
     if t == norm { s.to_string() } else { t }
+}
+
+/// A `key=value` identifier not redacted yet: its value becomes the e-mail, phone or id
+/// marker by what the key names; the key stays.
+fn kv_id_accept(c: &Captures<'_>, _: &str) -> Option<String> {
+    let v = group(c, 3);
+    if !not_redacted(v) {
+        return None;
+    }
+    let key = group(c, 1).to_ascii_lowercase();
+    let tag = if key.contains("mail") {
+        EMAIL_TAG
+    } else if ["phone", "tel", "mobile", "cell", "msisdn"]
+        .iter()
+        .any(|k| key.starts_with(k))
+    {
+        PHONE_TAG
+    } else {
+        ID
+    };
+    Some(format!("{}{}{tag}", group(c, 1), group(c, 2)))
+}
+
+/// An e-mail address not inside a word; one written with a plain ` at ` only with an
+/// obfuscated dot as well or a known top-level domain.
+fn email_accept(c: &Captures<'_>, text: &str) -> Option<String> {
+    let m = c.get(0)?;
+    let at = group(c, 1).to_ascii_lowercase();
+    if at.trim().is_empty() || at.trim() == "at" {
+        // plain " at ": only with an obfuscated dot as well
+        let rest = m.as_str().to_ascii_lowercase();
+        let obf_dot = rest.contains(" dot ")
+            || rest.contains("[dot]")
+            || rest.contains("(dot)")
+            || rest.contains("{dot}")
+            || rest.contains("<dot>");
+        let tld = rest.rsplit('.').next().unwrap_or("");
+        let known_tld = rest.contains('.')
+            && [
+                "com", "net", "org", "io", "kr", "uk", "de", "fr", "jp", "edu", "gov", "co",
+            ]
+            .contains(&tld);
+        if !(obf_dot || known_tld) {
+            return None;
+        }
+    }
+    if char_before(text, m.start()).is_some_and(|p| p.is_alphanumeric()) {
+        return None;
+    }
+    Some(EMAIL_TAG.to_string())
+}
+
+/// An IPv6 address of three groups or more that parses, not inside a longer word or
+/// address; its brackets stay.
+fn ipv6_accept(c: &Captures<'_>, text: &str) -> Option<String> {
+    let m = c.get(0)?;
+    let s = m.as_str();
+    if char_before(text, m.start()).is_some_and(|p| p.is_ascii_alphanumeric() || p == ':')
+        || char_after(text, m.end()).is_some_and(|a| a.is_ascii_alphanumeric() || a == ':')
+    {
+        return None;
+    }
+    let bare = s.trim_start_matches('[').trim_end_matches(']');
+    let addr = bare.split('%').next().unwrap_or("");
+    let groups = addr.split(':').filter(|g| !g.is_empty()).count();
+    (groups >= 3 && addr.parse::<std::net::Ipv6Addr>().is_ok()).then(|| {
+        let mut r = String::new();
+        if s.starts_with('[') {
+            r.push('[');
+        }
+        r.push_str(IP_TAG);
+        if s.ends_with(']') {
+            r.push(']');
+        }
+        r
+    })
+}
+
+/// A street address; with an ambiguous street type (`Way`, `Row`, …) only when the
+/// name and the type are capitalised.
+fn street_accept(c: &Captures<'_>, _: &str) -> Option<String> {
+    let name = group(c, 1).trim();
+    let kind = group(c, 2).to_ascii_lowercase();
+    if AMBIGUOUS_STREET_TYPES.contains(&kind.as_str()) {
+        let capitalised = !name.is_empty()
+            && name.split_whitespace().all(|w| {
+                w.chars()
+                    .next()
+                    .is_some_and(|f| f.is_uppercase() || f.is_ascii_digit())
+            });
+        let type_capitalised = group(c, 2).chars().next().is_some_and(|f| f.is_uppercase());
+        if !(capitalised && type_capitalised) {
+            return None;
+        }
+    }
+    Some(ADDRESS.to_string())
 }
 
 /// Scrubs one string: [`redact`], then the result is cut to [`MAX_STRING`] characters.

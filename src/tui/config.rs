@@ -423,93 +423,136 @@ pub fn parse(src: &str, file: &str) -> Result<Config, String> {
             None => format!("{file}: {msg}"),
         }
     })?;
-    let color = match raw.color {
-        None => None,
-        Some(v) => {
-            let text = match v.get_ref() {
-                toml::Value::String(s) => s.clone(),
-                toml::Value::Integer(i) => i.to_string(),
-                other => format!("a {}", other.type_str()),
-            };
-            let c = match text.as_str() {
-                "auto" => ColorChoice::Auto,
-                "never" => ColorChoice::Never,
-                "16" => ColorChoice::Ansi16,
-                "256" => ColorChoice::Ansi256,
-                "truecolor" => ColorChoice::TrueColor,
-                _ => {
-                    return Err(at(
-                        v.span(),
-                        format!("color {text:?}: expected one of auto, never, 16, 256, truecolor"),
-                    ));
-                }
-            };
-            Some(c)
-        }
-    };
+    let color = color_choice(raw.color, &at)?;
     let mut customs: Vec<CustomTheme> = Vec::new();
     for (name, table) in raw.themes.into_iter().flatten() {
         customs.push(custom_theme(&name, table, &at)?);
     }
-    let theme = match raw.theme {
-        None => None,
-        Some(t) => {
-            if let Some(c) = customs.iter().find(|c| c.name == *t.get_ref()) {
-                Some(ThemeChoice::Custom(c.clone()))
-            } else if let Some(k) = ThemeKind::parse(t.get_ref()) {
-                Some(ThemeChoice::Builtin(k))
-            } else {
-                let mut names: Vec<String> = ThemeKind::ALL
-                    .iter()
-                    .map(|k| k.as_str().to_string())
-                    .collect();
-                names.extend(customs.iter().map(|c| c.name.clone()));
-                return Err(at(
-                    t.span(),
-                    format!(
-                        "unknown theme {:?}: expected one of {} (or a [themes.NAME] table)",
-                        t.get_ref(),
-                        names.join(", ")
-                    ),
-                ));
-            }
+    let theme = theme_choice(raw.theme, &customs, &at)?;
+    let params = param_defaults(raw.params, &at)?;
+    let keys = key_requests(raw.keys, src, &at)?;
+    Ok(Config {
+        theme,
+        themes: customs,
+        color,
+        ascii: raw.ascii,
+        mouse: raw.mouse,
+        params,
+        keys,
+    })
+}
+
+/// The file's `color`: `auto`, `never`, `16`, `256` or `truecolor` (a string, or the
+/// numbers as integers).
+fn color_choice(
+    color: Option<Spanned<toml::Value>>,
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<Option<ColorChoice>, String> {
+    let Some(v) = color else {
+        return Ok(None);
+    };
+    let text = match v.get_ref() {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        other => format!("a {}", other.type_str()),
+    };
+    let c = match text.as_str() {
+        "auto" => ColorChoice::Auto,
+        "never" => ColorChoice::Never,
+        "16" => ColorChoice::Ansi16,
+        "256" => ColorChoice::Ansi256,
+        "truecolor" => ColorChoice::TrueColor,
+        _ => {
+            return Err(at(
+                v.span(),
+                format!("color {text:?}: expected one of auto, never, 16, 256, truecolor"),
+            ));
         }
     };
-    let mut params = ParamDefaults::default();
-    if let Some(p) = raw.params {
-        let num = |v: Spanned<i64>, name: &str, lo: usize, hi: usize| {
-            let n = *v.get_ref();
-            if n < lo as i64 || n > hi as i64 {
-                Err(at(
-                    v.span(),
-                    crate::engine::knobs::expected_int(name, lo as u64, hi as u64, &n.to_string()),
-                ))
-            } else {
-                Ok(n as usize)
-            }
-        };
-        params.top_k = p.top_k.map(|v| num(v, "top_k", 1, MAX_TOP_K)).transpose()?;
-        params.depth = p.depth.map(|v| num(v, "depth", 0, MAX_DEPTH)).transpose()?;
-        params.token_budget = p
-            .token_budget
-            .map(|v| num(v, "token_budget", 1, 10_000_000))
-            .transpose()?;
-        if let Some(pol) = p.policy {
-            if !POLICIES.contains(&pol.get_ref().as_str()) {
-                return Err(at(
-                    pol.span(),
-                    format!(
-                        "policy {:?}: expected one of {}",
-                        pol.get_ref(),
-                        POLICIES.join(", ")
-                    ),
-                ));
-            }
-            params.policy = Some(pol.into_inner().into());
-        }
+    Ok(Some(c))
+}
+
+/// The file's `theme`: one of its own `[themes.NAME]` tables (they come first) or a
+/// built-in theme.
+fn theme_choice(
+    theme: Option<Spanned<String>>,
+    customs: &[CustomTheme],
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<Option<ThemeChoice>, String> {
+    let Some(t) = theme else {
+        return Ok(None);
+    };
+    if let Some(c) = customs.iter().find(|c| c.name == *t.get_ref()) {
+        Ok(Some(ThemeChoice::Custom(c.clone())))
+    } else if let Some(k) = ThemeKind::parse(t.get_ref()) {
+        Ok(Some(ThemeChoice::Builtin(k)))
+    } else {
+        let mut names: Vec<String> = ThemeKind::ALL
+            .iter()
+            .map(|k| k.as_str().to_string())
+            .collect();
+        names.extend(customs.iter().map(|c| c.name.clone()));
+        Err(at(
+            t.span(),
+            format!(
+                "unknown theme {:?}: expected one of {} (or a [themes.NAME] table)",
+                t.get_ref(),
+                names.join(", ")
+            ),
+        ))
     }
-    let mut keys = Vec::new();
-    for (name, value) in raw.keys.into_iter().flatten() {
+}
+
+/// The file's `[params]`, each within the explorer's bounds.
+fn param_defaults(
+    raw: Option<RawParams>,
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<ParamDefaults, String> {
+    let mut params = ParamDefaults::default();
+    let Some(p) = raw else {
+        return Ok(params);
+    };
+    let num = |v: Spanned<i64>, name: &str, lo: usize, hi: usize| {
+        let n = *v.get_ref();
+        if n < lo as i64 || n > hi as i64 {
+            Err(at(
+                v.span(),
+                crate::engine::knobs::expected_int(name, lo as u64, hi as u64, &n.to_string()),
+            ))
+        } else {
+            Ok(n as usize)
+        }
+    };
+    params.top_k = p.top_k.map(|v| num(v, "top_k", 1, MAX_TOP_K)).transpose()?;
+    params.depth = p.depth.map(|v| num(v, "depth", 0, MAX_DEPTH)).transpose()?;
+    params.token_budget = p
+        .token_budget
+        .map(|v| num(v, "token_budget", 1, 10_000_000))
+        .transpose()?;
+    if let Some(pol) = p.policy {
+        if !POLICIES.contains(&pol.get_ref().as_str()) {
+            return Err(at(
+                pol.span(),
+                format!(
+                    "policy {:?}: expected one of {}",
+                    pol.get_ref(),
+                    POLICIES.join(", ")
+                ),
+            ));
+        }
+        params.policy = Some(pol.into_inner().into());
+    }
+    Ok(params)
+}
+
+/// The file's `[keys]`: per command, the keys it is bound to, in file order.
+fn key_requests(
+    keys: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+    src: &str,
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<Vec<KeyRequest>, String> {
+    let mut out = Vec::new();
+    for (name, value) in keys.into_iter().flatten() {
         let Some(c) = commands::by_name(name.get_ref()) else {
             let near = commands::closest(name.get_ref());
             let hint = if near.is_empty() {
@@ -528,40 +571,13 @@ pub fn parse(src: &str, file: &str) -> Result<Config, String> {
                 "quit! cannot be rebound: Ctrl-C always quits".into(),
             ));
         }
-        let texts: Vec<Spanned<String>> = match value.get_ref() {
-            toml::Value::String(s) => vec![Spanned::new(value.span(), s.clone())],
-            toml::Value::Array(a) => {
-                let mut out = Vec::new();
-                for v in a {
-                    match v {
-                        toml::Value::String(s) => out.push(Spanned::new(value.span(), s.clone())),
-                        _ => {
-                            return Err(at(
-                                value.span(),
-                                format!("keys for {}: expected key names (strings)", c.name),
-                            ));
-                        }
-                    }
-                }
-                out
-            }
-            _ => {
-                return Err(at(
-                    value.span(),
-                    format!(
-                        "keys for {}: expected a key name or a list of them, as \"Q\" or [\"z\", \"ctrl-z\"]",
-                        c.name
-                    ),
-                ));
-            }
-        };
         let mut parsed = Vec::new();
-        for t in texts {
+        for t in key_texts(&value, c.name, at)? {
             let k = parse_key(t.get_ref())
                 .map_err(|e| at(t.span(), format!("keys for {}: {e}", c.name)))?;
             parsed.push((k, t.into_inner()));
         }
-        keys.push((
+        out.push((
             name.span().start,
             KeyRequest {
                 id: c.id,
@@ -571,16 +587,41 @@ pub fn parse(src: &str, file: &str) -> Result<Config, String> {
         ));
     }
     // file order (the map is sorted by name)
-    keys.sort_by_key(|(at, _)| *at);
-    Ok(Config {
-        theme,
-        themes: customs,
-        color,
-        ascii: raw.ascii,
-        mouse: raw.mouse,
-        params,
-        keys: keys.into_iter().map(|(_, r)| r).collect(),
-    })
+    out.sort_by_key(|(start, _)| *start);
+    Ok(out.into_iter().map(|(_, r)| r).collect())
+}
+
+/// One `[keys]` value's key names: a string or a list of strings, each with the value's
+/// place.
+fn key_texts(
+    value: &Spanned<toml::Value>,
+    command: &str,
+    at: &impl Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<Vec<Spanned<String>>, String> {
+    match value.get_ref() {
+        toml::Value::String(s) => Ok(vec![Spanned::new(value.span(), s.clone())]),
+        toml::Value::Array(a) => {
+            let mut out = Vec::new();
+            for v in a {
+                match v {
+                    toml::Value::String(s) => out.push(Spanned::new(value.span(), s.clone())),
+                    _ => {
+                        return Err(at(
+                            value.span(),
+                            format!("keys for {command}: expected key names (strings)"),
+                        ));
+                    }
+                }
+            }
+            Ok(out)
+        }
+        _ => Err(at(
+            value.span(),
+            format!(
+                "keys for {command}: expected a key name or a list of them, as \"Q\" or [\"z\", \"ctrl-z\"]"
+            ),
+        )),
+    }
 }
 
 fn custom_theme(

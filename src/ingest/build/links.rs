@@ -124,48 +124,73 @@ fn unescape_ptr(s: &str) -> String {
     s.replace("~1", "/").replace("~0", "~")
 }
 
-/// Link edges: link target (consumer) → link owner (producer).
-pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
-    let mut by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    let mut by_op: FxHashMap<(String, String), usize> = FxHashMap::default();
-    for (i, t) in tools.iter().enumerate() {
-        if let Some(id) = t
-            .metadata
-            .get("openapi")
-            .and_then(|o| o.get("operation_id"))
-            .and_then(Value::as_str)
-        {
-            by_id.entry(id).or_default().push(i);
+/// Where a link can point: the tools by operation id (several when ids repeat), by method
+/// and path (for an `operation_ref`) and by name.
+struct Targets<'a> {
+    by_id: FxHashMap<&'a str, Vec<usize>>,
+    by_op: FxHashMap<(String, String), usize>,
+    names: FxHashMap<&'a str, usize>,
+}
+
+impl<'a> Targets<'a> {
+    /// The three indexes over `tools`.
+    fn new(tools: &'a [ToolSchema]) -> Targets<'a> {
+        let mut by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        let mut by_op: FxHashMap<(String, String), usize> = FxHashMap::default();
+        for (i, t) in tools.iter().enumerate() {
+            if let Some(id) = t
+                .metadata
+                .get("openapi")
+                .and_then(|o| o.get("operation_id"))
+                .and_then(Value::as_str)
+            {
+                by_id.entry(id).or_default().push(i);
+            }
+            if let (Some(m), Some(p)) = (t.meta_str("method"), t.meta_str("path")) {
+                by_op.insert((m.to_string(), p.to_string()), i);
+            }
         }
-        if let (Some(m), Some(p)) = (t.meta_str("method"), t.meta_str("path")) {
-            by_op.insert((m.to_string(), p.to_string()), i);
+        let names: FxHashMap<&str, usize> = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.as_str(), i))
+            .collect();
+        Targets {
+            by_id,
+            by_op,
+            names,
         }
     }
-    let names: FxHashMap<&str, usize> = tools
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
+
+    /// A link's target (the consumer): the one tool with its `operation_id` (a tool of that
+    /// name when no tool has it, none when several do), else the tool at its
+    /// `operation_ref`'s path and method.
+    fn resolve(&self, l: &Value) -> Option<usize> {
+        l.get("operation_id")
+            .and_then(Value::as_str)
+            .and_then(|id| match self.by_id.get(id) {
+                Some(v) if v.len() == 1 => Some(v[0]),
+                Some(_) => None,
+                None => self.names.get(id).copied(),
+            })
+            .or_else(|| {
+                let r = l.get("operation_ref").and_then(Value::as_str)?;
+                let frag = r.split_once('#').map_or(r, |x| x.1);
+                let rest = frag.strip_prefix("/paths/")?;
+                let (p, m) = rest.rsplit_once('/')?;
+                self.by_op.get(&(m.to_string(), unescape_ptr(p))).copied()
+            })
+    }
+}
+
+/// Link edges: link target (consumer) → link owner (producer).
+pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
+    let targets = Targets::new(tools);
     let (mut added, mut merged, mut unresolved, mut selfs) = (0, 0, 0, 0);
     let mut by_rel: Map<String, Value> = Map::new();
     for (pi, prod) in tools.iter().enumerate() {
         for l in links(prod) {
-            let target = l
-                .get("operation_id")
-                .and_then(Value::as_str)
-                .and_then(|id| match by_id.get(id) {
-                    Some(v) if v.len() == 1 => Some(v[0]),
-                    Some(_) => None,
-                    None => names.get(id).copied(),
-                })
-                .or_else(|| {
-                    let r = l.get("operation_ref").and_then(Value::as_str)?;
-                    let frag = r.split_once('#').map_or(r, |x| x.1);
-                    let rest = frag.strip_prefix("/paths/")?;
-                    let (p, m) = rest.rsplit_once('/')?;
-                    by_op.get(&(m.to_string(), unescape_ptr(p))).copied()
-                });
-            let Some(ci) = target else {
+            let Some(ci) = targets.resolve(l) else {
                 unresolved += 1;
                 continue;
             };
@@ -186,80 +211,11 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
                 .and_then(Value::as_array)
                 .map(|a| a.iter().collect())
                 .unwrap_or_default();
-            let mut ev = format!("openapi link {name}: {} -> {}", prod.name, cons.name);
-            if !params.is_empty() {
-                let parts: Vec<String> = params
-                    .iter()
-                    .map(|p| {
-                        let f = p.get("parameter").and_then(Value::as_str).unwrap_or("");
-                        let e = match p.get("expression") {
-                            Some(Value::String(e)) => e.clone(),
-                            _ => p
-                                .get("value")
-                                .map(crate::pytext::py_str)
-                                .unwrap_or_default(),
-                        };
-                        format!("{f}={e}")
-                    })
-                    .collect();
-                ev.push_str(": ");
-                ev.push_str(&parts.join(", "));
-            }
+            let ev = link_evidence(name, prod, cons, &params);
             // the first response parameter, else the first parameter, names the flow
-            let first = rp.first().or(params.first());
-            let mut df = Map::new();
-            df.insert("from_operation".into(), json!(prod.name));
-            df.insert("to_operation".into(), json!(cons.name));
-            df.insert("link_name".into(), json!(name));
-            df.insert(
-                "source_status".into(),
-                l.get("status").cloned().unwrap_or(Value::Null),
-            );
-            if let Some(p) = first {
-                let jp = p
-                    .get("json_path")
-                    .cloned()
-                    .or_else(|| {
-                        p.get("header")
-                            .and_then(Value::as_str)
-                            .filter(|h| !h.is_empty())
-                            .map(|h| json!(format!("$.headers.{h}")))
-                    })
-                    .unwrap_or_else(|| json!(""));
-                let field = source_field(p, jp.as_str().unwrap_or(""));
-                df.insert("from_path".into(), jp);
-                df.insert("from_field".into(), json!(field));
-                df.insert("to_field".into(), p["parameter"].clone());
-            } else {
-                for k in ["from_path", "from_field", "to_field"] {
-                    df.insert(k.into(), json!(""));
-                }
-            }
-            df.insert(
-                "parameters".into(),
-                Value::Array(params.iter().map(|p| (*p).clone()).collect()),
-            );
-            let mut a = Map::new();
-            a.insert("relation".into(), json!(relation));
-            a.insert("confidence".into(), json!("EXTRACTED"));
-            a.insert(
-                "conf_score".into(),
-                json!(if relation == "requires" { 0.95 } else { 0.9 }),
-            );
-            a.insert("layer".into(), json!(1));
-            a.insert("evidence".into(), json!(ev));
-            a.insert(
-                "kind".into(),
-                json!(if relation == "requires" {
-                    "data"
-                } else {
-                    "semantic"
-                }),
-            );
-            a.insert("evidence_sources".into(), json!(["openapi_link"]));
-            a.insert("data_flow".into(), Value::Object(df));
-            a.insert("is_manual".into(), json!(false));
-            a.insert("deleted_by_user".into(), json!(false));
+            let first = rp.first().or(params.first()).copied();
+            let df = data_flow(l, name, prod, cons, first, &params);
+            let a = link_attrs(relation, ev, df);
             match graph.edge(&cons.name, &prod.name).cloned() {
                 Some(old) => {
                     let m = merge_edges(&old, &a, relation == "requires");
@@ -278,4 +234,102 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
         }
     }
     json!({"added": added, "merged": merged, "skipped_unresolved": unresolved, "skipped_self": selfs, "by_relation": by_rel})
+}
+
+/// A link edge's evidence: `openapi link NAME: PRODUCER -> CONSUMER`, then each parameter
+/// as `parameter=expression` (or its value).
+fn link_evidence(name: &str, prod: &ToolSchema, cons: &ToolSchema, params: &[&Value]) -> String {
+    let mut ev = format!("openapi link {name}: {} -> {}", prod.name, cons.name);
+    if !params.is_empty() {
+        let parts: Vec<String> = params
+            .iter()
+            .map(|p| {
+                let f = p.get("parameter").and_then(Value::as_str).unwrap_or("");
+                let e = match p.get("expression") {
+                    Some(Value::String(e)) => e.clone(),
+                    _ => p
+                        .get("value")
+                        .map(crate::pytext::py_str)
+                        .unwrap_or_default(),
+                };
+                format!("{f}={e}")
+            })
+            .collect();
+        ev.push_str(": ");
+        ev.push_str(&parts.join(", "));
+    }
+    ev
+}
+
+/// A link edge's `data_flow`: the operations, the link and its status, where the value
+/// comes from and goes to (by `first`, the parameter that names the flow; empty without
+/// one) and every parameter.
+fn data_flow(
+    l: &Value,
+    name: &str,
+    prod: &ToolSchema,
+    cons: &ToolSchema,
+    first: Option<&Value>,
+    params: &[&Value],
+) -> Value {
+    let mut df = Map::new();
+    df.insert("from_operation".into(), json!(prod.name));
+    df.insert("to_operation".into(), json!(cons.name));
+    df.insert("link_name".into(), json!(name));
+    df.insert(
+        "source_status".into(),
+        l.get("status").cloned().unwrap_or(Value::Null),
+    );
+    if let Some(p) = first {
+        let jp = p
+            .get("json_path")
+            .cloned()
+            .or_else(|| {
+                p.get("header")
+                    .and_then(Value::as_str)
+                    .filter(|h| !h.is_empty())
+                    .map(|h| json!(format!("$.headers.{h}")))
+            })
+            .unwrap_or_else(|| json!(""));
+        let field = source_field(p, jp.as_str().unwrap_or(""));
+        df.insert("from_path".into(), jp);
+        df.insert("from_field".into(), json!(field));
+        df.insert("to_field".into(), p["parameter"].clone());
+    } else {
+        for k in ["from_path", "from_field", "to_field"] {
+            df.insert(k.into(), json!(""));
+        }
+    }
+    df.insert(
+        "parameters".into(),
+        Value::Array(params.iter().map(|p| (*p).clone()).collect()),
+    );
+    Value::Object(df)
+}
+
+/// A link edge's attributes: `requires` (data, 0.95) when the link reads the response,
+/// else `precedes` (semantic, 0.9), extracted from `openapi_link`.
+fn link_attrs(relation: &str, ev: String, df: Value) -> Map<String, Value> {
+    let mut a = Map::new();
+    a.insert("relation".into(), json!(relation));
+    a.insert("confidence".into(), json!("EXTRACTED"));
+    a.insert(
+        "conf_score".into(),
+        json!(if relation == "requires" { 0.95 } else { 0.9 }),
+    );
+    a.insert("layer".into(), json!(1));
+    a.insert("evidence".into(), json!(ev));
+    a.insert(
+        "kind".into(),
+        json!(if relation == "requires" {
+            "data"
+        } else {
+            "semantic"
+        }),
+    );
+    a.insert("evidence_sources".into(), json!(["openapi_link"]));
+    a.insert("data_flow".into(), df);
+    a.insert("is_manual".into(), json!(false));
+    a.insert("deleted_by_user".into(), json!(false));
+    a
 }

@@ -18,8 +18,8 @@ use super::crumbs;
 use super::doc::{Doc, spans};
 use super::{clean, glyphs, st};
 use crate::engine::Selection;
-use crate::evidence::counterfactual::Comparison;
-use crate::evidence::knobs::KNOBS;
+use crate::evidence::counterfactual::{Comparison, Move};
+use crate::evidence::knobs::{KNOBS, Knobs};
 
 fn status_role(s: &str) -> Role {
     match s {
@@ -54,7 +54,6 @@ fn brief(s: &Option<Selection>) -> String {
 
 pub fn doc(app: &App) -> Doc {
     let mut d = Doc::default();
-    let g = glyphs(app);
     d.fit(crumbs::lines(app, PaneId::Counterfactual));
     let Some(base) = base_knobs(app) else {
         d.text(Line::styled(
@@ -65,30 +64,7 @@ pub fn doc(app: &App) -> Doc {
     };
     let knob = KNOBS[app.cf.knob];
     let value = variant_value(app, &base);
-    let knob_line = |hints: bool| {
-        spans(vec![
-            (
-                format!("knob {}/{} ", app.cf.knob + 1, KNOBS.len()),
-                st(app, Role::Muted),
-            ),
-            (knob.to_string(), st(app, Role::Title)),
-            ("  base ".into(), st(app, Role::Muted)),
-            (clean(&show_value(&base.get(knob))), Style::default()),
-            (format!(" {} ", g.arrow_out), st(app, Role::Muted)),
-            ("variant ".into(), st(app, Role::Muted)),
-            (clean(&show_value(&value)), st(app, Role::Key)),
-            (
-                if hints {
-                    "   (m/M: knob, Left/Right: value, Enter: type one)"
-                } else {
-                    ""
-                }
-                .into(),
-                st(app, Role::Muted),
-            ),
-        ])
-    };
-    d.fit(vec![knob_line(true), knob_line(false)]);
+    knob_lines(&mut d, app, &base, &value);
     let Some(out) = &app.cf.out else {
         d.text(Line::styled(
             "comparing (both runs on the worker)…",
@@ -107,6 +83,50 @@ pub fn doc(app: &App) -> Doc {
             return d;
         }
     };
+    status_line(&mut d, app, &cmp, pending);
+    let (gained, lost) = (cmp.gained(), cmp.lost());
+    overlap_line(&mut d, app, &cmp, gained.len(), lost.len());
+    selector_lines(&mut d, app, &cmp);
+    d.blank();
+    side_by_side(app, &cmp, knob, &base.get(knob), &value, &mut d);
+    gained_and_lost(&mut d, app, &gained, &lost);
+    d
+}
+
+/// The knob line: which knob of how many, its base value and the variant's, with the
+/// keys (and without them when they do not fit).
+fn knob_lines(d: &mut Doc, app: &App, base: &Knobs, value: &serde_json::Value) {
+    let g = glyphs(app);
+    let knob = KNOBS[app.cf.knob];
+    let knob_line = |hints: bool| {
+        spans(vec![
+            (
+                format!("knob {}/{} ", app.cf.knob + 1, KNOBS.len()),
+                st(app, Role::Muted),
+            ),
+            (knob.to_string(), st(app, Role::Title)),
+            ("  base ".into(), st(app, Role::Muted)),
+            (clean(&show_value(&base.get(knob))), Style::default()),
+            (format!(" {} ", g.arrow_out), st(app, Role::Muted)),
+            ("variant ".into(), st(app, Role::Muted)),
+            (clean(&show_value(value)), st(app, Role::Key)),
+            (
+                if hints {
+                    "   (m/M: knob, Left/Right: value, Enter: type one)"
+                } else {
+                    ""
+                }
+                .into(),
+                st(app, Role::Muted),
+            ),
+        ])
+    };
+    d.fit(vec![knob_line(true), knob_line(false)]);
+}
+
+/// `mechanism_status` as a badge, its contract note, and `comparing…` while a newer
+/// comparison is on the worker.
+fn status_line(d: &mut Doc, app: &App, cmp: &Comparison, pending: bool) {
     let c = &cmp.contract;
     d.text_indent(
         spans(vec![
@@ -123,7 +143,10 @@ pub fn doc(app: &App) -> Doc {
         ]),
         4,
     );
-    let (gained, lost) = (cmp.gained(), cmp.lost());
+}
+
+/// How much the rankings overlap: Jaccard, RBO and the counts gained, lost and moved.
+fn overlap_line(d: &mut Doc, app: &App, cmp: &Comparison, gained: usize, lost: usize) {
     let moved = cmp
         .moves
         .iter()
@@ -136,14 +159,20 @@ pub fn doc(app: &App) -> Doc {
             ("  RBO(p=0.9) ".into(), st(app, Role::Muted)),
             (format!("{:.4}", cmp.rbo), st(app, Role::Score)),
             ("  gained ".into(), st(app, Role::Muted)),
-            (gained.len().to_string(), st(app, Role::Good)),
+            (gained.to_string(), st(app, Role::Good)),
             ("  lost ".into(), st(app, Role::Muted)),
-            (lost.len().to_string(), st(app, Role::Bad)),
+            (lost.to_string(), st(app, Role::Bad)),
             ("  moved ".into(), st(app, Role::Muted)),
             (moved.to_string(), Style::default()),
         ]),
         4,
     );
+}
+
+/// The selector's outcome, base → variant (changed or not), and the reason codes the
+/// variant added and removed.
+fn selector_lines(d: &mut Doc, app: &App, cmp: &Comparison) {
+    let g = glyphs(app);
     let changed = cmp.selector_changed();
     d.text_indent(
         spans(vec![
@@ -194,8 +223,10 @@ pub fn doc(app: &App) -> Doc {
             );
         }
     }
-    d.blank();
-    side_by_side(app, &cmp, knob, &base.get(knob), &value, &mut d);
+}
+
+/// Below the rankings: the tools the variant gained and those it lost, by name.
+fn gained_and_lost(d: &mut Doc, app: &App, gained: &[&Move], lost: &[&Move]) {
     if !gained.is_empty() || !lost.is_empty() {
         d.blank();
     }
@@ -230,7 +261,6 @@ pub fn doc(app: &App) -> Doc {
             4,
         );
     }
-    d
 }
 
 /// A side's marks for a row, in the two cells after the rank: its selected target `*` and

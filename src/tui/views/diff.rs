@@ -15,6 +15,7 @@ use super::super::theme::Role;
 use super::crumbs::json_text;
 use super::doc::{Doc, spans};
 use super::{box_title, clean, glyphs, list_box, screen_pane, st};
+use crate::lab::diff::CaseDiff;
 use crate::lab::record::RunRecord;
 
 fn view(app: &App) -> Option<&DiffView> {
@@ -111,148 +112,10 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         return;
     };
     let g = glyphs(app);
-    let chrome: u16 = if compact { 1 } else { 2 };
     let vis = d.visible();
-    let (list_r, pane_r) = if main.height < 12 {
-        match d.focus {
-            DiffFocus::Cases => (Some(main), None),
-            DiffFocus::Detail => (None, Some(main)),
-        }
-    } else {
-        let want = vis.len().max(1) as u16 + 1 + chrome;
-        let h = if d.focus == DiffFocus::Cases {
-            want.min(main.height * 2 / 5).max(4)
-        } else {
-            want.min((main.height / 4).max(4))
-        };
-        (
-            Some(Rect::new(main.x, main.y, main.width, h)),
-            Some(Rect::new(main.x, main.y + h, main.width, main.height - h)),
-        )
-    };
+    let (list_r, pane_r) = split(d, &vis, main, compact);
     if let Some(r) = list_r {
-        let w = r.width as usize;
-        let idw = vis
-            .iter()
-            .take(1000)
-            .map(|&i| text::width(&clean(&d.cases[i].diff.id)))
-            .max()
-            .unwrap_or(2)
-            .clamp(4, (w / 4).max(8));
-        // the top-1 column is as wide as its names need, up to 55% of what the case,
-        // overlap and selected columns leave: the query keeps the rest (a fair share)
-        let arrow = format!(" {} ", g.arrow_out);
-        let top_text = |c: &super::super::screens::DiffCase| -> (String, Option<String>) {
-            let (ta, tb) = (top1(c.a.map(|x| &d.a[x])), top1(c.b.map(|x| &d.b[x])));
-            match c.diff.only_in {
-                Some(side) => (format!("only in {side}"), None),
-                None if ta == tb => (ta, None),
-                None => (ta, Some(tb)),
-            }
-        };
-        let rest = w.saturating_sub(2 + idw + 15 + 10);
-        let want = vis
-            .iter()
-            .take(1000)
-            .map(|&i| match top_text(&d.cases[i]) {
-                (a, None) => text::width(&a),
-                (a, Some(b)) => text::width(&a) + text::width(&arrow) + text::width(&b),
-            })
-            .max()
-            .unwrap_or(0)
-            .max(text::width("top-1 A -> B"));
-        let topw = want.min((rest * 11 / 20).max(12));
-        let head = format!(
-            "  {} jaccard   rbo {} {} query",
-            text::fit("case", idw, g.ellipsis),
-            text::fit("top-1 A -> B", topw, g.ellipsis),
-            text::fit("selected", 8, g.ellipsis),
-        );
-        let row = |k: usize| -> Line<'static> {
-            {
-                let c = &d.cases[vis[k]];
-                let changed = c.diff.changed();
-                let mark = if changed {
-                    format!("{} ", g.dot)
-                } else {
-                    "  ".into()
-                };
-                // a changed top-1: both names, cut so that they still differ
-                let top = match top_text(c) {
-                    (a, None) => a,
-                    (a, Some(b)) => {
-                        // halves, or what the shorter name leaves to the longer one
-                        let room = topw.saturating_sub(text::width(&arrow));
-                        let wa = text::width(&a)
-                            .min((room / 2).max(room.saturating_sub(text::width(&b))));
-                        let (a, b) = text::apart(&a, &b, (wa, room - wa), g.ellipsis);
-                        format!("{a}{arrow}{b}")
-                    }
-                };
-                // a case on one side only has nothing to compare: no "same", no scores
-                let one_sided = c.diff.only_in.is_some();
-                let sel = if one_sided {
-                    "-"
-                } else if c.diff.selected.0 != c.diff.selected.1 {
-                    "changed"
-                } else {
-                    "same"
-                };
-                let overlap = if one_sided {
-                    format!(" {:>7} {:>5} ", "-", "-")
-                } else {
-                    format!(" {:>7.4} {:>5.3} ", c.diff.jaccard, c.diff.rbo)
-                };
-                Line::from(vec![
-                    Span::styled(mark, st(app, Role::Warn)),
-                    Span::raw(text::fit(&clean(&c.diff.id), idw, g.ellipsis)),
-                    Span::styled(overlap, st(app, Role::Score)),
-                    Span::styled(
-                        text::fit(&top, topw, g.ellipsis),
-                        if c.diff.top1_changed() {
-                            st(app, Role::Warn)
-                        } else {
-                            Style::default()
-                        },
-                    ),
-                    Span::styled(
-                        format!(" {} ", text::fit(sel, 8, g.ellipsis)),
-                        if sel == "changed" {
-                            st(app, Role::Warn)
-                        } else {
-                            st(app, Role::Muted)
-                        },
-                    ),
-                    Span::styled(
-                        c.diff.query.as_deref().map(clean).unwrap_or_default(),
-                        st(app, Role::Muted),
-                    ),
-                ])
-            }
-        };
-        let focused = d.focus == DiffFocus::Cases;
-        let title = box_title(
-            app,
-            format!(
-                " Cases ({}{}) ",
-                vis.len(),
-                if d.changed_only { " changed" } else { "" }
-            ),
-            focused,
-        );
-        let rr = list_box(
-            app,
-            r,
-            buf,
-            compact,
-            title,
-            Some(Line::styled(head, st(app, Role::Header))),
-            vis.len(),
-            &row,
-            d.cursor,
-            focused,
-        );
-        info.table_rows = rr;
+        cases_box(app, d, &vis, r, buf, compact, info);
     }
     if let Some(r) = pane_r {
         let title = box_title(
@@ -280,9 +143,180 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     }
 }
 
+/// The Cases box above the case pane, as tall as its `vis` rows need within a share of
+/// `main` (the focused one alone when `main` is short).
+fn split(d: &DiffView, vis: &[usize], main: Rect, compact: bool) -> (Option<Rect>, Option<Rect>) {
+    let chrome: u16 = if compact { 1 } else { 2 };
+    if main.height < 12 {
+        match d.focus {
+            DiffFocus::Cases => (Some(main), None),
+            DiffFocus::Detail => (None, Some(main)),
+        }
+    } else {
+        let want = vis.len().max(1) as u16 + 1 + chrome;
+        let h = if d.focus == DiffFocus::Cases {
+            want.min(main.height * 2 / 5).max(4)
+        } else {
+            want.min((main.height / 4).max(4))
+        };
+        (
+            Some(Rect::new(main.x, main.y, main.width, h)),
+            Some(Rect::new(main.x, main.y + h, main.width, main.height - h)),
+        )
+    }
+}
+
+/// A case's top-1 column: `only in A`, the one name both runs rank first, or both names
+/// (A's, then B's) when the top-1 changed.
+fn top_text(d: &DiffView, c: &DiffCase) -> (String, Option<String>) {
+    let (ta, tb) = (top1(c.a.map(|x| &d.a[x])), top1(c.b.map(|x| &d.b[x])));
+    match c.diff.only_in {
+        Some(side) => (format!("only in {side}"), None),
+        None if ta == tb => (ta, None),
+        None => (ta, Some(tb)),
+    }
+}
+
+/// The Cases list's column widths: the case id and the top-1 column.
+#[derive(Clone, Copy)]
+struct Cols {
+    idw: usize,
+    topw: usize,
+}
+
+/// The Cases box: its title, column header and one row per visible case.
+fn cases_box(
+    app: &App,
+    d: &DiffView,
+    vis: &[usize],
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    info: &mut LayoutInfo,
+) {
+    let g = glyphs(app);
+    let w = r.width as usize;
+    let idw = vis
+        .iter()
+        .take(1000)
+        .map(|&i| text::width(&clean(&d.cases[i].diff.id)))
+        .max()
+        .unwrap_or(2)
+        .clamp(4, (w / 4).max(8));
+    // the top-1 column is as wide as its names need, up to 55% of what the case,
+    // overlap and selected columns leave: the query keeps the rest (a fair share)
+    let arrow = format!(" {} ", g.arrow_out);
+    let rest = w.saturating_sub(2 + idw + 15 + 10);
+    let want = vis
+        .iter()
+        .take(1000)
+        .map(|&i| match top_text(d, &d.cases[i]) {
+            (a, None) => text::width(&a),
+            (a, Some(b)) => text::width(&a) + text::width(&arrow) + text::width(&b),
+        })
+        .max()
+        .unwrap_or(0)
+        .max(text::width("top-1 A -> B"));
+    let topw = want.min((rest * 11 / 20).max(12));
+    let head = format!(
+        "  {} jaccard   rbo {} {} query",
+        text::fit("case", idw, g.ellipsis),
+        text::fit("top-1 A -> B", topw, g.ellipsis),
+        text::fit("selected", 8, g.ellipsis),
+    );
+    let cols = Cols { idw, topw };
+    let row = |k: usize| -> Line<'static> { case_row(app, d, &cols, &d.cases[vis[k]]) };
+    let focused = d.focus == DiffFocus::Cases;
+    let title = box_title(
+        app,
+        format!(
+            " Cases ({}{}) ",
+            vis.len(),
+            if d.changed_only { " changed" } else { "" }
+        ),
+        focused,
+    );
+    let rr = list_box(
+        app,
+        r,
+        buf,
+        compact,
+        title,
+        Some(Line::styled(head, st(app, Role::Header))),
+        vis.len(),
+        &row,
+        d.cursor,
+        focused,
+    );
+    info.table_rows = rr;
+}
+
+/// One case's row: changed mark, id, Jaccard and RBO, top-1 (A → B when it changed),
+/// whether the selected target changed, query.
+fn case_row(app: &App, d: &DiffView, cols: &Cols, c: &DiffCase) -> Line<'static> {
+    let g = glyphs(app);
+    let Cols { idw, topw } = *cols;
+    let arrow = format!(" {} ", g.arrow_out);
+    let changed = c.diff.changed();
+    let mark = if changed {
+        format!("{} ", g.dot)
+    } else {
+        "  ".into()
+    };
+    // a changed top-1: both names, cut so that they still differ
+    let top = match top_text(d, c) {
+        (a, None) => a,
+        (a, Some(b)) => {
+            // halves, or what the shorter name leaves to the longer one
+            let room = topw.saturating_sub(text::width(&arrow));
+            let wa = text::width(&a).min((room / 2).max(room.saturating_sub(text::width(&b))));
+            let (a, b) = text::apart(&a, &b, (wa, room - wa), g.ellipsis);
+            format!("{a}{arrow}{b}")
+        }
+    };
+    // a case on one side only has nothing to compare: no "same", no scores
+    let one_sided = c.diff.only_in.is_some();
+    let sel = if one_sided {
+        "-"
+    } else if c.diff.selected.0 != c.diff.selected.1 {
+        "changed"
+    } else {
+        "same"
+    };
+    let overlap = if one_sided {
+        format!(" {:>7} {:>5} ", "-", "-")
+    } else {
+        format!(" {:>7.4} {:>5.3} ", c.diff.jaccard, c.diff.rbo)
+    };
+    Line::from(vec![
+        Span::styled(mark, st(app, Role::Warn)),
+        Span::raw(text::fit(&clean(&c.diff.id), idw, g.ellipsis)),
+        Span::styled(overlap, st(app, Role::Score)),
+        Span::styled(
+            text::fit(&top, topw, g.ellipsis),
+            if c.diff.top1_changed() {
+                st(app, Role::Warn)
+            } else {
+                Style::default()
+            },
+        ),
+        Span::styled(
+            format!(" {} ", text::fit(sel, 8, g.ellipsis)),
+            if sel == "changed" {
+                st(app, Role::Warn)
+            } else {
+                st(app, Role::Muted)
+            },
+        ),
+        Span::styled(
+            c.diff.query.as_deref().map(clean).unwrap_or_default(),
+            st(app, Role::Muted),
+        ),
+    ])
+}
+
 fn detail(app: &App, d: &DiffView) -> Doc {
     let mut doc = Doc::default();
-    let g = glyphs(app);
     let Some(c) = d.current() else {
         doc.text(Line::styled(
             if d.changed_only {
@@ -295,6 +329,32 @@ fn detail(app: &App, d: &DiffView) -> Doc {
         return doc;
     };
     let cd = &c.diff;
+    case_title(&mut doc, app, cd);
+    let (a, b) = (c.a.map(|x| &d.a[x]), c.b.map(|x| &d.b[x]));
+    let gained: Vec<&String> = cd
+        .moves
+        .iter()
+        .filter(|m| m.1.is_none())
+        .map(|m| &m.0)
+        .collect();
+    let lost: Vec<&String> = cd
+        .moves
+        .iter()
+        .filter(|m| m.2.is_none())
+        .map(|m| &m.0)
+        .collect();
+    if cd.only_in.is_none() {
+        comparison(&mut doc, app, cd, gained.len(), lost.len());
+    }
+    doc.blank();
+    side_by_side(app, d, a, b, &mut doc);
+    gained_and_lost(&mut doc, app, &gained, &lost);
+    breakdown_changes(&mut doc, app, cd);
+    doc
+}
+
+/// The case's id, query and whether it changed; for a case on one side only, which.
+fn case_title(doc: &mut Doc, app: &App, cd: &CaseDiff) {
     doc.text(spans(vec![
         (clean(&cd.id), st(app, Role::Title)),
         (
@@ -324,83 +384,76 @@ fn detail(app: &App, d: &DiffView) -> Doc {
             st(app, Role::Warn),
         ));
     }
-    let (a, b) = (c.a.map(|x| &d.a[x]), c.b.map(|x| &d.b[x]));
-    let gained: Vec<&String> = cd
+}
+
+/// For a case in both runs: Jaccard, RBO and the counts moved, gained and lost; the
+/// selected target A → B; the reason codes added and removed.
+fn comparison(doc: &mut Doc, app: &App, cd: &CaseDiff, gained: usize, lost: usize) {
+    let g = glyphs(app);
+    let moved = cd
         .moves
         .iter()
-        .filter(|m| m.1.is_none())
-        .map(|m| &m.0)
-        .collect();
-    let lost: Vec<&String> = cd
-        .moves
-        .iter()
-        .filter(|m| m.2.is_none())
-        .map(|m| &m.0)
-        .collect();
-    if cd.only_in.is_none() {
-        let moved = cd
-            .moves
-            .iter()
-            .filter(|m| m.1.is_some() && m.2.is_some() && m.1 != m.2)
-            .count();
+        .filter(|m| m.1.is_some() && m.2.is_some() && m.1 != m.2)
+        .count();
+    doc.text_indent(
+        spans(vec![
+            ("  Jaccard ".into(), st(app, Role::Muted)),
+            (format!("{:.4}", cd.jaccard), st(app, Role::Score)),
+            ("  RBO(p=0.9) ".into(), st(app, Role::Muted)),
+            (format!("{:.4}", cd.rbo), st(app, Role::Score)),
+            ("  moved ".into(), st(app, Role::Muted)),
+            (moved.to_string(), Style::default()),
+            ("  gained ".into(), st(app, Role::Muted)),
+            (gained.to_string(), st(app, Role::Good)),
+            ("  lost ".into(), st(app, Role::Muted)),
+            (lost.to_string(), st(app, Role::Bad)),
+        ]),
+        4,
+    );
+    let name = |s: &Option<String>| s.as_deref().map(clean).unwrap_or_else(|| "-".into());
+    let sel_changed = cd.selected.0 != cd.selected.1;
+    doc.text_indent(
+        spans(vec![
+            ("  selected target ".into(), st(app, Role::Muted)),
+            (name(&cd.selected.0), Style::default()),
+            (format!(" {} ", g.arrow_out), st(app, Role::Muted)),
+            (name(&cd.selected.1), Style::default()),
+            (
+                if sel_changed {
+                    "  (changed)"
+                } else {
+                    "  (same)"
+                }
+                .to_string(),
+                if sel_changed {
+                    st(app, Role::Warn)
+                } else {
+                    st(app, Role::Muted)
+                },
+            ),
+        ]),
+        4,
+    );
+    if !cd.codes_added.is_empty() || !cd.codes_removed.is_empty() {
         doc.text_indent(
             spans(vec![
-                ("  Jaccard ".into(), st(app, Role::Muted)),
-                (format!("{:.4}", cd.jaccard), st(app, Role::Score)),
-                ("  RBO(p=0.9) ".into(), st(app, Role::Muted)),
-                (format!("{:.4}", cd.rbo), st(app, Role::Score)),
-                ("  moved ".into(), st(app, Role::Muted)),
-                (moved.to_string(), Style::default()),
-                ("  gained ".into(), st(app, Role::Muted)),
-                (gained.len().to_string(), st(app, Role::Good)),
-                ("  lost ".into(), st(app, Role::Muted)),
-                (lost.len().to_string(), st(app, Role::Bad)),
-            ]),
-            4,
-        );
-        let name = |s: &Option<String>| s.as_deref().map(clean).unwrap_or_else(|| "-".into());
-        let sel_changed = cd.selected.0 != cd.selected.1;
-        doc.text_indent(
-            spans(vec![
-                ("  selected target ".into(), st(app, Role::Muted)),
-                (name(&cd.selected.0), Style::default()),
-                (format!(" {} ", g.arrow_out), st(app, Role::Muted)),
-                (name(&cd.selected.1), Style::default()),
+                ("  reason codes ".into(), st(app, Role::Muted)),
                 (
-                    if sel_changed {
-                        "  (changed)"
-                    } else {
-                        "  (same)"
-                    }
-                    .to_string(),
-                    if sel_changed {
-                        st(app, Role::Warn)
-                    } else {
-                        st(app, Role::Muted)
-                    },
+                    format!("+[{}]", clean(&cd.codes_added.join(", "))),
+                    st(app, Role::Good),
+                ),
+                (
+                    format!(" -[{}]", clean(&cd.codes_removed.join(", "))),
+                    st(app, Role::Bad),
                 ),
             ]),
             4,
         );
-        if !cd.codes_added.is_empty() || !cd.codes_removed.is_empty() {
-            doc.text_indent(
-                spans(vec![
-                    ("  reason codes ".into(), st(app, Role::Muted)),
-                    (
-                        format!("+[{}]", clean(&cd.codes_added.join(", "))),
-                        st(app, Role::Good),
-                    ),
-                    (
-                        format!(" -[{}]", clean(&cd.codes_removed.join(", "))),
-                        st(app, Role::Bad),
-                    ),
-                ]),
-                4,
-            );
-        }
     }
-    doc.blank();
-    side_by_side(app, d, a, b, &mut doc);
+}
+
+/// Below the rankings: the tools B gained and those it lost, by name.
+fn gained_and_lost(doc: &mut Doc, app: &App, gained: &[&String], lost: &[&String]) {
     if !gained.is_empty() {
         doc.text_indent(
             spans(vec![
@@ -429,6 +482,11 @@ fn detail(app: &App, d: &DiffView) -> Doc {
             4,
         );
     }
+}
+
+/// The score-breakdown changes: per tool and field, A's value → B's.
+fn breakdown_changes(doc: &mut Doc, app: &App, cd: &CaseDiff) {
+    let g = glyphs(app);
     if !cd.breakdown.is_empty() {
         doc.blank();
         doc.text(Line::styled(
@@ -448,7 +506,6 @@ fn detail(app: &App, d: &DiffView) -> Doc {
             );
         }
     }
-    doc
 }
 
 fn side_by_side(

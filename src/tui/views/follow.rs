@@ -300,10 +300,35 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
     let Some(f) = view(app) else {
         return;
     };
-    let g = glyphs(app);
     if main.height == 0 {
         return;
     }
+    let main = header_lines(app, f, main, buf);
+    if main.height == 0 {
+        return;
+    }
+    let (list_r, pane_r) = split(f, main, compact);
+    if let Some(r) = list_r {
+        records_box(app, f, r, buf, compact, info);
+    }
+    if let Some(r) = pane_r {
+        let focused = f.focus == FollowFocus::Detail;
+        let title = if f.pinned.is_some() {
+            " Record (read again by its offset) "
+        } else {
+            " Record "
+        };
+        let title = box_title(app, title.to_string(), focused);
+        let d = detail(app, f);
+        screen_pane(app, r, buf, compact, title, focused, &d, &f.pane, info);
+    }
+}
+
+/// The lines above the boxes, as many as fit: the summary, the drift line (when a record
+/// drifted), then the class table with the reason codes (or the waiting message before
+/// the first record); returns what is left of `main`.
+fn header_lines(app: &App, f: &FollowView, main: Rect, buf: &mut Buffer) -> Rect {
+    let g = glyphs(app);
     let w = main.width as usize;
     let mut y = main.y;
     let mut left = main.height;
@@ -358,12 +383,13 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
         }
         line(codes_line(app, f), &mut y, &mut left);
     }
-    let main = Rect::new(main.x, y, main.width, left);
-    if main.height == 0 {
-        return;
-    }
+    Rect::new(main.x, y, main.width, left)
+}
+
+/// The Records box above the Record pane (the focused one alone when `main` is short).
+fn split(f: &FollowView, main: Rect, compact: bool) -> (Option<Rect>, Option<Rect>) {
     let chrome: u16 = if compact { 1 } else { 2 };
-    let (list_r, pane_r) = if main.height < 10 {
+    if main.height < 10 {
         match f.focus {
             FollowFocus::List => (Some(main), None),
             FollowFocus::Detail => (None, Some(main)),
@@ -378,104 +404,131 @@ pub fn draw(app: &App, main: Rect, buf: &mut Buffer, compact: bool, info: &mut L
             Some(Rect::new(main.x, main.y, main.width, h)),
             Some(Rect::new(main.x, main.y + h, main.width, main.height - h)),
         )
-    };
+    }
+}
+
+/// The Records list's column widths.
+#[derive(Clone, Copy)]
+struct Cols {
+    /// the box's width (under 100 cells a class loses its `selector_` prefix)
+    rw: usize,
+    linew: usize,
+    classw: usize,
+    toolw: usize,
+}
+
+/// The Records box: its title (how many shown, the filter, how many kept, following),
+/// column header and one row per visible record, newest at the bottom.
+fn records_box(
+    app: &App,
+    f: &FollowView,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    info: &mut LayoutInfo,
+) {
+    let g = glyphs(app);
     let vis = f.visible();
-    if let Some(r) = list_r {
-        let rw = r.width as usize;
-        let linew = vis
-            .last()
-            .map(|&i| f.stream.ring[i].line.to_string().len())
-            .unwrap_or(1)
-            .max(4);
-        let classw = if rw < 100 { 14 } else { 24 };
-        let toolw = ((rw.saturating_sub(linew + classw + 6)) * 3 / 10).clamp(8, 28);
-        let head = format!(
-            "  {}  {} {} query",
-            text::fit_right("line", linew),
-            text::fit("class", classw, g.ellipsis),
-            text::fit("tool", toolw, g.ellipsis),
-        );
-        let row = |k: usize| -> Line<'static> {
-            let e = &f.stream.ring[vis[k]];
-            let drifted = e.replay.as_ref().is_some_and(|r| r.drift.is_some());
-            let class = if rw < 100 {
-                e.class.strip_prefix("selector_").unwrap_or(e.class)
+    let rw = r.width as usize;
+    let linew = vis
+        .last()
+        .map(|&i| f.stream.ring[i].line.to_string().len())
+        .unwrap_or(1)
+        .max(4);
+    let classw = if rw < 100 { 14 } else { 24 };
+    let toolw = ((rw.saturating_sub(linew + classw + 6)) * 3 / 10).clamp(8, 28);
+    let head = format!(
+        "  {}  {} {} query",
+        text::fit_right("line", linew),
+        text::fit("class", classw, g.ellipsis),
+        text::fit("tool", toolw, g.ellipsis),
+    );
+    let cols = Cols {
+        rw,
+        linew,
+        classw,
+        toolw,
+    };
+    let row = |k: usize| -> Line<'static> { record_row(app, f, &cols, vis[k]) };
+    let focused = f.focus == FollowFocus::List;
+    let mut shown = thousands(vis.len() as u64);
+    if !f.filter.is_empty() {
+        shown.push_str(&format!(", {}", f.filter.describe()));
+    }
+    if f.stream.dropped > 0 {
+        shown.push_str(&format!(
+            "; the last {} kept",
+            thousands(f.stream.ring.len() as u64)
+        ));
+    }
+    let title = box_title(
+        app,
+        format!(
+            " Records ({shown}){} ",
+            if f.cursor.is_none() && f.paused.is_none() {
+                " following"
             } else {
-                e.class
-            };
-            let tool = e.about.as_deref().or(e.target.as_deref()).unwrap_or("");
-            let rest = match (&e.error, &e.query) {
-                (Some(why), _) => (clean(why), st(app, Role::Bad)),
-                (None, Some(q)) => (clean(q), st(app, Role::Muted)),
-                (None, None) => ("(no query recorded)".into(), st(app, Role::Muted)),
-            };
-            Line::from(vec![
-                Span::styled(
-                    if drifted { "! " } else { "  " }.to_string(),
-                    st(app, Role::Bad),
-                ),
-                Span::styled(
-                    text::fit_right(&e.line.to_string(), linew),
-                    st(app, Role::Muted),
-                ),
-                Span::raw("  "),
-                Span::styled(
-                    text::fit(class, classw, g.ellipsis),
-                    st(app, class_role(e.class)),
-                ),
-                Span::raw(" "),
-                Span::raw(text::fit(&clean(tool), toolw, g.ellipsis)),
-                Span::styled(format!(" {}", rest.0), rest.1),
-            ])
-        };
-        let focused = f.focus == FollowFocus::List;
-        let mut shown = thousands(vis.len() as u64);
-        if !f.filter.is_empty() {
-            shown.push_str(&format!(", {}", f.filter.describe()));
-        }
-        if f.stream.dropped > 0 {
-            shown.push_str(&format!(
-                "; the last {} kept",
-                thousands(f.stream.ring.len() as u64)
-            ));
-        }
-        let title = box_title(
-            app,
-            format!(
-                " Records ({shown}){} ",
-                if f.cursor.is_none() && f.paused.is_none() {
-                    " following"
-                } else {
-                    ""
-                }
-            ),
-            focused,
-        );
-        let cur = f.cursor_pos(&vis).unwrap_or(0);
-        info.table_rows = list_box(
-            app,
-            r,
-            buf,
-            compact,
-            title,
-            Some(Line::styled(head, st(app, Role::Header))),
-            vis.len(),
-            &row,
-            cur,
-            focused,
-        );
-    }
-    if let Some(r) = pane_r {
-        let focused = f.focus == FollowFocus::Detail;
-        let title = if f.pinned.is_some() {
-            " Record (read again by its offset) "
-        } else {
-            " Record "
-        };
-        let title = box_title(app, title.to_string(), focused);
-        let d = detail(app, f);
-        screen_pane(app, r, buf, compact, title, focused, &d, &f.pane, info);
-    }
+                ""
+            }
+        ),
+        focused,
+    );
+    let cur = f.cursor_pos(&vis).unwrap_or(0);
+    info.table_rows = list_box(
+        app,
+        r,
+        buf,
+        compact,
+        title,
+        Some(Line::styled(head, st(app, Role::Header))),
+        vis.len(),
+        &row,
+        cur,
+        focused,
+    );
+}
+
+/// One record's row (`i` in the ring): drift mark, line number, class, tool, then the
+/// query (or why the line could not be read).
+fn record_row(app: &App, f: &FollowView, cols: &Cols, i: usize) -> Line<'static> {
+    let g = glyphs(app);
+    let Cols {
+        rw,
+        linew,
+        classw,
+        toolw,
+    } = *cols;
+    let e = &f.stream.ring[i];
+    let drifted = e.replay.as_ref().is_some_and(|r| r.drift.is_some());
+    let class = if rw < 100 {
+        e.class.strip_prefix("selector_").unwrap_or(e.class)
+    } else {
+        e.class
+    };
+    let tool = e.about.as_deref().or(e.target.as_deref()).unwrap_or("");
+    let rest = match (&e.error, &e.query) {
+        (Some(why), _) => (clean(why), st(app, Role::Bad)),
+        (None, Some(q)) => (clean(q), st(app, Role::Muted)),
+        (None, None) => ("(no query recorded)".into(), st(app, Role::Muted)),
+    };
+    Line::from(vec![
+        Span::styled(
+            if drifted { "! " } else { "  " }.to_string(),
+            st(app, Role::Bad),
+        ),
+        Span::styled(
+            text::fit_right(&e.line.to_string(), linew),
+            st(app, Role::Muted),
+        ),
+        Span::raw("  "),
+        Span::styled(
+            text::fit(class, classw, g.ellipsis),
+            st(app, class_role(e.class)),
+        ),
+        Span::raw(" "),
+        Span::raw(text::fit(&clean(tool), toolw, g.ellipsis)),
+        Span::styled(format!(" {}", rest.0), rest.1),
+    ])
 }
 
 fn detail(app: &App, f: &FollowView) -> Doc {

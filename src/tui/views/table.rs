@@ -296,6 +296,62 @@ pub fn draw(
     let (n, h) = (t.rows.len(), inner.height.saturating_sub(1) as usize);
     let sel = t.selected.min(n.saturating_sub(1));
     let offset = if sel >= h { sel + 1 - h } else { 0 };
+    titled_block(app, r, buf, compact, t, h, offset);
+    if inner.height == 0 || inner.width == 0 {
+        return (None, 0);
+    }
+    // where the theme has no background for the cursor row, a marker column shows it
+    let marks = app.theme.marks_cursor();
+    let cur = usize::from(marks);
+    let cols = rows_columns(t.rows, (inner.width as usize).saturating_sub(cur));
+    header_line(app, inner, buf, &cols, cur);
+    let rows_rect = Rect::new(
+        inner.x,
+        inner.y + 1,
+        inner.width,
+        inner.height.saturating_sub(1),
+    );
+    if let Some(msg) = &t.empty {
+        if rows_rect.height > 0 {
+            put_line(
+                buf,
+                rows_rect,
+                &Line::styled(
+                    text::truncate(msg, rows_rect.width as usize, g.ellipsis),
+                    st(app, Role::Muted),
+                ),
+            );
+        }
+        return (Some(rows_rect), 0);
+    }
+    if h == 0 || n == 0 {
+        return (Some(rows_rect), 0);
+    }
+    for (i, row) in t.rows.iter().enumerate().skip(offset).take(h) {
+        let y = rows_rect.y + (i - offset) as u16;
+        let mut line = row_line(app, row, &cols, i, i == sel, marks);
+        let rr = Rect::new(rows_rect.x, y, rows_rect.width, 1);
+        if i == sel {
+            cursor_row(app, buf, rr, &mut line, row, t.focused, marks);
+        }
+        put_line(buf, rr, &line);
+    }
+    (Some(rows_rect), offset)
+}
+
+/// The box with its title: the name, the row count (the short form when the full one
+/// would cut what follows) and the table's own title spans, cut to the box.
+fn titled_block(
+    app: &App,
+    r: Rect,
+    buf: &mut Buffer,
+    compact: bool,
+    t: &Table<'_>,
+    h: usize,
+    offset: usize,
+) {
+    let g = glyphs(app);
+    let n = t.rows.len();
     let room = r.width.saturating_sub(2) as usize;
     let rest: usize = t.title.iter().map(Span::width).sum();
     let head = |tight| format!("{} {} ", t.name, count_text(n, h, offset, tight));
@@ -312,15 +368,12 @@ pub fn draw(
     );
     let b = block(app, t.focused, compact).title(title);
     b.render(r, buf);
-    if inner.height == 0 || inner.width == 0 {
-        return (None, 0);
-    }
-    // where the theme has no background for the cursor row, a marker column shows it
-    let marks = app.theme.marks_cursor();
-    let cur = usize::from(marks);
-    let cols = rows_columns(t.rows, (inner.width as usize).saturating_sub(cur));
+}
+
+/// The column header on the first inner line, after `cur` cells of cursor marker.
+fn header_line(app: &App, inner: Rect, buf: &mut Buffer, cols: &Cols, cur: usize) {
+    let g = glyphs(app);
     let hst = st(app, Role::Header);
-    // header
     let mut head = format!(
         "{}{} {} {}",
         " ".repeat(cur + MARK),
@@ -352,116 +405,113 @@ pub fn draw(
         Rect::new(inner.x, inner.y, inner.width, 1),
         &Line::styled(text::take_width(&head, inner.width as usize), hst),
     );
-    let rows_rect = Rect::new(
-        inner.x,
-        inner.y + 1,
-        inner.width,
-        inner.height.saturating_sub(1),
-    );
-    if let Some(msg) = &t.empty {
-        if rows_rect.height > 0 {
-            put_line(
-                buf,
-                rows_rect,
-                &Line::styled(
-                    text::truncate(msg, rows_rect.width as usize, g.ellipsis),
-                    st(app, Role::Muted),
-                ),
-            );
-        }
-        return (Some(rows_rect), 0);
-    }
-    if h == 0 || n == 0 {
-        return (Some(rows_rect), 0);
-    }
-    for (i, row) in t.rows.iter().enumerate().skip(offset).take(h) {
-        let y = rows_rect.y + (i - offset) as u16;
-        let mut spans: Vec<Span<'static>> = Vec::new();
-        if marks {
-            spans.push(if i == sel {
-                Span::styled(g.cursor.to_string(), st(app, Role::Key))
-            } else {
-                Span::raw(" ")
-            });
-        }
-        spans.push(if row.target {
-            Span::styled("*", st(app, Role::MarkTarget))
-        } else if row.expected {
-            Span::styled("?", st(app, Role::Warn))
+}
+
+/// Row `i`'s line: the cursor marker (with `marks`), the marks `*` `?` `L`, rank, name,
+/// score, chips, badges, matched terms and why in top-K.
+fn row_line(
+    app: &App,
+    row: &TRow,
+    cols: &Cols,
+    i: usize,
+    selected: bool,
+    marks: bool,
+) -> Line<'static> {
+    let g = glyphs(app);
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    if marks {
+        spans.push(if selected {
+            Span::styled(g.cursor.to_string(), st(app, Role::Key))
         } else {
             Span::raw(" ")
         });
-        spans.push(if row.llm {
-            Span::styled("L", st(app, Role::MarkLlm))
-        } else if row.expected && row.target {
-            // the expected tool is the selected target: both marks
-            Span::styled("?", st(app, Role::Warn))
-        } else {
-            Span::raw(" ")
-        });
-        spans.push(Span::styled(
-            text::fit_right(&(i + 1).to_string(), RANK),
-            st(app, Role::Muted),
-        ));
-        spans.push(Span::raw(" "));
-        spans.push(Span::raw(text::fit(&row.name, cols.name, g.ellipsis)));
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            text::fit_right(
-                &row.score
-                    .map(|s| format!("{s:.4}"))
-                    .unwrap_or_else(|| "-".into()),
-                SCORE,
-            ),
-            st(app, Role::Score),
-        ));
-        if cols.chip > 0 {
-            for (v, role) in [
-                (row.chips[0], Role::ChipSeed),
-                (row.chips[1], Role::ChipGraph),
-                (row.chips[2], Role::ChipLearn),
-            ] {
-                spans.push(Span::raw(" "));
-                spans.extend(chip(app, v, cols.chip, role));
-            }
-        }
-        spans.push(Span::raw(" "));
-        spans.extend(badge_spans(app, &row.badges));
-        if cols.matched > 0 {
+    }
+    spans.push(if row.target {
+        Span::styled("*", st(app, Role::MarkTarget))
+    } else if row.expected {
+        Span::styled("?", st(app, Role::Warn))
+    } else {
+        Span::raw(" ")
+    });
+    spans.push(if row.llm {
+        Span::styled("L", st(app, Role::MarkLlm))
+    } else if row.expected && row.target {
+        // the expected tool is the selected target: both marks
+        Span::styled("?", st(app, Role::Warn))
+    } else {
+        Span::raw(" ")
+    });
+    spans.push(Span::styled(
+        text::fit_right(&(i + 1).to_string(), RANK),
+        st(app, Role::Muted),
+    ));
+    spans.push(Span::raw(" "));
+    spans.push(Span::raw(text::fit(&row.name, cols.name, g.ellipsis)));
+    spans.push(Span::raw(" "));
+    spans.push(Span::styled(
+        text::fit_right(
+            &row.score
+                .map(|s| format!("{s:.4}"))
+                .unwrap_or_else(|| "-".into()),
+            SCORE,
+        ),
+        st(app, Role::Score),
+    ));
+    if cols.chip > 0 {
+        for (v, role) in [
+            (row.chips[0], Role::ChipSeed),
+            (row.chips[1], Role::ChipGraph),
+            (row.chips[2], Role::ChipLearn),
+        ] {
             spans.push(Span::raw(" "));
-            spans.push(Span::styled(
-                text::fit(&row.matched, cols.matched, g.ellipsis),
-                st(app, Role::Matched),
-            ));
+            spans.extend(chip(app, v, cols.chip, role));
         }
+    }
+    spans.push(Span::raw(" "));
+    spans.extend(badge_spans(app, &row.badges));
+    if cols.matched > 0 {
         spans.push(Span::raw(" "));
         spans.push(Span::styled(
-            why_in(&row.why, cols.why, g.ellipsis),
-            st(app, row.why_role),
+            text::fit(&row.matched, cols.matched, g.ellipsis),
+            st(app, Role::Matched),
         ));
-        let mut line = Line::from(spans);
-        let rr = Rect::new(rows_rect.x, y, rows_rect.width, 1);
-        if i == sel {
-            let sst = st(app, Role::CursorRow);
-            buf.set_style(rr, sst);
-            for s in line.spans.iter_mut() {
-                s.style = s.style.patch(sst);
-            }
-            if !t.focused && !marks {
-                // an unfocused selection keeps a visible marker without the highlight
-                line.spans[0] = Span::styled(
-                    if row.target { "*" } else { g.cursor }.to_string(),
-                    if row.target {
-                        st(app, Role::MarkTarget).patch(sst)
-                    } else {
-                        st(app, Role::Key).patch(sst)
-                    },
-                );
-            }
-        }
-        put_line(buf, rr, &line);
     }
-    (Some(rows_rect), offset)
+    spans.push(Span::raw(" "));
+    spans.push(Span::styled(
+        why_in(&row.why, cols.why, g.ellipsis),
+        st(app, row.why_role),
+    ));
+    Line::from(spans)
+}
+
+/// The cursor row's highlight over `rr` and `line`; unfocused and without a marker
+/// column, its first cell keeps a visible marker (`*` on the selected target).
+fn cursor_row(
+    app: &App,
+    buf: &mut Buffer,
+    rr: Rect,
+    line: &mut Line<'static>,
+    row: &TRow,
+    focused: bool,
+    marks: bool,
+) {
+    let g = glyphs(app);
+    let sst = st(app, Role::CursorRow);
+    buf.set_style(rr, sst);
+    for s in line.spans.iter_mut() {
+        s.style = s.style.patch(sst);
+    }
+    if !focused && !marks {
+        // an unfocused selection keeps a visible marker without the highlight
+        line.spans[0] = Span::styled(
+            if row.target { "*" } else { g.cursor }.to_string(),
+            if row.target {
+                st(app, Role::MarkTarget).patch(sst)
+            } else {
+                st(app, Role::Key).patch(sst)
+            },
+        );
+    }
 }
 #[cfg(test)]
 mod tests {
