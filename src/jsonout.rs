@@ -190,19 +190,27 @@ impl JsonWriter {
 pub fn write_escaped(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
-    // the common case: nothing to escape. Hazards above ASCII start with one of these
-    // UTF-8 lead bytes (C1: C2; U+034F: CD; U+061C: D8; U+115F-U+180F: E1; U+2xxx: E2;
-    // U+3164: E3; U+FExx/FFxx: EF; U+1BCA0/U+1D173: F0; tags: F3)
-    if !bytes.iter().fold(false, |hit, &b| {
-        hit | (b < 0x20)
-            | (b == b'"')
-            | (b == b'\\')
-            | (b == 0x7f)
-            | matches!(
-                b,
-                0xc2 | 0xcd | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3
-            )
-    }) {
+    // the common case: nothing to escape. A first pass the compiler vectorises finds
+    // plain ASCII text (no control, quote, backslash, DEL or byte above it); text above
+    // ASCII is then checked for the UTF-8 lead bytes hazards start with (C1: C2; U+034F:
+    // CD; U+061C: D8; U+115F-U+180F: E1; U+2xxx: E2; U+3164: E3; U+FExx/FFxx: EF;
+    // U+1BCA0/U+1D173: F0; tags: F3)
+    let plain = |b: u8| (b >= 0x20) & (b != b'"') & (b != b'\\') & (b < 0x7f);
+    let ascii_clean = bytes
+        .chunks(32)
+        .all(|c| c.iter().fold(true, |ok, &b| ok & plain(b)));
+    if ascii_clean
+        || !bytes.iter().fold(false, |hit, &b| {
+            hit | (b < 0x20)
+                | (b == b'"')
+                | (b == b'\\')
+                | (b == 0x7f)
+                | matches!(
+                    b,
+                    0xc2 | 0xcd | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3
+                )
+        })
+    {
         out.push_str(s);
         out.push('"');
         return;
@@ -350,5 +358,55 @@ mod tests {
         assert_eq!(s, r#""\u009bx\u007f\u202e\u200d\udb40\udc41주문 “q”""#);
         let back: String = serde_json::from_str(&s).unwrap();
         assert_eq!(back, "\u{9b}x\u{7f}\u{202e}\u{200d}\u{e0041}주문 “q”");
+    }
+
+    /// The character-by-character rule the fast paths must agree with.
+    fn escaped_slowly(s: &str) -> String {
+        let mut out = String::from('"');
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 || crate::sanitize::json_escapes(c) => {
+                    let mut units = [0u16; 2];
+                    for u in c.encode_utf16(&mut units) {
+                        out.push_str(&format!("\\u{:04x}", u));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_paths_escape_as_the_character_rule(
+            // long runs of plain text around the characters each path decides on
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[a-zA-Z0-9 _./-]{0,40}",
+                    proptest::sample::select(vec![
+                        "\"", "\\", "\n", "\u{1b}", "\u{7f}", "\u{9b}", "\u{a0}", "é",
+                        "주문", "\u{202e}", "\u{200d}", "\u{feff}", "“q”", "\u{e0041}",
+                        "\u{1d173}", "\u{3164}", "\u{61c}", "\u{34f}",
+                    ]).prop_map(String::from),
+                ],
+                0..12,
+            )
+        ) {
+            let s: String = parts.concat();
+            let mut got = String::new();
+            write_escaped(&mut got, &s);
+            proptest::prop_assert_eq!(got, escaped_slowly(&s));
+        }
     }
 }

@@ -212,9 +212,20 @@ pub fn write_pretty_from_compact(out: &mut String, body: &str, level: usize) {
     while i < b.len() {
         match b[i] {
             b'"' => {
+                // to the closing quote: jump between quotes and backslashes (memchr)
                 i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+                        Some(o) if b[i + o] == b'"' => {
+                            i += o;
+                            break;
+                        }
+                        Some(o) => i += o + 2,
+                        None => {
+                            i = b.len();
+                            break;
+                        }
+                    }
                 }
                 i += 1;
             }
@@ -262,6 +273,22 @@ mod tests {
     use serde_json::json;
 
     use crate::ingest::build::collection::collect_refs as collect;
+
+    #[test]
+    fn strings_with_escapes_and_punctuation_lay_out_as_the_tree() {
+        let tree = json!({
+            "a\\\"{": ["x\\", "\"", "\\\"", ",:[]{}", {"k:": "v,\\"}],
+            "b": {"": "\\\\", "c": [[], {}, "\u{1b}\u{202e}"]},
+            "d": 1.5
+        });
+        let frozen = freeze_ref(&tree);
+        for level in [0, 1, 3] {
+            let (mut a, mut b) = (String::new(), String::new());
+            crate::ingest::artifact::write_pretty(&mut a, &tree, level);
+            crate::ingest::artifact::write_pretty(&mut b, &frozen, level);
+            assert_eq!(a, b);
+        }
+    }
 
     #[test]
     fn a_member_inserted_into_a_frozen_object_is_as_if_inserted_before_freezing() {
