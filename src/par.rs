@@ -1,8 +1,10 @@
 //! The one way work runs on every core: scoped threads, one per core (at most 8), take
 //! chunks of a slice from a shared queue and results keep their order. The build's
 //! per-tool phases use [`map`] and [`map_mut`] (cheap items: small inputs stay on the
-//! calling thread); suite evaluation, triage and replay use [`map_heavy`] (every item is
-//! a whole query). A foundation module: it imports nothing of the crate.
+//! calling thread); suite evaluation, triage, replay and Follow's classification use
+//! [`map_heavy`] (every item is a whole query or record); Follow reads the next lines
+//! while the last ones are classified with [`join`]. A foundation module: it imports
+//! nothing of the crate.
 
 /// Threads to use: the machine's cores, at most 8.
 pub fn threads() -> usize {
@@ -90,10 +92,31 @@ where
     })
 }
 
-/// Numbered chunk results, flattened in chunk order.
+/// Numbered chunk results, flattened in chunk order (into one allocation).
 fn in_order<R>(mut parts: Vec<(usize, Vec<R>)>) -> Vec<R> {
     parts.sort_unstable_by_key(|p| p.0);
-    parts.into_iter().flat_map(|p| p.1).collect()
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    for (_, part) in parts {
+        out.extend(part);
+    }
+    out
+}
+
+/// Runs `a` on this thread and `b` on a thread of its own at the same time, and returns
+/// both results (with one core, one after the other); a panic in either is resumed here.
+pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+    if threads() == 1 {
+        let ra = a();
+        return (ra, b());
+    }
+    std::thread::scope(|sc| {
+        let hb = sc.spawn(b);
+        let ra = a();
+        (
+            ra,
+            hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        )
+    })
 }
 
 /// Renders contiguous chunks of `items` in parallel: `f(chunk, index of its first item)`,
@@ -163,5 +186,8 @@ mod tests {
         let mut w = v.clone();
         super::for_each_mut(&mut w, |x| *x += 1);
         assert_eq!(w, (1..1001).collect::<Vec<_>>());
+        let mut side = 0;
+        let (a, ()) = super::join(|| v.len(), || side = 7);
+        assert_eq!((a, side), (1000, 7));
     }
 }

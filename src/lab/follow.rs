@@ -22,7 +22,7 @@ use serde_json::Value;
 use super::captured;
 use super::record::{NOT_A_RECORD, RunRecord};
 use super::replay::{self, DriftKind, Status};
-use super::tail::{Tail, TailEvent};
+use super::tail::{LineBlock, Tail, TailEvent};
 use crate::engine::Engine;
 use crate::engine::knobs::Knobs;
 use crate::engine::triage::CLASSES;
@@ -184,8 +184,23 @@ pub fn unreadable(at: At, why: String) -> Entry {
 }
 
 /// Reads, classifies and (with `engine`) replays one line. Never fails: a line that is
-/// not a record is an `unreadable` entry saying why.
+/// not a record is an `unreadable` entry saying why. Without a replay the line is read by
+/// the fast path ([`super::record::skim`]: only what the classification shows is built),
+/// else, and whenever the fast path does not take the line, by [`classify_line_whole`];
+/// the entries are the same (`tests/follow_skim.rs`).
 pub fn classify_line(engine: Option<&Engine>, text: &str, utf8: bool, at: At) -> Entry {
+    if utf8
+        && engine.is_none()
+        && let Some(v) = super::record::skim::value(text)
+    {
+        return classify_value(None, &v, at);
+    }
+    classify_line_whole(engine, text, utf8, at)
+}
+
+/// [`classify_line`] with the whole line parsed into a value (what a replay compares
+/// with, and the path the fast one is tested against).
+pub fn classify_line_whole(engine: Option<&Engine>, text: &str, utf8: bool, at: At) -> Entry {
     if !utf8 {
         return unreadable(at, "not UTF-8".into());
     }
@@ -559,80 +574,135 @@ pub struct FollowReader {
     job: FollowJob,
     tail: Tail,
     seq: u64,
+    /// The lines of the last poll (kept from step to step: at most the tail's read
+    /// budget and one line).
+    block: LineBlock,
+    /// Catching up on more than one poll reads, a step reads the next lines while it
+    /// classifies its own: those lines (the next step's), the other events read with
+    /// them and the file they came from.
+    ahead: Option<(Vec<(usize, TailEvent)>, u32)>,
+    ahead_block: LineBlock,
+}
+
+/// Lines of a step below which nothing is read ahead (nor classified on other threads).
+const BATCH: usize = 64;
+
+/// A line of a step to classify (its index in the block), or an overlong one.
+enum Work {
+    Line(usize, At),
+    Overlong(At),
 }
 
 impl FollowReader {
     pub fn new(job: FollowJob) -> FollowReader {
         let tail = Tail::new(&job.path, 8 << 20);
-        FollowReader { job, tail, seq: 0 }
+        FollowReader {
+            job,
+            tail,
+            seq: 0,
+            block: LineBlock::default(),
+            ahead: None,
+            ahead_block: LineBlock::default(),
+        }
     }
 
     /// Reads what was written since the last step, classifies it (and replays it with
-    /// `engine`) on every core, in order.
+    /// `engine`) on every core, in order. When more was written than one poll reads, the
+    /// next lines are read meanwhile, for the next step (which the caller then takes at
+    /// once: `behind` counts them).
     pub fn step(&mut self, engine: Option<&Engine>, now_ms: u64) -> FollowMsg {
-        let mut lines = Vec::new();
-        let mut notes = Vec::new();
-        let mut entries = Vec::new();
-        for ev in self.tail.poll() {
-            let file_gen = self.tail.generation;
-            let at = |seq: u64, line: u64, offset: u64| At {
+        let (notes, file_gen) = match self.ahead.take() {
+            Some(read) => {
+                std::mem::swap(&mut self.block, &mut self.ahead_block);
+                read
+            }
+            None => (self.tail.poll_into(&mut self.block), self.tail.generation),
+        };
+        let mut work = Vec::with_capacity(self.block.lines.len());
+        for (k, l) in self.block.lines.iter().enumerate() {
+            let at = |seq: u64| At {
                 seq,
                 file_gen,
-                line,
-                offset,
+                line: l.line,
+                offset: l.offset,
                 at_ms: now_ms,
             };
-            match ev {
-                TailEvent::Line {
-                    offset,
-                    line,
-                    text,
-                    utf8,
-                } => {
-                    if text.trim().is_empty() {
-                        continue;
-                    }
+            match &l.range {
+                Some(r) if blank(&self.block.bytes[r.clone()]) => {}
+                Some(_) => {
                     self.seq += 1;
-                    lines.push((text, utf8, at(self.seq, line, offset)));
+                    work.push(Work::Line(k, at(self.seq)));
                 }
-                TailEvent::Overlong { offset, line } => {
+                None => {
                     self.seq += 1;
-                    // in order: the lines before it first
-                    entries.extend(classify(engine, &lines));
-                    lines.clear();
-                    entries.push(overlong(at(self.seq, line, offset)));
+                    work.push(Work::Overlong(at(self.seq)));
                 }
-                other => notes.push(other),
             }
         }
-        entries.extend(classify(engine, &lines));
+        let entries = if work.len() >= BATCH && self.tail.behind().is_some_and(|n| n > 0) {
+            let (block, tail, ahead) = (&self.block, &mut self.tail, &mut self.ahead_block);
+            let (entries, read) = crate::par::join(
+                || classify(engine, block, &work),
+                || {
+                    let notes = tail.poll_into(ahead);
+                    (notes, tail.generation)
+                },
+            );
+            if !(read.0.is_empty() && self.ahead_block.lines.is_empty()) {
+                self.ahead = Some(read);
+            }
+            entries
+        } else {
+            classify(engine, &self.block, &work)
+        };
+        let ahead = match self.ahead {
+            Some(_) => self.ahead_block.bytes.len().max(1) as u64,
+            None => 0,
+        };
         FollowMsg {
             generation: self.job.generation,
             entries,
-            notes,
+            notes: notes.into_iter().map(|(_, ev)| ev).collect(),
             now_ms,
-            behind: self.tail.behind().unwrap_or(0),
+            behind: self.tail.behind().unwrap_or(0) + ahead,
         }
     }
 }
 
+/// Whether a line is blank: nothing but whitespace once read as text (`str::trim`).
+fn blank(bytes: &[u8]) -> bool {
+    // ASCII whitespace as `char::is_whitespace` counts it: tab to carriage return, space
+    match bytes.iter().find(|c| !matches!(c, b'\t'..=b'\r' | b' ')) {
+        None => true,
+        Some(c) if c.is_ascii() => false,
+        Some(_) => String::from_utf8_lossy(bytes).trim().is_empty(),
+    }
+}
+
 /// Classifies lines in order, on every core for a batch; a panic is an unreadable entry.
-fn classify(engine: Option<&Engine>, lines: &[(String, bool, At)]) -> Vec<Entry> {
-    let one = |(t, u, at): &(String, bool, At)| {
+fn classify(engine: Option<&Engine>, block: &LineBlock, work: &[Work]) -> Vec<Entry> {
+    let one = |w: &Work| {
+        let (k, at) = match w {
+            Work::Line(k, at) => (*k, *at),
+            Work::Overlong(at) => return overlong(*at),
+        };
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            classify_line(engine, t, *u, *at)
+            match block.text(&block.lines[k]) {
+                Some((text, utf8)) => classify_line(engine, &text, utf8, at),
+                None => overlong(at),
+            }
         }))
         .unwrap_or_else(|p| {
             unreadable(
-                *at,
+                at,
                 format!("internal error: {}", crate::par::panic_text(p.as_ref())),
             )
         })
     };
-    if lines.len() < 64 {
-        lines.iter().map(one).collect()
+    if work.len() < BATCH {
+        work.iter().map(one).collect()
     } else {
-        crate::par::map_heavy(lines, one)
+        crate::par::map_heavy(work, one)
     }
 }
 
@@ -723,6 +793,82 @@ mod tests {
             ..Default::default()
         };
         assert!(t.matches(&e));
+    }
+
+    #[test]
+    fn a_file_larger_than_a_poll_is_read_ahead_and_every_line_comes_in_order() {
+        let dir =
+            std::env::temp_dir().join(format!("toolscope-follow-ahead-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.jsonl");
+        // over two polls' budget, a blank line and a bad one among them
+        let n = 2 * (8 << 20) / SEL.len() + 100;
+        let mut text = String::new();
+        let torn = n / 2;
+        for i in 0..n {
+            match i {
+                1000 => text.push_str("   "),
+                _ if i == torn => text.push_str("{\"torn\":"),
+                _ => text.push_str(&SEL.replace("\"r1\"", &format!("\"r{i}\""))),
+            }
+            text.push('\n');
+        }
+        std::fs::write(&path, &text).unwrap();
+        let mut r = FollowReader::new(FollowJob {
+            generation: 1,
+            path: path.clone(),
+            stop: Default::default(),
+        });
+        let mut got = Vec::new();
+        let mut steps = 0;
+        loop {
+            let m = r.step(None, 0);
+            steps += 1;
+            if m.entries.is_empty() && m.behind == 0 {
+                break;
+            }
+            assert!(
+                m.behind > 0 || r.ahead.is_none(),
+                "lines read ahead are counted as behind"
+            );
+            got.extend(m.entries);
+        }
+        assert!(steps >= 3, "{steps}");
+        assert_eq!(got.len(), n - 1, "every line but the blank one");
+        assert_eq!(got.iter().filter(|e| e.class == "unreadable").count(), 1);
+        for (k, e) in got.iter().enumerate() {
+            assert_eq!(e.seq, k as u64 + 1);
+            let line = if k < 1000 { k + 1 } else { k + 2 };
+            assert_eq!(e.line, line as u64);
+            if line == torn + 1 {
+                assert_eq!(e.class, "unreadable");
+            } else {
+                assert_eq!(e.id, format!("r{}", line - 1));
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_blank_line_is_one_that_trims_to_nothing() {
+        let trims = |b: &[u8]| String::from_utf8_lossy(b).trim().is_empty();
+        let mut lines: Vec<Vec<u8>> = (0..=255u8).map(|c| vec![c]).collect();
+        for extra in [
+            &b" \t \x0b\x0c\r "[..],
+            b"\xc2\xa0",
+            b"\xe3\x80\x80",
+            b" \xe3\x80\x80{",
+            b"\xc2",
+            b"\x1c\x1d",
+            b"  x  ",
+            b"",
+        ] {
+            lines.push(extra.to_vec());
+        }
+        for l in &lines {
+            assert_eq!(blank(l), trims(l), "{l:?}");
+        }
     }
 
     #[test]

@@ -6,10 +6,15 @@
 //! leaves the file as long as before or longer (`cat other > log`) is a truncation too:
 //! the first [`HEAD`] bytes read are kept and compared with the file's on every poll.
 //! Nothing is ever written; memory is bounded by [`Tail::new`]'s read budget per poll,
-//! [`MAX_LINE`] for a line still being written and [`HEAD`].
+//! [`MAX_LINE`] for a line still being written and [`HEAD`]. [`Tail::poll_into`] hands the
+//! lines over in one [`LineBlock`] the caller keeps from poll to poll (the Follow reader:
+//! no allocation per line, the UTF-8 check left to the threads that read the lines);
+//! [`Tail::poll`] as one event each.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// A line longer than this is dropped (reported as [`TailEvent::Overlong`]) instead of
@@ -47,6 +52,56 @@ pub enum TailEvent {
     Missing(String),
     /// The path exists again after [`TailEvent::Missing`].
     Appeared,
+}
+
+/// The complete lines of one [`Tail::poll_into`]: their bytes one after the other in one
+/// buffer, which the caller keeps from poll to poll (it is cleared, not freed).
+#[derive(Debug, Default)]
+pub struct LineBlock {
+    pub bytes: Vec<u8>,
+    /// The lines in file order.
+    pub lines: Vec<BlockLine>,
+}
+
+/// One line of a [`LineBlock`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockLine {
+    /// Its byte offset in the file and its 1-based line number.
+    pub offset: u64,
+    pub line: u64,
+    /// Its bytes in [`LineBlock::bytes`] (without the newline and a `\r` before it), not
+    /// checked as UTF-8; `None` for a line over [`MAX_LINE`], skipped.
+    pub range: Option<Range<usize>>,
+}
+
+impl LineBlock {
+    /// The text of a line of this block (invalid UTF-8 replaced) and whether it was
+    /// UTF-8; `None` for an overlong line.
+    pub fn text(&self, l: &BlockLine) -> Option<(Cow<'_, str>, bool)> {
+        let bytes = &self.bytes[l.range.clone()?];
+        Some(match std::str::from_utf8(bytes) {
+            Ok(s) => (Cow::Borrowed(s), true),
+            Err(_) => (String::from_utf8_lossy(bytes), false),
+        })
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.lines.clear();
+    }
+}
+
+/// Where a poll puts what it finds: lines in the block, other events beside them with
+/// the number of lines before each.
+struct Sink<'b> {
+    block: &'b mut LineBlock,
+    notes: Vec<(usize, TailEvent)>,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, ev: TailEvent) {
+        self.notes.push((self.block.lines.len(), ev));
+    }
 }
 
 /// Identity of an open file, to tell a rotation from growth.
@@ -126,7 +181,7 @@ impl Tail {
         (len > self.offset).then(|| len - self.offset)
     }
 
-    fn open(&mut self, out: &mut Vec<TailEvent>) -> bool {
+    fn open(&mut self, out: &mut Sink<'_>) -> bool {
         match crate::limits::open_regular(&self.path) {
             Ok((f, _)) => match f.metadata() {
                 Ok(m) => {
@@ -174,7 +229,7 @@ impl Tail {
         same && f.seek(SeekFrom::Start(self.offset)).is_ok()
     }
 
-    fn set_missing(&mut self, why: String, out: &mut Vec<TailEvent>) -> bool {
+    fn set_missing(&mut self, why: String, out: &mut Sink<'_>) -> bool {
         if self.missing.as_deref() != Some(why.as_str()) {
             out.push(TailEvent::Missing(why.clone()));
             self.missing = Some(why);
@@ -182,11 +237,48 @@ impl Tail {
         false
     }
 
-    /// Reads what was written since the last poll.
+    /// Reads what was written since the last poll, one event each.
     pub fn poll(&mut self) -> Vec<TailEvent> {
-        let mut out = Vec::new();
-        if self.file.is_none() && !self.open(&mut out) {
-            return out;
+        let mut block = LineBlock::default();
+        let mut notes = self.poll_into(&mut block).into_iter().peekable();
+        let mut out = Vec::with_capacity(block.lines.len() + notes.len());
+        for (k, l) in block.lines.iter().enumerate() {
+            while let Some((_, ev)) = notes.next_if(|(before, _)| *before <= k) {
+                out.push(ev);
+            }
+            out.push(match block.text(l) {
+                Some((text, utf8)) => TailEvent::Line {
+                    offset: l.offset,
+                    line: l.line,
+                    text: text.into_owned(),
+                    utf8,
+                },
+                None => TailEvent::Overlong {
+                    offset: l.offset,
+                    line: l.line,
+                },
+            });
+        }
+        out.extend(notes.map(|(_, ev)| ev));
+        out
+    }
+
+    /// Reads what was written since the last poll: the lines (and overlong ones) into
+    /// `block`, cleared first; the other events are returned, each with the number of
+    /// the block's lines before it.
+    pub fn poll_into(&mut self, block: &mut LineBlock) -> Vec<(usize, TailEvent)> {
+        block.clear();
+        let mut out = Sink {
+            block,
+            notes: Vec::new(),
+        };
+        self.poll_to(&mut out);
+        out.notes
+    }
+
+    fn poll_to(&mut self, out: &mut Sink<'_>) {
+        if self.file.is_none() && !self.open(out) {
+            return;
         }
         // the name's current file: the same one (growth or truncation), another (rotation),
         // or none (removed: keep reading the open file, it may still grow)
@@ -204,16 +296,16 @@ impl Tail {
             self.restart();
         }
         let mut left = self.budget;
-        left = self.read_lines(left, &mut out);
+        left = self.read_lines(left, out);
         if !same && left > 0 {
             // the old file is read to its end; then the new one from its start
             let torn = !self.pending.is_empty() || self.skipping;
             self.file = None;
-            if now.is_some() && self.open(&mut out) {
+            if now.is_some() && self.open(out) {
                 out.push(TailEvent::Rotated { torn });
-                self.read_lines(left, &mut out);
+                self.read_lines(left, out);
             } else if now.is_none() {
-                self.set_missing("no such file".into(), &mut out);
+                self.set_missing("no such file".into(), out);
             }
         } else if now.is_none() && self.missing.is_none() {
             // gone without a successor yet: removed, or renamed away (the open file still
@@ -223,9 +315,8 @@ impl Tail {
             } else {
                 REMOVED
             };
-            self.set_missing(why.into(), &mut out);
+            self.set_missing(why.into(), out);
         }
-        out
     }
 
     /// Whether the open file still has a name somewhere (renamed, not removed).
@@ -245,76 +336,67 @@ impl Tail {
 
     /// Reads up to `left` bytes of the current file into lines; returns the budget left
     /// (0 when it ran out).
-    fn read_lines(&mut self, mut left: usize, out: &mut Vec<TailEvent>) -> usize {
-        let mut buf = vec![0u8; left.min(1 << 20)];
+    fn read_lines(&mut self, mut left: usize, out: &mut Sink<'_>) -> usize {
+        let LineBlock { bytes, lines } = &mut *out.block;
+        // the line still being written is read on in the block, where it now starts; room
+        // for all that may be read is made once (the block keeps it from poll to poll:
+        // at most a line and the budget), with some to spare for `read_to_end`'s probe
+        let mut start = bytes.len();
+        bytes.reserve_exact(self.pending.len() + left + 64);
+        bytes.extend_from_slice(&self.pending);
+        self.pending.clear();
         while left > 0 {
             let Some((f, _)) = self.file.as_mut() else {
-                return left;
+                break;
             };
-            let want = left.min(buf.len());
-            let n = match f.read(&mut buf[..want]) {
-                Ok(0) | Err(_) => return left,
-                Ok(n) => n,
-            };
+            // read straight into the block (no copy per line); what a failing read
+            // got before it failed is kept, as the file's position moved past it
+            let old = bytes.len();
+            let failed = f.take(left.min(1 << 20) as u64).read_to_end(bytes).is_err();
+            let n = bytes.len() - old;
+            if n == 0 {
+                break;
+            }
             left -= n;
+            // the file offset of the block's byte `x` (from `old` on)
+            let chunk_offset = self.offset;
+            let at = |x: usize| chunk_offset + (x - old) as u64;
             if self.head.len() < HEAD && self.head.len() as u64 == self.offset {
                 let keep = n.min(HEAD - self.head.len());
-                self.head.extend_from_slice(&buf[..keep]);
+                self.head.extend_from_slice(&bytes[old..old + keep]);
             }
-            self.take(&buf[..n], out);
-        }
-        0
-    }
-
-    fn take(&mut self, mut chunk: &[u8], out: &mut Vec<TailEvent>) {
-        while !chunk.is_empty() {
-            match memchr::memchr(b'\n', chunk) {
-                Some(i) => {
-                    let part = &chunk[..i];
-                    self.line += 1;
-                    let offset = self.pending_offset;
-                    if self.skipping || self.pending.len() + part.len() > MAX_LINE {
-                        out.push(TailEvent::Overlong {
-                            offset,
-                            line: self.line,
-                        });
-                    } else {
-                        let bytes: &[u8] = if self.pending.is_empty() {
-                            part
-                        } else {
-                            self.pending.extend_from_slice(part);
-                            &self.pending
-                        };
-                        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-                        let (text, utf8) = match std::str::from_utf8(bytes) {
-                            Ok(s) => (s.to_string(), true),
-                            Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
-                        };
-                        out.push(TailEvent::Line {
-                            offset,
-                            line: self.line,
-                            text,
-                            utf8,
-                        });
-                    }
-                    self.pending.clear();
-                    self.skipping = false;
-                    self.offset += i as u64 + 1;
-                    self.pending_offset = self.offset;
-                    chunk = &chunk[i + 1..];
-                }
-                None => {
-                    if self.skipping || self.pending.len() + chunk.len() > MAX_LINE {
-                        self.skipping = true;
-                        self.pending.clear();
-                    } else {
-                        self.pending.extend_from_slice(chunk);
-                    }
-                    self.offset += chunk.len() as u64;
-                    chunk = &[];
-                }
+            self.offset += n as u64;
+            for nl in memchr::memchr_iter(b'\n', &bytes[old..]).map(|i| old + i) {
+                self.line += 1;
+                let range = if self.skipping || nl - start > MAX_LINE {
+                    None
+                } else if nl > start && bytes[nl - 1] == b'\r' {
+                    Some(start..nl - 1)
+                } else {
+                    Some(start..nl)
+                };
+                lines.push(BlockLine {
+                    offset: self.pending_offset,
+                    line: self.line,
+                    range,
+                });
+                self.skipping = false;
+                self.pending_offset = at(nl + 1);
+                start = nl + 1;
+            }
+            // a line longer than the limit is skipped to its newline, not kept
+            if self.skipping || bytes.len() - start > MAX_LINE {
+                self.skipping = true;
+                bytes.truncate(start);
+            }
+            if failed {
+                break;
             }
         }
+        // the line still being written waits for the next poll
+        self.pending.extend_from_slice(&bytes[start..]);
+        bytes.truncate(start);
+        left
     }
 }
 
@@ -504,6 +586,46 @@ mod tests {
         // renamed away with no successor yet: rotated, not removed
         std::fs::rename(&p, dir.join("live.jsonl.1")).unwrap();
         assert_eq!(t.poll(), [TailEvent::Missing(ROTATED_AWAY.into())]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_block_holds_the_lines_and_the_events_say_where_they_fall() {
+        let dir = std::env::temp_dir().join(format!("toolscope-tail-block-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("log.jsonl");
+        append(&p, "one\r\n\ntwo\nthr");
+        // the line still being written waits for its newline, then is read whole
+        let mut t = Tail::new(&p, 1 << 12);
+        let mut block = LineBlock::default();
+        let notes = t.poll_into(&mut block);
+        assert!(notes.is_empty(), "{notes:?}");
+        let text = |b: &LineBlock| -> Vec<(u64, u64, String)> {
+            b.lines
+                .iter()
+                .map(|l| (l.offset, l.line, b.text(l).unwrap().0.into_owned()))
+                .collect()
+        };
+        assert_eq!(
+            text(&block),
+            [
+                (0, 1, "one".into()),
+                (5, 2, String::new()),
+                (6, 3, "two".into())
+            ]
+        );
+        append(&p, "ee\nfour\n");
+        t.poll_into(&mut block);
+        assert_eq!(
+            text(&block),
+            [(10, 4, "three".into()), (16, 5, "four".into())]
+        );
+        // a truncation comes before the lines read after it
+        std::fs::write(&p, "new\n").unwrap();
+        let notes = t.poll_into(&mut block);
+        assert_eq!(notes, [(0, TailEvent::Truncated)]);
+        assert_eq!(text(&block), [(0, 1, "new".into())]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -181,25 +181,56 @@ impl<'t> Scan<'t> {
     /// means serde accepts the same bytes (never the other way round: callers fall back to
     /// serde on `None`).
     pub fn valid_value(&self, i: usize) -> Option<usize> {
+        self.valid::<false>(i, MAX_VALID_DEPTH)
+    }
+
+    /// [`Scan::valid_value`] as strictly as serde_json checks a value it parses into a
+    /// `serde_json::Value` (which refuses more than it refuses to skip), with at most
+    /// `max_depth` (capped at [`MAX_VALID_DEPTH`]; an empty innermost one aside) containers
+    /// open: also `None` for an
+    /// unpaired surrogate escape (`"\ud800"`), a number that might be out of `f64`'s
+    /// range (`1e400`; any with more than 308 digits before its exponent added to it),
+    /// and an object whose first key is serde_json's raw-value marker or has an escape (a
+    /// `Value` reads the marker's string as JSON). A `Some` means a `Value` parse accepts
+    /// the same bytes; a `None` leaves the text to it.
+    pub fn valid_value_parsed(&self, i: usize, max_depth: usize) -> Option<usize> {
+        self.valid::<true>(i, max_depth.min(MAX_VALID_DEPTH))
+    }
+
+    fn valid<const PARSED: bool>(&self, i: usize, max_depth: usize) -> Option<usize> {
         let b = self.b;
+        // a scalar needs no stack
+        match *b.get(i)? {
+            b'"' => return self.valid_string::<PARSED>(i),
+            b'-' | b'0'..=b'9' if PARSED => return number_in_range(b, i),
+            b'-' | b'0'..=b'9' => return valid_number(b, i),
+            b't' => return literal(b, i, b"true"),
+            b'f' => return literal(b, i, b"false"),
+            b'n' => return literal(b, i, b"null"),
+            b'{' | b'[' => {}
+            _ => return None,
+        }
         // open containers, innermost last: true for an object
         let mut stack: [bool; MAX_VALID_DEPTH] = [false; MAX_VALID_DEPTH];
         let mut depth = 0usize;
         let mut i = i;
         'value: loop {
             match *b.get(i)? {
-                b'"' => i = self.valid_str(i)?,
+                b'"' => i = self.valid_string::<PARSED>(i)?,
                 b'{' => {
                     i = self.skip_ws(i + 1);
                     match *b.get(i)? {
                         b'}' => i += 1,
                         b'"' => {
-                            if depth == MAX_VALID_DEPTH {
+                            if depth == max_depth {
                                 return None;
                             }
                             stack[depth] = true;
                             depth += 1;
-                            i = self.valid_key_colon(i)?;
+                            if PARSED && !plain_first_key(b, i) {
+                                return None;
+                            }
+                            i = self.valid_key_colon::<PARSED>(i)?;
                             continue 'value;
                         }
                         _ => return None,
@@ -210,7 +241,7 @@ impl<'t> Scan<'t> {
                     if *b.get(i)? == b']' {
                         i += 1;
                     } else {
-                        if depth == MAX_VALID_DEPTH {
+                        if depth == max_depth {
                             return None;
                         }
                         stack[depth] = false;
@@ -221,7 +252,13 @@ impl<'t> Scan<'t> {
                 b't' => i = literal(b, i, b"true")?,
                 b'f' => i = literal(b, i, b"false")?,
                 b'n' => i = literal(b, i, b"null")?,
-                b'-' | b'0'..=b'9' => i = valid_number(b, i)?,
+                b'-' | b'0'..=b'9' => {
+                    i = if PARSED {
+                        number_in_range(b, i)?
+                    } else {
+                        valid_number(b, i)?
+                    }
+                }
                 _ => return None,
             }
             // after a value: a comma goes on to the next one, a bracket closes its container
@@ -238,7 +275,7 @@ impl<'t> Scan<'t> {
                             if b.get(i) != Some(&b'"') {
                                 return None;
                             }
-                            i = self.valid_key_colon(i)?;
+                            i = self.valid_key_colon::<PARSED>(i)?;
                         }
                         continue 'value;
                     }
@@ -258,8 +295,9 @@ impl<'t> Scan<'t> {
 
     /// A checked key at `b[i] == '"'`, its colon and the whitespace after it: the index of
     /// the member's value.
-    fn valid_key_colon(&self, i: usize) -> Option<usize> {
-        let i = self.skip_ws(self.valid_str(i)?);
+    #[inline(always)]
+    fn valid_key_colon<const PARSED: bool>(&self, i: usize) -> Option<usize> {
+        let i = self.skip_ws(self.valid_string::<PARSED>(i)?);
         if self.b.get(i) != Some(&b':') {
             return None;
         }
@@ -269,6 +307,13 @@ impl<'t> Scan<'t> {
     /// End of the string opening at `b[i] == '"'` (after its closing quote), checked: no
     /// control character, only JSON escapes. `None` otherwise or when it is not closed.
     pub fn valid_str(&self, i: usize) -> Option<usize> {
+        self.valid_string::<false>(i)
+    }
+
+    /// [`Scan::valid_str`]; with `PARSED`, also `None` for an unpaired surrogate escape
+    /// (serde_json refuses one in a string it parses, not in one it skips).
+    #[inline(always)]
+    fn valid_string<const PARSED: bool>(&self, i: usize) -> Option<usize> {
         let b = self.b;
         let mut i = i + 1;
         loop {
@@ -278,11 +323,19 @@ impl<'t> Scan<'t> {
                 b'\\' => match *b.get(at + 1)? {
                     b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i = at + 2,
                     b'u' => {
-                        let hex = b.get(at + 2..at + 6)?;
-                        if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return None;
-                        }
+                        let n = hex4(b.get(at + 2..at + 6)?)?;
                         i = at + 6;
+                        if PARSED && (0xD800..0xE000).contains(&n) {
+                            // a high surrogate, then its low one
+                            let low = match b.get(at + 6..at + 8) {
+                                Some(b"\\u") => hex4(b.get(at + 8..at + 12)?)?,
+                                _ => return None,
+                            };
+                            if n >= 0xDC00 || !(0xDC00..0xE000).contains(&low) {
+                                return None;
+                            }
+                            i = at + 12;
+                        }
                     }
                     _ => return None,
                 },
@@ -430,6 +483,61 @@ impl<'t> Scan<'t> {
     }
 }
 
+/// The value of four hex digits.
+fn hex4(h: &[u8]) -> Option<u32> {
+    h.iter().try_fold(0u32, |n, &c| {
+        let d = (c as char).to_digit(16)?;
+        Some(n << 4 | d)
+    })
+}
+
+/// serde_json's raw-value marker: a `Value` whose first key is this reads the string
+/// under it as JSON.
+pub const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Whether the key opening at `b[i] == '"'` (an object's first) is neither the raw-value
+/// marker nor written with an escape (which might spell the marker).
+fn plain_first_key(b: &[u8], i: usize) -> bool {
+    let Some(rest) = b.get(i + 1..) else {
+        return false;
+    };
+    let end = memchr::memchr2(b'"', b'\\', rest);
+    match end {
+        Some(n) => rest[n] == b'"' && &rest[..n] != RAW_VALUE_TOKEN.as_bytes(),
+        None => false,
+    }
+}
+
+/// End of the number at `i` when a `Value` parse takes it: in JSON's grammar, and surely
+/// within `f64`'s range (serde_json refuses an infinite one): at most 308 digits before
+/// the decimal point, plus the exponent when it is positive (below 10^308).
+#[inline(always)]
+fn number_in_range(b: &[u8], i: usize) -> Option<usize> {
+    let (end, exponent) = number(b, i)?;
+    if !exponent && end - i <= 308 {
+        return Some(end);
+    }
+    let t = &b[i..end];
+    let t = t.strip_prefix(b"-").unwrap_or(t);
+    let int = t.iter().take_while(|c| c.is_ascii_digit()).count() as i64;
+    let exp = match t.iter().position(|&c| c == b'e' || c == b'E') {
+        None => 0,
+        Some(e) => {
+            let digits = t[e + 1..].strip_prefix(b"+").unwrap_or(&t[e + 1..]);
+            if digits.first() == Some(&b'-') {
+                0
+            } else if digits.len() > 4 {
+                return None;
+            } else {
+                digits
+                    .iter()
+                    .fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'))
+            }
+        }
+    };
+    (int + exp <= 308).then_some(end)
+}
+
 /// End of the literal `word` at `i`.
 fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     (b.get(i..i + word.len())? == word).then_some(i + word.len())
@@ -437,7 +545,13 @@ fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
 
 /// End of the number at `i` in JSON's grammar (`-`, then `0` or a digit run without a
 /// leading zero, an optional fraction, an optional exponent).
-fn valid_number(b: &[u8], mut i: usize) -> Option<usize> {
+fn valid_number(b: &[u8], i: usize) -> Option<usize> {
+    number(b, i).map(|(end, _)| end)
+}
+
+/// [`valid_number`], and whether the number has an exponent.
+#[inline(always)]
+fn number(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
     let digits = |mut j: usize| {
         let s = j;
         while b.get(j).is_some_and(u8::is_ascii_digit) {
@@ -466,9 +580,9 @@ fn valid_number(b: &[u8], mut i: usize) -> Option<usize> {
         if matches!(b.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
-        i = digits(i)?;
+        return Some((digits(i)?, true));
     }
-    Some(i)
+    Some((i, false))
 }
 
 /// The first index at or after `i` holding `"`, `\\` or a byte below 0x20 (`b.len()`
@@ -754,6 +868,94 @@ mod tests {
         assert_eq!(Scan::new(&deep).valid_value(0), None);
         let ok = format!("{}{}", "[".repeat(50), "]".repeat(50));
         assert_eq!(Scan::new(&ok).valid_value(0), Some(100));
+        // `valid_value_parsed` with its own limit (an empty innermost list is not counted)
+        assert_eq!(Scan::new(&ok).valid_value_parsed(0, 49), Some(100));
+        assert_eq!(Scan::new(&ok).valid_value_parsed(0, 48), None);
+    }
+
+    /// `valid_value_parsed` accepts a text only when a `serde_json::Value` parse does.
+    fn agrees_with_a_value_parse(t: &str) {
+        let sc = Scan::new(t);
+        let ours = sc
+            .valid_value_parsed(0, MAX_VALID_DEPTH)
+            .is_some_and(|e| sc.skip_ws(e) == t.len());
+        if ours {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(t).is_ok(),
+                "accepted what a value parse refuses: {t:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_parsed_check_refuses_what_a_value_parse_refuses() {
+        // what skipping takes and a value parse does not
+        let refused = [
+            "1e400",
+            "-1e400",
+            "1e309",
+            "2e308",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\u0041\"",
+            "\"\\ud800x\"",
+            "{\"$serde_json::private::RawValue\":\"[\"}",
+            "{\"\\u0024serde_json::private::RawValue\":1}",
+        ];
+        for t in refused {
+            agrees_with_a_value_parse(t);
+            assert_eq!(Scan::new(t).valid_value_parsed(0, 100), None, "{t}");
+            agrees_with_serde(t);
+        }
+        // what both take
+        for t in [
+            "1e307",
+            "1e-400",
+            "-0",
+            "0.5e-3",
+            "\"\\ud83d\\ude00\"",
+            "\"\\u00e9\"",
+            "{\"a\":{\"$serde_json::private::RawValue\":1}}",
+        ] {
+            let sc = Scan::new(t);
+            let first_key_marker = t.starts_with("{\"a\"");
+            assert_eq!(
+                sc.valid_value_parsed(0, 100).is_some(),
+                !first_key_marker,
+                "{t}"
+            );
+            agrees_with_a_value_parse(t);
+        }
+        let long = format!("1{}", "0".repeat(400));
+        agrees_with_a_value_parse(&long);
+        assert_eq!(Scan::new(&long).valid_value_parsed(0, 100), None);
+        // every single-byte change of a sample
+        let base = r#"{"a": [1, -2.5e3, {"b": "x\"y\\z\u00e9\ud83d\ude00", "c": null}], "d": true, "e": 1e300}"#;
+        let alphabet = b"{}[]\",:\\ 0123456789-+.eEtrufalsnudD\x01\nab$";
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..40000 {
+            let mut t = base.as_bytes().to_vec();
+            for _ in 0..1 + rnd() % 3 {
+                let at = (rnd() as usize) % t.len();
+                let c = alphabet[(rnd() as usize) % alphabet.len()];
+                match rnd() % 3 {
+                    0 => t[at] = c,
+                    1 => t.insert(at, c),
+                    _ => {
+                        t.remove(at);
+                    }
+                }
+            }
+            if let Ok(t) = String::from_utf8(t) {
+                agrees_with_a_value_parse(&t);
+            }
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@
 mod envelope;
 pub mod keys;
 mod rows;
+pub mod skim;
 pub mod walk;
 
 use serde_json::{Map, Value};
