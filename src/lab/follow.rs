@@ -796,6 +796,61 @@ mod tests {
     }
 
     #[test]
+    fn a_file_larger_than_a_poll_is_read_ahead_and_every_line_comes_in_order() {
+        let dir =
+            std::env::temp_dir().join(format!("toolscope-follow-ahead-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.jsonl");
+        // over two polls' budget, a blank line and a bad one among them
+        let n = 2 * (8 << 20) / SEL.len() + 100;
+        let mut text = String::new();
+        let torn = n / 2;
+        for i in 0..n {
+            match i {
+                1000 => text.push_str("   "),
+                _ if i == torn => text.push_str("{\"torn\":"),
+                _ => text.push_str(&SEL.replace("\"r1\"", &format!("\"r{i}\""))),
+            }
+            text.push('\n');
+        }
+        std::fs::write(&path, &text).unwrap();
+        let mut r = FollowReader::new(FollowJob {
+            generation: 1,
+            path: path.clone(),
+            stop: Default::default(),
+        });
+        let mut got = Vec::new();
+        let mut steps = 0;
+        loop {
+            let m = r.step(None, 0);
+            steps += 1;
+            if m.entries.is_empty() && m.behind == 0 {
+                break;
+            }
+            assert!(
+                m.behind > 0 || r.ahead.is_none(),
+                "lines read ahead are counted as behind"
+            );
+            got.extend(m.entries);
+        }
+        assert!(steps >= 3, "{steps}");
+        assert_eq!(got.len(), n - 1, "every line but the blank one");
+        assert_eq!(got.iter().filter(|e| e.class == "unreadable").count(), 1);
+        for (k, e) in got.iter().enumerate() {
+            assert_eq!(e.seq, k as u64 + 1);
+            let line = if k < 1000 { k + 1 } else { k + 2 };
+            assert_eq!(e.line, line as u64);
+            if line == torn + 1 {
+                assert_eq!(e.class, "unreadable");
+            } else {
+                assert_eq!(e.id, format!("r{}", line - 1));
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_blank_line_is_one_that_trims_to_nothing() {
         let trims = |b: &[u8]| String::from_utf8_lossy(b).trim().is_empty();
         let mut lines: Vec<Vec<u8>> = (0..=255u8).map(|c| vec![c]).collect();

@@ -339,9 +339,10 @@ impl Tail {
     fn read_lines(&mut self, mut left: usize, out: &mut Sink<'_>) -> usize {
         let LineBlock { bytes, lines } = &mut *out.block;
         // the line still being written is read on in the block, where it now starts; room
-        // for all that may be read is made once (the block keeps it from poll to poll)
+        // for all that may be read is made once (the block keeps it from poll to poll:
+        // at most a line and the budget), with some to spare for `read_to_end`'s probe
         let mut start = bytes.len();
-        bytes.reserve(self.pending.len() + left);
+        bytes.reserve_exact(self.pending.len() + left + 64);
         bytes.extend_from_slice(&self.pending);
         self.pending.clear();
         while left > 0 {

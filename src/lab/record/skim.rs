@@ -187,13 +187,17 @@ impl Walk<'_> {
         Some((self.parsed(&self.text[i..end])?, end))
     }
 
-    /// A checked value's slice as a value: a string without escapes is its text, an
-    /// integer of at most 19 digits a `u64`, anything else serde_json's parse of it.
+    /// A checked value's slice as a value: a string without escapes is its text, a
+    /// literal itself, an integer of at most 19 digits a `u64`, anything else serde_json's
+    /// parse of it.
     fn parsed(&self, t: &str) -> Option<Value> {
         match t.as_bytes() {
             [b'"', inner @ .., b'"'] if !inner.contains(&b'\\') => {
                 Some(Value::String(t[1..t.len() - 1].to_string()))
             }
+            b"null" => Some(Value::Null),
+            b"true" => Some(Value::Bool(true)),
+            b"false" => Some(Value::Bool(false)),
             d if d.len() <= 19 && d.iter().all(u8::is_ascii_digit) => {
                 t.parse::<u64>().ok().map(Value::from)
             }
