@@ -540,3 +540,32 @@ fn records_are_named_by_the_path_as_given_and_counted_in_words() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn bench_times_following_a_file_as_the_follow_screen_reads_it() {
+    let drifts = traces("drifts.jsonl");
+    let queries = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/demo/queries.txt")
+        .display()
+        .to_string();
+    let n = std::fs::read_to_string(&drifts)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count();
+    let (code, out, err) = toolscope(
+        &["bench", "demo", "--queries", &queries, "--follow", &drifts],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(r["follow_records"], n as u64);
+    // classifying is timed three times and the median is the rate
+    let runs = r["follow_classify_runs_s"].as_array().expect("the passes");
+    assert_eq!(runs.len(), 3);
+    let mut s: Vec<f64> = runs.iter().map(|x| x.as_f64().unwrap()).collect();
+    s.sort_by(f64::total_cmp);
+    assert_eq!(r["follow_classify_s"].as_f64(), Some(s[1]));
+    // the planted drifts replay as drifted on the demo
+    assert!(r["follow_drifted"].as_u64().unwrap() >= 4, "{out}");
+}

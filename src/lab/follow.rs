@@ -619,7 +619,11 @@ impl FollowReader {
             None => (self.tail.poll_into(&mut self.block), self.tail.generation),
         };
         let mut work = Vec::with_capacity(self.block.lines.len());
+        // the file each line came from: `file_gen` is the file open after the poll, and
+        // lines read before a rotation in the same poll belong to the files before it
+        let mut rotations_after = rotations_after_each_line(&notes);
         for (k, l) in self.block.lines.iter().enumerate() {
+            let file_gen = file_gen.saturating_sub(rotations_after.next_for(k));
             let at = |seq: u64| At {
                 seq,
                 file_gen,
@@ -666,6 +670,35 @@ impl FollowReader {
             now_ms,
             behind: self.tail.behind().unwrap_or(0) + ahead,
         }
+    }
+}
+
+/// For each line of a poll, how many rotations the same poll read after it.
+struct RotationsAfter {
+    /// the number of lines before each rotation, in order
+    before: Vec<usize>,
+    /// rotations already passed
+    passed: usize,
+}
+
+impl RotationsAfter {
+    /// The rotations after line `k` (lines asked in order).
+    fn next_for(&mut self, k: usize) -> u32 {
+        while self.before.get(self.passed).is_some_and(|&b| b <= k) {
+            self.passed += 1;
+        }
+        (self.before.len() - self.passed) as u32
+    }
+}
+
+fn rotations_after_each_line(notes: &[(usize, TailEvent)]) -> RotationsAfter {
+    RotationsAfter {
+        before: notes
+            .iter()
+            .filter(|(_, ev)| matches!(ev, TailEvent::Rotated { .. }))
+            .map(|(b, _)| *b)
+            .collect(),
+        passed: 0,
     }
 }
 
@@ -847,6 +880,75 @@ mod tests {
                 assert_eq!(e.id, format!("r{}", line - 1));
             }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lines_read_before_a_rotation_in_the_same_step_keep_their_file() {
+        let dir = std::env::temp_dir().join(format!("toolscope-follow-rot-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("live.jsonl");
+        let rec = |i: usize| format!("{}\n", SEL.replace("\"r1\"", &format!("\"r{i}\"")));
+        std::fs::write(&path, rec(1)).unwrap();
+        let mut r = FollowReader::new(FollowJob {
+            generation: 1,
+            path: path.clone(),
+            stop: Default::default(),
+        });
+        let first = r.step(None, 0);
+        assert_eq!(first.entries.len(), 1);
+        assert_eq!(first.entries[0].file_gen, 1);
+        // the old file grows, is renamed away and a new one takes the name, twice, all
+        // before the next step: its lines come from three files
+        let mut old = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut old, rec(2).as_bytes()).unwrap();
+        std::fs::rename(&path, dir.join("live.jsonl.1")).unwrap();
+        std::fs::write(&path, rec(3)).unwrap();
+        let m = r.step(None, 0);
+        std::fs::rename(&path, dir.join("live.jsonl.2")).unwrap();
+        std::fs::write(&path, format!("{}{}", rec(4), rec(5))).unwrap();
+        let m2 = r.step(None, 0);
+        let got: Vec<(String, u32, u64)> = m
+            .entries
+            .iter()
+            .chain(&m2.entries)
+            .map(|e| (e.id.clone(), e.file_gen, e.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("r2".to_string(), 1, 2),
+                ("r3".to_string(), 2, 1),
+                ("r4".to_string(), 3, 1),
+                ("r5".to_string(), 3, 2)
+            ]
+        );
+        // and within one poll: lines of the old file, then of the new one
+        let mut old = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut old, rec(6).as_bytes()).unwrap();
+        std::fs::rename(&path, dir.join("live.jsonl.3")).unwrap();
+        std::fs::write(&path, format!("{}{}", rec(7), rec(8))).unwrap();
+        let m3 = r.step(None, 0);
+        let got: Vec<(String, u32)> = m3
+            .entries
+            .iter()
+            .map(|e| (e.id.clone(), e.file_gen))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("r6".to_string(), 3),
+                ("r7".to_string(), 4),
+                ("r8".to_string(), 4)
+            ]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
