@@ -341,10 +341,15 @@ pub fn report(
     edge_quality: &Value,
     semantic_summary: &Value,
 ) -> Value {
-    let mut issues: Vec<Issue> = Vec::new();
-    for t in tools {
-        tool_issues(t, &mut issues);
-    }
+    // each tool's issues on every core, in the tools' order
+    let mut issues: Vec<Issue> = crate::par::map(tools, |t| {
+        let mut mine = Vec::new();
+        tool_issues(t, &mut mine);
+        mine
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     semantic_issues(tools, semantic_summary, &mut issues);
     let stats = graph_issues(tools, g, edge_quality, &mut issues);
     sort_issues(&mut issues);

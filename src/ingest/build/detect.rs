@@ -217,6 +217,9 @@ fn path_hierarchy(tools: &[DetTool], api: &[usize], sink: &mut Sink) {
         }
     }
     for &i in api {
+        if sink.full() {
+            return;
+        }
         let t = &tools[i];
         let p = t.path.as_deref().unwrap();
         let segs = raw_segments(p);
@@ -270,80 +273,103 @@ fn crud(tools: &[DetTool], api: &[usize], sink: &mut Sink) {
             break;
         }
     }
-    let mut groups: IndexMap<String, Vec<usize>> = IndexMap::new();
-    for (k, &i) in api.iter().enumerate() {
-        let s = &segs[k];
+    let mut groups: IndexMap<&str, Vec<usize>> = IndexMap::new();
+    for (k, s) in segs.iter().enumerate() {
         // a path without static segments ("/", "/{id}") falls in the group of the empty key
         let key = if s.len() > skip {
             s[skip]
         } else {
             s.last().copied().unwrap_or("")
         };
-        groups.entry(key.to_string()).or_default().push(i);
+        groups.entry(key).or_default().push(k);
     }
+    // each tool's role and resource, once (the pairs below compare them many times)
+    let role: Vec<CrudRole> = api.iter().map(|&i| CrudRole::of(&tools[i])).collect();
+    let res: Vec<&str> = segs
+        .iter()
+        .map(|s| s.last().copied().unwrap_or(""))
+        .collect();
     for members in groups.values() {
-        let role = |i: usize| {
-            let t = &tools[i];
-            let m = t.method.as_deref().unwrap().to_ascii_lowercase();
-            (m, is_single(t.path.as_deref().unwrap()))
+        let with = |r: CrudRole| -> Vec<usize> {
+            members.iter().copied().filter(|&k| role[k] == r).collect()
         };
-        let posts: Vec<usize> = members
-            .iter()
-            .copied()
-            .filter(|&i| role(i) == ("post".into(), false))
-            .collect();
-        let get_single: Vec<usize> = members
-            .iter()
-            .copied()
-            .filter(|&i| role(i) == ("get".into(), true))
-            .collect();
-        let get_coll: Vec<usize> = members
-            .iter()
-            .copied()
-            .filter(|&i| role(i) == ("get".into(), false))
-            .collect();
-        let del_single: Vec<usize> = members
-            .iter()
-            .copied()
-            .filter(|&i| role(i) == ("delete".into(), true))
-            .collect();
-        let res = |i: usize| resource_of(tools[i].path.as_deref().unwrap());
+        let posts = with(CrudRole::PostCollection);
+        let get_single = with(CrudRole::GetSingle);
+        let get_coll = with(CrudRole::GetCollection);
+        let del_single = with(CrudRole::DeleteSingle);
+        let name = |k: usize| tools[api[k]].name.as_str();
         for &p in &posts {
             for &g in &get_single {
-                if res(p) == res(g) {
+                if sink.full() {
+                    return;
+                }
+                if res[p] == res[g] {
                     let ev = format!(
                         "{} (GET single) requires {} (POST) — same resource '{}'",
-                        tools[g].name,
-                        tools[p].name,
-                        res(p)
+                        name(g),
+                        name(p),
+                        res[p]
                     );
-                    sink.push(g, p, "requires", 0.9, 1, ev);
+                    sink.push(api[g], api[p], "requires", 0.9, 1, ev);
                 }
             }
         }
         for &c in &get_coll {
             for &g in &get_single {
-                if tools[c].name != tools[g].name {
+                if sink.full() {
+                    return;
+                }
+                if name(c) != name(g) {
                     let ev = format!(
                         "{} (GET list) and {} (GET single) are similar (same resource)",
-                        tools[c].name, tools[g].name
+                        name(c),
+                        name(g)
                     );
-                    sink.push(c, g, "similar_to", 0.85, 1, ev);
+                    sink.push(api[c], api[g], "similar_to", 0.85, 1, ev);
                 }
             }
         }
         for &p in &posts {
             for &d in &del_single {
-                if res(p) == res(d) {
+                if sink.full() {
+                    return;
+                }
+                if res[p] == res[d] {
                     let ev = format!(
                         "{} (create) precedes {} (delete) — same resource '{}'",
-                        tools[p].name,
-                        tools[d].name,
-                        res(p)
+                        name(p),
+                        name(d),
+                        res[p]
                     );
-                    sink.push(p, d, "precedes", 0.85, 1, ev);
+                    sink.push(api[p], api[d], "precedes", 0.85, 1, ev);
                 }
             }
+        }
+    }
+}
+
+/// What a CRUD pair needs of an operation: its method among the four and whether its
+/// path ends in a parameter (a single item), else `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CrudRole {
+    PostCollection,
+    GetSingle,
+    GetCollection,
+    DeleteSingle,
+    Other,
+}
+
+impl CrudRole {
+    fn of(t: &DetTool) -> CrudRole {
+        let (m, p) = (t.method.as_deref().unwrap(), t.path.as_deref().unwrap());
+        let single = is_single(p);
+        let is = |name: &str| m.eq_ignore_ascii_case(name);
+        match () {
+            _ if is("post") && !single => CrudRole::PostCollection,
+            _ if is("get") && single => CrudRole::GetSingle,
+            _ if is("get") => CrudRole::GetCollection,
+            _ if is("delete") && single => CrudRole::DeleteSingle,
+            _ => CrudRole::Other,
         }
     }
 }
