@@ -403,7 +403,10 @@ pub struct CounterfactualArgs {
     pub ascii: bool,
 }
 
+/// `toolscope counterfactual`: one query or a suite ranked under the base and the variant
+/// knobs (or on two graphs), written as one JSON object or as a table of the change.
 pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
+    use crate::evidence::counterfactual as cf;
     let engine = match load_engine(&a.graph) {
         Ok(e) => e,
         Err(e) => return fail(e),
@@ -413,33 +416,19 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let pair = (&engine, against.as_ref().unwrap_or(&engine));
-    let (col_a, col_b) = if against.is_some() {
+    let cols = if against.is_some() {
         ("old", "new")
     } else {
         ("base", "var")
     };
-    let mut base = match knobs_from(&a.base) {
+    let (base, variant) = match counterfactual_knobs(&a) {
         Ok(k) => k,
-        Err(e) => return fail(format!("--base: {e}")),
+        Err(code) => return code,
     };
-    if let Some(p) = &a.learning {
-        match super::query::load_learning(p) {
-            Ok(v) => base.params.learning_suggestions = v,
-            Err(e) => return fail(e),
-        }
-    }
-    let mut variant = base.clone();
-    for s in &a.set {
-        variant = match variant.set_from_str(s) {
-            Ok(v) => v,
-            Err(e) => return fail(format!("--set: {e}")),
-        };
-    }
     let suite = match load_cases(a.cases.as_deref()) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    use crate::evidence::counterfactual as cf;
     let contract = match &against {
         Some(new) => cf::graph_contract(
             engine.graph.fingerprint(),
@@ -450,53 +439,13 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
         None => cf::contract(&base, &variant),
     };
     let mut w = JsonWriter::new();
-    let mut text = String::new();
-    match (&a.query, &suite) {
+    let text = match (&a.query, &suite) {
         (Some(q), _) => {
             let c = cf::compare_graphs(pair, q, &base, &variant, true, contract);
             w.begin_obj();
             cf::write_comparison_fields(&c, &mut w, true);
             w.end_obj();
-            text.push_str(&format!(
-                "mechanism_status: {} — {}\n\n",
-                c.contract.status, c.contract.note
-            ));
-            text.push_str(&format!(
-                "{:<6} {:<34} {:>5} {:>5} {:>8} {:>8}\n",
-                "move", "tool", col_a, col_b, col_a, col_b
-            ));
-            for m in &c.moves {
-                let r = |x: Option<usize>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
-                let s = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
-                text.push_str(&format!(
-                    "{:<6} {:<34} {:>5} {:>5} {:>8} {:>8}\n",
-                    m.marker(a.ascii),
-                    line(&m.tool),
-                    r(m.base_rank),
-                    r(m.variant_rank),
-                    s(m.base_score),
-                    s(m.variant_score)
-                ));
-            }
-            text.push_str(&format!(
-                "\njaccard {:.4}  rbo(p=0.9) {:.4}  gained {}  lost {}\n",
-                c.jaccard,
-                c.rbo,
-                c.gained().len(),
-                c.lost().len()
-            ));
-            if let (Some(sa), Some(sb)) = (&c.base_selection, &c.variant_selection) {
-                text.push_str(&format!(
-                    "selector: {} -> {}{}\n",
-                    line(&sa.selected_target),
-                    line(&sb.selected_target),
-                    if c.selector_changed() {
-                        " (changed)"
-                    } else {
-                        " (unchanged)"
-                    }
-                ));
-            }
+            query_change_text(&c, cols, a.ascii)
         }
         (None, Some(s)) => {
             let k = base.params.top_k;
@@ -504,52 +453,128 @@ pub fn run_counterfactual(a: CounterfactualArgs) -> u8 {
             w.begin_obj();
             cf::write_suite_fields(&r, &mut w, true, true);
             w.end_obj();
-            text.push_str(&format!(
-                "mechanism_status: {} — {}\n",
-                r.contract.status, r.contract.note
-            ));
-            if r.labelled == 0 {
-                let (j, b) = (
-                    crate::lab::metrics::mean(
-                        &r.cases.iter().map(|c| c.jaccard).collect::<Vec<_>>(),
-                    ),
-                    crate::lab::metrics::mean(&r.cases.iter().map(|c| c.rbo).collect::<Vec<_>>()),
-                );
-                text.push_str(&format!(
-                    "{} cases, none labelled: no hit@k or MRR (an unlabelled case has no hit or miss)\nmean Jaccard {j:.4}, mean RBO {b:.4} (base against variant)\n",
-                    r.cases.len()
-                ));
-            } else {
-                let unl = r.cases.len() - r.labelled;
-                text.push_str(&format!(
-                "{} cases{}, k={k}\nhit@k  {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\nMRR    {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\n(paired bootstrap, 1000 resamples, seed 42)\n",
-                r.cases.len(),
-                if unl > 0 {
-                    format!(" ({} labelled; hit@k and MRR over them)", r.labelled)
-                } else {
-                    String::new()
-                },
-                r.base_hit,
-                r.variant_hit,
-                r.delta_hit.0,
-                r.delta_hit.1,
-                r.delta_hit.2,
-                r.base_mrr,
-                r.variant_mrr,
-                r.delta_mrr.0,
-                r.delta_mrr.1,
-                r.delta_mrr.2
-            ));
-            }
+            suite_change_text(&r, k)
         }
         (None, None) => return fail("give a QUERY or --cases FILE"),
-    }
+    };
     if a.json {
         write_stdout(format!("{}\n", w.finish()).as_bytes());
     } else {
         super::query::write_text(&text);
     }
     EXIT_OK
+}
+
+/// The base knobs (`--base`, with `--learning`'s suggestions) and the variant (the base
+/// with each `--set` applied in order); an error is reported and its exit code returned.
+fn counterfactual_knobs(a: &CounterfactualArgs) -> Result<(Knobs, Knobs), u8> {
+    let mut base = knobs_from(&a.base).map_err(|e| fail(format!("--base: {e}")))?;
+    if let Some(p) = &a.learning {
+        match super::query::load_learning(p) {
+            Ok(v) => base.params.learning_suggestions = v,
+            Err(e) => return Err(fail(e)),
+        }
+    }
+    let mut variant = base.clone();
+    for s in &a.set {
+        variant = variant
+            .set_from_str(s)
+            .map_err(|e| fail(format!("--set: {e}")))?;
+    }
+    Ok((base, variant))
+}
+
+/// One query's change as text: the mechanism status, each tool's move with both ranks
+/// and scores (columns named by `cols`), the overlap, and the selector's choice.
+fn query_change_text(
+    c: &crate::evidence::counterfactual::Comparison,
+    (col_a, col_b): (&str, &str),
+    ascii: bool,
+) -> String {
+    let mut text = String::new();
+    text.push_str(&format!(
+        "mechanism_status: {} — {}\n\n",
+        c.contract.status, c.contract.note
+    ));
+    text.push_str(&format!(
+        "{:<6} {:<34} {:>5} {:>5} {:>8} {:>8}\n",
+        "move", "tool", col_a, col_b, col_a, col_b
+    ));
+    for m in &c.moves {
+        let r = |x: Option<usize>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+        let s = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
+        text.push_str(&format!(
+            "{:<6} {:<34} {:>5} {:>5} {:>8} {:>8}\n",
+            m.marker(ascii),
+            line(&m.tool),
+            r(m.base_rank),
+            r(m.variant_rank),
+            s(m.base_score),
+            s(m.variant_score)
+        ));
+    }
+    text.push_str(&format!(
+        "\njaccard {:.4}  rbo(p=0.9) {:.4}  gained {}  lost {}\n",
+        c.jaccard,
+        c.rbo,
+        c.gained().len(),
+        c.lost().len()
+    ));
+    if let (Some(sa), Some(sb)) = (&c.base_selection, &c.variant_selection) {
+        text.push_str(&format!(
+            "selector: {} -> {}{}\n",
+            line(&sa.selected_target),
+            line(&sb.selected_target),
+            if c.selector_changed() {
+                " (changed)"
+            } else {
+                " (unchanged)"
+            }
+        ));
+    }
+    text
+}
+
+/// A suite's change as text: the mechanism status, then hit@k and MRR with their paired
+/// bootstrap intervals, or the mean overlap when no case is labelled.
+fn suite_change_text(r: &crate::evidence::counterfactual::SuiteComparison, k: usize) -> String {
+    let mut text = String::new();
+    text.push_str(&format!(
+        "mechanism_status: {} — {}\n",
+        r.contract.status, r.contract.note
+    ));
+    if r.labelled == 0 {
+        let (j, b) = (
+            crate::lab::metrics::mean(&r.cases.iter().map(|c| c.jaccard).collect::<Vec<_>>()),
+            crate::lab::metrics::mean(&r.cases.iter().map(|c| c.rbo).collect::<Vec<_>>()),
+        );
+        text.push_str(&format!(
+            "{} cases, none labelled: no hit@k or MRR (an unlabelled case has no hit or miss)\nmean Jaccard {j:.4}, mean RBO {b:.4} (base against variant)\n",
+            r.cases.len()
+        ));
+    } else {
+        let unl = r.cases.len() - r.labelled;
+        text.push_str(&format!(
+            "{} cases{}, k={k}\nhit@k  {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\nMRR    {:.4} -> {:.4}  Δ {:+.4} [{:+.4}, {:+.4}]\n(paired bootstrap, 1000 resamples, seed 42)\n",
+            r.cases.len(),
+            if unl > 0 {
+                format!(" ({} labelled; hit@k and MRR over them)", r.labelled)
+            } else {
+                String::new()
+            },
+            r.base_hit,
+            r.variant_hit,
+            r.delta_hit.0,
+            r.delta_hit.1,
+            r.delta_hit.2,
+            r.base_mrr,
+            r.variant_mrr,
+            r.delta_mrr.0,
+            r.delta_mrr.1,
+            r.delta_mrr.2
+        ));
+    }
+    text
 }
 
 #[derive(Args, Debug)]

@@ -344,119 +344,22 @@ fn suite_records(
         .collect()
 }
 
+/// `toolscope lab diff`: two sides' records compared case by case — captured records,
+/// a suite run on one graph under two parameter sets, or on two graphs (then each changed
+/// case is also blamed on the changes between them) — as JSON or text; exit 1 on a change.
 fn run_diff(a: DiffArgs) -> u8 {
     // two graphs (not one graph under two parameter sets): each changed case is also
     // blamed on the changes between them, as `toolscope diff OLD NEW --cases` does
-    let mut blame: Option<(String, Vec<String>)> = None;
-    let (ra, rb) = match &a.cases {
+    let sides = match &a.cases {
         Some(cases) if a.a != a.b && a.set.is_empty() && a.base.is_empty() => {
-            let suite = match load_suite(Path::new(cases)) {
-                Ok(s) => s,
-                Err(e) => return fail(e),
-            };
-            let base = match knobs(&[], a.top_k) {
-                Ok(k) => k,
-                Err(e) => return fail(format!("--top-k: {e}")),
-            };
-            let (ea, eb) = match super::diff::load_pair(&a.a, &a.b) {
-                Ok(p) => p,
-                Err(code) => return code,
-            };
-            let (recs_a, recs_b) = match (
-                suite_records(&ea, &suite, &base, &[]),
-                suite_records(&eb, &suite, &base, &[]),
-            ) {
-                (Ok(x), Ok(y)) => (x, y),
-                (Err(e), _) | (_, Err(e)) => return fail(e),
-            };
-            let specs: Vec<crate::lab::blame::CaseSpec> = suite
-                .cases
-                .iter()
-                .filter_map(|c| {
-                    Some(crate::lab::blame::CaseSpec {
-                        id: c.id.clone(),
-                        query: c.query.clone(),
-                        knobs: c.knobs(&base, &[]).ok()?,
-                        expected: c.expected.clone(),
-                    })
-                })
-                .collect();
-            blame = Some(super::diff::blame_between(&ea, &eb, (&a.a, &a.b), &specs));
-            (recs_a, recs_b)
+            two_graph_records(&a, cases).map(|((ra, rb), blame)| (ra, rb, Some(blame)))
         }
-        Some(cases) => {
-            let suite = match load_suite(Path::new(cases)) {
-                Ok(s) => s,
-                Err(e) => return fail(e),
-            };
-            // A runs with --base over each case's own parameters; B with --base, then --set
-            let base = match knobs(&[], a.top_k) {
-                Ok(k) => k,
-                Err(e) => return fail(format!("--top-k: {e}")),
-            };
-            let over_a = a.base.clone();
-            let over_b: Vec<String> = a.base.iter().chain(&a.set).cloned().collect();
-            for (flag, sets) in [("--base", &a.base), ("--set", &over_b)] {
-                if let Err(e) = knobs(sets, a.top_k) {
-                    return fail(format!("{flag}: {e}"));
-                }
-            }
-            // the flags are valid: what is left to fail is a case's own parameters
-            let ea = match load_engine(&a.a) {
-                Ok(e) => e,
-                Err(e) => return fail(e),
-            };
-            let recs_a = match suite_records(&ea, &suite, &base, &over_a) {
-                Ok(r) => r,
-                Err(e) => return fail(e),
-            };
-            let recs_b = if a.b == a.a {
-                suite_records(&ea, &suite, &base, &over_b)
-            } else {
-                drop(ea);
-                match load_engine(&a.b) {
-                    Ok(eb) => suite_records(&eb, &suite, &base, &over_b),
-                    Err(e) => return fail(e),
-                }
-            };
-            match recs_b {
-                Ok(b) => (recs_a, b),
-                Err(e) => return fail(e),
-            }
-        }
-        None => {
-            let mut sides = Vec::new();
-            for p in [&a.a, &a.b] {
-                match diff::read_records(Path::new(p)) {
-                    Ok((recs, errors)) => {
-                        if let Some(first) = errors.first() {
-                            let more = match errors.len() {
-                                1 => String::new(),
-                                n => format!(" (and {} more)", n - 1),
-                            };
-                            return fail(format!("{first}{more}"));
-                        }
-                        if recs.is_empty() {
-                            return fail(format!("{}: no evidence records found", line(p)));
-                        }
-                        for r in recs.iter().filter(|r| !r.unknown.is_empty()).take(1) {
-                            let keys: Vec<&str> =
-                                r.unknown.iter().map(|(k, _)| k.as_str()).collect();
-                            crate::sanitize::eprint_line(format!(
-                                "note: {}: keys this version does not know are kept, not compared: {}",
-                                line(p),
-                                keys.join(", ")
-                            ));
-                        }
-                        sides.push(recs);
-                    }
-                    Err(e) => return fail(e),
-                }
-            }
-            let b = sides.pop().unwrap_or_default();
-            let a_ = sides.pop().unwrap_or_default();
-            (a_, b)
-        }
+        Some(cases) => two_knob_records(&a, cases).map(|(ra, rb)| (ra, rb, None)),
+        None => captured_records(&a).map(|(ra, rb)| (ra, rb, None)),
+    };
+    let (ra, rb, blame) = match sides {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let diffs = diff::diff_sets(&ra, &rb);
     if a.json {
@@ -486,6 +389,100 @@ fn run_diff(a: DiffArgs) -> u8 {
     } else {
         EXIT_OK
     }
+}
+
+/// The records of side A and side B, in case order.
+type Sides = (Vec<RunRecord>, Vec<RunRecord>);
+
+/// The suite run on graphs A and B with the same parameters, and the blame of each
+/// changed case on the changes between the graphs (text, JSON lines).
+fn two_graph_records(a: &DiffArgs, cases: &str) -> Result<(Sides, (String, Vec<String>)), u8> {
+    let suite = load_suite(Path::new(cases)).map_err(fail)?;
+    let base = knobs(&[], a.top_k).map_err(|e| fail(format!("--top-k: {e}")))?;
+    let (ea, eb) = super::diff::load_pair(&a.a, &a.b)?;
+    let (recs_a, recs_b) = match (
+        suite_records(&ea, &suite, &base, &[]),
+        suite_records(&eb, &suite, &base, &[]),
+    ) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => return Err(fail(e)),
+    };
+    let specs: Vec<crate::lab::blame::CaseSpec> = suite
+        .cases
+        .iter()
+        .filter_map(|c| {
+            Some(crate::lab::blame::CaseSpec {
+                id: c.id.clone(),
+                query: c.query.clone(),
+                knobs: c.knobs(&base, &[]).ok()?,
+                expected: c.expected.clone(),
+            })
+        })
+        .collect();
+    let blame = super::diff::blame_between(&ea, &eb, (&a.a, &a.b), &specs);
+    Ok(((recs_a, recs_b), blame))
+}
+
+/// The suite run twice: A with `--base` over each case's own parameters, B (graph B,
+/// or A again) with `--base` then `--set`; the flags are checked before any graph loads.
+fn two_knob_records(a: &DiffArgs, cases: &str) -> Result<Sides, u8> {
+    let suite = load_suite(Path::new(cases)).map_err(fail)?;
+    // A runs with --base over each case's own parameters; B with --base, then --set
+    let base = knobs(&[], a.top_k).map_err(|e| fail(format!("--top-k: {e}")))?;
+    let over_a = a.base.clone();
+    let over_b: Vec<String> = a.base.iter().chain(&a.set).cloned().collect();
+    for (flag, sets) in [("--base", &a.base), ("--set", &over_b)] {
+        if let Err(e) = knobs(sets, a.top_k) {
+            return Err(fail(format!("{flag}: {e}")));
+        }
+    }
+    // the flags are valid: what is left to fail is a case's own parameters
+    let ea = load_engine(&a.a).map_err(fail)?;
+    let recs_a = suite_records(&ea, &suite, &base, &over_a).map_err(fail)?;
+    let recs_b = if a.b == a.a {
+        suite_records(&ea, &suite, &base, &over_b)
+    } else {
+        drop(ea);
+        match load_engine(&a.b) {
+            Ok(eb) => suite_records(&eb, &suite, &base, &over_b),
+            Err(e) => return Err(fail(e)),
+        }
+    };
+    match recs_b {
+        Ok(b) => Ok((recs_a, b)),
+        Err(e) => Err(fail(e)),
+    }
+}
+
+/// The captured records of files A and B: a file with unreadable records or none is an
+/// error; keys this version does not know are noted once per file.
+fn captured_records(a: &DiffArgs) -> Result<Sides, u8> {
+    let mut sides = Vec::new();
+    for p in [&a.a, &a.b] {
+        let (recs, errors) = diff::read_records(Path::new(p)).map_err(fail)?;
+        if let Some(first) = errors.first() {
+            let more = match errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            return Err(fail(format!("{first}{more}")));
+        }
+        if recs.is_empty() {
+            return Err(fail(format!("{}: no evidence records found", line(p))));
+        }
+        for r in recs.iter().filter(|r| !r.unknown.is_empty()).take(1) {
+            let keys: Vec<&str> = r.unknown.iter().map(|(k, _)| k.as_str()).collect();
+            crate::sanitize::eprint_line(format!(
+                "note: {}: keys this version does not know are kept, not compared: {}",
+                line(p),
+                keys.join(", ")
+            ));
+        }
+        sides.push(recs);
+    }
+    let b = sides.pop().unwrap_or_default();
+    let a_ = sides.pop().unwrap_or_default();
+    Ok((a_, b))
 }
 
 fn run_eval(a: EvalArgs) -> u8 {

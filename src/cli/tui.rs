@@ -274,132 +274,22 @@ fn check_before_terminal(source: &Source) -> Result<(), u8> {
     Ok(())
 }
 
+/// Opens the explorer on FILES: a followed file with `--follow`; otherwise the source
+/// the files make, with its case list and learning suggestions, once a terminal is sure.
 pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
-    use crate::tui::records::{FileKind, detect};
     if args.follow {
-        let (source, path) = match follow_source(files, args) {
-            Ok(x) => x,
-            Err(c) => return c,
-        };
-        let follow = (!matches!(source, Source::Follow(_))).then_some(path);
-        let (ui, startup) = ui.resolve();
-        return crate::tui::run(crate::tui::Options {
-            source,
-            ui,
-            learning: Vec::new(),
-            query: None,
-            expected: Vec::new(),
-            dump_dir: args.dump_dir.clone(),
-            cases: None,
-            follow,
-            startup,
-        });
+        return run_follow(files, ui, args);
     }
-    let mut graph_and_records: Option<String> = None;
-    let graph_source = |p: std::path::PathBuf, k: FileKind| match k {
-        FileKind::Spec => Source::Spec(p),
-        _ => Source::File(p),
-    };
-    let source = match files {
-        [] => Source::Demo,
-        [f] if f == "demo" => Source::Demo,
-        [f] => {
-            let p = match check_path(f) {
-                Ok(p) => p,
-                Err(c) => return c,
-            };
-            // the screen is chosen from the content
-            match detect(&p) {
-                FileKind::Graph => Source::File(p),
-                FileKind::Evidence => Source::Evidence(p),
-                FileKind::Spec => Source::Spec(p),
-                FileKind::Suite => {
-                    return fail(format!(
-                        "{}: a suite of labelled queries; evaluate it on a graph: \
-                         toolscope GRAPH --cases FILE",
-                        crate::sanitize::line(f)
-                    ));
-                }
-                FileKind::Learning => {
-                    return fail(format!(
-                        "{}: learning suggestions; apply them to a graph: \
-                         toolscope GRAPH --learning FILE",
-                        crate::sanitize::line(f)
-                    ));
-                }
-            }
-        }
-        [d, f] | [f, d] if d == "demo" => match check_path(f) {
-            Ok(p) if detect(&p) == FileKind::Evidence => {
-                graph_and_records = Some(f.clone());
-                Source::Demo
-            }
-            // the demo graph and another graph: compared, in the order given
-            Ok(p) if matches!(detect(&p), FileKind::Graph | FileKind::Spec) => {
-                if files[0] == "demo" {
-                    Source::Graphs("demo".into(), p)
-                } else {
-                    Source::Graphs(p, "demo".into())
-                }
-            }
-            Ok(_) => {
-                return fail(format!(
-                    "{}: with the demo graph, give captured records (their queries become a \
-                     case list) or use --cases SUITE",
-                    crate::sanitize::line(f)
-                ));
-            }
-            Err(c) => return c,
-        },
-        // one error line when both are missing: the first is checked first
-        [a, b] => match check_path(a).and_then(|pa| Ok((pa, check_path(b)?))) {
-            Ok((pa, pb)) => match (detect(&pa), detect(&pb)) {
-                // a graph and captured records: the records' queries as a case list
-                (k @ (FileKind::Graph | FileKind::Spec), FileKind::Evidence) => {
-                    graph_and_records = Some(b.clone());
-                    graph_source(pa, k)
-                }
-                (FileKind::Evidence, k @ (FileKind::Graph | FileKind::Spec)) => {
-                    graph_and_records = Some(a.clone());
-                    graph_source(pb, k)
-                }
-                // two graphs: the artifact diff and the ranking blame (OLD first)
-                (FileKind::Graph | FileKind::Spec, FileKind::Graph | FileKind::Spec) => {
-                    Source::Graphs(pa, pb)
-                }
-                _ => Source::Diff(pa, pb),
-            },
-            Err(c) => return c,
-        },
-        _ => return fail("at most two files: one opens it, two are compared (Diff screen)"),
+    let (source, graph_and_records) = match explore_source(files) {
+        Ok(x) => x,
+        Err(c) => return c,
     };
     if graph_and_records.is_some() && args.cases.is_some() {
         return fail("give either a records file or --cases with the graph, not both");
     }
-    let cases = match args.cases.as_ref().or(graph_and_records.as_ref()) {
-        None => None,
-        Some(c) => {
-            if matches!(source, Source::Evidence(_) | Source::Diff(..)) {
-                return fail("--cases needs a graph (toolscope GRAPH --cases SUITE)");
-            }
-            match crate::lab::suite::load_suite(std::path::Path::new(c)) {
-                Ok(s) => {
-                    let label = std::path::Path::new(c)
-                        .file_name()
-                        .map(|f| f.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| c.clone());
-                    Some((s, label))
-                }
-                Err(e) if graph_and_records.is_some() => {
-                    return fail(format!(
-                        "{e} (a graph and a records file open the records' queries as a case \
-                         list; to read records without queries open the file alone, or check \
-                         them with `toolscope lab replay GRAPH FILE`)"
-                    ));
-                }
-                Err(e) => return fail(e),
-            }
-        }
+    let cases = match load_cases(args, graph_and_records.as_ref(), &source) {
+        Ok(c) => c,
+        Err(c) => return c,
     };
     let learning = match &args.learning {
         Some(p) => match super::query::load_learning(p) {
@@ -423,4 +313,144 @@ pub fn run(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
         follow: None,
         startup,
     })
+}
+
+/// `--follow`: the explorer on a followed file (with a graph, or the demo).
+fn run_follow(files: &[String], ui: &UiArgs, args: &ExploreArgs) -> u8 {
+    let (source, path) = match follow_source(files, args) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let follow = (!matches!(source, Source::Follow(_))).then_some(path);
+    let (ui, startup) = ui.resolve();
+    crate::tui::run(crate::tui::Options {
+        source,
+        ui,
+        learning: Vec::new(),
+        query: None,
+        expected: Vec::new(),
+        dump_dir: args.dump_dir.clone(),
+        cases: None,
+        follow,
+        startup,
+    })
+}
+
+/// What the explorer opens for FILES (without `--follow`): the source, and the captured
+/// records file whose queries become the case list when one is given with a graph.
+fn explore_source(files: &[String]) -> Result<(Source, Option<String>), u8> {
+    match files {
+        [] => Ok((Source::Demo, None)),
+        [f] if f == "demo" => Ok((Source::Demo, None)),
+        [f] => one_file_source(f).map(|s| (s, None)),
+        [d, f] | [f, d] if d == "demo" => demo_and_file_source(files, f),
+        [a, b] => two_files_source(a, b),
+        _ => Err(fail(
+            "at most two files: one opens it, two are compared (Diff screen)",
+        )),
+    }
+}
+
+/// One file: the screen is chosen from its content (a suite or learning suggestions
+/// alone are refused with the command that uses them).
+fn one_file_source(f: &str) -> Result<Source, u8> {
+    use crate::tui::records::{FileKind, detect};
+    let p = check_path(f)?;
+    // the screen is chosen from the content
+    match detect(&p) {
+        FileKind::Graph => Ok(Source::File(p)),
+        FileKind::Evidence => Ok(Source::Evidence(p)),
+        FileKind::Spec => Ok(Source::Spec(p)),
+        FileKind::Suite => Err(fail(format!(
+            "{}: a suite of labelled queries; evaluate it on a graph: \
+             toolscope GRAPH --cases FILE",
+            crate::sanitize::line(f)
+        ))),
+        FileKind::Learning => Err(fail(format!(
+            "{}: learning suggestions; apply them to a graph: \
+             toolscope GRAPH --learning FILE",
+            crate::sanitize::line(f)
+        ))),
+    }
+}
+
+/// The demo graph and a file `f`: captured records (their queries as a case list), or
+/// another graph to compare with, in the order given.
+fn demo_and_file_source(files: &[String], f: &str) -> Result<(Source, Option<String>), u8> {
+    use crate::tui::records::{FileKind, detect};
+    let p = check_path(f)?;
+    if detect(&p) == FileKind::Evidence {
+        return Ok((Source::Demo, Some(f.to_string())));
+    }
+    // the demo graph and another graph: compared, in the order given
+    if matches!(detect(&p), FileKind::Graph | FileKind::Spec) {
+        return Ok(if files[0] == "demo" {
+            (Source::Graphs("demo".into(), p), None)
+        } else {
+            (Source::Graphs(p, "demo".into()), None)
+        });
+    }
+    Err(fail(format!(
+        "{}: with the demo graph, give captured records (their queries become a \
+         case list) or use --cases SUITE",
+        crate::sanitize::line(f)
+    )))
+}
+
+/// Two files: a graph and captured records (the records' queries as a case list), two
+/// graphs (the artifact diff and the ranking blame, OLD first), or two records (Diff).
+fn two_files_source(a: &str, b: &str) -> Result<(Source, Option<String>), u8> {
+    use crate::tui::records::{FileKind, detect};
+    let graph_source = |p: std::path::PathBuf, k: FileKind| match k {
+        FileKind::Spec => Source::Spec(p),
+        _ => Source::File(p),
+    };
+    // one error line when both are missing: the first is checked first
+    let (pa, pb) = check_path(a).and_then(|pa| Ok((pa, check_path(b)?)))?;
+    Ok(match (detect(&pa), detect(&pb)) {
+        // a graph and captured records: the records' queries as a case list
+        (k @ (FileKind::Graph | FileKind::Spec), FileKind::Evidence) => {
+            (graph_source(pa, k), Some(b.to_string()))
+        }
+        (FileKind::Evidence, k @ (FileKind::Graph | FileKind::Spec)) => {
+            (graph_source(pb, k), Some(a.to_string()))
+        }
+        // two graphs: the artifact diff and the ranking blame (OLD first)
+        (FileKind::Graph | FileKind::Spec, FileKind::Graph | FileKind::Spec) => {
+            (Source::Graphs(pa, pb), None)
+        }
+        _ => (Source::Diff(pa, pb), None),
+    })
+}
+
+/// The case list: `--cases SUITE`, or the queries of the records given with a graph
+/// (labelled with the file's name); refused for screens without a graph.
+fn load_cases(
+    args: &ExploreArgs,
+    graph_and_records: Option<&String>,
+    source: &Source,
+) -> Result<Option<(crate::lab::suite::Suite, String)>, u8> {
+    let Some(c) = args.cases.as_ref().or(graph_and_records) else {
+        return Ok(None);
+    };
+    if matches!(source, Source::Evidence(_) | Source::Diff(..)) {
+        return Err(fail(
+            "--cases needs a graph (toolscope GRAPH --cases SUITE)",
+        ));
+    }
+    match crate::lab::suite::load_suite(std::path::Path::new(c)) {
+        Ok(s) => {
+            let label = std::path::Path::new(c)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| c.clone());
+            Ok(Some((s, label)))
+        }
+        Err(e) if graph_and_records.is_some() => Err(fail(format!(
+            "{e} (a graph and a records file open the records' queries as a case \
+             list; to read records without queries open the file alone, or check \
+             them with `toolscope lab replay GRAPH FILE`)"
+        ))),
+        Err(e) => Err(fail(e)),
+    }
 }

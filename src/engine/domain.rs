@@ -246,9 +246,35 @@ fn area_curve(q: &str) -> bool {
     q.contains("area under the curve") || q.contains("area under curve")
 }
 
+/// The running product of the A.2 multipliers that fired, with the rules in firing order.
+struct Product {
+    m: f64,
+    log: Vec<(&'static str, f64)>,
+}
+
+impl Product {
+    /// Multiplies in one rule's factor and logs it.
+    fn mul(&mut self, rule: &'static str, f: f64) {
+        self.m *= f;
+        self.log.push((rule, f));
+    }
+}
+
 impl DomainQuery {
+    /// Evaluates the query side of Appendix A once: the topic facts, the A.1 tokens they
+    /// append, and whether any A.2/A.3 multiplier could fire for some document.
     pub fn new(ql: &str) -> DomainQuery {
-        let q = ql;
+        let mut d = DomainQuery::facts(ql);
+        let mut appended = Vec::new();
+        d.append_phrase_tokens(&mut appended);
+        d.append_topic_tokens(&mut appended);
+        d.appended = appended;
+        d.any_multiplier = d.some_multiplier_may_fire();
+        d
+    }
+
+    /// The query-side topic predicates (the facts the A.1 and A.2 rules test).
+    fn facts(q: &str) -> DomainQuery {
         let mut d = DomainQuery {
             q: q.to_string(),
             ..Default::default()
@@ -269,9 +295,14 @@ impl DomainQuery {
         d.schedule = SCHED_A.is_match(q) && (SCHED_B.is_match(q) || SCHED_C.is_match(q));
         d.stock = STOCK_A.is_match(q) && STOCK_B.is_match(q);
         d.hospital = HOSP_A.is_match(q) && HOSP_B.is_match(q);
+        d
+    }
 
-        let mut add =
-            |rule: &'static str, toks: &[&'static str]| d.appended.push((rule, toks.to_vec()));
+    /// A.1 tokens from phrases and measures in the query (hypotenuse, areas, distances,
+    /// coordinates, series, currencies, units, cards, routes), in rule order.
+    fn append_phrase_tokens(&self, out: &mut Vec<(&'static str, Vec<&'static str>)>) {
+        let (d, q) = (self, self.q.as_str());
+        let mut add = |rule: &'static str, toks: &[&'static str]| out.push((rule, toks.to_vec()));
         if HYPOTENUSE.is_match(q) {
             add("hypotenuse", &["hypot", "norm"]);
         }
@@ -330,6 +361,12 @@ impl DomainQuery {
             }
             add("route", &t);
         }
+    }
+
+    /// A.1 tokens from the topic facts (history, religion, nutrition, … hospitals), in
+    /// table order, after the phrase tokens.
+    fn append_topic_tokens(&self, out: &mut Vec<(&'static str, Vec<&'static str>)>) {
+        let d = self;
         let table: [(bool, &'static str, &[&'static str]); 12] = [
             (
                 d.ushist,
@@ -400,11 +437,16 @@ impl DomainQuery {
         ];
         for (on, rule, toks) in table {
             if on {
-                add(rule, toks);
+                out.push((rule, toks.to_vec()));
             }
         }
+    }
 
-        d.any_multiplier = q.contains("hypotenuse")
+    /// Whether some A.2 or A.3 multiplier may fire for some document (a document only
+    /// pays for the multipliers when this holds).
+    fn some_multiplier_may_fire(&self) -> bool {
+        let (d, q) = (self, self.q.as_str());
+        q.contains("hypotenuse")
             || area_curve(q)
             || distance_covered(q)
             || GEO_PHRASE.is_match(q)
@@ -437,8 +479,7 @@ impl DomainQuery {
             || d.schedule
             || d.stock
             || d.hospital
-            || d.route;
-        d
+            || d.route
     }
 
     pub fn any_multiplier(&self) -> bool {
@@ -456,15 +497,25 @@ impl DomainQuery {
         tool: &Tool,
         fired: Option<&mut Vec<(&'static str, f64)>>,
     ) -> f64 {
-        let q = self.q.as_str();
         let name_l = pytext::lower(&tool.name);
         let text = pytext::lower(&format!("{} {}", tool.name, tool.description));
-        let mut m = 1.0_f64;
-        let mut log: Vec<(&'static str, f64)> = Vec::new();
-        let mut mul = |m: &mut f64, rule: &'static str, f: f64| {
-            *m *= f;
-            log.push((rule, f));
+        let mut p = Product {
+            m: 1.0_f64,
+            log: Vec::new(),
         };
+        self.formula_rules(tool, &name_l, &text, &mut p);
+        self.fact_rules(&name_l, &text, &mut p);
+        self.topic_rules(&name_l, &text, &mut p);
+        if let Some(f) = fired {
+            f.extend(p.log);
+        }
+        p.m
+    }
+
+    /// A.2 rules for formulas and distances: hypotenuse, area under a curve, distance
+    /// covered, geographic distance, coordinates and series.
+    fn formula_rules(&self, tool: &Tool, name_l: &str, text: &str, p: &mut Product) {
+        let q = self.q.as_str();
         let geo_tool = {
             let n = name_l.replace(['.', '-'], "_");
             n.contains("geo_distance")
@@ -472,26 +523,26 @@ impl DomainQuery {
                 || text.contains("geographic distance")
         };
         if q.contains("hypotenuse")
-            && (HYPOT_TOKEN.is_match(&text) || text.contains("euclidean norm"))
+            && (HYPOT_TOKEN.is_match(text) || text.contains("euclidean norm"))
         {
-            mul(&mut m, "hypotenuse", 8.0);
+            p.mul("hypotenuse", 8.0);
         }
         if area_curve(q) && (text.contains("integral") || text.contains("integrate")) {
-            mul(&mut m, "area_under_curve", 2.0);
+            p.mul("area_under_curve", 2.0);
             if name_l == "integral" {
-                mul(&mut m, "area_under_curve_name", 2.0);
+                p.mul("area_under_curve_name", 2.0);
             }
         }
         if distance_covered(q)
             && (tool.name.contains("distance_traveled") || text.contains("distance traveled"))
         {
-            mul(&mut m, "distance_covered", 2.0);
+            p.mul("distance_covered", 2.0);
         }
         if GEO_PHRASE.is_match(q) && geo_tool {
-            mul(&mut m, "geo_distance_phrase", 2.0);
+            p.mul("geo_distance_phrase", 2.0);
         }
         if self.geo && geo_tool {
-            mul(&mut m, "geo", 2.2);
+            p.mul("geo", 2.2);
         }
         if self.coord
             && (name_l == "calculate_distance"
@@ -499,40 +550,47 @@ impl DomainQuery {
                 || text.contains("latitude")
                 || text.contains("longitude"))
         {
-            mul(&mut m, "coordinates", 2.8);
+            p.mul("coordinates", 2.8);
         }
         if q.contains("fibonacci series") && (text.contains("sequence") || text.contains("series"))
         {
-            mul(&mut m, "fibonacci", 1.6);
+            p.mul("fibonacci", 1.6);
         }
+    }
+
+    /// A.2 rules for specific facts the query asks about (current cost, genetic
+    /// similarity, population density, HCF, Biot–Savart, lawyers, stock, groceries,
+    /// population history, preferences, museum hours).
+    fn fact_rules(&self, name_l: &str, text: &str, p: &mut Product) {
+        let q = self.q.as_str();
         if q.contains("current cost") && text.contains("current cost") {
-            mul(&mut m, "current_cost", 1.6);
+            p.mul("current_cost", 1.6);
         }
         if (q.contains("genetically similar") || q.contains("genetic similarity"))
             && text.contains("genetic similarity")
         {
-            mul(&mut m, "genetic_similarity", 3.0);
+            p.mul("genetic_similarity", 3.0);
         }
         if q.contains("population density") && text.contains("population density") {
-            mul(&mut m, "population_density", 3.0);
+            p.mul("population_density", 3.0);
         }
         if q.contains("population density") && name_l.replace('.', "_") == "calculate_density" {
-            mul(&mut m, "population_density_name", 4.0);
+            p.mul("population_density_name", 4.0);
         }
         if q.contains("highest common factor")
-            && (text.contains("highest common factor") || HCF_TOKEN.is_match(&text))
+            && (text.contains("highest common factor") || HCF_TOKEN.is_match(text))
         {
-            mul(&mut m, "hcf", 4.0);
+            p.mul("hcf", 4.0);
         }
         if q.contains("magnetic field")
             && q.contains("current")
             && q.contains("distance")
             && (text.contains("biot") || text.contains("savart"))
         {
-            mul(&mut m, "biot_savart", 2.5);
+            p.mul("biot_savart", 2.5);
         }
         if LAWYER.is_match(q) && q.contains("specializ") && text.contains("specializ") {
-            mul(&mut m, "lawyer", 2.0);
+            p.mul("lawyer", 2.0);
         }
         if q.contains("price")
             && q.contains("stock")
@@ -541,95 +599,98 @@ impl DomainQuery {
             && text.contains("instrument")
             && text.contains("availability")
         {
-            mul(&mut m, "instrument_stock", 2.5);
+            p.mul("instrument_stock", 2.5);
         }
         if (q.contains("supermarket") || q.contains("grocery"))
             && (q.contains("24 hours") || q.contains("home delivery"))
             && text.contains("grocery store")
         {
-            mul(&mut m, "grocery_store", 2.5);
+            p.mul("grocery_store", 2.5);
         }
         if POPULATION.is_match(q) && text.contains("historical population data") {
-            mul(&mut m, "population_history", 2.0);
+            p.mul("population_history", 2.0);
         }
         if (q.contains("preferring") || q.contains("preference"))
             && text.contains("preference between two options")
         {
-            mul(&mut m, "preference", 2.0);
+            p.mul("preference", 2.0);
         }
         if (q.contains("opening hours") || OPEN_WORD.is_match(q))
             && q.contains("museum")
             && text.contains("museum")
             && (text.contains("opening hours") || text.contains("hours"))
         {
-            mul(&mut m, "museum_hours", 1.8);
+            p.mul("museum_hours", 1.8);
         }
+    }
+
+    /// A.2 rules for the topic facts (US history, religion, nutrition, instruments,
+    /// scales, sport rankings, displacement, restaurants, recipes, schedules, stocks,
+    /// hospitals); some add a second factor for a closer match.
+    fn topic_rules(&self, name_l: &str, text: &str, p: &mut Product) {
+        let q = self.q.as_str();
         if self.ushist
             && (name_l.contains("us_history")
                 || text.contains("united states")
                 || text.contains("american historical"))
         {
-            mul(&mut m, "us_history", 2.2);
+            p.mul("us_history", 2.2);
         }
         if self.religion
             && (name_l.contains("religion_history")
                 || text.contains("religion history")
                 || text.contains("historical dates and facts for a religion"))
         {
-            mul(&mut m, "religion", 2.0);
+            p.mul("religion", 2.0);
         }
         if self.nutrition && (text.contains("nutritional") || text.contains("nutrition")) {
-            mul(&mut m, "nutrition", 2.4);
+            p.mul("nutrition", 2.4);
             if text.contains("grocery") {
-                mul(&mut m, "nutrition_grocery", 1.3);
+                p.mul("nutrition_grocery", 1.3);
             }
         }
         if self.instrument && text.contains("instrument") {
-            mul(&mut m, "instrument", 2.0);
+            p.mul("instrument", 2.0);
             if name_l == "find_instrument" && FIND_FENDER.is_match(q) {
-                mul(&mut m, "instrument_name", 1.6);
+                p.mul("instrument_name", 1.6);
             }
         }
         if self.scale && text.contains("scale") {
-            mul(&mut m, "music_scale", 2.0);
+            p.mul("music_scale", 2.0);
             if text.contains("musical") || text.contains("music") {
-                mul(&mut m, "music_scale_music", 1.3);
+                p.mul("music_scale_music", 1.3);
             }
         }
         if self.sportrank
             && (text.contains("ranking") || text.contains("rank") || text.contains("top player"))
         {
-            mul(&mut m, "sport_rank", 1.8);
+            p.mul("sport_rank", 1.8);
         }
         if self.displacement
             && (text.contains("displacement") || text.contains("distance traveled"))
         {
-            mul(&mut m, "displacement", 2.4);
+            p.mul("displacement", 2.4);
             if name_l.contains("calculate_displacement") {
-                mul(&mut m, "displacement_name", 3.2);
+                p.mul("displacement_name", 3.2);
             }
         }
         if self.restaurant
             && (name_l.contains("find_restaurants") || text.contains("restaurant options"))
         {
-            mul(&mut m, "restaurant", 2.2);
+            p.mul("restaurant", 2.2);
         }
         if self.recipe && (name_l == "find_recipe" || text.contains("find recipe")) {
-            mul(&mut m, "recipe", 2.2);
+            p.mul("recipe", 2.2);
         }
         if self.schedule && (name_l.contains("match_schedule") || text.contains("schedule")) {
-            mul(&mut m, "schedule", 2.0);
+            p.mul("schedule", 2.0);
         }
         if self.stock && (name_l == "get_stock_info" || text.contains("stock info")) {
-            mul(&mut m, "stock", 2.0);
+            p.mul("stock", 2.0);
         }
         if self.hospital && (name_l.contains("hospital.locate") || text.contains("hospital")) {
-            mul(&mut m, "hospital", 2.0);
+            p.mul("hospital", 2.0);
         }
-        if let Some(f) = fired {
-            f.extend(log);
-        }
-        m
     }
 
     /// The A.3 route-planning multiplier (1.0 when it does not apply).

@@ -205,6 +205,9 @@ impl BaseFacts {
     }
 }
 
+/// Scores one candidate for the query: its evidence items in the reference's order
+/// (retrieval, priorities, surface, contract), their clamped rounded sum, and whether
+/// the evidence is strong.
 pub fn score_candidate(
     facts: &BaseFacts,
     tool_id: ToolId,
@@ -224,6 +227,47 @@ pub fn score_candidate(
         Some((r, s)) => (Some(r), s),
         None => (None, 0.0),
     };
+    retrieval_evidence(&mut ev, rank, rscore, learning);
+    priority_evidence(&mut ev, qa, &v.action, &eff_shape, inferred);
+    surface_evidence(&mut ev, qa, surface);
+    contract_evidence(&mut ev, qa, surface, contract);
+    let score = round(evidence_total(&ev).clamp(0.0, 1.0), 6);
+    let strong = score >= STRONG_SCORE && ev.iter().any(|e| STRONG_SOURCES.contains(&e.source));
+    Candidate {
+        name: name.to_string(),
+        tool: tool_id,
+        selector_score: score,
+        original_rank: rank,
+        retrieval_score: rscore,
+        canonical_action: v.action.clone(),
+        primary_resource: v.resource.clone(),
+        path_module: v.module.clone(),
+        result_shape: eff_shape,
+        declared_result_shape: if declared.is_empty() {
+            None
+        } else {
+            Some(declared)
+        },
+        strong_evidence: strong,
+        evidence: ev,
+        base_selector_score: score,
+        contrastive_score: 0.0,
+        contrastive_evidence: Vec::new(),
+        selected: false,
+        llm_target: false,
+        operation_id: v.operation_id_raw.clone(),
+        summary: v.summary.clone(),
+    }
+}
+
+/// Evidence from retrieval: the rank (decaying with it), the retrieval score and a
+/// positive learning signal, each capped.
+fn retrieval_evidence(
+    ev: &mut Vec<EvidenceItem>,
+    rank: Option<usize>,
+    rscore: f64,
+    learning: Option<&LearningSignal>,
+) {
     if let Some(r) = rank {
         let s = f64::max(0.0, 0.22 - ((r - 1).min(10)) as f64 * 0.015);
         ev.push(item(
@@ -253,21 +297,32 @@ pub fn score_candidate(
             f64::min(0.06, l.score),
         ));
     }
-    let np = norm_priority(&qa.ap, &v.action);
+}
+
+/// Evidence from the query's priorities: the tool's canonical action and (declared or
+/// inferred) result shape, rewarded when preferred and penalised when they differ.
+fn priority_evidence(
+    ev: &mut Vec<EvidenceItem>,
+    qa: &QueryAnalysis,
+    action: &str,
+    eff_shape: &str,
+    inferred: bool,
+) {
+    let np = norm_priority(&qa.ap, action);
     if np >= 0.5 {
         ev.push(item(
             "canonical_action",
-            EvidenceExtra::Value(Value::from(v.action.clone())),
+            EvidenceExtra::Value(Value::from(action)),
             0.2 * np,
         ));
-    } else if !qa.ap.is_empty() && !v.action.is_empty() {
+    } else if !qa.ap.is_empty() && !action.is_empty() {
         ev.push(item(
             "action_mismatch",
-            EvidenceExtra::Value(Value::from(v.action.clone())),
+            EvidenceExtra::Value(Value::from(action)),
             -0.18,
         ));
     }
-    let sp = norm_priority(&qa.sp, &eff_shape);
+    let sp = norm_priority(&qa.sp, eff_shape);
     if sp >= 0.5 {
         let src = if inferred {
             "inferred_result_shape"
@@ -276,16 +331,21 @@ pub fn score_candidate(
         };
         ev.push(item(
             src,
-            EvidenceExtra::Value(Value::from(eff_shape.clone())),
+            EvidenceExtra::Value(Value::from(eff_shape)),
             0.18 * sp,
         ));
     } else if !qa.sp.is_empty() && !eff_shape.is_empty() {
         ev.push(item(
             "result_shape_mismatch",
-            EvidenceExtra::Value(Value::from(eff_shape.clone())),
+            EvidenceExtra::Value(Value::from(eff_shape)),
             -0.14,
         ));
     }
+}
+
+/// Evidence from the tool's surface terms: the query terms it shares, and for a detail
+/// query a detail surface (or a penalty for a general one).
+fn surface_evidence(ev: &mut Vec<EvidenceItem>, qa: &QueryAnalysis, surface: &Terms) {
     let surface_hits: Vec<String> = qa.qt.intersection(surface).cloned().collect();
     if !surface_hits.is_empty() {
         let n = surface_hits.len();
@@ -308,6 +368,17 @@ pub fn score_candidate(
             -0.06,
         ));
     }
+}
+
+/// Evidence from the API contract: for a detail query naming an identifier, identifier
+/// contract fields (or an identifier detail surface); then the query terms the contract
+/// shares.
+fn contract_evidence(
+    ev: &mut Vec<EvidenceItem>,
+    qa: &QueryAnalysis,
+    surface: &Terms,
+    contract: &Terms,
+) {
     let contract_hits: Vec<String> = qa.qt.intersection(contract).cloned().collect();
     if qa.detail_query && qa.identifier_query {
         let mut c: Terms = contract_hits.iter().cloned().collect();
@@ -339,37 +410,15 @@ pub fn score_candidate(
             f64::min(0.12, 0.035 * n as f64),
         ));
     }
+}
+
+/// The evidence scores summed left to right, in evidence order (before clamping).
+fn evidence_total(ev: &[EvidenceItem]) -> f64 {
     let mut total = 0.0;
-    for e in &ev {
+    for e in ev {
         total += e.score;
     }
-    let score = round(total.clamp(0.0, 1.0), 6);
-    let strong = score >= STRONG_SCORE && ev.iter().any(|e| STRONG_SOURCES.contains(&e.source));
-    Candidate {
-        name: name.to_string(),
-        tool: tool_id,
-        selector_score: score,
-        original_rank: rank,
-        retrieval_score: rscore,
-        canonical_action: v.action.clone(),
-        primary_resource: v.resource.clone(),
-        path_module: v.module.clone(),
-        result_shape: eff_shape,
-        declared_result_shape: if declared.is_empty() {
-            None
-        } else {
-            Some(declared)
-        },
-        strong_evidence: strong,
-        evidence: ev,
-        base_selector_score: score,
-        contrastive_score: 0.0,
-        contrastive_evidence: Vec::new(),
-        selected: false,
-        llm_target: false,
-        operation_id: v.operation_id_raw.clone(),
-        summary: v.summary.clone(),
-    }
+    total
 }
 
 fn float_value(x: f64) -> Value {

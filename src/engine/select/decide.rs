@@ -192,6 +192,9 @@ pub fn no_candidates(llm: Option<String>, policy: &Policy) -> Selection {
     }
 }
 
+/// The selector's decision over scored candidates: pick the winner (sibling comparison
+/// against the LLM's target), measure the margins, assess an override, settle the reason
+/// codes, explain the choice and mark the rows.
 pub fn decide(
     mut rows: Vec<Candidate>,
     qa: &QueryAnalysis,
@@ -203,9 +206,85 @@ pub fn decide(
     let llm_idx = llm_target
         .as_ref()
         .and_then(|l| rows.iter().position(|r| r.name == *l));
-    let mut winner = 0usize;
-    let mut decision_rows: Vec<usize> = (0..rows.len()).collect();
-    let mut sibling_applied = false;
+    let pick = pick_winner(&rows, llm_idx);
+    let winner = pick.winner;
+    let m = margins(&rows, &pick, llm_idx);
+    let assessment = assess_override(&rows, qa, winner, llm_idx, &m);
+    let v = settle(
+        &rows,
+        &pick,
+        &m,
+        llm_idx,
+        llm_target.is_some(),
+        policy,
+        &assessment,
+    );
+    let decision = decision_name(v.overrode, llm_idx.is_some(), llm_target.is_some());
+    let recommended = if v.needs_expansion {
+        "expand_candidates"
+    } else {
+        decision
+    };
+
+    let sel = &rows[v.selected];
+    let why_selected = explain_selected(sel, v.selected, winner, llm_idx, v.overrode);
+    let sel_score = sel.selector_score;
+    let why_rejected = explain_rejected(&rows, v.selected, sel_score, &v.ambiguity_set);
+    let winner_name = rows[winner].name.clone();
+    let runner_up_name = m.runner_up.map(|i| rows[i].name.clone());
+    let selected_name = rows[v.selected].name.clone();
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.selected = i == v.selected;
+        r.llm_target = Some(i) == llm_idx;
+    }
+    Selection {
+        confidence: sel_score,
+        selected_target: selected_name,
+        llm_target,
+        overrode_llm: v.overrode,
+        ambiguous: v.ambiguous,
+        needs_expansion: v.needs_expansion,
+        decision,
+        recommended_action: recommended,
+        reason_codes: v.codes,
+        ambiguity_set: v.ambiguity_set,
+        why_selected,
+        why_rejected,
+        query_facets: facets,
+        margin: m.margin,
+        llm_margin: m.llm_margin,
+        policy: policy.clone(),
+        override_assessment: assessment,
+        rows,
+        target_action_priority: qa.ap.clone(),
+        result_shape_priority: qa.sp.clone(),
+        learning_applied,
+        sibling_comparison_applied: pick.sibling_applied,
+        no_candidates: false,
+        winner: winner_name,
+        runner_up: runner_up_name,
+    }
+}
+
+/// The winner and the rows the decision compares it with.
+struct Pick {
+    /// Index of the winning row (the top row unless a sibling beat the LLM's target).
+    winner: usize,
+    /// Rows considered for the runner-up and the ambiguity set.
+    decision_rows: Vec<usize>,
+    /// Whether the sibling comparison chose the winner.
+    sibling_applied: bool,
+}
+
+/// Sibling comparison: the top row wins, unless the LLM named a row and the first member
+/// of its sibling family beats it on decisive evidence with nothing against — then that
+/// sibling wins and only the family is compared.
+fn pick_winner(rows: &[Candidate], llm_idx: Option<usize>) -> Pick {
+    let mut pick = Pick {
+        winner: 0,
+        decision_rows: (0..rows.len()).collect(),
+        sibling_applied: false,
+    };
     if let Some(l) = llm_idx {
         let sib: Vec<usize> = (0..rows.len())
             .filter(|&i| same_family(&rows[i], &rows[l]))
@@ -214,13 +293,34 @@ pub fn decide(
         if sw != l {
             let (sup, con) = pairwise(&rows[sw], &rows[l]);
             if !sup.is_empty() && con.is_empty() {
-                winner = sw;
-                decision_rows = sib;
-                sibling_applied = true;
+                pick = Pick {
+                    winner: sw,
+                    decision_rows: sib,
+                    sibling_applied: true,
+                };
             }
         }
     }
-    let runner_up = decision_rows
+    pick
+}
+
+/// The runner-up and the winner's rounded margins over it and over the LLM's target.
+struct Margins {
+    /// First decision row other than the winner that is not the same operation.
+    runner_up: Option<usize>,
+    /// The winner's selector score.
+    winner_score: f64,
+    /// Winner minus runner-up (0 when there is none), rounded to 6 places.
+    margin: f64,
+    /// Winner minus the LLM's target, rounded to 6 places.
+    llm_margin: Option<f64>,
+}
+
+/// Finds the runner-up and measures the margins.
+fn margins(rows: &[Candidate], pick: &Pick, llm_idx: Option<usize>) -> Margins {
+    let winner = pick.winner;
+    let runner_up = pick
+        .decision_rows
         .iter()
         .copied()
         .find(|&i| i != winner && !shares_operation(&rows[winner], &rows[i]));
@@ -230,84 +330,127 @@ pub fn decide(
         6,
     );
     let llm_margin = llm_idx.map(|l| round(ws - rows[l].selector_score, 6));
-    let mut selected = llm_idx.unwrap_or(winner);
-
-    // override assessment
-    let mut assessment = OverrideAssessment {
-        evaluated: false,
-        allowed: false,
-        risk_level: "none",
-        supporting_sources: Vec::new(),
-        contradicting_sources: Vec::new(),
-        reason_codes: Vec::new(),
-        needs_expansion: false,
-        winner: None,
-        llm_target: None,
-        winner_margin: Some(margin),
+    Margins {
+        runner_up,
+        winner_score: ws,
+        margin,
         llm_margin,
-    };
-    if let Some(l) = llm_idx.filter(|&l| l != winner) {
-        let (w, lr) = (&rows[winner], &rows[l]);
-        let (sup, con) = pairwise(w, lr);
-        let mut codes: Vec<&'static str> = Vec::new();
-        let mut needs = false;
-        let action_incompatible =
-            compatible(qa, &lr.canonical_action) && !compatible(qa, &w.canonical_action);
-        if action_incompatible {
-            push_once(&mut codes, "action_incompatible_override_blocked");
-        }
-        if runner_up.is_some() && margin < OVERRIDE_MARGIN {
-            push_once(&mut codes, "candidate_tie_override_blocked");
-            needs = true;
-        }
-        if llm_margin.unwrap_or(0.0) < OVERRIDE_MARGIN {
-            push_once(&mut codes, "insufficient_pairwise_margin");
-            needs = true;
-        }
-        if !w.strong_evidence {
-            push_once(&mut codes, "weak_winner_evidence");
-        }
-        if sup.is_empty() {
-            push_once(&mut codes, "non_discriminative_override_blocked");
-            needs = true;
-        }
-        if sup == ["contrastive_unrequested_qualifier"]
-            && (score_of(lr, "contrastive_unrequested_qualifier").abs() < 0.12
-                || score_of(lr, "surface_terms") > score_of(w, "surface_terms") + 0.015)
-        {
-            push_once(&mut codes, "negative_only_override_blocked");
-            needs = true;
-        }
-        if !con.is_empty() {
-            push_once(&mut codes, "contradictory_evidence_override_blocked");
-            needs = true;
-        }
-        if w.rank_or_max() > lr.rank_or_max() && sup.is_empty() {
-            push_once(&mut codes, "lower_rank_surface_override_blocked");
-        }
-        let allowed = codes.is_empty();
-        let risk = if allowed {
-            "low"
-        } else if action_incompatible || !con.is_empty() {
-            "high"
-        } else {
-            "medium"
-        };
-        assessment = OverrideAssessment {
-            evaluated: true,
-            allowed,
-            risk_level: risk,
-            supporting_sources: sup,
-            contradicting_sources: con,
-            reason_codes: codes,
-            needs_expansion: needs,
-            winner: Some(w.name.clone()),
-            llm_target: Some(lr.name.clone()),
+    }
+}
+
+/// The override assessment: may the winner replace the LLM's target? Not evaluated when
+/// the LLM named no candidate or named the winner; otherwise every blocking rule adds its
+/// code, and the risk follows from what blocked.
+fn assess_override(
+    rows: &[Candidate],
+    qa: &QueryAnalysis,
+    winner: usize,
+    llm_idx: Option<usize>,
+    m: &Margins,
+) -> OverrideAssessment {
+    let (margin, llm_margin) = (m.margin, m.llm_margin);
+    let Some(l) = llm_idx.filter(|&l| l != winner) else {
+        return OverrideAssessment {
+            evaluated: false,
+            allowed: false,
+            risk_level: "none",
+            supporting_sources: Vec::new(),
+            contradicting_sources: Vec::new(),
+            reason_codes: Vec::new(),
+            needs_expansion: false,
+            winner: None,
+            llm_target: None,
             winner_margin: Some(margin),
             llm_margin,
         };
+    };
+    let (w, lr) = (&rows[winner], &rows[l]);
+    let (sup, con) = pairwise(w, lr);
+    let mut codes: Vec<&'static str> = Vec::new();
+    let mut needs = false;
+    let action_incompatible =
+        compatible(qa, &lr.canonical_action) && !compatible(qa, &w.canonical_action);
+    if action_incompatible {
+        push_once(&mut codes, "action_incompatible_override_blocked");
     }
+    if m.runner_up.is_some() && margin < OVERRIDE_MARGIN {
+        push_once(&mut codes, "candidate_tie_override_blocked");
+        needs = true;
+    }
+    if llm_margin.unwrap_or(0.0) < OVERRIDE_MARGIN {
+        push_once(&mut codes, "insufficient_pairwise_margin");
+        needs = true;
+    }
+    if !w.strong_evidence {
+        push_once(&mut codes, "weak_winner_evidence");
+    }
+    if sup.is_empty() {
+        push_once(&mut codes, "non_discriminative_override_blocked");
+        needs = true;
+    }
+    if sup == ["contrastive_unrequested_qualifier"]
+        && (score_of(lr, "contrastive_unrequested_qualifier").abs() < 0.12
+            || score_of(lr, "surface_terms") > score_of(w, "surface_terms") + 0.015)
+    {
+        push_once(&mut codes, "negative_only_override_blocked");
+        needs = true;
+    }
+    if !con.is_empty() {
+        push_once(&mut codes, "contradictory_evidence_override_blocked");
+        needs = true;
+    }
+    if w.rank_or_max() > lr.rank_or_max() && sup.is_empty() {
+        push_once(&mut codes, "lower_rank_surface_override_blocked");
+    }
+    let allowed = codes.is_empty();
+    let risk = if allowed {
+        "low"
+    } else if action_incompatible || !con.is_empty() {
+        "high"
+    } else {
+        "medium"
+    };
+    OverrideAssessment {
+        evaluated: true,
+        allowed,
+        risk_level: risk,
+        supporting_sources: sup,
+        contradicting_sources: con,
+        reason_codes: codes,
+        needs_expansion: needs,
+        winner: Some(w.name.clone()),
+        llm_target: Some(lr.name.clone()),
+        winner_margin: Some(margin),
+        llm_margin,
+    }
+}
 
+/// What the decision settled on: the selected row and the flags and codes that say why.
+struct Verdict {
+    /// Index of the selected row.
+    selected: usize,
+    /// The selection's reason codes, in the order the rules added them.
+    codes: Vec<&'static str>,
+    ambiguous: bool,
+    overrode: bool,
+    needs_expansion: bool,
+    /// Names within the ambiguity band of the winner (plus the selected row when ambiguous).
+    ambiguity_set: Vec<String>,
+}
+
+/// Settles the selection: override or preserve the LLM's target, flag ties and ambiguity,
+/// build the ambiguity set and fall back to the winner's evidence code.
+fn settle(
+    rows: &[Candidate],
+    pick: &Pick,
+    m: &Margins,
+    llm_idx: Option<usize>,
+    has_llm_target: bool,
+    policy: &Policy,
+    assessment: &OverrideAssessment,
+) -> Verdict {
+    let winner = pick.winner;
+    let mut selected = llm_idx.unwrap_or(winner);
     let mut codes: Vec<&'static str> = Vec::new();
     let mut ambiguous = false;
     let mut overrode = false;
@@ -328,16 +471,18 @@ pub fn decide(
             needs_expansion = assessment.needs_expansion;
         }
     }
-    if llm_target.is_some() && llm_idx.is_none() {
+    if has_llm_target && llm_idx.is_none() {
         codes.push("llm_target_not_in_candidates");
         needs_expansion = true;
     }
-    if margin < OVERRIDE_MARGIN && rows.len() > 1 && !overrode {
+    if m.margin < OVERRIDE_MARGIN && rows.len() > 1 && !overrode {
         ambiguous = true;
         push_once(&mut codes, "ambiguous_target");
         needs_expansion = true;
     }
-    let mut ambiguity_set: Vec<String> = decision_rows
+    let ws = m.winner_score;
+    let mut ambiguity_set: Vec<String> = pick
+        .decision_rows
         .iter()
         .filter(|&&i| {
             let d = ws - rows[i].selector_score;
@@ -363,23 +508,38 @@ pub fn decide(
             "selected_by_rank"
         });
     }
-    let decision = if overrode {
+    Verdict {
+        selected,
+        codes,
+        ambiguous,
+        overrode,
+        needs_expansion,
+        ambiguity_set,
+    }
+}
+
+/// The decision's name: an override, the LLM's target preserved, a fallback when the LLM
+/// named no candidate, or a plain selection.
+fn decision_name(overrode: bool, llm_in_rows: bool, has_llm_target: bool) -> &'static str {
+    if overrode {
         "override_llm"
-    } else if llm_idx.is_some() {
+    } else if llm_in_rows {
         "preserve_llm"
-    } else if llm_target.is_some() {
+    } else if has_llm_target {
         "select_fallback"
     } else {
         "select"
-    };
-    let recommended = if needs_expansion {
-        "expand_candidates"
-    } else {
-        decision
-    };
+    }
+}
 
-    // explanations
-    let sel = &rows[selected];
+/// Why the selected row was chosen: its positive evidence sources, then how it won.
+fn explain_selected(
+    sel: &Candidate,
+    selected: usize,
+    winner: usize,
+    llm_idx: Option<usize>,
+    overrode: bool,
+) -> WhySelected {
     let mut positive: Vec<&'static str> = Vec::new();
     for e in &sel.evidence {
         if e.score > 0.0 {
@@ -397,15 +557,23 @@ pub fn decide(
     if why_codes.is_empty() {
         why_codes.push("retrieval_rank");
     }
-    let why_selected = WhySelected {
+    WhySelected {
         name: sel.name.clone(),
         reason_codes: why_codes,
         evidence_sources: positive,
         selector_score: sel.selector_score,
-    };
-    let sel_score = sel.selector_score;
-    let why_rejected: Vec<WhyRejected> = rows
-        .iter()
+    }
+}
+
+/// Why every other row was rejected: its negative evidence sources, its score gap to the
+/// selected row and whether it was an unresolved sibling, preserved over, or outscored.
+fn explain_rejected(
+    rows: &[Candidate],
+    selected: usize,
+    sel_score: f64,
+    ambiguity_set: &[String],
+) -> Vec<WhyRejected> {
+    rows.iter()
         .enumerate()
         .filter(|&(i, _)| i != selected)
         .map(|(_, r)| {
@@ -431,39 +599,5 @@ pub fn decide(
                 score_delta: delta,
             }
         })
-        .collect();
-    let winner_name = rows[winner].name.clone();
-    let runner_up_name = runner_up.map(|i| rows[i].name.clone());
-    let selected_name = rows[selected].name.clone();
-    for (i, r) in rows.iter_mut().enumerate() {
-        r.selected = i == selected;
-        r.llm_target = Some(i) == llm_idx;
-    }
-    Selection {
-        confidence: sel_score,
-        selected_target: selected_name,
-        llm_target,
-        overrode_llm: overrode,
-        ambiguous,
-        needs_expansion,
-        decision,
-        recommended_action: recommended,
-        reason_codes: codes,
-        ambiguity_set,
-        why_selected,
-        why_rejected,
-        query_facets: facets,
-        margin,
-        llm_margin,
-        policy: policy.clone(),
-        override_assessment: assessment,
-        rows,
-        target_action_priority: qa.ap.clone(),
-        result_shape_priority: qa.sp.clone(),
-        learning_applied,
-        sibling_comparison_applied: sibling_applied,
-        no_candidates: false,
-        winner: winner_name,
-        runner_up: runner_up_name,
-    }
+        .collect()
 }
