@@ -3,7 +3,8 @@
 //! per-tool phases use [`map`] and [`map_mut`] (cheap items: small inputs stay on the
 //! calling thread); suite evaluation, triage, replay and Follow's classification use
 //! [`map_heavy`] (every item is a whole query or record); Follow reads the next lines
-//! while the last ones are classified with [`join`]. A foundation module: it imports
+//! while the last ones are classified with [`join`]; the build's artifact writer renders
+//! in bounded chunks taken in order with [`stream`]. A foundation module: it imports
 //! nothing of the crate.
 
 /// Threads to use: the machine's cores, at most 8.
@@ -141,6 +142,161 @@ pub fn map_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T], usize) -> R + 
     })
 }
 
+/// Renders `items` a chunk of `chunk` items at a time on every core and hands each chunk's
+/// result to `consume` on the calling thread, in chunk order: `render(chunk, index of its
+/// first item, buffer)` fills a buffer, `consume(buffer)` takes it (writes it out) and the
+/// buffer then goes back to the threads to be reused. At most `ahead` chunks are rendered
+/// and not yet consumed, so memory stays at about `ahead` chunks' worth however many items
+/// there are. The first error of `consume` stops the work and is returned.
+pub fn stream<T: Sync, B: Send + Default, E>(
+    items: &[T],
+    chunk: usize,
+    ahead: usize,
+    render: impl Fn(&[T], usize, &mut B) + Sync,
+    mut consume: impl FnMut(&mut B) -> Result<(), E>,
+) -> Result<(), E> {
+    let chunk = chunk.max(1);
+    let total = items.len().div_ceil(chunk);
+    let n = threads();
+    if n == 1 || total < 2 {
+        let mut buf = B::default();
+        for (i, part) in items.chunks(chunk).enumerate() {
+            render(part, i * chunk, &mut buf);
+            consume(&mut buf)?;
+        }
+        return Ok(());
+    }
+    let shared = Stream {
+        state: std::sync::Mutex::new(StreamState {
+            next: 0,
+            consumed: 0,
+            ready: std::collections::BTreeMap::new(),
+            pool: Vec::new(),
+            stop: false,
+        }),
+        changed: std::sync::Condvar::new(),
+        ahead: ahead.max(1),
+        total,
+    };
+    let (shared, render) = (&shared, &render);
+    let part = move |i: usize| &items[i * chunk..((i + 1) * chunk).min(items.len())];
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..n)
+            .map(|_| sc.spawn(move || shared.work(|i, buf| render(part(i), i * chunk, buf))))
+            .collect();
+        // a thread that panics stops the stream (its guard); the panic is resumed below
+        let result = (0..total).try_for_each(|i| {
+            let Some(mut buf) = shared.take(i) else {
+                return Ok(());
+            };
+            let r = consume(&mut buf);
+            shared.give_back(buf, r.is_err());
+            r
+        });
+        shared.stop();
+        for h in handles {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        }
+        result
+    })
+}
+
+/// What the threads of [`stream`] share.
+struct Stream<B> {
+    state: std::sync::Mutex<StreamState<B>>,
+    changed: std::sync::Condvar,
+    ahead: usize,
+    total: usize,
+}
+
+struct StreamState<B> {
+    /// The next chunk to render.
+    next: usize,
+    /// Chunks consumed so far.
+    consumed: usize,
+    /// Rendered chunks not yet consumed, by index.
+    ready: std::collections::BTreeMap<usize, B>,
+    /// Consumed buffers, to be reused.
+    pool: Vec<B>,
+    /// Set on an error or a panic: no more work.
+    stop: bool,
+}
+
+impl<B: Default> Stream<B> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, StreamState<B>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(
+        &self,
+        g: std::sync::MutexGuard<'a, StreamState<B>>,
+    ) -> std::sync::MutexGuard<'a, StreamState<B>> {
+        self.changed.wait(g).unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A rendering thread: takes the next chunk while it is at most `ahead` past the
+    /// consumer, renders it into a pooled buffer and leaves it in `ready`.
+    fn work(&self, render: impl Fn(usize, &mut B)) {
+        let guard = StopOnPanic(self);
+        loop {
+            let mut g = self.lock();
+            while !g.stop && g.next < self.total && g.next >= g.consumed + self.ahead {
+                g = self.wait(g);
+            }
+            if g.stop || g.next >= self.total {
+                break;
+            }
+            let i = g.next;
+            g.next += 1;
+            let mut buf = g.pool.pop().unwrap_or_default();
+            drop(g);
+            render(i, &mut buf);
+            self.lock().ready.insert(i, buf);
+            self.changed.notify_all();
+        }
+        std::mem::forget(guard);
+    }
+
+    /// Chunk `i` once rendered (`None` when the stream stopped).
+    fn take(&self, i: usize) -> Option<B> {
+        let mut g = self.lock();
+        loop {
+            if let Some(b) = g.ready.remove(&i) {
+                return Some(b);
+            }
+            if g.stop {
+                return None;
+            }
+            g = self.wait(g);
+        }
+    }
+
+    /// A consumed buffer back to the pool; one chunk more may be rendered.
+    fn give_back(&self, buf: B, failed: bool) {
+        let mut g = self.lock();
+        g.pool.push(buf);
+        g.consumed += 1;
+        g.stop |= failed;
+        drop(g);
+        self.changed.notify_all();
+    }
+
+    fn stop(&self) {
+        self.lock().stop = true;
+        self.changed.notify_all();
+    }
+}
+
+/// Stops a [`stream`] when a rendering thread unwinds (so the consumer does not wait for
+/// a chunk that will never come); forgotten on a normal exit.
+struct StopOnPanic<'a, B: Default>(&'a Stream<B>);
+
+impl<B: Default> Drop for StopOnPanic<'_, B> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
 /// Drops a large value (a parsed spec) on a thread of its own: freeing a tree of millions
 /// of nodes takes tens of milliseconds the caller need not wait for.
 pub fn drop_later<T: Send + 'static>(v: T) {
@@ -189,5 +345,74 @@ mod tests {
         let mut side = 0;
         let (a, ()) = super::join(|| v.len(), || side = 7);
         assert_eq!((a, side), (1000, 7));
+    }
+
+    /// `stream` with every chunk size and look-ahead hands over the same text in the same
+    /// order as rendering the items one after the other.
+    #[test]
+    fn stream_consumes_every_chunk_in_order() {
+        let v: Vec<usize> = (0..1000).collect();
+        let want: String = v.iter().map(|x| format!("{x},")).collect();
+        for (chunk, ahead) in [(1, 1), (7, 2), (64, 6), (999, 3), (1000, 1), (5000, 4)] {
+            let mut got = String::new();
+            let r: Result<(), ()> = super::stream(
+                &v,
+                chunk,
+                ahead,
+                |part, first, buf: &mut String| {
+                    buf.clear();
+                    assert_eq!(part[0], first);
+                    for x in part {
+                        buf.push_str(&format!("{x},"));
+                    }
+                },
+                |buf| {
+                    got.push_str(buf);
+                    Ok(())
+                },
+            );
+            assert_eq!(r, Ok(()));
+            assert_eq!(got, want, "chunk {chunk}, ahead {ahead}");
+        }
+        let mut none = 0;
+        let r: Result<(), ()> = super::stream(
+            &v[..0],
+            4,
+            2,
+            |_, _, _: &mut ()| {},
+            |_| {
+                none += 1;
+                Ok(())
+            },
+        );
+        assert_eq!((r, none), (Ok(()), 0));
+    }
+
+    #[test]
+    fn stream_stops_at_the_first_error_and_resumes_a_panic() {
+        let v: Vec<usize> = (0..1000).collect();
+        let mut seen = 0;
+        let r = super::stream(
+            &v,
+            10,
+            4,
+            |_, first, b: &mut usize| *b = first,
+            |b| {
+                seen += 1;
+                if *b == 300 { Err(*b) } else { Ok(()) }
+            },
+        );
+        assert_eq!((r, seen), (Err(300), 31));
+        let caught = std::panic::catch_unwind(|| {
+            let _ = super::stream(
+                &v,
+                10,
+                4,
+                |_, first, _: &mut ()| assert!(first != 500, "chunk 50"),
+                |_| Ok::<_, ()>(()),
+            );
+        });
+        let e = caught.expect_err("the panic comes through");
+        assert!(super::panic_text(&*e).contains("chunk 50"));
     }
 }

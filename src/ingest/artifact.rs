@@ -26,7 +26,7 @@ pub fn to_python_pretty(v: &Value) -> String {
 
 /// Writes `json.dumps(v, indent=2, ensure_ascii=False)` to `w` without building the whole
 /// text: big containers (the `tools` map, the graph's node and edge lists) are rendered on
-/// every core a window at a time and written in order; the small objects around them are
+/// every core a chunk at a time and written in order; the small objects around them are
 /// walked member by member so a big container nested in one (`graph.edges`) streams too.
 pub fn write_python_pretty(w: &mut impl std::io::Write, v: &Value) -> std::io::Result<()> {
     let mut buf = String::with_capacity(1 << 20);
@@ -74,8 +74,16 @@ fn write_streamed(
     write_windows(w, buf, x.is_object(), &members, level)
 }
 
-/// A big container's members, rendered on every core a window at a time (window i+1 while
-/// window i is written).
+/// Text a rendering thread makes at a time: one chunk of a big container's members.
+const CHUNK_BYTES: usize = 1 << 20;
+/// Chunks rendered ahead of the writer, per thread (memory: about this many chunks each).
+const AHEAD_PER_THREAD: usize = 3;
+/// Members rendered on the calling thread first, to size the chunks.
+const PROBE: usize = 16;
+
+/// A big container's members, rendered on every core a chunk of about [`CHUNK_BYTES`] at
+/// a time and written in order as the chunks come ([`crate::par::stream`]: a bounded
+/// number of reused buffers, however big the container).
 fn write_windows(
     w: &mut impl std::io::Write,
     buf: &mut String,
@@ -85,41 +93,44 @@ fn write_windows(
 ) -> std::io::Result<()> {
     let (open, close) = if object { ('{', '}') } else { ('[', ']') };
     buf.push(open);
-    let window = crate::par::threads() * 64;
-    let render = |wi: usize, part: &[(Option<&String>, &Value)]| {
-        crate::par::map_chunks(part, |chunk, first| {
-            let mut out = String::with_capacity(1 << 16);
-            for (j, (k, v)) in chunk.iter().enumerate() {
-                if wi > 0 || first > 0 || j > 0 {
-                    out.push(',');
-                }
-                indent(&mut out, level + 1);
-                if let Some(k) = k {
-                    write_escaped(&mut out, k);
-                    out.push_str(": ");
-                }
-                write_pretty(&mut out, v, level + 1);
-            }
-            out
-        })
+    let member = |out: &mut String, i: usize, (k, v): &(Option<&String>, &Value)| {
+        if i > 0 {
+            out.push(',');
+        }
+        indent(out, level + 1);
+        if let Some(k) = k {
+            write_escaped(out, k);
+            out.push_str(": ");
+        }
+        write_pretty(out, v, level + 1);
     };
-    let mut pending: Vec<String> = Vec::new();
-    for (wi, part) in members.chunks(window).enumerate() {
-        pending = std::thread::scope(|sc| {
-            let next = sc.spawn(move || render(wi, part));
-            w.write_all(buf.as_bytes())?;
-            buf.clear();
-            for r in &pending {
-                w.write_all(r.as_bytes())?;
-            }
-            Ok::<_, std::io::Error>(next.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-        })?;
+    let probe = members.len().min(PROBE);
+    let before = buf.len();
+    for (i, m) in members[..probe].iter().enumerate() {
+        member(buf, i, m);
     }
+    let per_member = (buf.len() - before) / probe.max(1) + 1;
     w.write_all(buf.as_bytes())?;
     buf.clear();
-    for r in &pending {
-        w.write_all(r.as_bytes())?;
-    }
+    crate::par::stream(
+        &members[probe..],
+        (CHUNK_BYTES / per_member).clamp(1, 4096),
+        crate::par::threads() * AHEAD_PER_THREAD,
+        |part, first, out: &mut String| {
+            out.clear();
+            for (j, m) in part.iter().enumerate() {
+                member(out, probe + first + j, m);
+            }
+        },
+        |out| {
+            w.write_all(out.as_bytes())?;
+            if out.capacity() > 8 * CHUNK_BYTES {
+                // one huge member: do not keep its buffer
+                *out = String::new();
+            }
+            Ok::<_, std::io::Error>(())
+        },
+    )?;
     indent(buf, level);
     buf.push(close);
     Ok(())
@@ -131,12 +142,14 @@ pub fn write_pretty_indent(out: &mut String, level: usize) {
 }
 
 fn indent(out: &mut String, n: usize) {
-    const SPACES: &str = "                                                                ";
-    out.push('\n');
+    const LINE: &str = "\n                                                                ";
     let mut left = 2 * n;
+    let k = left.min(LINE.len() - 1);
+    out.push_str(&LINE[..1 + k]);
+    left -= k;
     while left > 0 {
-        let k = left.min(SPACES.len());
-        out.push_str(&SPACES[..k]);
+        let k = left.min(LINE.len() - 1);
+        out.push_str(&LINE[1..1 + k]);
         left -= k;
     }
 }
@@ -281,6 +294,56 @@ mod tests {
             let mut out = Vec::new();
             write_python_pretty(&mut out, &small).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), to_python_pretty(&small));
+        }
+    }
+
+    /// Any value, with big containers (streamed in chunks) at every level the writer walks.
+    fn arb_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| serde_json::json!(i)),
+            (-1e6f64..1e6).prop_map(|f| serde_json::json!(f)),
+            "[a-z\\\"é\u{202e}\n]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 64, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z\"]{0,4}", inner), 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        #[test]
+        fn streamed_text_is_the_whole_text(
+            members in proptest::collection::vec(arb_value(), 250..700),
+            frozen in proptest::prelude::any::<bool>(),
+        ) {
+            // the members as a big object, a big array, and nested under small objects
+            let items: Vec<Value> = if frozen {
+                members.iter().map(frozen::freeze_ref).collect()
+            } else {
+                members.clone()
+            };
+            let obj: serde_json::Map<String, Value> =
+                items.iter().enumerate().map(|(i, x)| (format!("k{i}"), x.clone())).collect();
+            let v = serde_json::json!({"a": {"b": items.clone(), "c": 1}, "tools": obj, "z": items});
+            let mut out = Vec::new();
+            write_python_pretty(&mut out, &v).unwrap();
+            proptest::prop_assert_eq!(String::from_utf8(out).unwrap(), to_python_pretty(&v));
+        }
+    }
+
+    #[test]
+    fn indent_is_a_line_break_and_two_spaces_a_level() {
+        for n in 0..100 {
+            let mut out = String::from("x");
+            indent(&mut out, n);
+            assert_eq!(out, format!("x\n{}", " ".repeat(2 * n)));
         }
     }
 

@@ -141,6 +141,10 @@ pub fn is_frozen(v: &Value) -> bool {
 
 /// The `$ref` array text and the compact JSON of a frozen subtree.
 pub fn thaw(s: &str) -> Option<(&str, &str)> {
+    if s.as_bytes().first() != Some(&0) {
+        // not even the mark's first byte: the common case, decided without a comparison
+        return None;
+    }
     let rest = s.strip_prefix(MARK)?;
     let (len, rest) = rest.split_once('\u{1}')?;
     let len: usize = len.parse().ok()?;
