@@ -60,6 +60,8 @@ pub struct ToolSchema {
     pub readiness: crate::ingest::readiness::OperationFacts,
     /// contract promotion's view of the `api_contract` rows, taken before they are frozen
     pub promotion: Option<Box<crate::ingest::build::contracts::Prepared>>,
+    /// the data-flow edges' view of the promoted rows, taken when they were promoted
+    pub flow: Option<Box<crate::ingest::build::flow::FlowRows>>,
 }
 
 impl ToolSchema {

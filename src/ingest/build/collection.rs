@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use sha2::Digest;
 
 use super::detect::{DetTool, detect};
-use super::{contracts, links, semantics};
+use super::{contracts, flow, links, semantics};
 use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
 use crate::ingest::openapi::{OperationRefs, SpecTools, raw_operation_refs, spec_tools};
@@ -373,10 +373,13 @@ fn build_graph(
     // 9. OpenAPI-link edges
     let link_edges = links::link_edges(&list, &mut graph);
     // 10. contract data-flow edges
-    let contract_edges = contracts::data_flow_edges(&list, &mut graph);
+    let contract_edges = flow::data_flow_edges(&mut list, &mut graph);
     count_link_and_contract_edges(&mut stats, &link_edges, &contract_edges, list.len());
     phase(t0, "contract edges");
-    // 11. Arazzo workflow relations and binding aliases
+    // 11. Arazzo workflow relations and binding aliases (they read the promoted rows)
+    if !workflows.is_empty() {
+        contracts::thaw_rows(&mut list);
+    }
     let tools = list.iter_mut().map(|t| (&t.name, &mut t.metadata));
     let workflow_summary = crate::ingest::arazzo::apply_to_tools(workflows, &mut graph, tools)?;
     Ok(Built {
