@@ -179,10 +179,11 @@ pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
 
 /// One spec's tools ([`spec_tools`], reporting progress over `span`), with its digest for
 /// the manifest and, when `want_refs`, its raw operations' `$ref`s (§2.4.1), both taken
-/// from the spec as given on a thread beside the build.
+/// from the spec as given on a thread beside the build. The spec is taken from `d`: it is
+/// let go as soon as it is normalised and digested, while the tools are built.
 #[allow(clippy::type_complexity)]
 fn spec_tools_and_digest(
-    d: &Document,
+    d: &mut Document,
     want_refs: bool,
     progress: &Progress,
     span: (f64, f64),
@@ -191,13 +192,15 @@ fn spec_tools_and_digest(
     (String, usize),
     Option<Vec<OperationRefs>>,
 ) {
+    let spec = std::sync::Arc::new(std::mem::take(&mut d.value));
+    let (name, swagger) = (&d.name, d.kind == InputKind::Swagger2);
     std::thread::scope(|sc| {
-        let digest = sc.spawn(|| {
-            let digest = spec_digest(&d.value);
-            (digest, want_refs.then(|| raw_operation_refs(&d.value)))
+        let given = spec.clone();
+        let digest = sc.spawn(move || {
+            let digest = spec_digest(&given);
+            (digest, want_refs.then(|| raw_operation_refs(&given)))
         });
-        let swagger = d.kind == InputKind::Swagger2;
-        let st = spec_tools(&d.name, &d.value, swagger, true, progress, span);
+        let st = spec_tools(name, spec, swagger, true, progress, span);
         let (digest, refs) = digest.join().expect("spec digest thread");
         (st, digest, refs)
     })
@@ -256,7 +259,6 @@ fn read_specs(docs: &mut [Document], progress: &Progress) -> Result<ReadSpecs, I
             spec_tools_and_digest(d, want_refs, progress, (share(i), share(i + 1)));
         let st = st?;
         raw_refs = refs;
-        crate::par::drop_later(std::mem::take(&mut d.value));
         ingested_total += st.tools.len();
         *source_counts
             .entry(st.label.clone())
