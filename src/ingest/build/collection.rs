@@ -368,6 +368,11 @@ fn build_graph(
         refs_preserved = preserve_refs(&mut list, raw_refs);
     }
 
+    // no stage adds to the metadata from here on (but workflows): maps of their own size
+    crate::par::for_each_mut(&mut list, |t| {
+        crate::ingest::schema::fit_tree(&mut t.metadata)
+    });
+
     // 7. dependency detection
     let (mut stats, budget_reached) = detected_edges(&list, &mut graph);
     phase(t0, "detectors");

@@ -326,7 +326,10 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
             for (p, ri) in top {
                 let prow = &flows[p].produces[ri];
                 let a = requires_edge(&tools[p].name, prow, &c.name, keys);
-                match graph.edge(&c.name, &tools[p].name).cloned() {
+                match graph
+                    .edge(&c.name, &tools[p].name)
+                    .map(std::borrow::Cow::into_owned)
+                {
                     Some(old) => {
                         let m = merge_edges(&old, &a, true);
                         graph.replace_edge(&c.name, &tools[p].name, m);

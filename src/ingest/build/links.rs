@@ -223,7 +223,10 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
             let first = rp.first().or(params.first()).copied();
             let df = data_flow(l, name, prod, cons, first, &params);
             let a = link_attrs(relation, ev, df);
-            match graph.edge(&cons.name, &prod.name).cloned() {
+            match graph
+                .edge(&cons.name, &prod.name)
+                .map(std::borrow::Cow::into_owned)
+            {
                 Some(old) => {
                     let m = merge_edges(&old, &a, relation == "requires");
                     graph.replace_edge(&cons.name, &prod.name, m);
