@@ -187,24 +187,30 @@ fn description_key(r: &Value) -> Option<String> {
 struct Ranked {
     /// (producer tool, index of its matching produce row)
     producers: Vec<(usize, usize)>,
-    /// every candidate tool (a consumer among them skips itself)
-    candidates: FxHashSet<usize>,
-    /// candidates skipped because they consume the key themselves
-    echo: usize,
-    echo_of: FxHashSet<usize>,
+    /// every candidate tool, sorted (a consumer among them skips itself)
+    candidates: Vec<usize>,
+    /// candidates skipped because they consume the key themselves, sorted
+    echo_of: Vec<usize>,
 }
+
+/// The producer index: key kind and value → the tools with a produce row of that key (in
+/// order, once each); the strings are the views'.
+type Index<'f> = FxHashMap<(u8, &'f str), Vec<usize>>;
+
+/// Each tool's consumed keys by kind (the echo check).
+type Consumed<'f> = Vec<[FxHashSet<&'f str>; KEY_KINDS]>;
 
 fn rank_producers(
     tools: &[ToolSchema],
     flows: &[FlowRows],
-    index: &FxHashMap<(u8, String), Vec<usize>>,
-    cons_keys: &[[FxHashSet<String>; KEY_KINDS]],
+    index: &Index,
+    cons_keys: &Consumed,
     keys: &Keys,
 ) -> Ranked {
     let mut cands: IndexMap<usize, ()> = IndexMap::new();
     for (k, v) in keys.iter().enumerate() {
         if let Some(v) = v
-            && let Some(list) = index.get(&(k as u8, v.clone()))
+            && let Some(list) = index.get(&(k as u8, v.as_str()))
         {
             for &p in list {
                 cands.insert(p, ());
@@ -212,7 +218,7 @@ fn rank_producers(
         }
     }
     let mut scored: Vec<(i64, &str, usize, usize)> = Vec::new();
-    let mut echo_of = FxHashSet::default();
+    let mut echo_of = Vec::new();
     for (&p, _) in &cands {
         let Some(ri) = flows[p]
             .produces
@@ -224,38 +230,38 @@ fn rank_producers(
         let prow = &flows[p].produces[ri];
         // echo: the producer itself consumes the same key
         let pk = &prow.keys;
-        if (0..KEY_KINDS).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v))) {
-            echo_of.insert(p);
+        if (0..KEY_KINDS).any(|k| {
+            pk[k]
+                .as_deref()
+                .is_some_and(|v| cons_keys[p][k].contains(v))
+        }) {
+            echo_of.push(p);
             continue;
         }
         let score = prow.score + action_bonus(&tools[p]) + 2 * prow.inferred as i64;
         scored.push((score, tools[p].name.as_str(), p, ri));
     }
     scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let mut candidates: Vec<usize> = cands.into_keys().collect();
+    candidates.sort_unstable();
+    echo_of.sort_unstable();
     Ranked {
         producers: scored.into_iter().map(|x| (x.2, x.3)).collect(),
-        candidates: cands.into_keys().collect(),
-        echo: echo_of.len(),
+        candidates,
         echo_of,
     }
 }
 
 /// The producer index (key kind + value → the tools with a produce row of that key, in
 /// order, once each) and each tool's consumed keys by kind (the echo check).
-#[allow(clippy::type_complexity)]
-fn indexes(
-    flows: &[FlowRows],
-) -> (
-    FxHashMap<(u8, String), Vec<usize>>,
-    Vec<[FxHashSet<String>; KEY_KINDS]>,
-) {
-    let mut index: FxHashMap<(u8, String), Vec<usize>> = FxHashMap::default();
+fn indexes(flows: &[FlowRows]) -> (Index<'_>, Consumed<'_>) {
+    let mut index: Index = FxHashMap::default();
     for (i, f) in flows.iter().enumerate() {
         for row in &f.produces {
             for (k, v) in row.keys.iter().enumerate() {
                 if let Some(v) = v {
                     // rows of one tool are contiguous: checking the last entry dedupes
-                    let e = index.entry((k as u8, v.clone())).or_default();
+                    let e = index.entry((k as u8, v.as_str())).or_default();
                     if e.last() != Some(&i) {
                         e.push(i);
                     }
@@ -266,11 +272,11 @@ fn indexes(
     let cons_keys = flows
         .iter()
         .map(|f| {
-            let mut sets: [FxHashSet<String>; KEY_KINDS] = Default::default();
+            let mut sets: [FxHashSet<&str>; KEY_KINDS] = Default::default();
             for row in &f.consumes {
                 for (k, v) in row.keys.iter().enumerate() {
                     if let Some(v) = v {
-                        sets[k].insert(v.clone());
+                        sets[k].insert(v.as_str());
                     }
                 }
             }
@@ -291,7 +297,7 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
     let (index, cons_keys) = indexes(&flows);
     let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
     let mut self_skips = 0;
-    let mut ranking_cache: FxHashMap<Keys, Ranked> = FxHashMap::default();
+    let mut ranking_cache: FxHashMap<&Keys, Ranked> = FxHashMap::default();
     for (ci, c) in tools.iter().enumerate() {
         for keys in flows[ci]
             .consumes
@@ -302,7 +308,7 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
             // the ranked producers depend only on the four keys (the consumer itself is
             // skipped below), so equal keys share one ranking
             let ranked = ranking_cache
-                .entry(keys.clone())
+                .entry(keys)
                 .or_insert_with(|| rank_producers(tools, &flows, &index, &cons_keys, keys));
             let mut top: Vec<(usize, usize)> = Vec::with_capacity(3);
             let mut candidates = false;
@@ -315,10 +321,10 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
                     top.push((p, ri));
                 }
             }
-            if ranked.candidates.contains(&ci) {
+            if ranked.candidates.binary_search(&ci).is_ok() {
                 self_skips += 1;
             }
-            echo += ranked.echo - usize::from(ranked.echo_of.contains(&ci));
+            echo += ranked.echo_of.len() - usize::from(ranked.echo_of.binary_search(&ci).is_ok());
             if !candidates {
                 no_prod += 1;
                 continue;
