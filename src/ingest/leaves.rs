@@ -1074,13 +1074,21 @@ fn cached_rows(schema: &Value, location: &str) -> std::rc::Rc<Vec<Row>> {
     }
     let rows = std::rc::Rc::new(compute_field_rows(schema, location));
     ROW_CACHE.with(|c| {
-        c.borrow_mut()
-            .entry(key)
+        let mut c = c.borrow_mut();
+        // operations on one resource come together: a bounded cache keeps their hits
+        // without holding the rows of every schema of the spec
+        if c.len() >= ROW_CACHE_KEYS {
+            c.clear();
+        }
+        c.entry(key)
             .or_default()
             .push((schema.clone(), rows.clone()))
     });
     rows
 }
+
+/// The schemas (by `$ref` marker and location) a thread's row cache holds at most.
+const ROW_CACHE_KEYS: usize = 1024;
 
 /// The field rows of one operation's schemas, by identity: a response schema is counted for
 /// its media type, counted again for its status and read whole for the selected response;

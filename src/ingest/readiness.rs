@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::schema::{OutGraph, ToolSchema};
 
-fn has_source(a: &Map<String, Value>, s: &[&str]) -> bool {
-    a.get("evidence_sources")
+fn has_source(sources: Option<&Value>, s: &[&str]) -> bool {
+    sources
         .and_then(Value::as_array)
         .is_some_and(|v| v.iter().any(|x| x.as_str().is_some_and(|x| s.contains(&x))))
 }
@@ -26,15 +26,26 @@ pub fn edge_quality_summary(g: &OutGraph) -> Value {
         (0, 0, 0, 0, 0, 0, 0);
     let (mut strong, mut visual) = (0, 0);
     let mut rel: IndexMap<String, usize> = IndexMap::new();
-    for (_, _, a) in g.edges() {
+    let keys = [
+        "relation",
+        "evidence",
+        "confidence",
+        "conf_score",
+        "data_flow",
+        "kind",
+        "evidence_sources",
+        "is_manual",
+    ];
+    for [r, ev, conf, cs, df, kind, sources, is_manual] in g.edge_fields(keys) {
         total += 1;
-        let r = a.get("relation").and_then(Value::as_str).unwrap_or("");
+        let r = r.as_ref().and_then(Value::as_str).unwrap_or("");
         *rel.entry(r.to_string()).or_default() += 1;
-        let ev = a.get("evidence").and_then(Value::as_str).unwrap_or("");
-        let conf = a.get("confidence").and_then(Value::as_str).unwrap_or("");
-        let cs = a.get("conf_score").and_then(Value::as_f64).unwrap_or(0.0);
-        let df = a.get("data_flow").is_some_and(|d| !d.is_null());
-        if a.get("kind").and_then(Value::as_str) == Some("data")
+        let ev = ev.as_ref().and_then(Value::as_str).unwrap_or("");
+        let conf = conf.as_ref().and_then(Value::as_str).unwrap_or("");
+        let cs = cs.as_ref().and_then(Value::as_f64).unwrap_or(0.0);
+        let df = df.is_some_and(|d| !d.is_null());
+        let a = sources.as_ref();
+        if kind.as_ref().and_then(Value::as_str) == Some("data")
             || df
             || matches!(r, "requires" | "produces_for")
         {
@@ -56,7 +67,7 @@ pub fn edge_quality_summary(g: &OutGraph) -> Value {
         if has_source(a, &["name_based"]) || ev.contains("name/rpc") {
             name += 1;
         }
-        if has_source(a, &["manual"]) || a.get("is_manual").and_then(Value::as_bool) == Some(true) {
+        if has_source(a, &["manual"]) || is_manual.as_ref().and_then(Value::as_bool) == Some(true) {
             manual += 1;
         }
         if has_source(a, &["arazzo"]) {
@@ -712,11 +723,10 @@ fn graph_issues<'g>(
     orphans.sort();
     let mut rel: IndexMap<String, usize> = IndexMap::new();
     let mut producer = 0;
-    for (_, _, a) in g.edges() {
-        let r = a.get("relation").and_then(Value::as_str).unwrap_or("");
+    for [r, df] in g.edge_fields(["relation", "data_flow"]) {
+        let r = r.as_ref().and_then(Value::as_str).unwrap_or("");
         *rel.entry(r.to_string()).or_default() += 1;
-        if matches!(r, "requires" | "precedes" | "produces_for")
-            || a.get("data_flow").is_some_and(|d| !d.is_null())
+        if matches!(r, "requires" | "precedes" | "produces_for") || df.is_some_and(|d| !d.is_null())
         {
             producer += 1;
         }

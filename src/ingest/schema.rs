@@ -3,6 +3,8 @@
 //! graph: insertion-ordered nodes, per-node insertion-ordered successors, one edge per
 //! ordered pair).
 
+use std::borrow::Cow;
+
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -38,6 +40,32 @@ impl ParamSchema {
 /// `[read_only, destructive, idempotent, open_world]`.
 pub type Hints = [Option<bool>; 4];
 
+/// Gives `m` a map of its own size plus room for `extra` more members: a map grown by
+/// inserts holds up to twice the room it uses (a hundred bytes a member) for the rest of
+/// the build.
+pub fn fit(m: &mut Map<String, Value>, extra: usize) {
+    let old = std::mem::take(m);
+    let mut fitted = Map::with_capacity(old.len() + extra);
+    fitted.extend(old);
+    *m = fitted;
+}
+
+/// [`fit`]s every map in a tree (frozen subtrees are text already).
+pub fn fit_tree(m: &mut Map<String, Value>) {
+    fit(m, 0);
+    for v in m.values_mut() {
+        fit_value(v);
+    }
+}
+
+fn fit_value(v: &mut Value) {
+    match v {
+        Value::Object(m) => fit_tree(m),
+        Value::Array(a) => a.iter_mut().for_each(fit_value),
+        _ => {}
+    }
+}
+
 /// A JSON object from owned members, in order (`json!` would deep-copy its operands).
 pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     let mut m = Map::with_capacity(N);
@@ -60,6 +88,8 @@ pub struct ToolSchema {
     pub readiness: crate::ingest::readiness::OperationFacts,
     /// contract promotion's view of the `api_contract` rows, taken before they are frozen
     pub promotion: Option<Box<crate::ingest::build::contracts::Prepared>>,
+    /// the data-flow edges' view of the promoted rows, taken when they were promoted
+    pub flow: Option<Box<crate::ingest::build::flow::FlowRows>>,
 }
 
 impl ToolSchema {
@@ -234,12 +264,171 @@ pub fn normalize(t: &mut ToolSchema) {
     }
 }
 
+/// An edge's attribute dict as the graph keeps it: its compact text (a frozen object, see
+/// [`crate::ingest::frozen`]: a fifth of the map's memory), or the map itself while a stage
+/// edits it in place ([`OutGraph::edge_mut`]), when it is empty or when it has a `source`
+/// or `target` key of its own (written over the edge's ends, see [`OutGraph::into_json`]).
+#[derive(Clone, Debug)]
+pub enum EdgeAttrs {
+    Frozen(String),
+    Open(Map<String, Value>),
+}
+
+impl EdgeAttrs {
+    fn new(attrs: Map<String, Value>) -> EdgeAttrs {
+        if attrs.is_empty() || attrs.contains_key("source") || attrs.contains_key("target") {
+            return EdgeAttrs::Open(attrs);
+        }
+        match crate::ingest::frozen::freeze(Value::Object(attrs)) {
+            Value::String(s) => EdgeAttrs::Frozen(s),
+            Value::Object(m) => EdgeAttrs::Open(m),
+            _ => EdgeAttrs::Open(Map::new()),
+        }
+    }
+
+    /// The attribute map (parsed back from its text when frozen).
+    pub fn map(&self) -> Cow<'_, Map<String, Value>> {
+        match self {
+            EdgeAttrs::Open(m) => Cow::Borrowed(m),
+            EdgeAttrs::Frozen(s) => Cow::Owned(thaw_map(s)),
+        }
+    }
+
+    fn into_map(self) -> Map<String, Value> {
+        match self {
+            EdgeAttrs::Open(m) => m,
+            EdgeAttrs::Frozen(s) => thaw_map(&s),
+        }
+    }
+
+    /// The values of `keys` among the attributes (read from the text when frozen, without
+    /// building the map).
+    pub fn pick<const N: usize>(&self, keys: [&str; N]) -> [Option<Value>; N] {
+        match self {
+            EdgeAttrs::Open(m) => keys.map(|k| m.get(k).cloned()),
+            EdgeAttrs::Frozen(s) => {
+                let (_, body) = crate::ingest::frozen::thaw(s).expect("a frozen edge");
+                let mut de = serde_json::Deserializer::from_str(body);
+                serde::de::DeserializeSeed::deserialize(pick::Picked(keys), &mut de)
+                    .expect("a frozen edge's own compact JSON")
+            }
+        }
+    }
+
+    /// The map, to edit in place: the edge stays a map until it is replaced.
+    fn open(&mut self) -> &mut Map<String, Value> {
+        if let EdgeAttrs::Frozen(s) = self {
+            *self = EdgeAttrs::Open(thaw_map(s));
+        }
+        match self {
+            EdgeAttrs::Open(m) => m,
+            EdgeAttrs::Frozen(_) => unreachable!("opened above"),
+        }
+    }
+}
+
+/// The map a frozen edge holds: its compact text parses back to the same tree
+/// (`float_roundtrip`; the graph's own text, no deeper than the inputs it came from).
+fn thaw_map(s: &str) -> Map<String, Value> {
+    let (_, body) = crate::ingest::frozen::thaw(s).expect("a frozen edge");
+    serde_json::from_str(body).expect("a frozen edge's own compact JSON")
+}
+
+/// The saved edge row `{"source": s, "target": t, **attrs}` of a frozen edge, frozen: the
+/// attributes' text spliced after the ends (what freezing the row's map gives).
+fn frozen_edge_row(s: &str, t: &str, frozen: &str) -> Value {
+    use crate::ingest::frozen;
+    let Some((refs, body)) = frozen::thaw(frozen).filter(|_| {
+        // an end that reads as frozen text itself is written as the map would write it
+        !s.starts_with(frozen::MARK) && !t.starts_with(frozen::MARK)
+    }) else {
+        let mut m = Map::new();
+        m.insert("source".into(), Value::String(s.into()));
+        m.insert("target".into(), Value::String(t.into()));
+        m.extend(thaw_map(frozen));
+        return frozen::freeze(Value::Object(m));
+    };
+    let mut row = String::with_capacity(body.len() + s.len() + t.len() + 24);
+    row.push_str("{\"source\":");
+    crate::jsonout::write_escaped(&mut row, s);
+    row.push_str(",\"target\":");
+    crate::jsonout::write_escaped(&mut row, t);
+    match body.strip_prefix('{') {
+        Some(rest) if rest != "}" => {
+            row.push(',');
+            row.push_str(rest);
+        }
+        _ => row.push('}'),
+    }
+    let refs: Vec<String> = if refs.is_empty() {
+        Vec::new()
+    } else {
+        serde_json::from_str(refs).expect("a frozen edge's $ref list")
+    };
+    frozen::from_parts(&refs, &row)
+}
+
+/// Reading chosen members of an object's JSON text without building its map.
+mod pick {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+    use serde_json::Value;
+
+    /// The values of the given keys in an object (the last of a repeated key).
+    pub struct Picked<'k, const N: usize>(pub [&'k str; N]);
+
+    impl<'de, const N: usize> DeserializeSeed<'de> for Picked<'_, N> {
+        type Value = [Option<Value>; N];
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de, const N: usize> Visitor<'de> for Picked<'_, N> {
+        type Value = [Option<Value>; N];
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut out: [Option<Value>; N] = std::array::from_fn(|_| None);
+            while let Some(i) = m.next_key_seed(KeyIndex(&self.0))? {
+                match i {
+                    Some(i) => out[i] = Some(m.next_value()?),
+                    None => {
+                        m.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    /// A key, as its index among the wanted keys (borrowed or unescaped: never copied).
+    struct KeyIndex<'a, 'k>(&'a [&'k str]);
+
+    impl<'de> DeserializeSeed<'de> for KeyIndex<'_, '_> {
+        type Value = Option<usize>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for KeyIndex<'_, '_> {
+        type Value = Option<usize>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a key")
+        }
+        fn visit_str<E: serde::de::Error>(self, k: &str) -> Result<Self::Value, E> {
+            Ok(self.0.iter().position(|x| *x == k))
+        }
+    }
+}
+
 /// A directed graph with networkx `DiGraph` ordering semantics.
 #[derive(Debug, Default)]
 pub struct OutGraph {
     pub nodes: IndexMap<String, Map<String, Value>>,
     /// per node index: successor node index → edge attributes (insertion order)
-    pub succ: Vec<IndexMap<usize, Map<String, Value>>>,
+    pub succ: Vec<IndexMap<usize, EdgeAttrs>>,
 }
 
 impl OutGraph {
@@ -272,13 +461,15 @@ impl OutGraph {
         let ti = self.node_index(t);
         match self.succ[si].entry(ti) {
             indexmap::map::Entry::Vacant(e) => {
-                e.insert(attrs);
+                e.insert(EdgeAttrs::new(attrs));
             }
             indexmap::map::Entry::Occupied(mut e) => {
                 let e = e.get_mut();
+                let mut m = std::mem::replace(e, EdgeAttrs::Open(Map::new())).into_map();
                 for (k, v) in attrs {
-                    e.insert(k, v);
+                    m.insert(k, v);
                 }
+                *e = EdgeAttrs::new(m);
             }
         }
     }
@@ -287,19 +478,27 @@ impl OutGraph {
     pub fn replace_edge(&mut self, s: &str, t: &str, attrs: Map<String, Value>) {
         let si = self.node_index(s);
         let ti = self.node_index(t);
-        self.succ[si].insert(ti, attrs);
+        self.succ[si].insert(ti, EdgeAttrs::new(attrs));
     }
 
-    pub fn edge(&self, s: &str, t: &str) -> Option<&Map<String, Value>> {
+    /// The attributes of the edge `s → t`, if there is one.
+    pub fn edge(&self, s: &str, t: &str) -> Option<Cow<'_, Map<String, Value>>> {
         let si = self.nodes.get_index_of(s)?;
         let ti = self.nodes.get_index_of(t)?;
-        self.succ[si].get(&ti)
+        self.succ[si].get(&ti).map(EdgeAttrs::map)
+    }
+
+    pub fn has_edge(&self, s: &str, t: &str) -> bool {
+        let (Some(si), Some(ti)) = (self.nodes.get_index_of(s), self.nodes.get_index_of(t)) else {
+            return false;
+        };
+        self.succ[si].contains_key(&ti)
     }
 
     pub fn edge_mut(&mut self, s: &str, t: &str) -> Option<&mut Map<String, Value>> {
         let si = self.nodes.get_index_of(s)?;
         let ti = self.nodes.get_index_of(t)?;
-        self.succ[si].get_mut(&ti)
+        self.succ[si].get_mut(&ti).map(EdgeAttrs::open)
     }
 
     pub fn edge_count(&self) -> usize {
@@ -307,16 +506,26 @@ impl OutGraph {
     }
 
     /// Edges in save order: grouped by source in node order, targets in insertion order.
-    pub fn edges(&self) -> impl Iterator<Item = (&str, &str, &Map<String, Value>)> {
+    pub fn edges(&self) -> impl Iterator<Item = (&str, &str, Cow<'_, Map<String, Value>>)> {
         self.succ.iter().enumerate().flat_map(move |(si, m)| {
             m.iter().map(move |(&ti, a)| {
                 (
                     self.nodes.get_index(si).unwrap().0.as_str(),
                     self.nodes.get_index(ti).unwrap().0.as_str(),
-                    a,
+                    a.map(),
                 )
             })
         })
+    }
+
+    /// The values of `keys` in every edge's attributes, in save order ([`EdgeAttrs::pick`]).
+    pub fn edge_fields<'g, const N: usize>(
+        &'g self,
+        keys: [&'g str; N],
+    ) -> impl Iterator<Item = [Option<Value>; N]> + 'g {
+        self.succ
+            .iter()
+            .flat_map(move |m| m.values().map(move |a| a.pick(keys)))
     }
 
     /// `{"nodes": [...], "edges": [...]}` as `ToolGraph.save` writes it, consuming the
@@ -336,6 +545,13 @@ impl OutGraph {
         let mut edges = Vec::new();
         for (si, targets) in succ.into_iter().enumerate() {
             for (ti, a) in targets {
+                let a = match a {
+                    EdgeAttrs::Frozen(text) => {
+                        edges.push(frozen_edge_row(&ids[si], &ids[ti], &text));
+                        continue;
+                    }
+                    EdgeAttrs::Open(a) => a,
+                };
                 let mut m = Map::with_capacity(a.len() + 2);
                 m.insert("source".into(), Value::String(ids[si].clone()));
                 m.insert("target".into(), Value::String(ids[ti].clone()));
@@ -370,7 +586,7 @@ impl OutGraph {
                 let mut m = Map::new();
                 m.insert("source".into(), Value::String(s.into()));
                 m.insert("target".into(), Value::String(t.into()));
-                for (k, v) in a {
+                for (k, v) in a.iter() {
                     m.insert(k.clone(), v.clone());
                 }
                 Value::Object(m)

@@ -82,7 +82,7 @@ pub fn apply(relations: &[Relation], t: &mut Target) -> EdgeCounts {
     let mut aliases = Aliases::default();
     for r in relations {
         let a = edge_of(r);
-        if t.graph.edge(&r.source, &r.target).is_some() {
+        if t.graph.has_edge(&r.source, &r.target) {
             super::merge::merge(t.graph, &r.source, &r.target, &a, &mut seen);
             c.merged += 1;
         } else {

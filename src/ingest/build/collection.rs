@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use sha2::Digest;
 
 use super::detect::{DetTool, detect};
-use super::{contracts, links, semantics};
+use super::{contracts, flow, links, semantics};
 use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
 use crate::ingest::openapi::{OperationRefs, SpecTools, raw_operation_refs, spec_tools};
@@ -179,10 +179,11 @@ pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
 
 /// One spec's tools ([`spec_tools`], reporting progress over `span`), with its digest for
 /// the manifest and, when `want_refs`, its raw operations' `$ref`s (§2.4.1), both taken
-/// from the spec as given on a thread beside the build.
+/// from the spec as given on a thread beside the build. The spec is taken from `d`: it is
+/// let go as soon as it is normalised and digested, while the tools are built.
 #[allow(clippy::type_complexity)]
 fn spec_tools_and_digest(
-    d: &Document,
+    d: &mut Document,
     want_refs: bool,
     progress: &Progress,
     span: (f64, f64),
@@ -191,13 +192,15 @@ fn spec_tools_and_digest(
     (String, usize),
     Option<Vec<OperationRefs>>,
 ) {
+    let spec = std::sync::Arc::new(std::mem::take(&mut d.value));
+    let (name, swagger) = (&d.name, d.kind == InputKind::Swagger2);
     std::thread::scope(|sc| {
-        let digest = sc.spawn(|| {
-            let digest = spec_digest(&d.value);
-            (digest, want_refs.then(|| raw_operation_refs(&d.value)))
+        let given = spec.clone();
+        let digest = sc.spawn(move || {
+            let digest = spec_digest(&given);
+            (digest, want_refs.then(|| raw_operation_refs(&given)))
         });
-        let swagger = d.kind == InputKind::Swagger2;
-        let st = spec_tools(&d.name, &d.value, swagger, true, progress, span);
+        let st = spec_tools(name, spec, swagger, true, progress, span);
         let (digest, refs) = digest.join().expect("spec digest thread");
         (st, digest, refs)
     })
@@ -256,7 +259,6 @@ fn read_specs(docs: &mut [Document], progress: &Progress) -> Result<ReadSpecs, I
             spec_tools_and_digest(d, want_refs, progress, (share(i), share(i + 1)));
         let st = st?;
         raw_refs = refs;
-        crate::par::drop_later(std::mem::take(&mut d.value));
         ingested_total += st.tools.len();
         *source_counts
             .entry(st.label.clone())
@@ -366,6 +368,11 @@ fn build_graph(
         refs_preserved = preserve_refs(&mut list, raw_refs);
     }
 
+    // no stage adds to the metadata from here on (but workflows): maps of their own size
+    crate::par::for_each_mut(&mut list, |t| {
+        crate::ingest::schema::fit_tree(&mut t.metadata)
+    });
+
     // 7. dependency detection
     let (mut stats, budget_reached) = detected_edges(&list, &mut graph);
     phase(t0, "detectors");
@@ -373,10 +380,13 @@ fn build_graph(
     // 9. OpenAPI-link edges
     let link_edges = links::link_edges(&list, &mut graph);
     // 10. contract data-flow edges
-    let contract_edges = contracts::data_flow_edges(&list, &mut graph);
+    let contract_edges = flow::data_flow_edges(&mut list, &mut graph);
     count_link_and_contract_edges(&mut stats, &link_edges, &contract_edges, list.len());
     phase(t0, "contract edges");
-    // 11. Arazzo workflow relations and binding aliases
+    // 11. Arazzo workflow relations and binding aliases (they read the promoted rows)
+    if !workflows.is_empty() {
+        contracts::thaw_rows(&mut list);
+    }
     let tools = list.iter_mut().map(|t| (&t.name, &mut t.metadata));
     let workflow_summary = crate::ingest::arazzo::apply_to_tools(workflows, &mut graph, tools)?;
     Ok(Built {

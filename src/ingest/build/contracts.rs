@@ -1,12 +1,11 @@
-//! Contract promotion (spec §2.5) and contract data-flow edges (§2.4.7), with an inverted
-//! producer index so matching stays linear in the number of rows.
+//! Contract promotion (spec §2.5) and the edge normalisation and merge rules (§2.3) every
+//! edge-adding stage shares; the contract data-flow edges (§2.4.7) are in [`super::flow`].
 
 use crate::ingest::row::{Field, Row};
-use indexmap::IndexMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
 
-use crate::ingest::schema::{OutGraph, ToolSchema};
+use crate::ingest::schema::ToolSchema;
 
 const AUTH: &[&str] = &[
     "authorization",
@@ -257,7 +256,11 @@ struct ConsRow<'a> {
 /// the field), the tool's distinct produced keys for that count, and the skip counts.
 #[derive(Clone, Debug, Default)]
 pub struct Prepared {
-    consumes: Vec<Value>,
+    /// the promoted consume rows, frozen (compact text: no later phase reads them as trees
+    /// unless workflows are applied, see [`thaw_rows`]); the data-flow edges' view of them
+    consumes: Value,
+    consumes_added: usize,
+    consume_views: Vec<super::flow::ConsumeView>,
     produces: Vec<ProdCandidate>,
     produced_keys: Vec<String>,
     produces_skipped: usize,
@@ -313,12 +316,17 @@ fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
         }
     }
     let (consumes, consumes_skipped) = promoted_consumes(consume_rows);
+    let consume_views = consumes.iter().map(super::flow::ConsumeView::of).collect();
+    let consumes_added = consumes.len();
+    let consumes = crate::ingest::frozen::freeze(Value::Array(consumes));
     let (produces, produces_skipped) = produce_candidates(produce_rows);
     let (resource, list_like) = super::semantics::contract_row_facts(produce_rows, consume_rows);
     Prepared {
         resource,
         list_like,
         consumes,
+        consumes_added,
+        consume_views,
         produces,
         produced_keys,
         produces_skipped,
@@ -518,7 +526,6 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
     // per tool: [promoted, produces added, consumes added, produces skipped, consumes skipped]
     let counts = crate::par::map_mut(tools, |t| {
         let prep = t.promotion.take().map(|p| *p).unwrap_or_default();
-        let cons = prep.consumes;
         let mut prods = prep.produces;
         for p in prods.iter_mut() {
             let rare = freq.get(&p.loose).copied().unwrap_or(0) <= max_freq;
@@ -541,8 +548,9 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 Value::Object(row)
             })
             .collect();
-        let promoted = usize::from(!cons.is_empty() || !prods.is_empty());
-        let (c_added, p_added) = (cons.len(), prods.len());
+        let (c_added, p_added) = (prep.consumes_added, prods.len());
+        let promoted = usize::from(c_added > 0 || p_added > 0);
+        let produce_views = prods.iter().map(super::flow::ProduceView::of).collect();
         let policy = json!({
             "source": "api_contract",
             "max_produces_per_tool": 32,
@@ -556,14 +564,15 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             "consumer_aligned_output_policy_revision": "required-consumer-aligned-output-v1",
             "index_promoted_contract_fields": false,
         });
-        let has_rows = !cons.is_empty() || !prods.is_empty();
-        if has_rows {
-            // promoted produces come first when there are any
+        if promoted > 0 {
+            // promoted produces come first when there are any; the rows are compact text
+            // from here on (the data-flow edges read their views)
             if !prods.is_empty() {
-                t.metadata.insert("produces".into(), Value::Array(prods));
+                let prods = crate::ingest::frozen::freeze(Value::Array(prods));
+                t.metadata.insert("produces".into(), prods);
             }
-            if !cons.is_empty() {
-                t.metadata.insert("consumes".into(), Value::Array(cons));
+            if c_added > 0 {
+                t.metadata.insert("consumes".into(), prep.consumes);
             }
             // no later step reads it: compact text until written
             t.metadata.insert(
@@ -572,6 +581,10 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             );
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
+        t.flow = Some(Box::new(super::flow::FlowRows {
+            produces: produce_views,
+            consumes: prep.consume_views,
+        }));
         [
             promoted,
             p_added,
@@ -599,297 +612,31 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
     })
 }
 
-fn meta_rows<'a>(t: &'a ToolSchema, k: &str) -> &'a [Value] {
-    t.metadata
-        .get(k)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+/// The tree a frozen subtree holds (`None` for a value that is not frozen).
+pub fn thawed(v: &Value) -> Option<Value> {
+    let Value::String(s) = v else { return None };
+    let (_, body) = crate::ingest::frozen::thaw(s)?;
+    // the compact text parses back to the same tree (`float_roundtrip`)
+    Some(serde_json::from_str(body).expect("a frozen subtree's own compact JSON"))
 }
 
-fn action_bonus(t: &ToolSchema) -> i64 {
-    match t
-        .metadata
-        .get("ai_metadata")
-        .and_then(|a| a.get("canonical_action"))
-        .and_then(Value::as_str)
+/// Makes `m[key]` a tree again when it is frozen.
+pub fn thaw_member(m: &mut Map<String, Value>, key: &str) {
+    if let Some(v) = m.get_mut(key)
+        && let Some(tree) = thawed(v)
     {
-        Some("search") => 4,
-        Some("read") => 3,
-        Some("list") | Some("lookup") => 2,
-        _ => 0,
+        *v = tree;
     }
 }
 
-/// The keys a producer row is found by (spec 2.4.7): semantic tag, field name, loose key and
-/// description alias key.
-const KEY_KINDS: usize = 4;
-type Keys = [Option<String>; KEY_KINDS];
-
-fn keys_of(r: &Value) -> Keys {
-    let sem = r
-        .get("semantic_tag")
-        .and_then(Value::as_str)
-        .map(String::from);
-    let f = Some(name_of(r).to_string()).filter(|x| !x.is_empty());
-    let l = f.as_deref().map(loose).filter(|x| !x.is_empty());
-    let d = description_key(r);
-    [sem, f, l, d]
-}
-
-/// Descriptions that name no particular field (after [`description_key`] folding).
-const GENERIC_DESCRIPTIONS: &[&str] = &[
-    "id",
-    "identifier",
-    "no",
-    "number",
-    "code",
-    "key",
-    "seq",
-    "sequence",
-    "uuid",
-    "name",
-    "title",
-    "status",
-    "state",
-    "type",
-    "value",
-    "flag",
-    "description",
-    "content",
-    "아이디",
-    "식별자",
-    "번호",
-    "코드",
-    "키",
-    "순번",
-    "일련번호",
-    "명",
-    "이름",
-    "제목",
-    "상태",
-    "유형",
-    "타입",
-    "값",
-    "여부",
-    "구분",
-    "내용",
-    "설명",
-    "목록",
-    "리스트",
-    "일자",
-    "날짜",
-];
-
-/// The description alias key of an identifier-like field: its description lower-cased with
-/// everything but `[a-z0-9가-힣]` removed (two fields described alike carry the same value);
-/// none when that is shorter than three characters or generic.
-fn description_key(r: &Value) -> Option<String> {
-    // the description first: most rows have none, and the name check splits words
-    let d = r
-        .get("description")
-        .and_then(Value::as_str)
-        .filter(|d| !d.is_empty())?;
-    if !identifier_like(name_of(r)) {
-        return None;
-    }
-    let key: String = d
-        .chars()
-        .flat_map(char::to_lowercase)
-        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || ('가'..='힣').contains(c))
-        .collect();
-    (key.chars().count() >= 3 && !GENERIC_DESCRIPTIONS.contains(&key.as_str())).then_some(key)
-}
-
-/// The producers of one consumer's keys, best first (score descending, then tool name),
-/// with the candidate tools that were skipped as echoes.
-struct Ranked {
-    /// (producer tool, index of its matching produce row)
-    producers: Vec<(usize, usize)>,
-    /// every candidate tool (a consumer among them skips itself)
-    candidates: FxHashSet<usize>,
-    /// candidates skipped because they consume the key themselves
-    echo: usize,
-    echo_of: FxHashSet<usize>,
-}
-
-fn rank_producers(
-    tools: &[ToolSchema],
-    index: &FxHashMap<(u8, String), Vec<usize>>,
-    prod_keys: &[Vec<Keys>],
-    cons_keys: &[[FxHashSet<String>; KEY_KINDS]],
-    keys: &Keys,
-) -> Ranked {
-    let mut cands: IndexMap<usize, ()> = IndexMap::new();
-    for (k, v) in keys.iter().enumerate() {
-        if let Some(v) = v
-            && let Some(list) = index.get(&(k as u8, v.clone()))
-        {
-            for &p in list {
-                cands.insert(p, ());
-            }
+/// Makes the promoted `produces` and `consumes` rows trees again (for the stages that
+/// read or extend them as trees: workflow application).
+pub fn thaw_rows(tools: &mut [ToolSchema]) {
+    crate::par::for_each_mut(tools, |t| {
+        for k in ["produces", "consumes"] {
+            thaw_member(&mut t.metadata, k);
         }
-    }
-    let mut scored: Vec<(i64, &str, usize, usize)> = Vec::new();
-    let mut echo_of = FxHashSet::default();
-    for (&p, _) in &cands {
-        let Some(ri) = prod_keys[p]
-            .iter()
-            .position(|pk| (0..KEY_KINDS).any(|k| pk[k].is_some() && pk[k] == keys[k]))
-        else {
-            continue;
-        };
-        let prow = &meta_rows(&tools[p], "produces")[ri];
-        // echo: the producer itself consumes the same key
-        let pk = &prod_keys[p][ri];
-        if (0..KEY_KINDS).any(|k| pk[k].as_ref().is_some_and(|v| cons_keys[p][k].contains(v))) {
-            echo_of.insert(p);
-            continue;
-        }
-        let inferred =
-            prow.get("semantic_inferred_from").and_then(Value::as_str) != Some("field_name");
-        let score = prow
-            .get("signal_score")
-            .and_then(Value::as_i64)
-            .unwrap_or(0)
-            + action_bonus(&tools[p])
-            + 2 * inferred as i64;
-        scored.push((score, tools[p].name.as_str(), p, ri));
-    }
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    Ranked {
-        producers: scored.into_iter().map(|x| (x.2, x.3)).collect(),
-        candidates: cands.into_keys().collect(),
-        echo: echo_of.len(),
-        echo_of,
-    }
-}
-
-/// §2.4.7: consumer → producer `requires` edges from promoted contracts.
-pub fn data_flow_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
-    // keys of every produce and consume row (on every core)
-    let rows_keys = |which: &str| -> Vec<Vec<Keys>> {
-        crate::par::map(tools, |t| meta_rows(t, which).iter().map(keys_of).collect())
-    };
-    let (prod_keys, cons_row_keys) = (rows_keys("produces"), rows_keys("consumes"));
-    // producer index: key kind + value → tools (ordered, unique)
-    let mut index: FxHashMap<(u8, String), Vec<usize>> = FxHashMap::default();
-    for (i, rows) in prod_keys.iter().enumerate() {
-        for keys in rows {
-            for (k, v) in keys.iter().enumerate() {
-                if let Some(v) = v {
-                    // rows of one tool are contiguous: checking the last entry dedupes
-                    let e = index.entry((k as u8, v.clone())).or_default();
-                    if e.last() != Some(&i) {
-                        e.push(i);
-                    }
-                }
-            }
-        }
-    }
-    // the set of keys each tool consumes (echo check)
-    let cons_keys: Vec<[FxHashSet<String>; KEY_KINDS]> = cons_row_keys
-        .iter()
-        .map(|rows| {
-            let mut sets: [FxHashSet<String>; KEY_KINDS] = Default::default();
-            for keys in rows {
-                for (k, v) in keys.iter().enumerate() {
-                    if let Some(v) = v {
-                        sets[k].insert(v.clone());
-                    }
-                }
-            }
-            sets
-        })
-        .collect();
-    let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
-    let mut self_skips = 0;
-    let mut ranking_cache: FxHashMap<Keys, Ranked> = FxHashMap::default();
-    for (ci, c) in tools.iter().enumerate() {
-        for (r, keys) in meta_rows(c, "consumes").iter().zip(&cons_row_keys[ci]) {
-            if !truthy(r, "required") {
-                continue;
-            }
-            if r.get("kind").and_then(Value::as_str).unwrap_or("data") != "data" {
-                continue;
-            }
-            // the ranked producers depend only on the four keys (the consumer itself is
-            // skipped below), so equal keys share one ranking
-            let ranked = ranking_cache
-                .entry(keys.clone())
-                .or_insert_with(|| rank_producers(tools, &index, &prod_keys, &cons_keys, keys));
-            let mut top: Vec<(usize, usize)> = Vec::with_capacity(3);
-            let mut candidates = false;
-            for &(p, ri) in &ranked.producers {
-                if p == ci {
-                    continue;
-                }
-                candidates = true;
-                if top.len() < 3 {
-                    top.push((p, ri));
-                }
-            }
-            if ranked.candidates.contains(&ci) {
-                self_skips += 1;
-            }
-            echo += ranked.echo - usize::from(ranked.echo_of.contains(&ci));
-            if !candidates {
-                no_prod += 1;
-                continue;
-            }
-            for (p, ri) in top {
-                let prow = &meta_rows(&tools[p], "produces")[ri];
-                let from_path = prow
-                    .get("json_path")
-                    .and_then(Value::as_str)
-                    .map(String::from)
-                    .unwrap_or_else(|| name_of(prow).to_string());
-                let to_field = name_of(r).to_string();
-                let ev = format!(
-                    "api contract data flow: {}.{} -> {}.{}",
-                    tools[p].name, from_path, c.name, to_field
-                );
-                let sem = keys[0].clone().or_else(|| {
-                    prow.get("semantic_tag")
-                        .and_then(Value::as_str)
-                        .map(String::from)
-                });
-                let mut a = Map::new();
-                a.insert("relation".into(), json!("requires"));
-                a.insert("confidence".into(), json!("INFERRED"));
-                a.insert("conf_score".into(), json!(0.82));
-                a.insert("layer".into(), json!(2));
-                a.insert("evidence".into(), json!(ev));
-                a.insert("kind".into(), json!("data"));
-                a.insert("evidence_sources".into(), json!(["api_contract"]));
-                a.insert(
-                    "data_flow".into(),
-                    json!({"from_path": from_path, "from_field": name_of(prow), "to_field": to_field, "semantic_tag": sem}),
-                );
-                a.insert("is_manual".into(), json!(false));
-                a.insert("deleted_by_user".into(), json!(false));
-                match graph.edge(&c.name, &tools[p].name).cloned() {
-                    Some(old) => {
-                        let m = merge_edges(&old, &a, true);
-                        graph.replace_edge(&c.name, &tools[p].name, m);
-                        merged += 1;
-                    }
-                    None => {
-                        graph.add_edge(&c.name, &tools[p].name, a);
-                        added += 1;
-                    }
-                }
-            }
-        }
-    }
-    json!({
-        "added": added,
-        "merged": merged,
-        "skipped_self": self_skips,
-        "skipped_no_producer": no_prod,
-        "skipped_echo": echo,
-        "skipped_consumer_scope": 0,
-    })
+    });
 }
 
 fn conf_rank(c: Option<&str>) -> i32 {

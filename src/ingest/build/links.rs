@@ -37,6 +37,7 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
     let (mut seen, mut added, mut skipped) = (0, 0, 0);
     for t in tools.iter_mut() {
         let ls: Vec<Value> = links(t).to_vec();
+        let before = added;
         for l in &ls {
             seen += 1;
             if l.get("success").and_then(Value::as_bool) == Some(false) {
@@ -58,6 +59,8 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
                         _ => continue,
                     },
                 };
+                // the promoted rows are compact text: a tree again to be extended
+                super::contracts::thaw_member(&mut t.metadata, "produces");
                 let produces = t.metadata.entry("produces").or_insert_with(|| json!([]));
                 let Some(rows) = produces.as_array_mut() else {
                     continue;
@@ -101,6 +104,10 @@ pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
                 rows.push(Value::Object(row));
                 added += 1;
             }
+        }
+        if added > before {
+            // the data-flow edges read the rows afresh
+            t.flow = None;
         }
     }
     json!({"links_seen": seen, "produces_added": added, "skipped_no_response_source": skipped})
@@ -216,7 +223,10 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
             let first = rp.first().or(params.first()).copied();
             let df = data_flow(l, name, prod, cons, first, &params);
             let a = link_attrs(relation, ev, df);
-            match graph.edge(&cons.name, &prod.name).cloned() {
+            match graph
+                .edge(&cons.name, &prod.name)
+                .map(std::borrow::Cow::into_owned)
+            {
                 Some(old) => {
                     let m = merge_edges(&old, &a, relation == "requires");
                     graph.replace_edge(&cons.name, &prod.name, m);

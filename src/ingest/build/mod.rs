@@ -4,5 +4,6 @@
 pub mod collection;
 pub mod contracts;
 pub mod detect;
+pub mod flow;
 pub mod links;
 pub mod semantics;

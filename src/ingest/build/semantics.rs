@@ -932,10 +932,15 @@ fn fill_missing(md: &mut Map<String, Value>, key: &str, derived: Vec<(&str, Valu
         *slot = Value::Object(Map::new());
     }
     if let Value::Object(m) = slot {
-        for (k, v) in derived {
-            if missing_semantic(m.get(k)) {
-                m.insert(k.into(), v);
-            }
+        let todo: Vec<(&str, Value)> = derived
+            .into_iter()
+            .filter(|(k, _)| missing_semantic(m.get(*k)))
+            .collect();
+        // room for the new keys at once (an insert past the room doubles it)
+        let new = todo.iter().filter(|(k, _)| !m.contains_key(*k)).count();
+        crate::ingest::schema::fit(m, new);
+        for (k, v) in todo {
+            m.insert(k.into(), v);
         }
     }
 }

@@ -64,10 +64,11 @@ struct Ctx<'a> {
     servers: Vec<(String, Option<String>)>,
 }
 
-/// Reads every operation of one spec.
+/// Reads every operation of one spec (the spec as given is let go once it is normalised:
+/// the tools are built from the normalised copy).
 pub fn spec_tools(
     file: &str,
-    spec: &Value,
+    spec: std::sync::Arc<Value>,
     swagger: bool,
     skip_deprecated: bool,
     progress: &super::progress::Progress,
@@ -75,7 +76,8 @@ pub fn spec_tools(
 ) -> Result<SpecTools, InputError> {
     let mut t0 = std::time::Instant::now();
     progress.report("normalizing the spec", lo, file);
-    let normalized = checked_normalized_spec(file, spec, swagger)?;
+    let normalized = checked_normalized_spec(file, &spec, swagger)?;
+    crate::par::drop_later(spec);
     let spec = &normalized;
     let expanded = AtomicU64::new(0);
     let res = Resolver::new(file, spec).with_total(&expanded);
