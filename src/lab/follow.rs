@@ -899,18 +899,22 @@ mod tests {
         let first = r.step(None, 0);
         assert_eq!(first.entries.len(), 1);
         assert_eq!(first.entries[0].file_gen, 1);
-        // the old file grows, is renamed away and a new one takes the name, twice, all
-        // before the next step: its lines come from three files
-        let mut old = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut old, rec(2).as_bytes()).unwrap();
-        std::fs::rename(&path, dir.join("live.jsonl.1")).unwrap();
-        std::fs::write(&path, rec(3)).unwrap();
+        // the file open so far gets `append`, is renamed to `to`, and a new file with
+        // `new` takes the name
+        let rotate = |append: &str, to: &str, new: String| {
+            let mut old = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            std::io::Write::write_all(&mut old, append.as_bytes()).unwrap();
+            std::fs::rename(&path, dir.join(to)).unwrap();
+            std::fs::write(&path, new).unwrap();
+        };
+        // a step reads the old file's last line, then the new file; the next step a
+        // third file
+        rotate(&rec(2), "live.jsonl.1", rec(3));
         let m = r.step(None, 0);
-        std::fs::rename(&path, dir.join("live.jsonl.2")).unwrap();
-        std::fs::write(&path, format!("{}{}", rec(4), rec(5))).unwrap();
+        rotate("", "live.jsonl.2", format!("{}{}", rec(4), rec(5)));
         let m2 = r.step(None, 0);
         let got: Vec<(String, u32, u64)> = m
             .entries
@@ -927,14 +931,8 @@ mod tests {
                 ("r5".to_string(), 3, 2)
             ]
         );
-        // and within one poll: lines of the old file, then of the new one
-        let mut old = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut old, rec(6).as_bytes()).unwrap();
-        std::fs::rename(&path, dir.join("live.jsonl.3")).unwrap();
-        std::fs::write(&path, format!("{}{}", rec(7), rec(8))).unwrap();
+        // once more: the old file's line, then two of the new one
+        rotate(&rec(6), "live.jsonl.3", format!("{}{}", rec(7), rec(8)));
         let m3 = r.step(None, 0);
         let got: Vec<(String, u32)> = m3
             .entries
