@@ -47,33 +47,50 @@ fn first_mode() -> u8 {
     let m = decide();
     #[cfg(target_os = "linux")]
     if m == MIMALLOC {
-        slower_purge();
+        tune_mimalloc();
     }
     MODE.store(m, Ordering::Relaxed);
     m
 }
 
-/// mimalloc gives freed memory back to the kernel 10 ms after it is freed, by default.
-/// A build frees and reallocates gigabytes of rows between its stages, so each page came
-/// back and was faulted in (zeroed) again: half a million page faults and a third of the
-/// CPU time in the kernel for the 50k-tool spec. Waiting 100 ms keeps the pages a stage
-/// frees for the next one: 10k spec 123,088 -> 17,820 faults, system time 3.30 -> 1.67 s,
-/// peak RSS +1.6% (GitHub +6%; waiting 1 s cost +24% there). `MIMALLOC_PURGE_DELAY`, when
-/// set, still decides.
+/// `mi_option_purge_delay` and `mi_option_allow_thp` in mimalloc.h's `mi_option_t`
+/// (libmimalloc-sys names the options around them, not these two; a test reads the names
+/// the linked library gives these numbers).
 #[cfg(target_os = "linux")]
-fn slower_purge() {
-    /// `mi_option_purge_delay` in mimalloc.h's `mi_option_t` (libmimalloc-sys names the
-    /// options around it, not this one).
-    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+#[cfg(target_os = "linux")]
+const MI_OPTION_ALLOW_THP: std::ffi::c_int = 37;
+
+/// Two mimalloc defaults that cost a build its time, each still decided by its own
+/// `MIMALLOC_…` variable when that is set.
+///
+/// - **Purge delay.** mimalloc gives freed memory back to the kernel 10 ms after it is
+///   freed. A build frees and reallocates gigabytes of rows between its stages, so each
+///   page came back and was faulted in (zeroed) again: half a million page faults and a
+///   third of the CPU time in the kernel for the 50k-tool spec. Waiting 100 ms keeps the
+///   pages a stage frees for the next one: 10k spec 123,088 -> 17,820 faults, system time
+///   3.30 -> 1.67 s, peak RSS +1.6% (GitHub +6%; waiting 1 s cost +24% there).
+/// - **Transparent huge pages.** mimalloc asks for 2 MiB pages on its segments. Faulting in
+///   a huge page zeroes 2 MiB at once, and on a virtual machine whose host has taken back
+///   the guest's idle memory (cloud VMs and CI runners) that is the slowest way to get
+///   memory: touching 2.6 GB cost 5.2–5.8 s in huge pages against 1.1–1.3 s in 4 KiB pages
+///   on the 2-core VM the benchmarks run on (0.23 s when the host still backs it). The
+///   50k-tool build, on that VM, with huge pages 14.2–16.6 s wall and 7–8 s in the kernel;
+///   without 12.8–13.2 s and 2.5–2.8 s, peak RSS 2,606–2,631 MB against 2,629–2,644 MB.
+#[cfg(target_os = "linux")]
+fn tune_mimalloc() {
     unsafe extern "C" {
         fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
     }
-    // SAFETY: getenv with a NUL-terminated name, before any other thread exists;
+    // SAFETY: getenv with NUL-terminated names, before any other thread exists;
     // mi_option_set stores one option value (libmimalloc-sys links the library; the
     // signature is mimalloc.h's) and allocates nothing.
     unsafe {
         if libc::getenv(c"MIMALLOC_PURGE_DELAY".as_ptr()).is_null() {
             mi_option_set(MI_OPTION_PURGE_DELAY, 100);
+        }
+        if libc::getenv(c"MIMALLOC_ALLOW_THP".as_ptr()).is_null() {
+            mi_option_set(MI_OPTION_ALLOW_THP, 0);
         }
     }
 }
@@ -215,6 +232,32 @@ unsafe impl GlobalAlloc for Allocator {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    /// The option numbers set in [`super::tune_mimalloc`] are the ones the linked mimalloc
+    /// calls `purge_delay` and `allow_thp`: with `MIMALLOC_VERBOSE=1` it prints every
+    /// option, by number, when the process loads (this test binary links it too).
+    #[test]
+    fn mimalloc_option_numbers_name_the_options_tuned() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--list", "--exact", "no such test"])
+            .env("MIMALLOC_VERBOSE", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        let names: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("mimalloc: option '"))
+            .filter_map(|l| l.split('\'').next())
+            .collect();
+        assert!(
+            names.len() > 37,
+            "mimalloc printed {} options:\n{text}",
+            names.len()
+        );
+        assert_eq!(names[super::MI_OPTION_PURGE_DELAY as usize], "purge_delay");
+        assert_eq!(names[super::MI_OPTION_ALLOW_THP as usize], "allow_thp");
+    }
+
     #[test]
     fn graph_like_names_graphs_and_specs_never_a_subcommand() {
         for a in ["demo", "old.json", "a/new.json.gz", "spec.yaml", "spec.yml"] {
