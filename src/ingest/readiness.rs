@@ -20,36 +20,90 @@ fn rate(n: usize, total: usize) -> f64 {
     }
 }
 
-/// `edge_quality_summary` (spec §1.4).
-pub fn edge_quality_summary(g: &OutGraph) -> Value {
-    let (mut total, mut data, mut structural, mut name, mut manual, mut wf, mut trace) =
-        (0, 0, 0, 0, 0, 0, 0);
-    let (mut strong, mut visual) = (0, 0);
-    let mut rel: IndexMap<String, usize> = IndexMap::new();
-    let keys = [
-        "relation",
-        "evidence",
-        "confidence",
-        "conf_score",
-        "data_flow",
-        "kind",
-        "evidence_sources",
-        "is_manual",
-    ];
-    for [r, ev, conf, cs, df, kind, sources, is_manual] in g.edge_fields(keys) {
-        total += 1;
+/// What the edge-quality summary and the graph checks count over every edge, read in one
+/// pass over the edges' attributes on every core (each edge's compact text is parsed once).
+#[derive(Default)]
+pub struct EdgeTally {
+    total: usize,
+    data: usize,
+    structural: usize,
+    name: usize,
+    manual: usize,
+    wf: usize,
+    trace: usize,
+    strong: usize,
+    visual: usize,
+    /// edges that carry data (requires, precedes, produces_for, or a data flow)
+    producer: usize,
+    /// edges per relation, in first-seen order
+    rel: IndexMap<String, usize>,
+}
+
+impl EdgeTally {
+    pub fn of(g: &OutGraph) -> EdgeTally {
+        // contiguous chunks of source nodes, tallied in parallel and added up in order
+        crate::par::map_chunks(&g.succ, |chunk, _| {
+            let mut t = EdgeTally::default();
+            for m in chunk {
+                for a in m.values() {
+                    t.count(a);
+                }
+            }
+            t
+        })
+        .into_iter()
+        .fold(EdgeTally::default(), EdgeTally::add)
+    }
+
+    fn add(mut self, o: EdgeTally) -> EdgeTally {
+        self.total += o.total;
+        self.data += o.data;
+        self.structural += o.structural;
+        self.name += o.name;
+        self.manual += o.manual;
+        self.wf += o.wf;
+        self.trace += o.trace;
+        self.strong += o.strong;
+        self.visual += o.visual;
+        self.producer += o.producer;
+        for (k, v) in o.rel {
+            *self.rel.entry(k).or_default() += v;
+        }
+        self
+    }
+
+    fn count(&mut self, a: &super::schema::EdgeAttrs) {
+        let [r, ev, conf, cs, df, kind, sources, is_manual] = a.pick([
+            "relation",
+            "evidence",
+            "confidence",
+            "conf_score",
+            "data_flow",
+            "kind",
+            "evidence_sources",
+            "is_manual",
+        ]);
+        self.total += 1;
         let r = r.as_ref().and_then(Value::as_str).unwrap_or("");
-        *rel.entry(r.to_string()).or_default() += 1;
+        match self.rel.get_mut(r) {
+            Some(n) => *n += 1,
+            None => {
+                self.rel.insert(r.to_string(), 1);
+            }
+        }
         let ev = ev.as_ref().and_then(Value::as_str).unwrap_or("");
         let conf = conf.as_ref().and_then(Value::as_str).unwrap_or("");
         let cs = cs.as_ref().and_then(Value::as_f64).unwrap_or(0.0);
         let df = df.is_some_and(|d| !d.is_null());
         let a = sources.as_ref();
+        if matches!(r, "requires" | "precedes" | "produces_for") || df {
+            self.producer += 1;
+        }
         if kind.as_ref().and_then(Value::as_str) == Some("data")
             || df
             || matches!(r, "requires" | "produces_for")
         {
-            data += 1;
+            self.data += 1;
         }
         if has_source(a, &["structural"])
             || [
@@ -62,24 +116,24 @@ pub fn edge_quality_summary(g: &OutGraph) -> Value {
             .iter()
             .any(|k| ev.contains(k))
         {
-            structural += 1;
+            self.structural += 1;
         }
         if has_source(a, &["name_based"]) || ev.contains("name/rpc") {
-            name += 1;
+            self.name += 1;
         }
         if has_source(a, &["manual"]) || is_manual.as_ref().and_then(Value::as_bool) == Some(true) {
-            manual += 1;
+            self.manual += 1;
         }
         if has_source(a, &["arazzo"]) {
-            wf += 1;
+            self.wf += 1;
         }
         if has_source(a, &["run", "proven"]) {
-            trace += 1;
+            self.trace += 1;
         }
         if has_source(a, &["api_contract", "arazzo", "openapi_link", "structural"])
             || (conf == "EXTRACTED" && cs >= 0.85)
         {
-            strong += 1;
+            self.strong += 1;
         }
         if has_source(
             a,
@@ -94,28 +148,26 @@ pub fn edge_quality_summary(g: &OutGraph) -> Value {
         ) || (df && matches!(conf, "EXTRACTED" | "INFERRED"))
             || (matches!(r, "requires" | "precedes") && conf == "EXTRACTED" && cs >= 0.9)
         {
-            visual += 1;
+            self.visual += 1;
         }
     }
-    let mut rc: Vec<(String, usize)> = rel.into_iter().collect();
-    rc.sort();
-    let mut rcm = Map::new();
-    for (k, v) in rc {
-        rcm.insert(k, json!(v));
-    }
+}
+
+/// The edge-quality summary (§1.4) of the edges tallied.
+pub fn edge_quality_summary(t: &EdgeTally) -> Value {
     json!({
-        "total": total,
-        "data_flow": data,
-        "structural": structural,
-        "name_based": name,
-        "manual": manual,
-        "workflow": wf,
-        "trace": trace,
-        "strong_deterministic_evidence": strong,
-        "visual_edge_candidate_count": visual,
-        "strong_deterministic_evidence_rate": rate(strong, total),
-        "visual_edge_candidate_rate": rate(visual, total),
-        "relation_counts": rcm,
+        "total": t.total,
+        "data_flow": t.data,
+        "structural": t.structural,
+        "name_based": t.name,
+        "manual": t.manual,
+        "workflow": t.wf,
+        "trace": t.trace,
+        "strong_deterministic_evidence": t.strong,
+        "visual_edge_candidate_count": t.visual,
+        "strong_deterministic_evidence_rate": rate(t.strong, t.total),
+        "visual_edge_candidate_rate": rate(t.visual, t.total),
+        "relation_counts": relation_counts(&t.rel),
     })
 }
 
@@ -349,6 +401,7 @@ fn sev_rank(s: &str) -> u8 {
 pub fn report(
     tools: &[ToolSchema],
     g: &OutGraph,
+    tally: &EdgeTally,
     edge_quality: &Value,
     semantic_summary: &Value,
 ) -> Value {
@@ -362,7 +415,7 @@ pub fn report(
     .flatten()
     .collect();
     semantic_issues(tools, semantic_summary, &mut issues);
-    let stats = graph_issues(tools, g, edge_quality, &mut issues);
+    let stats = graph_issues(tools, g, tally, edge_quality, &mut issues);
     sort_issues(&mut issues);
     let summary = summary(tools, &issues);
     let rcm = relation_counts(stats.rel);
@@ -691,7 +744,7 @@ struct GraphStats<'g> {
     /// tools with no edge in or out, sorted
     orphans: Vec<&'g String>,
     /// edges per relation
-    rel: IndexMap<String, usize>,
+    rel: &'g IndexMap<String, usize>,
     /// edges that carry data (requires, precedes, produces_for, or a data flow)
     producer: usize,
     /// tool pairs whose contract fields suggest a producer and a consumer
@@ -703,6 +756,7 @@ struct GraphStats<'g> {
 fn graph_issues<'g>(
     tools: &[ToolSchema],
     g: &'g OutGraph,
+    tally: &'g EdgeTally,
     edge_quality: &Value,
     issues: &mut Vec<Issue>,
 ) -> GraphStats<'g> {
@@ -721,16 +775,7 @@ fn graph_issues<'g>(
         .map(|(_, k)| k)
         .collect();
     orphans.sort();
-    let mut rel: IndexMap<String, usize> = IndexMap::new();
-    let mut producer = 0;
-    for [r, df] in g.edge_fields(["relation", "data_flow"]) {
-        let r = r.as_ref().and_then(Value::as_str).unwrap_or("");
-        *rel.entry(r.to_string()).or_default() += 1;
-        if matches!(r, "requires" | "precedes" | "produces_for") || df.is_some_and(|d| !d.is_null())
-        {
-            producer += 1;
-        }
-    }
+    let (rel, producer) = (&tally.rel, tally.producer);
     let candidates = producer_consumer_candidates(tools);
     if candidates > 0 && producer == 0 {
         issues.push(Issue {
@@ -844,12 +889,12 @@ fn summary(tools: &[ToolSchema], issues: &[Issue]) -> Value {
 }
 
 /// Edges per relation, by relation name.
-fn relation_counts(rel: IndexMap<String, usize>) -> Map<String, Value> {
-    let mut rc: Vec<(String, usize)> = rel.into_iter().collect();
+fn relation_counts(rel: &IndexMap<String, usize>) -> Map<String, Value> {
+    let mut rc: Vec<(&String, &usize)> = rel.iter().collect();
     rc.sort();
     let mut rcm = Map::new();
     for (k, v) in rc {
-        rcm.insert(k, json!(v));
+        rcm.insert(k.clone(), json!(v));
     }
     rcm
 }

@@ -275,7 +275,9 @@ pub enum EdgeAttrs {
 }
 
 impl EdgeAttrs {
-    fn new(attrs: Map<String, Value>) -> EdgeAttrs {
+    /// An edge's attributes as the graph keeps them (compact text, unless empty or naming
+    /// an endpoint).
+    pub fn new(attrs: Map<String, Value>) -> EdgeAttrs {
         if attrs.is_empty() || attrs.contains_key("source") || attrs.contains_key("target") {
             return EdgeAttrs::Open(attrs);
         }
@@ -294,7 +296,7 @@ impl EdgeAttrs {
         }
     }
 
-    fn into_map(self) -> Map<String, Value> {
+    pub fn into_map(self) -> Map<String, Value> {
         match self {
             EdgeAttrs::Open(m) => m,
             EdgeAttrs::Frozen(s) => thaw_map(&s),
@@ -471,6 +473,19 @@ impl OutGraph {
                 }
                 *e = EdgeAttrs::new(m);
             }
+        }
+    }
+
+    /// Adds the edge `s → t` with attributes made beforehand ([`EdgeAttrs::new`]); an edge
+    /// already there gets the new attributes over its own, as [`OutGraph::add_edge`].
+    pub fn add_edge_attrs(&mut self, s: &str, t: &str, attrs: EdgeAttrs) {
+        let si = self.node_index(s);
+        let ti = self.node_index(t);
+        match self.succ[si].entry(ti) {
+            indexmap::map::Entry::Vacant(e) => {
+                e.insert(attrs);
+            }
+            indexmap::map::Entry::Occupied(_) => self.add_edge(s, t, attrs.into_map()),
         }
     }
 

@@ -491,7 +491,8 @@ fn artifact(
     t0: &mut std::time::Instant,
 ) -> (Value, usize) {
     let tool_count = built.list.len();
-    let edge_quality = readiness::edge_quality_summary(&built.graph);
+    let tally = readiness::EdgeTally::of(&built.graph);
+    let edge_quality = readiness::edge_quality_summary(&tally);
     let edge_stats = edge_stats_json(&built);
     let manifest = json!({
         "created_at": built_at,
@@ -523,7 +524,7 @@ fn artifact(
         });
         (none, 0)
     });
-    let report = readiness::report(&list, &graph, &edge_quality, &sem_summary);
+    let report = readiness::report(&list, &graph, &tally, &edge_quality, &sem_summary);
     let sums = Summaries {
         manifest,
         report,

@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
 
 use super::contracts::{identifier_like, loose, merge_edges};
-use crate::ingest::schema::{OutGraph, ToolSchema};
+use crate::ingest::schema::{EdgeAttrs, OutGraph, ToolSchema};
 
 /// The keys a producer row is found by (spec 2.4.7): semantic tag, field name, loose key and
 /// description alias key.
@@ -295,10 +295,83 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
     });
     let tools = &*tools;
     let (index, cons_keys) = indexes(&flows);
-    let (mut added, mut merged, mut no_prod, mut echo) = (0, 0, 0, 0);
-    let mut self_skips = 0;
+    // the edges each consumer asks for, ranked and written (as compact text) on every core;
+    // then added to the graph in consumer order on this thread
+    let planned = crate::par::map_chunks(tools, |chunk, first| {
+        plan_edges(
+            tools,
+            &flows,
+            &index,
+            &cons_keys,
+            first..first + chunk.len(),
+        )
+    });
+    let (mut added, mut merged) = (0, 0);
+    let mut counts = Skips::default();
+    for plan in planned {
+        counts.add(&plan.skips);
+        for (ci, p, a) in plan.edges {
+            let (c, p) = (&tools[ci].name, &tools[p].name);
+            match graph.edge(c, p).map(std::borrow::Cow::into_owned) {
+                Some(old) => {
+                    let m = merge_edges(&old, &a.into_map(), true);
+                    graph.replace_edge(c, p, m);
+                    merged += 1;
+                }
+                None => {
+                    graph.add_edge_attrs(c, p, a);
+                    added += 1;
+                }
+            }
+        }
+    }
+    json!({
+        "added": added,
+        "merged": merged,
+        "skipped_self": counts.self_skips,
+        "skipped_no_producer": counts.no_prod,
+        "skipped_echo": counts.echo,
+        "skipped_consumer_scope": 0,
+    })
+}
+
+/// What ranking the producers skipped, counted per consumer row.
+#[derive(Default)]
+struct Skips {
+    self_skips: usize,
+    no_prod: usize,
+    echo: usize,
+}
+
+impl Skips {
+    fn add(&mut self, o: &Skips) {
+        self.self_skips += o.self_skips;
+        self.no_prod += o.no_prod;
+        self.echo += o.echo;
+    }
+}
+
+/// The `requires` edges a run of consumers asks for, in order: (consumer, producer, the
+/// edge's attributes), with what was skipped.
+struct Plan {
+    edges: Vec<(usize, usize, EdgeAttrs)>,
+    skips: Skips,
+}
+
+fn plan_edges(
+    tools: &[ToolSchema],
+    flows: &[FlowRows],
+    index: &Index,
+    cons_keys: &Consumed,
+    consumers: std::ops::Range<usize>,
+) -> Plan {
+    let mut plan = Plan {
+        edges: Vec::new(),
+        skips: Skips::default(),
+    };
     let mut ranking_cache: FxHashMap<&Keys, Ranked> = FxHashMap::default();
-    for (ci, c) in tools.iter().enumerate() {
+    for ci in consumers {
+        let c = &tools[ci];
         for keys in flows[ci]
             .consumes
             .iter()
@@ -309,7 +382,7 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
             // skipped below), so equal keys share one ranking
             let ranked = ranking_cache
                 .entry(keys)
-                .or_insert_with(|| rank_producers(tools, &flows, &index, &cons_keys, keys));
+                .or_insert_with(|| rank_producers(tools, flows, index, cons_keys, keys));
             let mut top: Vec<(usize, usize)> = Vec::with_capacity(3);
             let mut candidates = false;
             for &(p, ri) in &ranked.producers {
@@ -322,41 +395,22 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
                 }
             }
             if ranked.candidates.binary_search(&ci).is_ok() {
-                self_skips += 1;
+                plan.skips.self_skips += 1;
             }
-            echo += ranked.echo_of.len() - usize::from(ranked.echo_of.binary_search(&ci).is_ok());
+            plan.skips.echo +=
+                ranked.echo_of.len() - usize::from(ranked.echo_of.binary_search(&ci).is_ok());
             if !candidates {
-                no_prod += 1;
+                plan.skips.no_prod += 1;
                 continue;
             }
             for (p, ri) in top {
                 let prow = &flows[p].produces[ri];
                 let a = requires_edge(&tools[p].name, prow, &c.name, keys);
-                match graph
-                    .edge(&c.name, &tools[p].name)
-                    .map(std::borrow::Cow::into_owned)
-                {
-                    Some(old) => {
-                        let m = merge_edges(&old, &a, true);
-                        graph.replace_edge(&c.name, &tools[p].name, m);
-                        merged += 1;
-                    }
-                    None => {
-                        graph.add_edge(&c.name, &tools[p].name, a);
-                        added += 1;
-                    }
-                }
+                plan.edges.push((ci, p, EdgeAttrs::new(a)));
             }
         }
     }
-    json!({
-        "added": added,
-        "merged": merged,
-        "skipped_self": self_skips,
-        "skipped_no_producer": no_prod,
-        "skipped_echo": echo,
-        "skipped_consumer_scope": 0,
-    })
+    plan
 }
 
 /// The attributes of the `requires` edge from a consumer row (its keys) to a producer's row.
