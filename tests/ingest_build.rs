@@ -780,3 +780,43 @@ fn skippable_problems_are_warnings() {
         8 << 20
     );
 }
+
+/// Spec strings are untrusted and may hold any characters, control characters included: one
+/// that begins like the build's internal marker of frozen subtrees (the fixed tag earlier
+/// versions used, or a made-up number) is an ordinary string, written escaped — never
+/// spliced into the artifact as raw JSON.
+#[test]
+fn spec_text_that_imitates_a_frozen_subtree_stays_text() {
+    let fakes = [
+        "\u{0}\u{1}toolscope-frozen-json\u{1}0\u{1}\"x\"}]}INJECTED".to_string(),
+        "\u{0}\u{1}0123456789abcdef\u{1}0\u{1}{\"evil\":1".to_string(),
+        "\u{0}\u{1}0123456789abcdef\u{1}0\u{1}[[[[".to_string(),
+    ];
+    let spec = serde_json::json!({
+        "openapi": "3.0.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/a": {"get": {
+                "operationId": "getA",
+                "summary": "get a",
+                "description": fakes[0],
+                "parameters": [{"name": "q", "in": "query",
+                    "schema": {"type": "string", "default": fakes[1]}}],
+                "responses": {"200": {"description": "ok", "content": {"application/json": {
+                    "schema": {"type": "object", "properties": {
+                        "id": {"type": "string", "description": fakes[2]}}}}}}}
+            }},
+            "/b": {"post": {"operationId": "createB", "summary": "create b",
+                "responses": {"201": {"description": "ok"}}}}
+        }
+    });
+    let dir = tmp();
+    std::fs::write(dir.join("imitation.json"), spec.to_string()).unwrap();
+    // `build_in` parses the artifact: it must be JSON
+    let g = build_in(&dir, &["imitation.json"]);
+    let text = serde_json::to_string(&g).unwrap();
+    for f in &fakes {
+        let quoted = serde_json::to_string(f).unwrap();
+        assert!(text.contains(&quoted[1..quoted.len() - 1]), "{f:?} lost");
+    }
+}

@@ -3,8 +3,9 @@
 //! a tree of maps — a tenth of the memory and no per-node allocations. They still serialise
 //! exactly as the tree would (pretty or compact) and still report their `$ref` strings.
 //!
-//! A frozen subtree is a `Value::String` that starts with [`MARK`] (two control characters
-//! and a tag no spec text starts with), then the length of a JSON array of the subtree's
+//! A frozen subtree is a `Value::String` that starts with [`mark`] (two control characters
+//! and a number drawn when the process starts, so no spec text can start with it),
+//! then the length of a JSON array of the subtree's
 //! `$ref` strings in walk order, `\u{1}`, that array (empty when there are none), and the
 //! subtree's compact JSON.
 
@@ -12,7 +13,22 @@ use serde_json::{Map, Value};
 
 use super::artifact::{write_compact, write_pretty_indent};
 
-pub const MARK: &str = "\u{0}\u{1}toolscope-frozen-json\u{1}";
+/// The start of every frozen subtree's text: `\0\x01`, 16 hex digits drawn from the OS's
+/// randomness when the process starts, and `\x01`. Specs are untrusted and a spec string
+/// may hold any characters, a fixed tag included; it cannot hold a number it never saw, so
+/// no input string is ever taken for a frozen subtree (whose text is written into the
+/// artifact as JSON, unescaped).
+pub fn mark() -> &'static str {
+    static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARK.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        // std seeds its hash keys from the OS's random source (getrandom on Linux)
+        let n = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        format!("\u{0}\u{1}{n:016x}\u{1}")
+    })
+}
 
 /// Replaces a non-empty container by its frozen form.
 pub fn freeze(v: Value) -> Value {
@@ -112,7 +128,7 @@ pub fn written(write: impl FnOnce(&mut String, &mut Vec<String>)) -> Value {
     v
 }
 
-/// The start of a frozen subtree's text: [`MARK`], the length of the `$ref` array's JSON,
+/// The start of a frozen subtree's text: [`mark`], the length of the `$ref` array's JSON,
 /// `\u{1}` and that JSON (room for `body` more bytes).
 fn header(found: &[String], body: usize) -> String {
     let mut refs_json = String::new();
@@ -126,8 +142,9 @@ fn header(found: &[String], body: usize) -> String {
         }
         refs_json.push(']');
     }
-    let mut out = String::with_capacity(MARK.len() + refs_json.len() + 8 + body);
-    out.push_str(MARK);
+    let mark = mark();
+    let mut out = String::with_capacity(mark.len() + refs_json.len() + 8 + body);
+    out.push_str(mark);
     out.push_str(&refs_json.len().to_string());
     out.push('\u{1}');
     out.push_str(&refs_json);
@@ -136,7 +153,7 @@ fn header(found: &[String], body: usize) -> String {
 
 /// Whether a value is a frozen subtree.
 pub fn is_frozen(v: &Value) -> bool {
-    matches!(v, Value::String(s) if s.starts_with(MARK))
+    matches!(v, Value::String(s) if s.starts_with(mark()))
 }
 
 /// The `$ref` array text and the compact JSON of a frozen subtree.
@@ -145,7 +162,7 @@ pub fn thaw(s: &str) -> Option<(&str, &str)> {
         // not even the mark's first byte: the common case, decided without a comparison
         return None;
     }
-    let rest = s.strip_prefix(MARK)?;
+    let rest = s.strip_prefix(mark())?;
     let (len, rest) = rest.split_once('\u{1}')?;
     let len: usize = len.parse().ok()?;
     (rest.len() >= len && rest.is_char_boundary(len)).then(|| rest.split_at(len))
@@ -279,6 +296,34 @@ mod tests {
     use crate::ingest::build::collection::collect_refs as collect;
 
     #[test]
+    fn a_string_that_imitates_the_mark_is_a_string() {
+        let real = mark();
+        assert!(
+            real.starts_with("\u{0}\u{1}") && real.len() == 19,
+            "{real:?}"
+        );
+        // the real mark with its first digit changed
+        let mut near = real.to_string();
+        let other = if &near[2..3] == "0" { "1" } else { "0" };
+        near.replace_range(2..3, other);
+        for fake in [
+            // the fixed mark of earlier versions
+            "\u{0}\u{1}toolscope-frozen-json\u{1}0\u{1}{\"a\":1".to_string(),
+            "\u{0}\u{1}0000000000000000\u{1}0\u{1}[1]".to_string(),
+            format!("{near}0\u{1}[1]"),
+        ] {
+            assert!(thaw(&fake).is_none(), "{fake:?}");
+            let v = Value::String(fake.clone());
+            assert!(!is_frozen(&v));
+            let mut out = String::new();
+            crate::ingest::artifact::write_pretty(&mut out, &v, 0);
+            assert_eq!(out, serde_json::to_string(&fake).unwrap());
+        }
+        // what this process freezes does carry the mark
+        assert!(is_frozen(&freeze(serde_json::json!([1]))));
+    }
+
+    #[test]
     fn strings_with_escapes_and_punctuation_lay_out_as_the_tree() {
         let tree = json!({
             "a\\\"{": ["x\\", "\"", "\\\"", ",:[]{}", {"k:": "v,\\"}],
@@ -339,7 +384,7 @@ mod tests {
             a[0] = freeze(a[0].take());
         }
         freeze_member(m, "m");
-        assert!(frozen["k"].as_str().unwrap().starts_with(MARK));
+        assert!(frozen["k"].as_str().unwrap().starts_with(mark()));
         assert_eq!(frozen["m"], json!({}));
         assert_eq!(to_python_pretty(&frozen), to_python_pretty(&whole));
         assert_eq!(to_compact(&frozen), to_compact(&whole));

@@ -342,7 +342,7 @@ fn frozen_edge_row(s: &str, t: &str, frozen: &str) -> Value {
     use crate::ingest::frozen;
     let Some((refs, body)) = frozen::thaw(frozen).filter(|_| {
         // an end that reads as frozen text itself is written as the map would write it
-        !s.starts_with(frozen::MARK) && !t.starts_with(frozen::MARK)
+        !s.starts_with(frozen::mark()) && !t.starts_with(frozen::mark())
     }) else {
         let mut m = Map::new();
         m.insert("source".into(), Value::String(s.into()));
