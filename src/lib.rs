@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod evidence;
 pub mod ingest;
+pub mod jsonin;
 pub mod jsonout;
 pub mod lab;
 pub mod limits;

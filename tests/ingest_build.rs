@@ -45,7 +45,9 @@ fn build_in(dir: &Path, inputs: &[&str]) -> Value {
         "build failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap()
+    // read as Python's json reads it (serde_json's Value would read its private raw-value
+    // key, which a test spec may carry, as JSON)
+    toolscope::jsonin::from_slice(&std::fs::read(&out).unwrap()).unwrap()
 }
 
 fn edges(g: &Value) -> Vec<(String, String, String, Value, Value, String)> {
@@ -819,4 +821,61 @@ fn spec_text_that_imitates_a_frozen_subtree_stays_text() {
         let quoted = serde_json::to_string(f).unwrap();
         assert!(text.contains(&quoted[1..quoted.len() - 1]), "{f:?} lost");
     }
+}
+
+/// serde_json's private raw-value key (`$serde_json::private::RawValue`) is an ordinary key
+/// in a spec, as in Python's json and in the same spec as YAML: it does not turn the string
+/// under it into JSON (a forged schema or parameter type), nor make a valid file an error.
+#[test]
+fn serde_json_raw_value_key_in_a_spec_is_an_ordinary_key() {
+    let key = "$serde_json::private::RawValue";
+    let spec = |schema: serde_json::Value| {
+        serde_json::json!({
+            "openapi": "3.0.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {"/a": {"get": {"operationId": "getA", "summary": "get a",
+                "responses": {"200": {"description": "ok",
+                    "content": {"application/json": {"schema": schema}}}}}},
+                "/b": {"post": {"operationId": "createB", "summary": "create b",
+                "responses": {"201": {"description": "ok"}}}}}
+        })
+    };
+    let dir = tmp();
+    for (name, schema) in [
+        ("rv-only.json", serde_json::json!({key: "[1]"})),
+        (
+            "rv-more.json",
+            serde_json::json!({key: "[1]", "type": "object"}),
+        ),
+        (
+            "rv-torn.json",
+            serde_json::json!({"type": "object", "properties": {
+            "x": {key: "{\"evil\":"}}}),
+        ),
+    ] {
+        let text = spec(schema.clone()).to_string();
+        std::fs::write(dir.join(name), &text).unwrap();
+        let g = build_in(&dir, &[name]);
+        // the key and its string are in the artifact as given
+        let out = serde_json::to_string(&g).unwrap();
+        assert!(out.contains(&format!("\"{key}\"")), "{name}: key lost");
+        let string = serde_json::to_string(&schema).unwrap();
+        let inner = &string[string.find(':').unwrap() + 1..string.len() - 1];
+        assert!(
+            out.contains(inner) || name == "rv-torn.json",
+            "{name}: {inner} lost"
+        );
+        assert!(g["tools"]["getA"].is_object(), "{name}");
+    }
+    // the same spec as YAML builds the same graph
+    let yaml_dir = tmp();
+    let y = format!(
+        "openapi: 3.0.0\ninfo: {{title: t, version: '1'}}\npaths:\n  /a:\n    get:\n      operationId: getA\n      summary: get a\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {{'{key}': '[1]'}}\n  /b:\n    post:\n      operationId: createB\n      summary: create b\n      responses:\n        '201': {{description: ok}}\n"
+    );
+    std::fs::write(yaml_dir.join("rv-only.yaml"), y).unwrap();
+    let from_yaml = build_in(&yaml_dir, &["rv-only.yaml"]);
+    let from_json = build_in(&dir, &["rv-only.json"]);
+    let md = |g: &serde_json::Value| g["tools"]["getA"]["metadata"]["response_schema"].clone();
+    assert_eq!(md(&from_yaml), md(&from_json));
+    assert_eq!(md(&from_json), serde_json::json!({key: "[1]"}));
 }

@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("pytext", &[]),
     ("par", &[]),
     ("jsonout", &["pytext", "sanitize"]),
+    ("jsonin", &[]),
     ("limits", &["error", "sanitize"]),
     ("sniff", &["error", "limits", "sanitize"]),
     (
@@ -25,46 +26,47 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "engine",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model",
+            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "model",
         ],
     ),
     (
         "ingest",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model",
+            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "model",
         ],
     ),
     (
         "output",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model", "engine",
+            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "model", "engine",
         ],
     ),
     (
         "lab",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model", "engine", "output",
+            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "model", "engine",
+            "output",
         ],
     ),
     (
         "evidence",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonout", "model", "demo", "engine",
-            "output", "lab", "ingest",
+            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "model", "demo",
+            "engine", "output", "lab", "ingest",
         ],
     ),
     (
         "tui",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonout", "sniff", "model", "demo",
-            "engine", "ingest", "output", "lab", "evidence",
+            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "sniff", "model",
+            "demo", "engine", "ingest", "output", "lab", "evidence",
         ],
     ),
     (
         "cli",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonout", "sniff", "model", "demo",
-            "engine", "ingest", "output", "lab", "evidence", "tui",
+            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "sniff", "model",
+            "demo", "engine", "ingest", "output", "lab", "evidence", "tui",
         ],
     ),
 ];

@@ -569,3 +569,41 @@ fn bench_times_following_a_file_as_the_follow_screen_reads_it() {
     // the planted drifts replay as drifted on the demo
     assert!(r["follow_drifted"].as_u64().unwrap() >= 4, "{out}");
 }
+
+/// serde_json's private raw-value key (`$serde_json::private::RawValue`) is an ordinary key
+/// in captured evidence, as Python's json reads it: it does not turn a string into the
+/// recorded query or rows, and a valid line carrying it is not "torn".
+#[test]
+fn serde_json_raw_value_key_in_a_record_is_an_ordinary_key() {
+    let key = "$serde_json::private::RawValue";
+    let rec = |v: serde_json::Value| v.to_string() + "\n";
+    let input = [
+        rec(serde_json::json!({"query": {key: "\"approve refund\""},
+            "results": [{"name": "approveRefund", "score": 1.0}]})),
+        rec(serde_json::json!({"query": "approve refund",
+            "results": {key: "[{\"name\":\"approveRefund\",\"score\":1.0}]"}})),
+        rec(serde_json::json!({"query": "approve refund",
+            "results": [{"name": "approveRefund", "score": 1.0, "x": {key: "{"}}]})),
+    ]
+    .concat();
+    let (_, out, err) = toolscope(
+        &["lab", "replay", "demo", "-", "--json"],
+        Some(input.into()),
+    );
+    let l = lines(&out);
+    assert_eq!(l.len(), 4, "{out}{err}");
+    assert_eq!(l[0]["status"], "unreadable", "{}", l[0]);
+    assert!(
+        l[0]["detail"].as_str().unwrap().contains("/query"),
+        "{}",
+        l[0]
+    );
+    assert_eq!(l[1]["status"], "unreadable", "{}", l[1]);
+    assert!(
+        l[1]["detail"].as_str().unwrap().contains("/results"),
+        "{}",
+        l[1]
+    );
+    // read, then replayed like any record (not a torn line)
+    assert_ne!(l[2]["status"], "unreadable", "{}", l[2]);
+}

@@ -81,7 +81,7 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
         }
         return EXIT_OK;
     }
-    let args: Value = match serde_json::from_str(&a.args) {
+    let args: Value = match crate::jsonin::from_str(&a.args) {
         Ok(v @ Value::Object(_)) => v,
         Ok(_) => return fail("--args: expected a JSON object"),
         Err(e) => return fail(format!("--args: invalid JSON: {e}")),

@@ -70,7 +70,7 @@ pub fn write_text(text: &str) {
 pub fn load_learning(path: &str) -> Result<Vec<Value>, InputError> {
     let bytes = read_input(std::path::Path::new(path))?;
     let text = crate::model::load::into_text(path, bytes)?;
-    match serde_json::from_str::<Value>(&text) {
+    match crate::jsonin::from_str(&text) {
         Ok(Value::Array(items)) => Ok(items),
         Ok(Value::Object(mut o)) => match o.remove("suggestions") {
             Some(Value::Array(items)) => Ok(items),
@@ -98,7 +98,7 @@ pub fn load_learning(path: &str) -> Result<Vec<Value>, InputError> {
                 if l.trim().is_empty() {
                     continue;
                 }
-                let v: Value = serde_json::from_str(l)
+                let v: Value = crate::jsonin::from_str(l)
                     .map_err(|e| json_error(path, &e, "").with_line(i + 1))?;
                 items.push(v);
             }

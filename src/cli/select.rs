@@ -46,7 +46,7 @@ pub fn run(a: SelectArgs) -> u8 {
     let (names, retrieval): (Vec<String>, Vec<(String, Option<f64>)>) = match &a.from {
         Some(p) => {
             let v: Value = match read_input(Path::new(p)).and_then(|b| into_text(p, b)) {
-                Ok(t) => match serde_json::from_str(&t) {
+                Ok(t) => match crate::jsonin::from_str(&t) {
                     Ok(v) => v,
                     Err(e) => {
                         return fail(

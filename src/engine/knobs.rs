@@ -305,7 +305,7 @@ impl Knobs {
             .split_once('=')
             .ok_or_else(|| format!("expected knob=value, got {s:?}"))?;
         let knob = Knob::parse(k);
-        let value: Value = serde_json::from_str(v).unwrap_or_else(|_| {
+        let value: Value = crate::jsonin::from_str(v).unwrap_or_else(|_| {
             if knob == Some(Knob::History) {
                 // history=a,b and history=[a,b] shorthand: bare tool names
                 let inner = v.trim().trim_start_matches('[').trim_end_matches(']');

@@ -51,7 +51,7 @@ pub struct ForeignSystem {
 pub fn load(registry: &Path, events: &Path) -> Result<ForeignSystem, InputError> {
     let rname = registry.display().to_string();
     let rtext = into_text(&rname, read_input(registry)?)?;
-    let reg: Value = serde_json::from_str(&rtext).map_err(|e| json_error(&rname, &e, ""))?;
+    let reg: Value = crate::jsonin::from_str(&rtext).map_err(|e| json_error(&rname, &e, ""))?;
     let metrics_v = reg
         .get("metrics")
         .and_then(Value::as_array)
@@ -98,7 +98,7 @@ pub fn load(registry: &Path, events: &Path) -> Result<ForeignSystem, InputError>
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value = match serde_json::from_str(line) {
+        let v: Value = match crate::jsonin::from_str(line) {
             Ok(v) => v,
             Err(e) => {
                 skipped.push((

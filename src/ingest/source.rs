@@ -93,7 +93,7 @@ pub fn parse_document(name: &str, bytes: Vec<u8>) -> Result<Document, InputError
 }
 
 pub fn parse_json(name: &str, text: &str) -> Result<Value, InputError> {
-    serde_json::from_str::<Value>(text).map_err(|e| {
+    crate::jsonin::from_str(text).map_err(|e| {
         let mut err = json_error(name, &e, "");
         if e.to_string().contains("recursion limit") {
             err.message = "nesting deeper than 128 levels".into();

@@ -204,7 +204,7 @@ fn existing_manifest(path: &Path) -> Result<Option<Value>, String> {
     let shown = sanitize::path(path);
     let bytes = crate::limits::read_file(path).map_err(|e| e.to_string())?;
     let text = crate::model::load::into_text(&shown, bytes).map_err(|e| e.to_string())?;
-    serde_json::from_str(&text)
+    crate::jsonin::from_str(&text)
         .map(Some)
         .map_err(|e| crate::model::load::json_error(&shown, &e, "").to_string())
 }

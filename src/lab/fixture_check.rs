@@ -59,7 +59,7 @@ fn read_json(path: &Path) -> Result<Value, InputError> {
     let shown = limits::shown(path);
     let bytes = limits::read_file(path)?;
     let text = crate::model::load::into_text(&shown, bytes)?;
-    serde_json::from_str(&text).map_err(|e| crate::model::load::json_error(&shown, &e, ""))
+    crate::jsonin::from_str(&text).map_err(|e| crate::model::load::json_error(&shown, &e, ""))
 }
 
 /// A typed view of one field, with errors at its pointer.

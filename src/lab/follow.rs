@@ -204,7 +204,7 @@ pub fn classify_line_whole(engine: Option<&Engine>, text: &str, utf8: bool, at: 
     if !utf8 {
         return unreadable(at, "not UTF-8".into());
     }
-    let v: Value = match serde_json::from_str(text) {
+    let v: Value = match crate::jsonin::from_str(text) {
         Ok(v) => v,
         Err(e) => {
             let why = if e.is_eof() {

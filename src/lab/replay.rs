@@ -524,7 +524,7 @@ pub const BATCH: usize = 1024;
 fn replay_item(engine: &Engine, item: &Item) -> Outcome {
     match item {
         Item::Value(v, o) => replay_value(engine, v, &o.label),
-        Item::Line(bytes, o) => match serde_json::from_slice::<Value>(bytes) {
+        Item::Line(bytes, o) => match crate::jsonin::from_slice(bytes) {
             Ok(v) => replay_value(engine, &v, &o.label),
             Err(e) => {
                 let line = o.place.parse().unwrap_or(0);

@@ -384,7 +384,7 @@ pub fn parse_suite(file: &str, name: &str, text: &str) -> Result<Suite, InputErr
         line: None,
         pointer: format!("/{i}"),
     };
-    match serde_json::from_str::<Value>(text) {
+    match crate::jsonin::from_str(text) {
         Ok(Value::Object(o)) if o.contains_key("queries") => {
             let qs = o["queries"].as_array().ok_or_else(|| {
                 InputError::new(
@@ -424,7 +424,7 @@ pub fn parse_suite(file: &str, name: &str, text: &str) -> Result<Suite, InputErr
                 if line.trim().is_empty() {
                     continue;
                 }
-                let v: Value = serde_json::from_str(line)
+                let v: Value = crate::jsonin::from_str(line)
                     .map_err(|e| json_error(file, &e, "").with_line(i + 1))?;
                 let at = Place {
                     line: Some(i + 1),

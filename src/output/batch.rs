@@ -13,7 +13,7 @@ use crate::jsonout::JsonWriter;
 
 #[derive(Deserialize)]
 struct Case {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::jsonin::value")]
     id: Value,
     query: String,
     #[serde(default)]

@@ -80,7 +80,7 @@ fn example_value(example: &Row) -> Option<std::borrow::Cow<'_, Value>> {
         && (s.starts_with('{') || s.starts_with('['))
     {
         return Some(
-            serde_json::from_str(s)
+            crate::jsonin::from_str(s)
                 .map(Cow::Owned)
                 .unwrap_or(Cow::Borrowed(v)),
         );

@@ -201,7 +201,7 @@ impl Walk<'_> {
             d if d.len() <= 19 && d.iter().all(u8::is_ascii_digit) => {
                 t.parse::<u64>().ok().map(Value::from)
             }
-            _ => serde_json::from_str(t).ok(),
+            _ => crate::jsonin::from_str(t).ok(),
         }
     }
 
@@ -371,15 +371,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn serde_json_still_reads_its_raw_value_marker_as_json() {
-        // the reason the marker key is left to the whole parse: a value reads the string
-        // under it as JSON
-        let v: Value = serde_json::from_str(&format!(r#"{{"{RAW_VALUE_TOKEN}":"[1]"}}"#)).unwrap();
+    fn the_raw_value_marker_is_left_to_the_whole_parse_which_keeps_it_a_key() {
+        // serde_json's own Value reads the string under its private marker as JSON; the
+        // skim leaves an object opening with it to the whole parse (`crate::jsonin`), where
+        // it is an ordinary key, as in Python's json
+        let one = format!(r#"{{"{RAW_VALUE_TOKEN}":"[1]"}}"#);
+        let v: Value = serde_json::from_str(&one).unwrap();
         assert_eq!(v, serde_json::json!([1]));
-        assert_eq!(value(&format!(r#"{{"{RAW_VALUE_TOKEN}":"[1]"}}"#)), None);
+        assert_eq!(value(&one), None);
+        assert_eq!(
+            crate::jsonin::from_str(&one).unwrap(),
+            serde_json::json!({RAW_VALUE_TOKEN: "[1]"})
+        );
         let inner = format!(r#"{{"results":[{{"name":"a","x":{{"{RAW_VALUE_TOKEN}":"["}}}}]}}"#);
         assert!(serde_json::from_str::<Value>(&inner).is_err());
         assert_eq!(value(&inner), None);
+        assert!(crate::jsonin::from_str(&inner).is_ok());
     }
 
     #[test]

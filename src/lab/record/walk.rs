@@ -72,7 +72,7 @@ impl Item {
     pub fn into_value(self) -> Result<(Value, Origin), InputError> {
         match self {
             Item::Value(v, o) => Ok((v, o)),
-            Item::Line(bytes, o) => match serde_json::from_slice(&bytes) {
+            Item::Line(bytes, o) => match crate::jsonin::from_slice(&bytes) {
                 Ok(v) => Ok((v, o)),
                 Err(e) => Err(line_error(&o.file, &e, o.place.parse().unwrap_or(0))),
             },
@@ -88,7 +88,7 @@ fn line_error(file: &str, e: &serde_json::Error, line: usize) -> InputError {
 /// A line that is a record on its own: a non-empty object or list (what a pretty
 /// document's lines never are).
 fn record_line(bytes: &[u8]) -> Option<Value> {
-    match serde_json::from_slice::<Value>(bytes) {
+    match crate::jsonin::from_slice(bytes) {
         Ok(v @ Value::Object(_)) if v.as_object().is_some_and(|o| !o.is_empty()) => Some(v),
         Ok(v @ Value::Array(_)) if v.as_array().is_some_and(|a| !a.is_empty()) => Some(v),
         _ => None,
@@ -239,7 +239,7 @@ impl Items {
             if line.is_empty() {
                 continue;
             }
-            let item = match serde_json::from_slice(line) {
+            let item = match crate::jsonin::from_slice(line) {
                 Ok(v) => Item::Value(v, self.line_origin(n)),
                 Err(e) => Item::Error(line_error(&self.shown, &e, n)),
             };
@@ -251,7 +251,7 @@ impl Items {
     fn end_held(&mut self, text: Vec<u8>, lines: Vec<(usize, usize)>) {
         // (without the newline held after the last line: a torn last line ends there)
         let body = text.strip_suffix(b"\n").unwrap_or(&text);
-        match serde_json::from_slice::<Value>(body) {
+        match crate::jsonin::from_slice(body) {
             Ok(v) => self.document(v),
             Err(whole) => {
                 let any = lines.iter().enumerate().any(|(k, &(_, start))| {
@@ -351,7 +351,7 @@ impl Items {
         if trim_line(&b).is_empty() {
             return State::Start;
         }
-        match serde_json::from_slice::<Value>(&b) {
+        match crate::jsonin::from_slice(&b) {
             Ok(v) => {
                 let alone = self.peekable && matches!(self.lines.skip_blank(), Ok(true));
                 if alone || v.is_array() {
