@@ -89,10 +89,16 @@ pub fn prepare(output: &str, inputs: &[String], force: bool) -> Result<Target, S
             path: resolved(path),
             replaces: false,
         }),
-        None => Ok(Target::File {
-            path: path.to_path_buf(),
-            replaces: false,
-        }),
+        None => match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(d) if !d.is_dir() => Err(format!(
+                "{shown}: the folder {} does not exist (create it first)",
+                sanitize::path(d)
+            )),
+            _ => Ok(Target::File {
+                path: path.to_path_buf(),
+                replaces: false,
+            }),
+        },
     }
 }
 
@@ -261,6 +267,20 @@ mod tests {
 
     fn put(t: &Target, s: &str) -> Result<(), String> {
         write(t, |w| w.write_all(s.as_bytes()))
+    }
+
+    #[test]
+    fn a_missing_folder_is_named_before_any_work() {
+        let d = scratch("nofolder");
+        let out = d.join("missing").join("x.json");
+        let e = prepare(out.to_str().unwrap(), &[], false).err().unwrap();
+        assert!(
+            e.contains("the folder") && e.contains("missing") && e.contains("does not exist"),
+            "{e}"
+        );
+        // a file in the current folder, or one whose folder exists, is fine
+        assert!(prepare("toolscope-no-such-output.json", &[], false).is_ok());
+        assert!(prepare(d.join("x.json").to_str().unwrap(), &[], false).is_ok());
     }
 
     #[test]
