@@ -50,6 +50,18 @@ fn explain_prints_a_resolved_tree() {
 }
 
 #[test]
+fn trace_names_an_unknown_tool_with_the_closest_ones() {
+    let (code, out, err) = run(&["trace", "demo", "refund approval", "--tool", "aproveRefund"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("\"aproveRefund\" is not a tool of demo") && err.contains("approveRefund"),
+        "{err}"
+    );
+}
+
+#[test]
 fn trace_and_counterfactual() {
     let (code, out, _) = run(&["trace", "demo", "주문 취소해줘", "--stage", "seeds"]);
     assert_eq!(code, 0);

@@ -334,6 +334,25 @@ pub fn run_trace(a: TraceArgs) -> u8 {
         Ok(k) => k,
         Err(e) => return fail(format!("--set: {e}")),
     };
+    // a name the graph does not have would print nothing (exit 1): say so, with the
+    // closest names, as triage does
+    if let Some(name) = a
+        .tool
+        .as_ref()
+        .filter(|n| engine.graph.tool_id(n).is_none())
+    {
+        let closest = crate::engine::triage::closest_names(&engine, name, 3);
+        let mut msg = format!(
+            "--tool: \"{}\" is not a tool of {}",
+            crate::sanitize::line(name),
+            crate::sanitize::line(&a.graph)
+        );
+        if !closest.is_empty() {
+            msg.push_str("; closest names: ");
+            msg.push_str(&crate::sanitize::line(&closest.join(", ")));
+        }
+        return fail(msg);
+    }
     let (_, _, t) =
         crate::engine::trace::record(&engine, &a.query, &knobs.params, Some(&knobs.select));
     let events: Vec<&crate::engine::trace::Event> = t
