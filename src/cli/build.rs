@@ -37,6 +37,17 @@ pub struct BuildArgs {
 
 pub fn run(args: BuildArgs) -> u8 {
     use std::io::IsTerminal;
+    // a missing input is said first, as every command says it (the output's folder after;
+    // a URL is left to the builder, which says it is not fetched)
+    let local = |i: &&String| *i != "-" && !i.contains("://");
+    if let Some((i, e)) = args.inputs.iter().filter(local).find_map(|i| {
+        std::fs::metadata(i)
+            .err()
+            .filter(|e| e.kind() == std::io::ErrorKind::NotFound)
+            .map(|e| (i, e))
+    }) {
+        return super::fail(crate::limits::io_error(i, &e));
+    }
     // where the output goes is decided before the build: nothing is overwritten without
     // --force, and an input is never overwritten
     let target = match crate::output::file::prepare(&args.output, &args.inputs, args.force) {
