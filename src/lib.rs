@@ -20,4 +20,6 @@ pub mod par;
 pub mod pytext;
 pub mod sanitize;
 pub mod sniff;
+#[cfg(test)]
+mod testutil;
 pub mod tui;

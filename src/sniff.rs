@@ -336,8 +336,7 @@ mod tests {
 
     #[test]
     fn an_undecided_side_goes_with_the_other() {
-        let d = std::env::temp_dir().join(format!("toolscope-sniff-pair-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
+        let d = crate::testutil::scratch("sniff-pair");
         let file = |name: &str, text: &str| {
             let p = d.join(name);
             std::fs::write(&p, text).unwrap();

@@ -16,6 +16,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("par", &[]),
     ("jsonout", &["pytext", "sanitize"]),
     ("jsonin", &[]),
+    // unit-test helpers (`#[cfg(test)]`: every layer's tests may use them)
+    ("testutil", &[]),
     ("limits", &["error", "sanitize"]),
     ("sniff", &["error", "limits", "sanitize"]),
     (

@@ -830,10 +830,7 @@ mod tests {
 
     #[test]
     fn a_file_larger_than_a_poll_is_read_ahead_and_every_line_comes_in_order() {
-        let dir =
-            std::env::temp_dir().join(format!("toolscope-follow-ahead-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("follow-ahead");
         let path = dir.join("big.jsonl");
         // over two polls' budget, a blank line and a bad one among them
         let n = 2 * (8 << 20) / SEL.len() + 100;
@@ -885,9 +882,7 @@ mod tests {
 
     #[test]
     fn lines_read_before_a_rotation_in_the_same_step_keep_their_file() {
-        let dir = std::env::temp_dir().join(format!("toolscope-follow-rot-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("follow-rot");
         let path = dir.join("live.jsonl");
         let rec = |i: usize| format!("{}\n", SEL.replace("\"r1\"", &format!("\"r{i}\"")));
         std::fs::write(&path, rec(1)).unwrap();

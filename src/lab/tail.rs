@@ -505,9 +505,7 @@ mod tests {
 
     #[test]
     fn lines_partial_lines_truncation_rotation_and_removal() {
-        let dir = std::env::temp_dir().join(format!("toolscope-tail-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("tail");
         let p = dir.join("log.jsonl");
         let mut t = Tail::new(&p, 1 << 16);
         assert!(matches!(t.poll().as_slice(), [TailEvent::Missing(_)]));
@@ -558,9 +556,7 @@ mod tests {
     /// file renamed away is said to be rotated, not removed.
     #[test]
     fn a_rewrite_in_place_that_grows_is_a_truncation_and_a_rename_is_a_rotation() {
-        let dir = std::env::temp_dir().join(format!("toolscope-tail-rw-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("tail-rw");
         let p = dir.join("live.jsonl");
         append(&p, "{\"id\":\"old-1\"}\n{\"id\":\"old-2\"}\n");
         let mut t = Tail::new(&p, 1 << 16);
@@ -591,9 +587,7 @@ mod tests {
 
     #[test]
     fn a_block_holds_the_lines_and_the_events_say_where_they_fall() {
-        let dir = std::env::temp_dir().join(format!("toolscope-tail-block-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("tail-block");
         let p = dir.join("log.jsonl");
         append(&p, "one\r\n\ntwo\nthr");
         // the line still being written waits for its newline, then is read whole
@@ -631,9 +625,7 @@ mod tests {
 
     #[test]
     fn a_line_is_read_again_by_its_offset() {
-        let dir = std::env::temp_dir().join(format!("toolscope-tail-at-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("tail-at");
         let p = dir.join("log.jsonl");
         std::fs::write(&p, "first\r\nsecond\n\nfourth\npartial").unwrap();
         let at = |o| read_line_at(&p, o);
@@ -668,9 +660,7 @@ mod tests {
 
     #[test]
     fn overlong_lines_and_bad_utf8_are_reported_not_kept() {
-        let dir = std::env::temp_dir().join(format!("toolscope-tail-long-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("tail-long");
         let p = dir.join("log.jsonl");
         let mut t = Tail::new(&p, 1 << 20);
         let big = "x".repeat(MAX_LINE + 10);

@@ -259,10 +259,7 @@ mod tests {
     use super::*;
 
     fn scratch(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("toolscope-out-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+        crate::testutil::scratch(&format!("out-{tag}"))
     }
 
     fn put(t: &Target, s: &str) -> Result<(), String> {

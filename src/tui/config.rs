@@ -1088,8 +1088,7 @@ mod tests {
 
     #[test]
     fn an_invalid_file_is_one_warning_and_the_defaults() {
-        let dir = std::env::temp_dir().join(format!("toolscope-cfg-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testutil::scratch("cfg");
         let p = dir.join("config.toml");
         std::fs::write(&p, "theme = \"light\"\n[keys]\nquit = \"ctrl-\"\n").unwrap();
         let l = Loaded::read(Some(Located {

@@ -1,5 +1,6 @@
 //! The one record reader's rules: which rows a record has, unknown keys kept at every
 //! level (trace envelopes included), and the walk's JSON Lines/document decision.
+#![cfg(test)]
 
 use super::walk::items_of;
 use super::*;
@@ -194,8 +195,7 @@ fn a_bad_first_line_is_one_error_of_a_json_lines_stream() {
 #[test]
 fn a_one_line_file_is_one_document_and_gzip_is_read_as_it_streams() {
     use std::io::Write;
-    let dir = std::env::temp_dir().join(format!("toolscope-walk-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::testutil::scratch("walk");
     let one = dir.join("one.json");
     std::fs::write(&one, "{\"results\": [{\"name\": \"a\"}]}\n\n").unwrap();
     let got = read_all(Items::open(one.to_str().unwrap()).unwrap());
