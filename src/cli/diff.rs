@@ -219,15 +219,11 @@ fn unknown_expected(a: &DiffArgs, old: &Engine, new: &Engine) -> Option<String> 
     if closest.is_empty() {
         closest = crate::engine::triage::closest_names(old, name, 3);
     }
-    let mut msg = format!(
-        "--expected: {:?} is a tool of neither graph",
-        crate::sanitize::line(name)
-    );
-    if !closest.is_empty() {
-        msg.push_str("; closest names: ");
-        msg.push_str(&crate::sanitize::line(&closest.join(", ")));
-    }
-    Some(msg)
+    Some(format!(
+        "--expected: {:?} is a tool of neither graph{}",
+        crate::sanitize::line(name),
+        crate::engine::triage::closest_suffix(&closest)
+    ))
 }
 
 /// Blames every case on the plan's two graphs, in parallel; a case repeated in a suite

@@ -342,16 +342,11 @@ pub fn run_trace(a: TraceArgs) -> u8 {
         .filter(|n| engine.graph.tool_id(n).is_none())
     {
         let closest = crate::engine::triage::closest_names(&engine, name, 3);
-        let mut msg = format!(
-            "--tool: \"{}\" is not a tool of {}",
-            crate::sanitize::line(name),
-            crate::sanitize::line(&a.graph)
-        );
-        if !closest.is_empty() {
-            msg.push_str("; closest names: ");
-            msg.push_str(&crate::sanitize::line(&closest.join(", ")));
-        }
-        return fail(msg);
+        return fail(format!(
+            "--tool: \"{name}\" is not a tool of {}{}",
+            a.graph,
+            crate::engine::triage::closest_suffix(&closest)
+        ));
     }
     let (_, _, t) =
         crate::engine::trace::record(&engine, &a.query, &knobs.params, Some(&knobs.select));

@@ -355,11 +355,7 @@ impl std::fmt::Display for TriageError {
                     "expected tool {:?} is not a tool of this graph",
                     clip(name)
                 )?;
-                if closest.is_empty() {
-                    write!(f, " (the graph has no tools)")
-                } else {
-                    write!(f, "; closest names: {}", closest.join(", "))
-                }
+                f.write_str(&closest_suffix(closest))
             }
             TriageError::NoExpected => write!(f, "the case names no expected tool"),
         }
@@ -406,6 +402,16 @@ pub fn closest_names(engine: &Engine, name: &str, k: usize) -> Vec<String> {
         .take(k)
         .map(|(_, _, t)| engine.graph.tool_key(t).to_string())
         .collect()
+}
+
+/// What an error about a name that is not a tool adds: `; closest names: a, b, c`, or
+/// ` (the graph has no tools)` (every command that refuses a tool name says it so).
+pub fn closest_suffix(closest: &[String]) -> String {
+    if closest.is_empty() {
+        " (the graph has no tools)".into()
+    } else {
+        format!("; closest names: {}", closest.join(", "))
+    }
 }
 
 /// Resolves an expected name to a tool, or the error naming the closest names.
