@@ -67,6 +67,9 @@ pub fn run(args: BuildArgs) -> u8 {
         },
         built_at: None,
     };
+    // this process builds one artifact, writes it and exits: repeated frozen text (the
+    // same schemas and rows in many tools) is kept once
+    ingest::frozen::share();
     let t0 = std::time::Instant::now();
     // warnings are held until the build ends: after a progress line is cleared, or, when
     // the build fails, folded into its one error line

@@ -557,24 +557,29 @@ impl OutGraph {
                 Value::Object(m)
             })
             .collect();
-        let mut edges = Vec::new();
-        for (si, targets) in succ.into_iter().enumerate() {
-            for (ti, a) in targets {
-                let a = match a {
-                    EdgeAttrs::Frozen(text) => {
-                        edges.push(frozen_edge_row(&ids[si], &ids[ti], &text));
-                        continue;
-                    }
-                    EdgeAttrs::Open(a) => a,
-                };
-                let mut m = Map::with_capacity(a.len() + 2);
-                m.insert("source".into(), Value::String(ids[si].clone()));
-                m.insert("target".into(), Value::String(ids[ti].clone()));
-                m.extend(a);
-                // as compact text until written: a fifth of an attribute map's memory
-                edges.push(crate::ingest::frozen::freeze(Value::Object(m)));
-            }
-        }
+        // each node's edge rows on every core, then in node order
+        let mut by_source: Vec<_> = succ.into_iter().enumerate().collect();
+        let rows = crate::par::map_mut(&mut by_source, |(si, targets)| {
+            let (si, ids) = (*si, &ids);
+            std::mem::take(targets)
+                .into_iter()
+                .map(|(ti, a)| {
+                    let a = match a {
+                        EdgeAttrs::Frozen(text) => {
+                            return frozen_edge_row(&ids[si], &ids[ti], &text);
+                        }
+                        EdgeAttrs::Open(a) => a,
+                    };
+                    let mut m = Map::with_capacity(a.len() + 2);
+                    m.insert("source".into(), Value::String(ids[si].clone()));
+                    m.insert("target".into(), Value::String(ids[ti].clone()));
+                    m.extend(a);
+                    // as compact text until written: a fifth of an attribute map's memory
+                    crate::ingest::frozen::freeze(Value::Object(m))
+                })
+                .collect::<Vec<Value>>()
+        });
+        let edges: Vec<Value> = rows.into_iter().flatten().collect();
         crate::ingest::schema::object([
             ("nodes", Value::Array(nodes)),
             ("edges", Value::Array(edges)),

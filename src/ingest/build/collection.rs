@@ -689,10 +689,14 @@ fn top_level(
     top.insert("library_version".into(), json!(REFERENCE_VERSION));
     top.insert("metadata".into(), Value::Object(meta));
     top.insert("graph".into(), graph.into_json());
-    let mut trows = Map::new();
-    for t in list {
-        trows.insert(t.name.clone(), t.into_json());
-    }
+    // every tool's row on every core, then in order
+    let mut list = list;
+    let rows = crate::par::map_mut(&mut list, |t| {
+        let t = std::mem::take(t);
+        (t.name.clone(), t.into_json())
+    });
+    let mut trows = Map::with_capacity(rows.len());
+    trows.extend(rows);
     top.insert("tools".into(), Value::Object(trows));
     top.insert("readiness_report".into(), sums.report);
     top.insert("source_snapshot_manifest".into(), sums.manifest);
