@@ -109,6 +109,30 @@ pub fn line(s: &str) -> String {
     sanitize(s, true)
 }
 
+/// Untrusted text quoted in a message: in double quotes, `"` and `\` escaped with a
+/// backslash, newline, tab and carriage return as `\n`, `\t`, `\r`, and every other
+/// hazard as [`sanitize`] shows it (`\x1b`, `\u{200b}`): one style for a name whether
+/// it is quoted or not (Rust's `{:?}` would show an escape as `\u{1b}`).
+pub fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) || is_hazard(c) => {
+                out.push_str(&sanitize(c.encode_utf8(&mut [0; 4]), true))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// A path as shown on a terminal (single line, sanitised).
 pub fn path(p: &std::path::Path) -> String {
     line(&p.display().to_string())
@@ -184,6 +208,27 @@ fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_text_escapes_as_the_sanitiser_shows_text() {
+        assert_eq!(quoted("getOrder"), "\"getOrder\"");
+        // what `{:?}` gives for plain names and quotes
+        for s in [
+            "a b",
+            "say \"hi\"",
+            "back\\slash",
+            "line\nbreak\ttab",
+            "café",
+        ] {
+            assert_eq!(quoted(s), format!("{s:?}"), "{s}");
+        }
+        // escapes and invisible characters as the sanitiser shows them, quoted or not
+        assert_eq!(quoted("x\u{1b}[2Jy\u{200b}"), "\"x\\x1b[2Jy\\u{200b}\"");
+        assert_eq!(
+            &quoted("\u{1b}\u{9b}")[1..],
+            &format!("{}\"", line("\u{1b}\u{9b}"))
+        );
+    }
 
     #[test]
     fn control_characters_are_shown_never_dropped() {

@@ -763,6 +763,37 @@ fn skippable_problems_are_warnings() {
     let (g, err) = build_ok("missing-ref.json", spec.as_bytes());
     assert!(err.contains("#/components/schemas/Nope"), "{err}");
     assert_eq!(g["tools"].as_object().unwrap().len(), 2);
+    // ... once however many operations (and threads) meet it, with the place it first
+    // appears in the file; a name with an escape in it is shown escaped, in the one style
+    let mut paths = serde_json::Map::new();
+    for i in 0..300 {
+        let r = if i % 2 == 0 {
+            "#/components/schemas/Nope"
+        } else {
+            "#/x\u{1b}[2J"
+        };
+        paths.insert(
+            format!("/a{i}"),
+            serde_json::json!({"get": {"operationId": format!("op{i}"), "responses": {"200": {
+                "description": "ok", "content": {"application/json": {"schema": {"$ref": r}}}}}}}),
+        );
+    }
+    let spec = serde_json::json!({"openapi": "3.0.0", "paths": paths});
+    let (g, err) = build_ok("missing-refs.json", spec.to_string().as_bytes());
+    assert_eq!(g["tools"].as_object().unwrap().len(), 300);
+    let warned: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("points to nothing"))
+        .map(|l| &l[l.find("missing-refs.json:").unwrap_or(0)..])
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            "missing-refs.json:/paths/~1a0/get/responses/200/content/application~1json/schema/$ref: $ref \"#/components/schemas/Nope\" points to nothing; left unresolved",
+            "missing-refs.json:/paths/~1a1/get/responses/200/content/application~1json/schema/$ref: $ref \"#/x\\x1b[2J\" points to nothing; left unresolved",
+        ],
+        "{err}"
+    );
     // a schema that refers to itself builds
     let spec = r##"{"openapi": "3.0.0", "paths": {"/n": {"get": {"operationId": "getNode", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}}}}},
       "components": {"schemas": {"Node": {"type": "object", "properties": {"nodeId": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}}}}"##;

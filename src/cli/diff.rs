@@ -220,8 +220,8 @@ fn unknown_expected(a: &DiffArgs, old: &Engine, new: &Engine) -> Option<String> 
         closest = crate::engine::triage::closest_names(old, name, 3);
     }
     Some(format!(
-        "--expected: {:?} is a tool of neither graph{}",
-        crate::sanitize::line(name),
+        "--expected: {} is a tool of neither graph{}",
+        crate::sanitize::quoted(name),
         crate::engine::triage::closest_suffix(&closest)
     ))
 }

@@ -263,7 +263,7 @@ pub fn run_explain(a: ExplainArgs) -> u8 {
                 write_stdout(format!("{}\n", pretty(&w.finish())).as_bytes());
             } else {
                 let mut s = format!(
-                    "{} for {}{:?} — mechanism_status: {}\n\n",
+                    "{} for {}{} — mechanism_status: {}\n\n",
                     a.metric,
                     answer
                         .tree
@@ -271,7 +271,7 @@ pub fn run_explain(a: ExplainArgs) -> u8 {
                         .and(answer.scope_id.as_deref())
                         .map(|t| format!("{} / ", line(t)))
                         .unwrap_or_default(),
-                    line(&a.query),
+                    crate::sanitize::quoted(&a.query),
                     status.as_str()
                 );
                 match &answer.tree {

@@ -87,7 +87,8 @@ pub fn run(a: SelectArgs) -> u8 {
     for n in &names {
         if engine.graph.tool_id(n).is_none() {
             crate::sanitize::eprint_line(format!(
-                "warning: candidate {n:?} is not a tool of this graph; the selector drops it"
+                "warning: candidate {} is not a tool of this graph; the selector drops it",
+                crate::sanitize::quoted(n)
             ));
         }
     }

@@ -135,7 +135,7 @@ pub fn clip(s: &str) -> String {
 /// A short JSON text of a rejected value for messages.
 fn shown(v: &Value) -> String {
     match v {
-        Value::String(s) if s.len() > 40 => format!("{:?}", clip(s)),
+        Value::String(s) if s.len() > 40 => crate::sanitize::quoted(&clip(s)),
         Value::Array(a) if a.len() > 8 => format!("a list of {} items", a.len()),
         Value::Object(o) if o.len() > 8 => format!("an object of {} keys", o.len()),
         _ => clip(&v.to_string()),
@@ -196,8 +196,8 @@ impl Knobs {
         for (key, v) in obj {
             let Some(knob) = Knob::parse(key) else {
                 return Err(format!(
-                    "{:?} is not an authorised knob (authorised: {})",
-                    clip(key),
+                    "{} is not an authorised knob (authorised: {})",
+                    crate::sanitize::quoted(&clip(key)),
                     KNOBS.join(", ")
                 ));
             };
@@ -303,7 +303,7 @@ impl Knobs {
     pub fn set_from_str(&self, s: &str) -> Result<Knobs, String> {
         let (k, v) = s
             .split_once('=')
-            .ok_or_else(|| format!("expected knob=value, got {s:?}"))?;
+            .ok_or_else(|| format!("expected knob=value, got {}", crate::sanitize::quoted(s)))?;
         let knob = Knob::parse(k);
         let value: Value = crate::jsonin::from_str(v).unwrap_or_else(|_| {
             if knob == Some(Knob::History) {

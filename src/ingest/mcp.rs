@@ -389,7 +389,8 @@ pub fn det_tool(t: &ToolSchema) -> DetTool {
 /// said once per name, so a merged list does not lose a tool silently.
 fn warn_duplicate(file: &str, place: &str, name: &str) {
     crate::ingest::warn(format!(
-        "{file}:{place}: duplicate tool name {name:?}: this definition replaces the earlier one"
+        "{file}:{place}: duplicate tool name {}: this definition replaces the earlier one",
+        crate::sanitize::quoted(name)
     ));
 }
 

@@ -2,7 +2,7 @@
 //! `"x-graph-tool-call-ref": "<ref>"` appended (as the reference marks expanded schemas).
 //! A reference already being expanded on the current path (a cycle) becomes
 //! `{"type": "object", "description": "(circular ref: …)"}`; remote references (not starting with `#`) are refused; a reference to a
-//! missing target is reported once and left unresolved.
+//! missing target is left as it is (`Resolver::check_refs` says so once, with its place).
 
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
@@ -16,7 +16,6 @@ pub const MAX_REF_DEPTH: usize = 64;
 pub struct Resolver<'a> {
     pub file: &'a str,
     pub root: &'a Value,
-    pub warned: RefCell<Vec<String>>,
     /// resolved targets that did not meet a cycle (their expansion is context-free), with
     /// the number of nodes each expands to
     cache: RefCell<rustc_hash::FxHashMap<String, (Value, u64)>>,
@@ -81,7 +80,6 @@ impl<'a> Resolver<'a> {
         Resolver {
             file,
             root,
-            warned: RefCell::new(Vec::new()),
             cache: RefCell::new(Default::default()),
             used: Cell::new(0),
             budget: Cell::new(crate::limits::REF_NODES.get()),
@@ -125,9 +123,11 @@ impl<'a> Resolver<'a> {
         self.used.set(self.used.get().saturating_add(n));
     }
 
-    /// Checks every `$ref` in the document: remote references are an error. The JSON
-    /// pointer of a node is only spelled out for the one reported.
-    pub fn check_remote(&self) -> Result<(), InputError> {
+    /// Checks every `$ref` in the document, in document order: a remote reference is an
+    /// error; a local one that points to nothing is a warning, once per reference, naming
+    /// where it first appears (resolution then leaves it as it is, silently). The JSON
+    /// pointer of a node is only spelled out for the ones reported.
+    pub fn check_refs(&self) -> Result<(), InputError> {
         enum Step<'v> {
             Enter(&'v Value, Seg<'v>),
             Leave,
@@ -153,6 +153,7 @@ impl<'a> Resolver<'a> {
             p
         };
         let mut path: Vec<Seg> = Vec::new();
+        let mut looked_up: rustc_hash::FxHashSet<&str> = Default::default();
         let mut stack = vec![Step::Enter(self.root, Seg::Root)];
         while let Some(step) = stack.pop() {
             let (v, seg) = match step {
@@ -166,25 +167,35 @@ impl<'a> Resolver<'a> {
             stack.push(Step::Leave);
             match v {
                 Value::Object(m) => {
-                    if let Some(Value::String(r)) = m.get("$ref")
-                        && !r.starts_with('#')
-                    {
-                        return Err(InputError::new(
-                            self.file,
-                            &format!("{}/$ref", pointer(&path)),
-                            format!(
-                                "remote $ref {r:?} refused: only local references (#/…) are resolved"
-                            ),
-                        ));
+                    if let Some(Value::String(r)) = m.get("$ref") {
+                        if !r.starts_with('#') {
+                            return Err(InputError::new(
+                                self.file,
+                                &format!("{}/$ref", pointer(&path)),
+                                format!(
+                                    "remote $ref {} refused: only local references (#/…) are resolved",
+                                    crate::sanitize::quoted(r)
+                                ),
+                            ));
+                        }
+                        if looked_up.insert(r) && lookup(self.root, r).is_none() {
+                            crate::ingest::warn(format!(
+                                "{}:{}/$ref: $ref {} points to nothing; left unresolved",
+                                self.file,
+                                pointer(&path),
+                                crate::sanitize::quoted(r)
+                            ));
+                        }
                     }
-                    for (k, x) in m {
+                    // pushed last member first: taken in document order
+                    for (k, x) in m.iter().rev() {
                         if matches!(x, Value::Object(_) | Value::Array(_)) {
                             stack.push(Step::Enter(x, Seg::Key(k)));
                         }
                     }
                 }
                 Value::Array(a) => {
-                    for (i, x) in a.iter().enumerate() {
+                    for (i, x) in a.iter().enumerate().rev() {
                         if matches!(x, Value::Object(_) | Value::Array(_)) {
                             stack.push(Step::Enter(x, Seg::Index(i)));
                         }
@@ -196,17 +207,6 @@ impl<'a> Resolver<'a> {
         Ok(())
     }
 
-    fn warn_missing(&self, r: &str) {
-        let mut w = self.warned.borrow_mut();
-        if !w.iter().any(|x| x == r) {
-            crate::ingest::warn(format!(
-                "{}: $ref {r:?} points to nothing; left unresolved",
-                self.file
-            ));
-            w.push(r.to_string());
-        }
-    }
-
     /// The target of a `$ref` object (one level), for parameters / responses / bodies.
     pub fn deref<'v>(&'v self, v: &'v Value) -> &'v Value {
         let mut cur = v;
@@ -214,10 +214,8 @@ impl<'a> Resolver<'a> {
             match cur.get("$ref").and_then(Value::as_str) {
                 Some(r) => match lookup(self.root, r) {
                     Some(t) => cur = t,
-                    None => {
-                        self.warn_missing(r);
-                        return cur;
-                    }
+                    // (said by `check_refs`)
+                    None => return cur,
                 },
                 None => return cur,
             }
@@ -262,7 +260,7 @@ impl<'a> Resolver<'a> {
                         return hit.clone();
                     }
                     let Some(target) = lookup(self.root, r) else {
-                        self.warn_missing(r);
+                        // (said by `check_refs`)
                         return v.clone();
                     };
                     let level = stack.len();

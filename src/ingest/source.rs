@@ -119,7 +119,10 @@ pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
                 return Err(InputError::new(
                     name,
                     "/swagger",
-                    format!("unsupported Swagger version {s:?} (2.0 expected)"),
+                    format!(
+                        "unsupported Swagger version {} (2.0 expected)",
+                        crate::sanitize::quoted(&s)
+                    ),
                 ));
             }
             if let Some(s) = m.get("openapi") {
@@ -130,7 +133,10 @@ pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
                 return Err(InputError::new(
                     name,
                     "/openapi",
-                    format!("unsupported OpenAPI version {s:?} (3.x expected)"),
+                    format!(
+                        "unsupported OpenAPI version {} (3.x expected)",
+                        crate::sanitize::quoted(&s)
+                    ),
                 ));
             }
             if let Some(v) = m.get("arazzo") {
@@ -141,8 +147,8 @@ pub fn classify(name: &str, v: &Value) -> Result<InputKind, InputError> {
                     name,
                     "/arazzo",
                     format!(
-                        "unsupported Arazzo version {:?} (1.0.x expected)",
-                        scalar_text(v)
+                        "unsupported Arazzo version {} (1.0.x expected)",
+                        crate::sanitize::quoted(&scalar_text(v))
                     ),
                 ));
             }

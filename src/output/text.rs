@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::row::{RowView, badge_text};
 use crate::engine::select::Selection;
 use crate::engine::{Engine, Retrieval};
-use crate::sanitize::line;
+use crate::sanitize::{line, quoted};
 
 fn trunc(s: &str, n: usize) -> String {
     let count = s.chars().count();
@@ -109,10 +109,8 @@ pub fn selection_summary(s: &Selection) -> String {
         s.overrode_llm,
         s.ambiguous,
         if s.ambiguity_set.len() > 1 {
-            format!(
-                "{:?}",
-                s.ambiguity_set.iter().map(|x| line(x)).collect::<Vec<_>>()
-            )
+            let names: Vec<String> = s.ambiguity_set.iter().map(|x| quoted(x)).collect();
+            format!("[{}]", names.join(", "))
         } else {
             String::new()
         },

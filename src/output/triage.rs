@@ -456,8 +456,8 @@ pub fn triage_text(t: &Triage) -> String {
     };
     let _ = writeln!(
         out,
-        "triage {:?} — expected {}",
-        line(&t.query),
+        "triage {} — expected {}",
+        crate::sanitize::quoted(&t.query),
         line(&t.expected)
     );
     let _ = writeln!(

@@ -249,7 +249,7 @@ impl Caps {
         let mut o = String::new();
         let show = |v: &Option<String>| match v {
             None => "(unset)".to_string(),
-            Some(s) => format!("{:?}", crate::sanitize::line(s)),
+            Some(s) => crate::sanitize::quoted(s),
         };
         let _ = writeln!(
             o,

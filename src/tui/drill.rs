@@ -878,8 +878,8 @@ impl App {
             self.set_flash(
                 FlashLevel::Warn,
                 format!(
-                    "{:?} is not an authorised knob ({})",
-                    crate::sanitize::line(knob),
+                    "{} is not an authorised knob ({})",
+                    crate::sanitize::quoted(knob),
                     KNOBS.join(", ")
                 ),
             );
@@ -900,7 +900,7 @@ impl App {
                 let unknown: Vec<String> = named
                     .into_iter()
                     .filter(|n| !self.tool_known(n))
-                    .map(|n| format!("{:?}", crate::sanitize::line(n)))
+                    .map(|n| crate::sanitize::quoted(n))
                     .collect();
                 if !unknown.is_empty() {
                     let why = if KNOBS[i] == "history" {

@@ -97,8 +97,8 @@ impl App {
                         format!("no case is {a} (classes here: {})", present.join(", "))
                     } else {
                         format!(
-                            "unknown class {:?}: {}, error, unlabelled, all",
-                            crate::sanitize::line(a),
+                            "unknown class {}: {}, error, unlabelled, all",
+                            crate::sanitize::quoted(a),
                             CLASSES.join(", ")
                         )
                     };

@@ -352,8 +352,8 @@ impl std::fmt::Display for TriageError {
             TriageError::UnknownTool { name, closest } => {
                 write!(
                     f,
-                    "expected tool {:?} is not a tool of this graph",
-                    clip(name)
+                    "expected tool {} is not a tool of this graph",
+                    crate::sanitize::quoted(&clip(name))
                 )?;
                 f.write_str(&closest_suffix(closest))
             }

@@ -325,11 +325,14 @@ fn unresolved_steps(
             let sid = step_id(step);
             let what = match operation_of(step, ops) {
                 Some(op) if ops.has(&op) => continue,
-                Some(op) => format!("operation {op:?} is not in the graph"),
+                Some(op) => format!(
+                    "operation {} is not in the graph",
+                    crate::sanitize::quoted(&op)
+                ),
                 None => match step.get("operationPath").filter(|v| pytext::truthy(v)) {
                     Some(p) if !step.get("operationId").is_some_and(pytext::truthy) => format!(
-                        "operationPath {:?} matches no tool's method and path",
-                        pytext::py_str(p)
+                        "operationPath {} matches no tool's method and path",
+                        crate::sanitize::quoted(&pytext::py_str(p))
                     ),
                     _ => continue,
                 },
@@ -337,8 +340,9 @@ fn unresolved_steps(
             out.push((
                 place,
                 format!(
-                    "step {sid:?} of workflow {:?}: {what}; it adds no relation",
-                    workflow_id(wf)
+                    "step {} of workflow {}: {what}; it adds no relation",
+                    crate::sanitize::quoted(&sid),
+                    crate::sanitize::quoted(&workflow_id(wf))
                 ),
             ));
         }
@@ -365,7 +369,8 @@ pub fn check(file: &str, doc: &Value) -> Result<(), InputError> {
                         file,
                         &format!("/workflows/{i}/steps/{j}/{key}"),
                         format!(
-                            "source description {name:?} is not declared in sourceDescriptions{}",
+                            "source description {} is not declared in sourceDescriptions{}",
+                            crate::sanitize::quoted(&name),
                             if declared.is_empty() {
                                 String::new()
                             } else {
@@ -381,7 +386,10 @@ pub fn check(file: &str, doc: &Value) -> Result<(), InputError> {
         return Err(InputError::new(
             file,
             &place,
-            format!("remote $ref {r:?} is not followed (nothing is fetched)"),
+            format!(
+                "remote $ref {} is not followed (nothing is fetched)",
+                crate::sanitize::quoted(&r)
+            ),
         ));
     }
     Ok(())

@@ -139,7 +139,7 @@ pub fn spec_tools(
 /// user's file).
 fn checked_normalized_spec(file: &str, spec: &Value, swagger: bool) -> Result<Value, InputError> {
     let (normalized, remote) = std::thread::scope(|sc| {
-        let remote = sc.spawn(|| Resolver::new(file, spec).check_remote());
+        let remote = sc.spawn(|| Resolver::new(file, spec).check_refs());
         let normalized = normalize_spec(spec, swagger);
         (normalized, remote.join().expect("remote $ref check"))
     });
@@ -344,8 +344,10 @@ impl ToolNames {
                 cand = format!("{base}__{}_{n}", dedupe_suffix(method, path));
             }
             crate::ingest::warn(format!(
-                "{file}:/paths/{}/{method}: duplicate operationId {base:?}; tool named {cand:?}",
-                crate::model::load::pointer_escape(path)
+                "{file}:/paths/{}/{method}: duplicate operationId {}; tool named {}",
+                crate::model::load::pointer_escape(path),
+                crate::sanitize::quoted(&base),
+                crate::sanitize::quoted(&cand)
             ));
             t.name = cand.clone();
             if let Some(Value::Object(o)) = t.metadata.get_mut("openapi") {

@@ -367,7 +367,10 @@ fn graph_info(
         return Err(InputError::new(
             name,
             place,
-            format!("unsupported format version {format_version:?}"),
+            format!(
+                "unsupported format version {}",
+                crate::sanitize::quoted(&format_version)
+            ),
         ));
     }
     let is_collection = top.collection_graph_version.is_some() || top.readiness_report.is_some();
@@ -431,7 +434,7 @@ fn add_tools(
             return Err(InputError::new(
                 name,
                 &format!("/tools/{}", pointer_escape(&key)),
-                format!("duplicate tool name {key:?}"),
+                format!("duplicate tool name {}", crate::sanitize::quoted(&key)),
             ));
         }
     }
@@ -482,7 +485,8 @@ fn add_nodes_and_edges(
     let mut warnings = Vec::new();
     for (i, node) in implicit.iter().take(3) {
         warnings.push(format!(
-            "warning: {name}:/graph/edges/{i}: edge endpoint {node:?} is not a declared node; kept as an attribute-less node (not traversed), as graph-tool-call does"
+            "warning: {name}:/graph/edges/{i}: edge endpoint {} is not a declared node; kept as an attribute-less node (not traversed), as graph-tool-call does",
+            crate::sanitize::quoted(node)
         ));
     }
     if implicit.len() > 3 {

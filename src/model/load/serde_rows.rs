@@ -291,7 +291,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolRows<'a> {
                 let mut seen = rustc_hash::FxHashSet::default();
                 while let Some(k) = map.next_key::<String>()? {
                     if !seen.insert(k.clone()) {
-                        return Err(de::Error::custom(format!("duplicate tool name {k:?}")));
+                        return Err(de::Error::custom(format!(
+                            "duplicate tool name {}",
+                            crate::sanitize::quoted(&k)
+                        )));
                     }
                     let row: &'a RawValue = map.next_value()?;
                     rows.push((k, row));

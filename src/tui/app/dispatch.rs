@@ -363,7 +363,11 @@ impl App {
                 None => {
                     self.set_flash(
                         FlashLevel::Warn,
-                        format!("unknown policy {:?}: {}", clean(a), POLICIES.join(", ")),
+                        format!(
+                            "unknown policy {}: {}",
+                            crate::sanitize::quoted(a),
+                            POLICIES.join(", ")
+                        ),
                     );
                     return Vec::new();
                 }
@@ -668,8 +672,8 @@ impl App {
             return Vec::new();
         };
         if f.matches == 0 {
-            let p = clean(&f.input.text);
-            return self.warn(format!("no match for {p:?} in this pane"));
+            let p = crate::sanitize::quoted(&f.input.text);
+            return self.warn(format!("no match for {p} in this pane"));
         }
         let n = f.matches as isize;
         f.current = ((f.current as isize + d).rem_euclid(n)) as usize;
@@ -891,7 +895,7 @@ fn parse_num(name: &str, s: &str, lo: usize, hi: usize) -> Result<usize, String>
             // a number out of range reads as the number, anything else quoted
             let got = match t.parse::<i64>() {
                 Ok(n) => n.to_string(),
-                Err(_) => format!("{:?}", clean(s)),
+                Err(_) => crate::sanitize::quoted(s),
             };
             Err(crate::engine::knobs::expected_int(
                 name, lo as u64, hi as u64, &got,

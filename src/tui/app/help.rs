@@ -111,8 +111,8 @@ fn help_find_step(h: &mut HelpState, d: isize) -> Option<String> {
     let f = h.find.as_mut()?;
     if f.matches == 0 {
         return Some(format!(
-            "no match for {:?} in the help",
-            crate::sanitize::line(&f.input.text)
+            "no match for {} in the help",
+            crate::sanitize::quoted(&f.input.text)
         ));
     }
     let n = f.matches as isize;

@@ -360,7 +360,7 @@ fn case_title(doc: &mut Doc, app: &App, cd: &CaseDiff) {
         (
             cd.query
                 .as_deref()
-                .map(|q| format!("  {:?}", clean(q)))
+                .map(|q| format!("  {}", crate::sanitize::quoted(q)))
                 .unwrap_or_default(),
             Style::default(),
         ),

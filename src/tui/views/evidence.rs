@@ -40,7 +40,7 @@ pub fn header(app: &App) -> Vec<Span<'static>> {
             st(app, Role::Muted),
         ));
         if let Some(q) = &r.query {
-            out.push(Span::raw(format!("  {:?}", clean(q))));
+            out.push(Span::raw(format!("  {}", crate::sanitize::quoted(q))));
         }
     }
     out

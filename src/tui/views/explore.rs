@@ -163,8 +163,8 @@ pub fn draw_table(app: &App, r: Rect, buf: &mut Buffer, compact: bool) -> (Optio
             "no query yet: press / and type one".to_string()
         } else {
             format!(
-                "no result for {:?}: no BM25 hit and no substring match",
-                clean(&ret.query)
+                "no result for {}: no BM25 hit and no substring match",
+                crate::sanitize::quoted(&ret.query)
             )
         }),
         Some(_) => None,

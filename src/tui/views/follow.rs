@@ -567,7 +567,7 @@ fn detail(app: &App, f: &FollowView) -> Doc {
         d.text_indent(
             spans(vec![
                 ("  query ".into(), st(app, Role::Muted)),
-                (format!("{:?}", clean(q)), Style::default()),
+                (crate::sanitize::quoted(q), Style::default()),
             ]),
             4,
         );

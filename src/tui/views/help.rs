@@ -203,7 +203,10 @@ pub fn draw(app: &App, h: &HelpState, area: Rect, buf: &mut Buffer) -> Drawn {
     }
     if rows.is_empty() {
         rows.push(Line::styled(
-            format!("nothing matches {f:?}"),
+            format!(
+                "nothing matches {}",
+                crate::sanitize::quoted(&h.filter.text)
+            ),
             st(app, Role::Muted),
         ));
     }

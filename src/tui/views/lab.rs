@@ -597,7 +597,10 @@ fn detail(app: &App, l: &LabView) -> Doc {
     };
     d.text(spans(vec![
         (clean(&c.id), st(app, Role::Title)),
-        (format!("  {:?}", clean(&c.query)), Style::default()),
+        (
+            format!("  {}", crate::sanitize::quoted(&c.query)),
+            Style::default(),
+        ),
         ("   Enter: open in Explore".into(), st(app, Role::Muted)),
     ]));
     if c.expected.is_empty() {

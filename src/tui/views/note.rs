@@ -38,7 +38,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         Line::styled(clean(&step.section), st(app, Role::Section)),
         Line::from(vec![
             Span::styled("query ", st(app, Role::Muted)),
-            Span::raw(format!("{:?}", clean(&step.query))),
+            Span::raw(crate::sanitize::quoted(&step.query)),
         ]),
     ];
     if let Some(l) = &step.llm_target {
