@@ -64,7 +64,7 @@ for w in github synthetic-10k synthetic-50k; do
     done
     median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
     ts_build=$(median "${builds[@]}"); ts_total=$(median "${totals[@]}"); ts_rss=$(median "${rsss[@]}")
-    edges=$(sed -n 's/^built [0-9]* tools, \([0-9]*\) edges.*/\1/p' "$tmp/ts.log")
+    edges=$(sed -n 's/^built [0-9]* tools\?, \([0-9]*\) edges\?.*/\1/p' "$tmp/ts.log")
     ref_build=null ref_total=null ref_rss=null status=skipped
     if [ "$ref" = 1 ]; then
         if timeout "$ref_timeout" /usr/bin/time -v "$PY" "$root/scripts/ref_build.py" openapi "$tmp/ref.json" "$spec" >"$tmp/ref.out" 2>"$tmp/ref.log"; then

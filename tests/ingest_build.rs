@@ -910,3 +910,36 @@ fn serde_json_raw_value_key_in_a_spec_is_an_ordinary_key() {
     assert_eq!(md(&from_yaml), md(&from_json));
     assert_eq!(md(&from_json), serde_json::json!({key: "[1]"}));
 }
+
+/// The summary line counts in words that agree with the number, and `--help` gives the
+/// exit codes every command uses.
+#[test]
+fn the_summary_line_and_the_help_say_it_in_plain_words() {
+    let d = tmp();
+    let p = d.join("one.json");
+    std::fs::write(
+        &p,
+        r#"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": "getA", "responses": {"200": {"description": "ok"}}}}}}"#,
+    )
+    .unwrap();
+    let out = d.join("one.out.json");
+    let o = bin()
+        .args([
+            "build",
+            p.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("built 1 tool, 0 edges in "), "{err}");
+    let help = bin().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("Exit codes: 0 ok; 1 ran but found nothing"),
+        "{help}"
+    );
+}

@@ -110,9 +110,11 @@ pub fn run(args: BuildArgs) -> u8 {
     }
     if !args.quiet {
         crate::sanitize::eprint_line(format!(
-            "built {} tools, {} edges in {:.2} s ({:.2} s with writing) -> {}",
+            "built {} tool{}, {} edge{} in {:.2} s ({:.2} s with writing) -> {}",
             built.tool_count,
+            if built.tool_count == 1 { "" } else { "s" },
             built.edge_count,
+            if built.edge_count == 1 { "" } else { "s" },
             t_build,
             t0.elapsed().as_secs_f64(),
             crate::sanitize::line(&args.output)

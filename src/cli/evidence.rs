@@ -22,7 +22,7 @@ pub struct EvidenceArgs {
     /// Arguments as a JSON object, e.g. '{"metric_id":"retrieval.score","query":"...","scope_id":"getOrder"}'
     #[arg(long, default_value = "{}")]
     pub args: String,
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     #[arg(long, default_value = "demo")]
     pub graph: String,
     /// A suite of labelled cases (for case_id, lab metrics and suite counterfactuals)
@@ -147,7 +147,7 @@ pub fn run_evidence(a: EvidenceArgs) -> u8 {
 
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// The query, as the user typed it
     #[arg(value_parser = super::query_arg)]
@@ -306,7 +306,7 @@ fn pretty(json: &str) -> String {
 
 #[derive(Args, Debug)]
 pub struct TraceArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// The query, as the user typed it
     #[arg(value_parser = super::query_arg)]
@@ -383,7 +383,7 @@ pub fn run_trace(a: TraceArgs) -> u8 {
 
 #[derive(Args, Debug)]
 pub struct CounterfactualArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// The query (omit with --cases to compare the whole suite)
     #[arg(value_parser = super::query_arg)]
@@ -593,7 +593,7 @@ fn suite_change_text(r: &crate::evidence::counterfactual::SuiteComparison, k: us
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// A suite of labelled cases (case ids usable as queries; labels are never shown)
     #[arg(long, value_name = "FILE")]

@@ -37,7 +37,7 @@ pub enum LabCommand {
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// Evidence files, JSON Lines logs or fixture folders (`-`: standard input; .gz read as is)
     #[arg(required = true, value_name = "FILE")]
@@ -52,7 +52,7 @@ pub struct ReplayArgs {
 
 #[derive(Args, Debug)]
 pub struct CaptureArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// Suite of labelled cases (graph-tool-call ground truth, golden JSONL or fixtures)
     #[arg(long, value_name = "SUITE")]
@@ -73,7 +73,7 @@ pub struct CaptureArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// Fixture folder
     pub dir: String,
@@ -132,7 +132,7 @@ pub struct DiffArgs {
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// Suite of labelled cases
     pub suite: String,

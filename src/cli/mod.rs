@@ -21,7 +21,9 @@ use std::process::ExitCode;
     name = "toolscope",
     version,
     about = "Explore tool-retrieval evidence: reproduce graph-tool-call's ranking and target selection and see why",
-    long_about = None
+    long_about = None,
+    after_help = "Exit codes: 0 ok; 1 ran but found nothing (no result, a regression, no case \
+                  classified); 2 usage or input error (one line naming the file and the place)."
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -15,7 +15,8 @@ use crate::output::{json, text};
 
 #[derive(Args, Debug)]
 pub struct QueryArgs {
-    /// Graph artifact (saved tool graph or collection.json, optionally gzip), or `demo`
+    /// Graph artifact (saved tool graph or collection.json, optionally gzip), a spec or
+    /// tool list (OpenAPI, Swagger, MCP tools/list, function list; built on load), or `demo`
     pub graph: String,
     /// The query text (omit with --batch)
     #[arg(value_parser = super::query_arg, required_unless_present = "batch", conflicts_with = "batch")]

@@ -15,7 +15,7 @@ use crate::output::{json, text};
 
 #[derive(Args, Debug)]
 pub struct SelectArgs {
-    /// Graph artifact or `demo` (the tools the selector reads)
+    /// Graph artifact, a spec or tool list (built on load), or `demo` (the tools the selector reads)
     pub graph: String,
     /// The query, as the user typed it
     #[arg(value_parser = super::query_arg)]

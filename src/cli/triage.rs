@@ -22,7 +22,7 @@ use crate::sanitize::line;
 
 #[derive(Args, Debug)]
 pub struct TriageArgs {
-    /// Graph artifact or `demo`
+    /// Graph artifact, a spec or tool list (built on load), or `demo`
     pub graph: String,
     /// The query (omit with --cases)
     #[arg(value_parser = super::query_arg, required_unless_present = "cases", conflicts_with = "cases")]
