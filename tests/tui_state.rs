@@ -776,6 +776,26 @@ fn help_filter_is_word_prefixes_and_lists_every_key() {
     assert!(screen.contains("Ctrl-U"), "{screen}");
 }
 
+/// A new user's trial: the table's `ARMSC` header is found by the help filter, and a trace
+/// command before any trace says how to get one (it is recorded when the Trace pane opens,
+/// not "still being recorded").
+#[test]
+fn help_finds_the_badge_header_and_says_how_to_get_a_trace() {
+    let s = help_filtered("armsc");
+    assert!(s.contains("badge column"), "{s}");
+    let s = help_filtered("trace stage");
+    assert!(s.contains("no trace yet"), "{s}");
+    assert!(!s.contains("still being recorded"), "{s}");
+}
+
+/// The demo's help overlay filtered by `filter`, at 120x40.
+fn help_filtered(filter: &str) -> String {
+    let mut h = demo();
+    h.keys("?");
+    h.keys(filter);
+    h.screen(120, 40)
+}
+
 /// Audit of issue 17 (UX trial defect 16): the help says there are nine panes, and a
 /// command whose keys work in different panes says where each one works (`l` picks the
 /// LLM target in Candidates and Selector, Enter only in Selector: in Candidates Enter

@@ -137,10 +137,11 @@ pub(super) fn need_tree(a: &App) -> Option<&'static str> {
 }
 
 pub(super) fn need_trace(a: &App) -> Option<&'static str> {
-    need_rows(a).or(if a.trace.out.is_none() {
-        Some("the trace is still being recorded")
-    } else {
-        None
+    need_rows(a).or(match (&a.trace.out, a.trace.wanted) {
+        (Some(_), _) => None,
+        // recorded on demand: only once the Trace pane has been opened
+        (None, None) => Some("no trace yet (opening the Trace pane, :trace, records one)"),
+        (None, Some(_)) => Some("the trace is still being recorded"),
     })
 }
 

@@ -32,6 +32,10 @@ const LEGEND: &[(&str, &str)] = &[
         "chip: promoted learning boost (score_breakdown.learning)",
     ),
     (
+        "ARMSC",
+        "badge column: the letter of each match below, a dot where it does not match",
+    ),
+    (
         "A",
         "badge: action_match (the tool's canonical action fits the query)",
     ),
