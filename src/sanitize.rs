@@ -75,14 +75,26 @@ pub fn sanitize(s: &str, single_line: bool) -> String {
             '\n' | '\r' | '\t' if single_line => out.push(' '),
             '\n' | '\t' => out.push(c),
             '\r' => {}
-            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if is_hazard(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
+            c => push_shown(&mut out, c),
         }
     }
     out
+}
+
+/// Appends `c` as the terminal may show it: a control character as `\xNN`, an invisible
+/// or format character as `\u{XXXX}`, any other as it is.
+fn push_shown(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let _ = match c {
+        c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
+            write!(out, "\\x{:02x}", c as u32)
+        }
+        c if is_hazard(c) => write!(out, "\\u{{{:x}}}", c as u32),
+        c => {
+            out.push(c);
+            Ok(())
+        }
+    };
 }
 
 /// Text the operator pastes into a line being edited (the query, the palette, a filter):
@@ -123,10 +135,7 @@ pub fn quoted(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) || is_hazard(c) => {
-                out.push_str(&sanitize(c.encode_utf8(&mut [0; 4]), true))
-            }
-            c => out.push(c),
+            c => push_shown(&mut out, c),
         }
     }
     out.push('"');

@@ -644,8 +644,13 @@ fn build_error(name: &str, bytes: &[u8], place: &str, message: &str) {
     assert!(last.contains(message), "{name}: says {message:?}: {last}");
 }
 
-/// `toolscope build FILE` succeeds; returns (graph, stderr).
+/// `toolscope build FILE --quiet` succeeds; returns (graph, stderr).
 fn build_ok(name: &str, bytes: &[u8]) -> (Value, String) {
+    build_ok_with(name, bytes, &["--quiet"])
+}
+
+/// `toolscope build FILE ARGS` succeeds; returns (graph, stderr).
+fn build_ok_with(name: &str, bytes: &[u8], args: &[&str]) -> (Value, String) {
     let d = tmp();
     let p = d.join(name);
     std::fs::write(&p, bytes).unwrap();
@@ -656,9 +661,9 @@ fn build_ok(name: &str, bytes: &[u8]) -> (Value, String) {
             p.to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
-            "--quiet",
             "--force",
         ])
+        .args(args)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
@@ -915,26 +920,9 @@ fn serde_json_raw_value_key_in_a_spec_is_an_ordinary_key() {
 /// exit codes every command uses.
 #[test]
 fn the_summary_line_and_the_help_say_it_in_plain_words() {
-    let d = tmp();
-    let p = d.join("one.json");
-    std::fs::write(
-        &p,
-        r#"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": "getA", "responses": {"200": {"description": "ok"}}}}}}"#,
-    )
-    .unwrap();
-    let out = d.join("one.out.json");
-    let o = bin()
-        .args([
-            "build",
-            p.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--force",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let spec = r#"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": "getA", "responses": {"200": {"description": "ok"}}}}}}"#;
+    let (g, err) = build_ok_with("one.json", spec.as_bytes(), &[]);
+    assert_eq!(g["tools"].as_object().unwrap().len(), 1);
     assert!(err.contains("built 1 tool, 0 edges in "), "{err}");
     let help = bin().arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);

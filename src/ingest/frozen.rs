@@ -247,14 +247,10 @@ fn shared(found: &[String], body: &str) -> Value {
             let mut out = String::with_capacity(mark.len() + 21);
             out.push_str(mark);
             out.push('\u{2}');
-            out.push_str(decimal(&mut [0u8; 21], n));
+            out.push_str(itoa::Buffer::new().format(n));
             Value::String(out)
         }
-        None => {
-            let mut out = header(found, body.len());
-            out.push_str(body);
-            Value::String(out)
-        }
+        None => from_parts(found, body),
     };
     HEAD.with(|s| s.replace(head));
     v
@@ -276,25 +272,10 @@ fn after_mark(out: &mut String, found: &[String]) {
         crate::jsonout::write_escaped(out, r);
     }
     out.push(']');
-    let mut buf = [0u8; 21];
-    let digits = decimal(&mut buf, (out.len() - start) as u64);
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(out.len() - start);
     out.insert_str(start, digits);
     out.insert(start + digits.len(), '\u{1}');
-}
-
-/// `n` in decimal, written at the end of `buf` (without `format!`'s machinery: this runs
-/// for every frozen subtree).
-fn decimal(buf: &mut [u8; 21], mut n: u64) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// The start of a frozen subtree's text: [`mark`], the length of the `$ref` array's JSON,

@@ -681,7 +681,7 @@ fn metadata(
 fn top_level(
     meta: Map<String, Value>,
     graph: OutGraph,
-    list: Vec<ToolSchema>,
+    mut list: Vec<ToolSchema>,
     sums: Summaries,
 ) -> Value {
     let mut top = Map::new();
@@ -690,7 +690,6 @@ fn top_level(
     top.insert("metadata".into(), Value::Object(meta));
     top.insert("graph".into(), graph.into_json());
     // every tool's row on every core, then in order
-    let mut list = list;
     let rows = crate::par::map_mut(&mut list, |t| {
         let t = std::mem::take(t);
         (t.name.clone(), t.into_json())
