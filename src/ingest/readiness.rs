@@ -378,6 +378,63 @@ fn truthy_or_frozen(v: Option<&Value>) -> bool {
     v.is_some_and(|v| super::frozen::is_frozen(v) || crate::pytext::truthy(v))
 }
 
+/// What the report's graph-level counts read of one tool's metadata, read once per tool
+/// (on every core): the counts are then sums over these.
+struct ToolFacts<'t> {
+    /// no canonical action (or `unknown`)
+    action_unknown: bool,
+    /// no primary resource (or `unassigned`)
+    resource_missing: bool,
+    /// no path module
+    module_missing: bool,
+    /// `openapi.operation_id`, else the tool's name
+    operation_id: &'t str,
+    deprecated: bool,
+    /// the selected response has a schema
+    response_schema: bool,
+    /// the api contract lists produces, consumes or links
+    contract: bool,
+    /// the api contract's links
+    links: usize,
+    /// the selected response has an envelope
+    envelope: bool,
+}
+
+impl<'t> ToolFacts<'t> {
+    fn of(t: &'t ToolSchema) -> ToolFacts<'t> {
+        let ai = t.metadata.get("ai_metadata");
+        let ai_str = |k: &str| ai.and_then(|a| a.get(k)).and_then(Value::as_str);
+        let oa = t.metadata.get("openapi");
+        let oa_get = |k: &str| oa.and_then(|o| o.get(k));
+        let response = oa_get("response");
+        let contract = t.metadata.get("api_contract");
+        ToolFacts {
+            action_unknown: ai_str("canonical_action")
+                .is_none_or(|a| a.is_empty() || a == "unknown"),
+            resource_missing: ai_str("primary_resource")
+                .is_none_or(|r| r.is_empty() || r == "unassigned"),
+            module_missing: oa_get("path_module")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty),
+            operation_id: oa_get("operation_id")
+                .and_then(Value::as_str)
+                .unwrap_or(&t.name),
+            deprecated: oa_get("deprecated").and_then(Value::as_bool) == Some(true),
+            response_schema: truthy_or_frozen(response.and_then(|r| r.get("schema"))),
+            contract: ["produces", "consumes", "links"]
+                .iter()
+                .any(|k| truthy_or_frozen(contract.and_then(|c| c.get(*k)))),
+            links: contract
+                .and_then(|c| c.get("links"))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len),
+            envelope: response
+                .and_then(|r| r.get("envelope"))
+                .is_some_and(crate::pytext::truthy),
+        }
+    }
+}
+
 struct Issue {
     severity: &'static str,
     code: &'static str,
@@ -414,13 +471,15 @@ pub fn report(
     .into_iter()
     .flatten()
     .collect();
-    semantic_issues(tools, semantic_summary, &mut issues);
+    let refs: Vec<&ToolSchema> = tools.iter().collect();
+    let facts = crate::par::map(&refs, |t| ToolFacts::of(t));
+    semantic_issues(tools, &facts, semantic_summary, &mut issues);
     let stats = graph_issues(tools, g, tally, edge_quality, &mut issues);
     sort_issues(&mut issues);
-    let summary = summary(tools, &issues);
+    let summary = summary(&facts, &issues);
     let rcm = relation_counts(stats.rel);
     let recs = recommendations(&issues);
-    let coverage = coverage(tools, &issues, semantic_summary);
+    let coverage = coverage(tools, &facts, &issues, semantic_summary);
     // the issue rows are moved in (`json!` would copy each one through the serializer)
     let issue_rows: Vec<Value> = issues
         .into_iter()
@@ -637,16 +696,19 @@ fn auth_evidence(sec: &Value) -> Option<Value> {
 
 /// Graph-level semantic coverage: canonical actions and primary resources below the
 /// semantic graph targets, and a module cluster too large to browse.
-fn semantic_issues(tools: &[ToolSchema], semantic_summary: &Value, issues: &mut Vec<Issue>) {
+fn semantic_issues(
+    tools: &[ToolSchema],
+    facts: &[ToolFacts],
+    semantic_summary: &Value,
+    issues: &mut Vec<Issue>,
+) {
     // graph-level: canonical-action coverage below the semantic graph target
-    let action_unknown = |t: &&ToolSchema| {
-        t.metadata
-            .get("ai_metadata")
-            .and_then(|a| a.get("canonical_action"))
-            .and_then(Value::as_str)
-            .is_none_or(|a| a.is_empty() || a == "unknown")
-    };
-    let unknown: Vec<&ToolSchema> = tools.iter().filter(action_unknown).collect();
+    let unknown: Vec<&ToolSchema> = tools
+        .iter()
+        .zip(facts)
+        .filter(|(_, f)| f.action_unknown)
+        .map(|(t, _)| t)
+        .collect();
     let known_rate = rate(tools.len() - unknown.len(), tools.len());
     if !tools.is_empty() && known_rate < 0.9 {
         let samples: Vec<Value> = unknown
@@ -669,31 +731,18 @@ fn semantic_issues(tools: &[ToolSchema], semantic_summary: &Value, issues: &mut 
     }
     // graph-level: primary-resource coverage below the semantic graph target; the samples
     // are the first ten tools without a resource or a path module, naming which of the two
-    let resource_missing = |t: &ToolSchema| {
-        t.metadata
-            .get("ai_metadata")
-            .and_then(|a| a.get("primary_resource"))
-            .and_then(Value::as_str)
-            .is_none_or(|r| r.is_empty() || r == "unassigned")
-    };
-    let module_missing = |t: &ToolSchema| {
-        t.metadata
-            .get("openapi")
-            .and_then(|o| o.get("path_module"))
-            .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
-    };
-    let assigned = tools.iter().filter(|t| !resource_missing(t)).count();
+    let assigned = facts.iter().filter(|f| !f.resource_missing).count();
     let assigned_rate = rate(assigned, tools.len());
     if !tools.is_empty() && assigned_rate < 0.75 {
         let samples: Vec<Value> = tools
             .iter()
-            .filter_map(|t| {
+            .zip(facts)
+            .filter_map(|(t, f)| {
                 let mut missing = Vec::new();
-                if resource_missing(t) {
+                if f.resource_missing {
                     missing.push("primary_resource");
                 }
-                if module_missing(t) {
+                if f.module_missing {
                     missing.push("path_module");
                 }
                 (!missing.is_empty()).then(|| super::build::semantics::unknown_sample(t, &missing))
@@ -843,7 +892,7 @@ fn sort_issues(issues: &mut [Issue]) {
 
 /// `readiness_report.summary`: the counts, the score (100, less 15 a blocker and 5 a
 /// warning) and the status.
-fn summary(tools: &[ToolSchema], issues: &[Issue]) -> Value {
+fn summary(facts: &[ToolFacts], issues: &[Issue]) -> Value {
     let blockers = issues.iter().filter(|i| i.severity == "blocker").count();
     let warnings = issues.iter().filter(|i| i.severity == "warning").count();
     let score = (100i64 - 15 * blockers as i64 - 5 * warnings as i64).clamp(0, 100);
@@ -856,31 +905,16 @@ fn summary(tools: &[ToolSchema], issues: &[Issue]) -> Value {
     };
     // the summary counts built tools (deprecated operations are skipped before)
     // operations count by operationId: duplicate ids (renamed tools) count once
-    let unique_operations = tools
+    let unique_operations = facts
         .iter()
-        .map(|t| {
-            t.metadata
-                .get("openapi")
-                .and_then(|o| o.get("operation_id"))
-                .and_then(Value::as_str)
-                .unwrap_or(&t.name)
-        })
+        .map(|f| f.operation_id)
         .collect::<rustc_hash::FxHashSet<_>>()
         .len();
-    let deprecated = tools
-        .iter()
-        .filter(|t| {
-            t.metadata
-                .get("openapi")
-                .and_then(|o| o.get("deprecated"))
-                .and_then(Value::as_bool)
-                == Some(true)
-        })
-        .count();
+    let deprecated = facts.iter().filter(|f| f.deprecated).count();
     json!({
-        "tool_count": tools.len(),
-        "operation_count": tools.len(),
-        "unique_tool_count": tools.len(),
+        "tool_count": facts.len(),
+        "operation_count": facts.len(),
+        "unique_tool_count": facts.len(),
         "unique_operation_count": unique_operations,
         "deprecated_tool_count": deprecated,
         "readiness_score": score,
@@ -918,7 +952,7 @@ fn recommendations(issues: &[Issue]) -> Vec<Value> {
 
 /// `readiness_report.coverage`: schema and contract coverage, field counts, envelope samples,
 /// the reasons behind missing contracts and the semantic coverage.
-fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
+fn coverage(tools: &[ToolSchema], facts: &[ToolFacts], issues: &[Issue], sem: &Value) -> Value {
     let n = tools.len();
     let rate4 = |k: usize| {
         if n == 0 {
@@ -942,24 +976,9 @@ fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
         .iter()
         .filter(|t| t.readiness.has_request_schema)
         .count();
-    let response_schema = tools
-        .iter()
-        .filter(|t| truthy_or_frozen(response(t).and_then(|r| r.get("schema"))))
-        .count();
-    let contract_tools = tools
-        .iter()
-        .filter(|t| {
-            let c = t.metadata.get("api_contract");
-            ["produces", "consumes", "links"]
-                .iter()
-                .any(|k| truthy_or_frozen(c.and_then(|c| c.get(*k))))
-        })
-        .count();
-    let links: usize = tools
-        .iter()
-        .filter_map(|t| t.metadata.get("api_contract")?.get("links")?.as_array())
-        .map(Vec::len)
-        .sum();
+    let response_schema = facts.iter().filter(|f| f.response_schema).count();
+    let contract_tools = facts.iter().filter(|f| f.contract).count();
+    let links: usize = facts.iter().map(|f| f.links).sum();
     let mut c = ContractCounts::default();
     for t in tools {
         let x = t.readiness.contract;
@@ -974,11 +993,9 @@ fn coverage(tools: &[ToolSchema], issues: &[Issue], sem: &Value) -> Value {
     let sources = c.consumes + c.produces + links;
     let envelopes: Vec<&ToolSchema> = tools
         .iter()
-        .filter(|t| {
-            response(t)
-                .and_then(|r| r.get("envelope"))
-                .is_some_and(crate::pytext::truthy)
-        })
+        .zip(facts)
+        .filter(|(_, f)| f.envelope)
+        .map(|(t, _)| t)
         .collect();
     let samples: Vec<Value> = envelopes
         .iter()

@@ -102,6 +102,11 @@ impl Row {
         self.entries.iter().map(|(_, v)| v)
     }
 
+    /// The row's members, in order.
+    pub fn into_entries(self) -> impl Iterator<Item = (Key, Value)> {
+        self.entries.into_iter()
+    }
+
     /// The row as a `serde_json::Map` (same keys, same order).
     pub fn into_map(self) -> Map<String, Value> {
         let mut m = Map::with_capacity(self.entries.len());
@@ -130,7 +135,19 @@ impl Row {
     /// its `$ref` strings in the order `collect_refs` finds them in that `Map` (see
     /// [`super::frozen::write_compact_refs`]).
     pub fn write_compact_refs(&self, out: &mut String, refs: &mut Vec<String>) {
+        self.write_compact_refs_at(out, refs, None);
+    }
+
+    /// [`Row::write_compact_refs`], giving where in `out` the value of the member `at`
+    /// starts (when the row has that member).
+    pub fn write_compact_refs_at(
+        &self,
+        out: &mut String,
+        refs: &mut Vec<String>,
+        at: Option<&str>,
+    ) -> Option<usize> {
         refs.extend(super::frozen::own_ref(self.iter()));
+        let mut found = None;
         out.push('{');
         for (i, (k, v)) in self.entries.iter().enumerate() {
             if i > 0 {
@@ -138,9 +155,13 @@ impl Row {
             }
             crate::jsonout::write_escaped(out, k);
             out.push(':');
+            if at == Some(k.as_ref()) {
+                found = Some(out.len());
+            }
             super::frozen::write_compact_refs(out, v, refs);
         }
         out.push('}');
+        found
     }
 }
 

@@ -447,8 +447,13 @@ impl OutGraph {
     pub fn add_node(&mut self, id: &str, attrs: Map<String, Value>) -> usize {
         let i = self.node_index(id);
         let m = &mut self.nodes[i];
-        for (k, v) in attrs {
-            m.insert(k, v);
+        if m.is_empty() {
+            // a new node: the attributes as given, in their order
+            *m = attrs;
+        } else {
+            for (k, v) in attrs {
+                m.insert(k, v);
+            }
         }
         i
     }
@@ -461,6 +466,11 @@ impl OutGraph {
     pub fn add_edge(&mut self, s: &str, t: &str, attrs: Map<String, Value>) {
         let si = self.node_index(s);
         let ti = self.node_index(t);
+        self.add_edge_at(si, ti, attrs);
+    }
+
+    /// [`OutGraph::add_edge`] between nodes given by index ([`OutGraph::node_index`]).
+    pub fn add_edge_at(&mut self, si: usize, ti: usize, attrs: Map<String, Value>) {
         match self.succ[si].entry(ti) {
             indexmap::map::Entry::Vacant(e) => {
                 e.insert(EdgeAttrs::new(attrs));
@@ -481,11 +491,16 @@ impl OutGraph {
     pub fn add_edge_attrs(&mut self, s: &str, t: &str, attrs: EdgeAttrs) {
         let si = self.node_index(s);
         let ti = self.node_index(t);
+        self.add_edge_attrs_at(si, ti, attrs);
+    }
+
+    /// [`OutGraph::add_edge_attrs`] between nodes given by index.
+    pub fn add_edge_attrs_at(&mut self, si: usize, ti: usize, attrs: EdgeAttrs) {
         match self.succ[si].entry(ti) {
             indexmap::map::Entry::Vacant(e) => {
                 e.insert(attrs);
             }
-            indexmap::map::Entry::Occupied(_) => self.add_edge(s, t, attrs.into_map()),
+            indexmap::map::Entry::Occupied(_) => self.add_edge_at(si, ti, attrs.into_map()),
         }
     }
 
@@ -493,6 +508,11 @@ impl OutGraph {
     pub fn replace_edge(&mut self, s: &str, t: &str, attrs: Map<String, Value>) {
         let si = self.node_index(s);
         let ti = self.node_index(t);
+        self.replace_edge_at(si, ti, attrs);
+    }
+
+    /// [`OutGraph::replace_edge`] between nodes given by index.
+    pub fn replace_edge_at(&mut self, si: usize, ti: usize, attrs: Map<String, Value>) {
         self.succ[si].insert(ti, EdgeAttrs::new(attrs));
     }
 
@@ -500,6 +520,11 @@ impl OutGraph {
     pub fn edge(&self, s: &str, t: &str) -> Option<Cow<'_, Map<String, Value>>> {
         let si = self.nodes.get_index_of(s)?;
         let ti = self.nodes.get_index_of(t)?;
+        self.edge_at(si, ti)
+    }
+
+    /// [`OutGraph::edge`] between nodes given by index.
+    pub fn edge_at(&self, si: usize, ti: usize) -> Option<Cow<'_, Map<String, Value>>> {
         self.succ[si].get(&ti).map(EdgeAttrs::map)
     }
 

@@ -11,7 +11,7 @@ use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
 use crate::ingest::openapi::{OperationRefs, SpecTools, raw_operation_refs, spec_tools};
 use crate::ingest::progress::{Progress, at};
-use crate::ingest::schema::{OutGraph, ToolSchema, normalize};
+use crate::ingest::schema::{EdgeAttrs, OutGraph, ToolSchema, normalize};
 use crate::ingest::source::{Document, InputKind};
 use crate::ingest::{REFERENCE_VERSION, readiness};
 
@@ -179,8 +179,10 @@ pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
 
 /// One spec's tools ([`spec_tools`], reporting progress over `span`), with its digest for
 /// the manifest and, when `want_refs`, its raw operations' `$ref`s (§2.4.1), both taken
-/// from the spec as given on a thread beside the build. The spec is taken from `d`: it is
-/// let go as soon as it is normalised and digested, while the tools are built.
+/// from the spec as given while the tools are built. The spec is taken from `d` and let go
+/// there too, on the thread that read it: a tree freed by the thread that allocated it
+/// costs that thread nothing later (mimalloc hands blocks another thread frees back to
+/// their owner to collect, which it did on its next allocations, after the build).
 #[allow(clippy::type_complexity)]
 fn spec_tools_and_digest(
     d: &mut Document,
@@ -194,16 +196,18 @@ fn spec_tools_and_digest(
 ) {
     let spec = std::sync::Arc::new(std::mem::take(&mut d.value));
     let (name, swagger) = (&d.name, d.kind == InputKind::Swagger2);
-    std::thread::scope(|sc| {
-        let given = spec.clone();
-        let digest = sc.spawn(move || {
-            let digest = spec_digest(&given);
-            (digest, want_refs.then(|| raw_operation_refs(&given)))
-        });
-        let st = spec_tools(name, spec, swagger, true, progress, span);
-        let (digest, refs) = digest.join().expect("spec digest thread");
-        (st, digest, refs)
-    })
+    let given = spec.clone();
+    let beside = move || {
+        let digest = spec_digest(&given);
+        let refs = want_refs.then(|| raw_operation_refs(&given));
+        // the last reference (the build let go of its own once the spec was normalised)
+        drop(given);
+        (digest, refs)
+    };
+    match spec_tools(name, spec, swagger, true, progress, span, beside) {
+        Ok((st, (digest, refs))) => (Ok(st), digest, refs),
+        Err(e) => (Err(e), (String::new(), 0), None),
+    }
 }
 
 /// The collection artifact, and the number of workflow steps whose operation is not in it.
@@ -358,8 +362,9 @@ fn build_graph(
     // 4. register tool nodes
     crate::par::for_each_mut(&mut list, normalize);
     let mut graph = OutGraph::default();
-    for t in &list {
-        graph.add_node(&t.name, t.node_attrs());
+    let attrs = crate::par::map(&list, ToolSchema::node_attrs);
+    for (t, a) in list.iter().zip(attrs) {
+        graph.add_node(&t.name, a);
     }
 
     // 6. $ref preservation (one raw spec)
@@ -414,17 +419,10 @@ fn detected_edges(list: &[ToolSchema], graph: &mut OutGraph) -> (EdgeStats, bool
         let found = detect(&det, 0.0, RELATION_BUDGET);
         let labels: Vec<String> = list.iter().map(label_of).collect();
         budget_reached = found.budget_reached;
-        for r in &found.relations {
-            let Some(conf) = bucket(r.layer, r.conf) else {
-                stats.dropped += 1;
-                continue;
-            };
-            *stats.by_conf.entry(conf).or_default() += 1;
-            *stats.by_relation.entry(r.relation.to_string()).or_default() += 1;
-            let (s, t) = (&list[r.source], &list[r.target]);
-            if labels[r.source] != labels[r.target] {
-                stats.cross_source += 1;
-            }
+        // each kept relation's attributes (made and frozen on every core), then the edges in
+        // the relations' order
+        let attrs = crate::par::map(&found.relations, |r| {
+            let conf = bucket(r.layer, r.conf)?;
             let ev: String = r.evidence.chars().take(200).collect();
             let mut a = Map::new();
             a.insert("relation".into(), json!(r.relation));
@@ -433,7 +431,26 @@ fn detected_edges(list: &[ToolSchema], graph: &mut OutGraph) -> (EdgeStats, bool
             a.insert("conf_score".into(), json!(r.conf));
             a.insert("layer".into(), json!(r.layer));
             a.insert("evidence".into(), json!(ev));
-            graph.add_edge(&s.name, &t.name, a);
+            Some((conf, EdgeAttrs::new(a)))
+        });
+        // every tool's node, looked up once
+        let node: Vec<usize> = list.iter().map(|t| graph.node_index(&t.name)).collect();
+        for (r, kept) in found.relations.iter().zip(attrs) {
+            let Some((conf, a)) = kept else {
+                stats.dropped += 1;
+                continue;
+            };
+            *stats.by_conf.entry(conf).or_default() += 1;
+            match stats.by_relation.get_mut(r.relation) {
+                Some(n) => *n += 1,
+                None => {
+                    stats.by_relation.insert(r.relation.to_string(), 1);
+                }
+            }
+            if labels[r.source] != labels[r.target] {
+                stats.cross_source += 1;
+            }
+            graph.add_edge_attrs_at(node[r.source], node[r.target], a);
         }
     }
     (stats, budget_reached)

@@ -191,11 +191,11 @@ const CONTRACT_HINT_KEYS: &[&str] = &[
 ];
 
 /// The reference's `_copy_contract_field`: name, type, then identity keys, hints, enum.
-fn copy_contract_field(r: &Row) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("field_name".into(), json!(crate::pytext::strip(name_of(r))));
+fn copy_contract_field(r: &Row) -> Row {
+    let mut out = Row::with_capacity(16);
+    out.push_new("field_name".into(), json!(crate::pytext::strip(name_of(r))));
     let ft = r.get("field_type").and_then(Value::as_str).unwrap_or("");
-    out.insert(
+    out.push_new(
         "field_type".into(),
         json!(if ft.is_empty() { "string" } else { ft }),
     );
@@ -209,7 +209,7 @@ fn copy_contract_field(r: &Row) -> Map<String, Value> {
         "description",
     ] {
         if let Some(v) = r.get(k).filter(|v| !empty(v)) {
-            out.insert(k.into(), v.clone());
+            out.push_new(k.into(), v.clone());
         }
     }
     for k in CONTRACT_HINT_KEYS {
@@ -217,11 +217,11 @@ fn copy_contract_field(r: &Row) -> Map<String, Value> {
             .get(k)
             .filter(|v| !empty(v) && !v.as_array().is_some_and(|a| a.is_empty()))
         {
-            out.insert((*k).into(), v.clone());
+            out.push_new((*k).into(), v.clone());
         }
     }
     if let Some(e @ Value::Array(_)) = r.get("enum") {
-        out.insert("enum".into(), e.clone());
+        out.push_new("enum".into(), e.clone());
     }
     out
 }
@@ -280,9 +280,15 @@ struct ProdCandidate {
     name: String,
     json_path: String,
     loose: String,
-    /// the promoted copy as serde_json's compact text (a sixth of the tree's memory): only
-    /// the 32 a tool keeps become trees again (`float_roundtrip` makes the trip exact)
+    /// the promoted copy as compact text (a sixth of the tree's memory), its
+    /// `signal_score` written as `0` at `score_at`: the 32 a tool keeps are frozen from it
+    /// with their score in its place
     row: Box<str>,
+    score_at: usize,
+    /// the `$ref`s in the promoted copy (see [`crate::ingest::frozen::written`])
+    refs: Vec<String>,
+    /// the data-flow edges' view of the promoted copy (its score set at promotion)
+    view: super::flow::ProduceView,
 }
 
 /// What the later phases need of a tool's `api_contract` rows, taken before the rows are
@@ -318,7 +324,7 @@ fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
     let (consumes, consumes_skipped) = promoted_consumes(consume_rows);
     let consume_views = consumes.iter().map(super::flow::ConsumeView::of).collect();
     let consumes_added = consumes.len();
-    let consumes = crate::ingest::frozen::freeze(Value::Array(consumes));
+    let consumes = crate::ingest::row::freeze_rows(&consumes);
     let (produces, produces_skipped) = produce_candidates(produce_rows);
     let (resource, list_like) = super::semantics::contract_row_facts(produce_rows, consume_rows);
     Prepared {
@@ -336,7 +342,7 @@ fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
 
 /// The promoted consume rows (at most 32, one per location and semantic tag) and how many
 /// consume rows were skipped.
-fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Value>, usize) {
+fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Row>, usize) {
     let mut c_skip = 0;
     let mut cons: Vec<ConsRow> = Vec::new();
     for r in consume_rows {
@@ -429,7 +435,7 @@ fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Value>, usize) {
         }
         m
     };
-    let cons: Vec<Value> = kept
+    let cons: Vec<Row> = kept
         .iter()
         .map(|(i, dups)| {
             let mut m = promoted_row(&cons[*i]);
@@ -441,15 +447,15 @@ fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Value>, usize) {
                 {
                     m.insert("enum".into(), e.clone());
                 }
-                for (k, v) in dup {
-                    if CONTRACT_HINT_KEYS.contains(&k.as_str())
+                for (k, v) in dup.into_entries() {
+                    if CONTRACT_HINT_KEYS.contains(&k.as_ref())
                         && !m.get(&k).is_some_and(crate::pytext::truthy)
                     {
                         m.insert(k, v);
                     }
                 }
             }
-            Value::Object(m)
+            m
         })
         .collect();
     (cons, c_skip)
@@ -484,25 +490,49 @@ fn produce_candidates(produce_rows: &[Row]) -> (Vec<ProdCandidate>, usize) {
             .to_string();
         let depth = jp.matches('.').count() + jp.matches("[*]").count();
         let mut m = copy_contract_field(r);
-        m.insert("contract_source".into(), json!("api_contract"));
-        m.insert("search_signal".into(), json!(false));
-        m.insert("signal_score".into(), json!(0));
+        m.push_new("contract_source".into(), json!("api_contract"));
+        m.push_new("search_signal".into(), json!(false));
+        m.push_new("signal_score".into(), json!(0));
         if !semantic {
-            m.insert("semantic_tag".into(), json!(snake(name)));
-            m.insert("semantic_inferred_from".into(), json!("field_name"));
+            m.push_new("semantic_tag".into(), json!(snake(name)));
+            m.push_new("semantic_inferred_from".into(), json!("field_name"));
         }
+        let (mut text, mut refs) = (String::new(), Vec::new());
+        let score_at = m
+            .write_compact_refs_at(&mut text, &mut refs, Some("signal_score"))
+            .expect("the row has its signal_score");
         produces.push(ProdCandidate {
             score: 5 * semantic as i64 + 4 * ident as i64 + has_enum as i64,
             depth,
             name: name.to_string(),
             json_path: jp,
             loose: l,
-            row: serde_json::to_string(&m)
-                .expect("a map of JSON values serialises")
-                .into_boxed_str(),
+            view: super::flow::ProduceView::of(&m),
+            row: text.into_boxed_str(),
+            score_at,
+            refs,
         });
     }
     (produces, p_skip)
+}
+
+/// The kept produce rows, frozen, each with its score: what freezing their trees gives.
+fn frozen_produces(prods: &[ProdCandidate]) -> Value {
+    crate::ingest::frozen::written(|body, refs| {
+        let mut score = itoa::Buffer::new();
+        body.push('[');
+        for (i, p) in prods.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            // the text holds `0` where the score goes
+            body.push_str(&p.row[..p.score_at]);
+            body.push_str(score.format(p.score));
+            body.push_str(&p.row[p.score_at + 1..]);
+            refs.extend(p.refs.iter().cloned());
+        }
+        body.push(']');
+    })
 }
 
 /// Promotes filtered `api_contract` rows into `metadata.consumes` / `.produces`.
@@ -539,18 +569,8 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
                 .then_with(|| a.json_path.cmp(&b.json_path))
         });
         prods.truncate(32);
-        let prods: Vec<Value> = prods
-            .into_iter()
-            .map(|p| {
-                let mut row: Map<String, Value> =
-                    serde_json::from_str(&p.row).expect("a produce row's own compact JSON");
-                row.insert("signal_score".into(), json!(p.score));
-                Value::Object(row)
-            })
-            .collect();
         let (c_added, p_added) = (prep.consumes_added, prods.len());
         let promoted = usize::from(c_added > 0 || p_added > 0);
-        let produce_views = prods.iter().map(super::flow::ProduceView::of).collect();
         let policy = json!({
             "source": "api_contract",
             "max_produces_per_tool": 32,
@@ -568,8 +588,8 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             // promoted produces come first when there are any; the rows are compact text
             // from here on (the data-flow edges read their views)
             if !prods.is_empty() {
-                let prods = crate::ingest::frozen::freeze(Value::Array(prods));
-                t.metadata.insert("produces".into(), prods);
+                t.metadata
+                    .insert("produces".into(), frozen_produces(&prods));
             }
             if c_added > 0 {
                 t.metadata.insert("consumes".into(), prep.consumes);
@@ -582,7 +602,10 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
         t.flow = Some(Box::new(super::flow::FlowRows {
-            produces: produce_views,
+            produces: prods
+                .into_iter()
+                .map(|p| p.view.with_score(p.score))
+                .collect(),
             consumes: prep.consume_views,
         }));
         [

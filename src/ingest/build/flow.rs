@@ -8,6 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
 
 use super::contracts::{identifier_like, loose, merge_edges};
+use crate::ingest::row::Field;
 use crate::ingest::schema::{EdgeAttrs, OutGraph, ToolSchema};
 
 /// The keys a producer row is found by (spec 2.4.7): semantic tag, field name, loose key and
@@ -43,20 +44,34 @@ pub struct ConsumeView {
 }
 
 impl ProduceView {
-    pub fn of(r: &Value) -> ProduceView {
+    pub fn of(r: &impl Field) -> ProduceView {
         ProduceView {
             keys: keys_of(r),
-            json_path: r.get("json_path").and_then(Value::as_str).map(String::from),
-            score: r.get("signal_score").and_then(Value::as_i64).unwrap_or(0),
-            inferred: r.get("semantic_inferred_from").and_then(Value::as_str) != Some("field_name"),
+            json_path: r
+                .field("json_path")
+                .and_then(Value::as_str)
+                .map(String::from),
+            score: r.field("signal_score").and_then(Value::as_i64).unwrap_or(0),
+            inferred: r.field("semantic_inferred_from").and_then(Value::as_str)
+                != Some("field_name"),
         }
+    }
+
+    /// The view with `signal_score` set to `score` (what [`ProduceView::of`] reads of the
+    /// row once its score is set).
+    pub fn with_score(mut self, score: i64) -> ProduceView {
+        self.score = score;
+        self
     }
 }
 
 impl ConsumeView {
-    pub fn of(r: &Value) -> ConsumeView {
-        let required = r.get("required").and_then(Value::as_bool).unwrap_or(false);
-        let kind = r.get("kind").and_then(Value::as_str).unwrap_or("data");
+    pub fn of(r: &impl Field) -> ConsumeView {
+        let required = r
+            .field("required")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let kind = r.field("kind").and_then(Value::as_str).unwrap_or("data");
         ConsumeView {
             keys: keys_of(r),
             wanted: required && kind == "data",
@@ -103,9 +118,9 @@ fn action_bonus(t: &ToolSchema) -> i64 {
     }
 }
 
-fn keys_of(r: &Value) -> Keys {
+fn keys_of(r: &impl Field) -> Keys {
     let sem = r
-        .get("semantic_tag")
+        .field("semantic_tag")
         .and_then(Value::as_str)
         .map(String::from);
     let f = Some(name_of(r).to_string()).filter(|x| !x.is_empty());
@@ -114,8 +129,8 @@ fn keys_of(r: &Value) -> Keys {
     [sem, f, l, d]
 }
 
-fn name_of(r: &Value) -> &str {
-    r.get("field_name").and_then(Value::as_str).unwrap_or("")
+fn name_of(r: &impl Field) -> &str {
+    r.field("field_name").and_then(Value::as_str).unwrap_or("")
 }
 
 /// Descriptions that name no particular field (after [`description_key`] folding).
@@ -165,10 +180,10 @@ const GENERIC_DESCRIPTIONS: &[&str] = &[
 /// The description alias key of an identifier-like field: its description lower-cased with
 /// everything but `[a-z0-9가-힣]` removed (two fields described alike carry the same value);
 /// none when that is shorter than three characters or generic.
-fn description_key(r: &Value) -> Option<String> {
+fn description_key(r: &impl Field) -> Option<String> {
     // the description first: most rows have none, and the name check splits words
     let d = r
-        .get("description")
+        .field("description")
         .and_then(Value::as_str)
         .filter(|d| !d.is_empty())?;
     if !identifier_like(name_of(r)) {
@@ -308,18 +323,20 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
     });
     let (mut added, mut merged) = (0, 0);
     let mut counts = Skips::default();
+    // every tool's node, looked up once
+    let node: Vec<usize> = tools.iter().map(|t| graph.node_index(&t.name)).collect();
     for plan in planned {
         counts.add(&plan.skips);
         for (ci, p, a) in plan.edges {
-            let (c, p) = (&tools[ci].name, &tools[p].name);
-            match graph.edge(c, p).map(std::borrow::Cow::into_owned) {
+            let (c, p) = (node[ci], node[p]);
+            match graph.edge_at(c, p).map(std::borrow::Cow::into_owned) {
                 Some(old) => {
                     let m = merge_edges(&old, &a.into_map(), true);
-                    graph.replace_edge(c, p, m);
+                    graph.replace_edge_at(c, p, m);
                     merged += 1;
                 }
                 None => {
-                    graph.add_edge_attrs(c, p, a);
+                    graph.add_edge_attrs_at(c, p, a);
                     added += 1;
                 }
             }

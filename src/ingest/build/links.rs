@@ -34,83 +34,91 @@ fn response_params(l: &Value) -> Vec<&Value> {
 
 /// Adds produce rows for link outputs; returns the `openapi_link_signals` counters.
 pub fn promote_outputs(tools: &mut [ToolSchema]) -> Value {
+    // each tool on its own (on every core), then the counts summed
+    let counts = crate::par::map_mut(tools, promote_tool_outputs);
+    let (seen, added, skipped) = counts
+        .iter()
+        .fold((0, 0, 0), |(s, a, k), c| (s + c.0, a + c.1, k + c.2));
+    json!({"links_seen": seen, "produces_added": added, "skipped_no_response_source": skipped})
+}
+
+/// [`promote_outputs`] for one tool: how many links it has, how many rows they added and
+/// how many links were skipped for want of a response source.
+fn promote_tool_outputs(t: &mut ToolSchema) -> (usize, usize, usize) {
     let (mut seen, mut added, mut skipped) = (0, 0, 0);
-    for t in tools.iter_mut() {
-        let ls: Vec<Value> = links(t).to_vec();
-        let before = added;
-        for l in &ls {
-            seen += 1;
-            if l.get("success").and_then(Value::as_bool) == Some(false) {
-                continue;
-            }
-            let rp = response_params(l);
-            if rp.is_empty() {
-                skipped += 1;
-                continue;
-            }
-            for p in rp {
-                let Some(field) = p.get("field_name").and_then(Value::as_str) else {
-                    continue;
-                };
-                let jp = match p.get("json_path").and_then(Value::as_str) {
-                    Some(j) => j.to_string(),
-                    None => match p.get("header").and_then(Value::as_str) {
-                        Some(h) if !h.is_empty() => format!("$.headers.{h}"),
-                        _ => continue,
-                    },
-                };
-                // the promoted rows are compact text: a tree again to be extended
-                super::contracts::thaw_member(&mut t.metadata, "produces");
-                let produces = t.metadata.entry("produces").or_insert_with(|| json!([]));
-                let Some(rows) = produces.as_array_mut() else {
-                    continue;
-                };
-                let exists = rows.iter().any(|r| {
-                    r.get("field_name").and_then(Value::as_str) == Some(field)
-                        && r.get("json_path").and_then(Value::as_str) == Some(jp.as_str())
-                });
-                if exists {
-                    continue;
-                }
-                let mut row = Map::new();
-                row.insert("field_name".into(), json!(field));
-                row.insert("json_path".into(), json!(jp));
-                row.insert("field_type".into(), json!("string"));
-                row.insert("required".into(), json!(false));
-                row.insert("kind".into(), json!("data"));
-                row.insert("search_signal".into(), json!(false));
-                row.insert("contract_source".into(), json!("openapi_link"));
-                row.insert("openapi_link_name".into(), l["name"].clone());
-                row.insert(
-                    "openapi_link_target_operation_id".into(),
-                    l.get("operation_id").cloned().unwrap_or(Value::Null),
-                );
-                row.insert(
-                    "openapi_link_target_operation_ref".into(),
-                    l.get("operation_ref").cloned().unwrap_or(Value::Null),
-                );
-                row.insert(
-                    "openapi_link_source".into(),
-                    p.get("source").cloned().unwrap_or(Value::Null),
-                );
-                row.insert("source_field_name".into(), json!(source_field(p, &jp)));
-                // the body root itself has no alias
-                if p.get("source").and_then(Value::as_str) == Some("response_body") && jp != "$" {
-                    row.insert(
-                        "value_path_aliases".into(),
-                        json!([format!("$.body{}", &jp[1..])]),
-                    );
-                }
-                rows.push(Value::Object(row));
-                added += 1;
-            }
+    let ls: Vec<Value> = links(t).to_vec();
+    for l in &ls {
+        seen += 1;
+        if l.get("success").and_then(Value::as_bool) == Some(false) {
+            continue;
         }
-        if added > before {
-            // the data-flow edges read the rows afresh
-            t.flow = None;
+        let rp = response_params(l);
+        if rp.is_empty() {
+            skipped += 1;
+            continue;
+        }
+        for p in rp {
+            let Some(field) = p.get("field_name").and_then(Value::as_str) else {
+                continue;
+            };
+            let jp = match p.get("json_path").and_then(Value::as_str) {
+                Some(j) => j.to_string(),
+                None => match p.get("header").and_then(Value::as_str) {
+                    Some(h) if !h.is_empty() => format!("$.headers.{h}"),
+                    _ => continue,
+                },
+            };
+            // the promoted rows are compact text: a tree again to be extended
+            super::contracts::thaw_member(&mut t.metadata, "produces");
+            let produces = t.metadata.entry("produces").or_insert_with(|| json!([]));
+            let Some(rows) = produces.as_array_mut() else {
+                continue;
+            };
+            let exists = rows.iter().any(|r| {
+                r.get("field_name").and_then(Value::as_str) == Some(field)
+                    && r.get("json_path").and_then(Value::as_str) == Some(jp.as_str())
+            });
+            if exists {
+                continue;
+            }
+            let mut row = Map::new();
+            row.insert("field_name".into(), json!(field));
+            row.insert("json_path".into(), json!(jp));
+            row.insert("field_type".into(), json!("string"));
+            row.insert("required".into(), json!(false));
+            row.insert("kind".into(), json!("data"));
+            row.insert("search_signal".into(), json!(false));
+            row.insert("contract_source".into(), json!("openapi_link"));
+            row.insert("openapi_link_name".into(), l["name"].clone());
+            row.insert(
+                "openapi_link_target_operation_id".into(),
+                l.get("operation_id").cloned().unwrap_or(Value::Null),
+            );
+            row.insert(
+                "openapi_link_target_operation_ref".into(),
+                l.get("operation_ref").cloned().unwrap_or(Value::Null),
+            );
+            row.insert(
+                "openapi_link_source".into(),
+                p.get("source").cloned().unwrap_or(Value::Null),
+            );
+            row.insert("source_field_name".into(), json!(source_field(p, &jp)));
+            // the body root itself has no alias
+            if p.get("source").and_then(Value::as_str) == Some("response_body") && jp != "$" {
+                row.insert(
+                    "value_path_aliases".into(),
+                    json!([format!("$.body{}", &jp[1..])]),
+                );
+            }
+            rows.push(Value::Object(row));
+            added += 1;
         }
     }
-    json!({"links_seen": seen, "produces_added": added, "skipped_no_response_source": skipped})
+    if added > 0 {
+        // the data-flow edges read the rows afresh
+        t.flow = None;
+    }
+    (seen, added, skipped)
 }
 
 /// The field a link parameter's value is read from: the header's name, or the last step of
@@ -192,11 +200,13 @@ impl<'a> Targets<'a> {
 
 /// Link edges: link target (consumer) → link owner (producer).
 pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
-    let targets = Targets::new(tools);
+    // the targets are indexed when the first link is met (most specs have none)
+    let mut targets: Option<Targets> = None;
     let (mut added, mut merged, mut unresolved, mut selfs) = (0, 0, 0, 0);
     let mut by_rel: Map<String, Value> = Map::new();
     for (pi, prod) in tools.iter().enumerate() {
         for l in links(prod) {
+            let targets = targets.get_or_insert_with(|| Targets::new(tools));
             let Some(ci) = targets.resolve(l) else {
                 unresolved += 1;
                 continue;

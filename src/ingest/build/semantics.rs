@@ -992,37 +992,32 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
     let mut confs = IndexMap::new();
     let (mut ak, mut rk, mut mk) = (0, 0, 0);
     let mut unknown_samples: Vec<Value> = Vec::new();
-    for t in tools {
-        let ai = t.metadata.get("ai_metadata");
-        let g = |k: &str| {
-            ai.and_then(|a| a.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-        };
-        let a = g("canonical_action");
+    // what each tool says, read on every core; then counted in the tools' order
+    let refs: Vec<&ToolSchema> = tools.iter().collect();
+    let said = crate::par::map(&refs, |t| SemFacts::of(t));
+    for (t, f) in tools.iter().zip(&said) {
+        let (a, r) = (f.action, f.resource);
         if !a.is_empty() && a != "unknown" {
             ak += 1;
         }
-        *actions.entry(a.to_string()).or_insert(0usize) += 1;
-        let r = g("primary_resource");
+        bump(&mut actions, a);
         if !r.is_empty() && r != "unassigned" {
             rk += 1;
-            *resources.entry(r.to_string()).or_insert(0usize) += 1;
+            bump(&mut resources, r);
         } else {
-            *resources.entry("unassigned".to_string()).or_insert(0usize) += 1;
+            bump(&mut resources, "unassigned");
         }
-        let pm = t
-            .metadata
-            .get("openapi")
-            .and_then(|o| o.get("path_module"))
-            .and_then(Value::as_str)
-            .filter(|pm| !pm.is_empty());
+        let pm = f.module;
         match pm {
+            Some(pm) if pm.contains('/') => {
+                mk += 1;
+                bump(&mut modules, &pm.replace('/', "_"));
+            }
             Some(pm) => {
                 mk += 1;
-                *modules.entry(pm.replace('/', "_")).or_insert(0usize) += 1;
+                bump(&mut modules, pm);
             }
-            None => *modules.entry("unassigned".to_string()).or_insert(0usize) += 1,
+            None => bump(&mut modules, "unassigned"),
         }
         let mut missing = Vec::new();
         if a.is_empty() || a == "unknown" {
@@ -1037,12 +1032,8 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
         if !missing.is_empty() && unknown_samples.len() < 20 {
             unknown_samples.push(unknown_sample(t, &missing));
         }
-        *shapes
-            .entry(g("result_shape").to_string())
-            .or_insert(0usize) += 1;
-        *confs
-            .entry(g("semantic_confidence").to_string())
-            .or_insert(0usize) += 1;
+        bump(&mut shapes, f.shape);
+        bump(&mut confs, f.confidence);
     }
     let mut mods: Vec<(&String, &usize)> = modules.iter().collect();
     mods.sort_by(|a, b| b.1.cmp(a.1));
@@ -1067,6 +1058,49 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
         "semantic_confidence_counts": counts_json(&confs, true, usize::MAX),
         "unknown_samples": unknown_samples,
     })
+}
+
+/// What the semantic summary counts of one tool (`""` for a value it does not have).
+struct SemFacts<'t> {
+    action: &'t str,
+    resource: &'t str,
+    /// the path module, when there is one
+    module: Option<&'t str>,
+    shape: &'t str,
+    confidence: &'t str,
+}
+
+impl<'t> SemFacts<'t> {
+    fn of(t: &'t ToolSchema) -> SemFacts<'t> {
+        let ai = t.metadata.get("ai_metadata");
+        let g = |k: &str| {
+            ai.and_then(|a| a.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        };
+        SemFacts {
+            action: g("canonical_action"),
+            resource: g("primary_resource"),
+            module: t
+                .metadata
+                .get("openapi")
+                .and_then(|o| o.get("path_module"))
+                .and_then(Value::as_str)
+                .filter(|pm| !pm.is_empty()),
+            shape: g("result_shape"),
+            confidence: g("semantic_confidence"),
+        }
+    }
+}
+
+/// Counts `k` once more (a new key goes last).
+fn bump(counts: &mut IndexMap<String, usize>, k: &str) {
+    match counts.get_mut(k) {
+        Some(c) => *c += 1,
+        None => {
+            counts.insert(k.to_string(), 1);
+        }
+    }
 }
 
 /// `"<METHOD> <text>"` without empty parts, stripped (the reference's fallback phrases).

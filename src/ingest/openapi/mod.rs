@@ -65,19 +65,23 @@ struct Ctx<'a> {
 }
 
 /// Reads every operation of one spec (the spec as given is let go once it is normalised:
-/// the tools are built from the normalised copy).
-pub fn spec_tools(
+/// the tools are built from the normalised copy). `beside` runs on the calling thread while
+/// the operations are built on the others (this thread would only wait), its result
+/// returned with the tools; it does not run when the spec has an error first.
+pub fn spec_tools<R: Send>(
     file: &str,
     spec: std::sync::Arc<Value>,
     swagger: bool,
     skip_deprecated: bool,
     progress: &super::progress::Progress,
     (lo, hi): (f64, f64),
-) -> Result<SpecTools, InputError> {
+    beside: impl FnOnce() -> R + Send,
+) -> Result<(SpecTools, R), InputError> {
     let mut t0 = std::time::Instant::now();
     progress.report("normalizing the spec", lo, file);
     let normalized = checked_normalized_spec(file, &spec, swagger)?;
-    crate::par::drop_later(spec);
+    // the caller's `beside` may hold the last reference (and free the tree on its thread)
+    drop(spec);
     let spec = &normalized;
     let expanded = AtomicU64::new(0);
     let res = Resolver::new(file, spec).with_total(&expanded);
@@ -101,7 +105,7 @@ pub fn spec_tools(
         ops.jobs.len(),
         "operations",
     );
-    let built = build_tools(&ctx, &ops.jobs, &expanded, &counter);
+    let (built, beside) = build_tools(&ctx, &ops.jobs, &expanded, &counter, beside);
     let mut names = ToolNames::new(id_count);
     let mut tools: Vec<ToolSchema> = Vec::new();
     for ((path, method, _, _), t) in ops.jobs.iter().zip(built) {
@@ -130,7 +134,7 @@ pub fn spec_tools(
     };
     drop(ops);
     crate::par::drop_later(normalized);
-    Ok(out)
+    Ok((out, beside))
 }
 
 /// The spec with nullable dialects normalised in `paths` and the schema components (the
@@ -252,13 +256,18 @@ impl<'s> Operations<'s> {
     }
 }
 
-/// Builds the tools on every core (each thread with its own resolver cache), in job order.
-fn build_tools(
+/// A built tool (or its error) with the place of its operation among the jobs.
+type Numbered = (usize, Result<ToolSchema, InputError>);
+
+/// Builds the tools on every core (each thread with its own resolver cache), in job order,
+/// running `beside` on this thread meanwhile.
+fn build_tools<R: Send>(
     ctx: &Ctx,
     jobs: &[Job],
     expanded: &AtomicU64,
     counter: &super::progress::Counter,
-) -> Vec<Result<ToolSchema, InputError>> {
+    beside: impl FnOnce() -> R + Send,
+) -> (Vec<Result<ToolSchema, InputError>>, R) {
     let tool_of = |ctx: &Ctx, (path, method, item, op): &Job| {
         let t = operation_tool(ctx, path, method, item, op).map(freeze_bulk);
         counter.tick();
@@ -268,12 +277,12 @@ fn build_tools(
     if threads == 1 || jobs.len() < 64 {
         let out = jobs.iter().map(|job| tool_of(ctx, job)).collect();
         super::leaves::clear_row_cache();
-        return out;
+        return (out, beside());
     }
     let (file, spec, swagger) = (ctx.file, ctx.spec, ctx.swagger);
     let chunk = jobs.len().div_ceil(threads * 32);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let parts: Vec<Vec<(usize, Result<ToolSchema, InputError>)>> = std::thread::scope(|sc| {
+    let (parts, beside): (Vec<Vec<Numbered>>, R) = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 let (next, servers, tool_of) = (&next, &ctx.servers, &tool_of);
@@ -301,16 +310,17 @@ fn build_tools(
                     out
                 })
             })
-            .collect();
-        handles
+            .collect::<Vec<_>>();
+        let beside = beside();
+        let parts = handles
             .into_iter()
             .map(|h| h.join().expect("operation builder thread"))
-            .collect()
+            .collect();
+        (parts, beside)
     });
-    let mut all: Vec<(usize, Result<ToolSchema, InputError>)> =
-        parts.into_iter().flatten().collect();
+    let mut all: Vec<Numbered> = parts.into_iter().flatten().collect();
     all.sort_by_key(|x| x.0);
-    all.into_iter().map(|x| x.1).collect()
+    (all.into_iter().map(|x| x.1).collect(), beside)
 }
 
 /// Unique tool names: a repeated name gets a suffix from its method and path, and each
