@@ -10,7 +10,9 @@
 # CLI does (reference: json.dumps(indent=2, ensure_ascii=False, default=str)). Reported:
 # build seconds (graph built in memory, before writing), total wall seconds (process start to
 # exit, incl. reading and writing) and peak RSS (/usr/bin/time -v); toolscope's figures are the
-# medians of TS_RUNS (default 3) runs, the reference runs once. The reference gets
+# medians of TS_RUNS (default 3) runs, the reference runs once. Beside each toolscope run,
+# the disk's floor for its artifact: the seconds dd takes to write and flush as many bytes
+# (the total includes writing the artifact durably, which no build can do faster). The reference gets
 # --ref-timeout seconds (default 900) per workload; a timeout is reported as such.
 # Results are appended as JSON lines to bench/build-bench-<yyyymmdd>.jsonl.
 set -uo pipefail
@@ -50,20 +52,24 @@ spec_for() {
 rss() { sed -n 's/.*Maximum resident set size (kbytes): //p' "$1"; }
 wall() { sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$1" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }'; }
 
-printf '%-14s %10s %10s %10s | %10s %10s %10s | %8s %8s\n' workload ts_build_s ts_total_s ts_rss_MiB ref_build_s ref_total_s ref_rss_MiB build_x rss_x
+printf '%-14s %10s %10s %10s %8s | %10s %10s %10s | %8s %8s\n' workload ts_build_s ts_total_s ts_rss_MiB floor_s ref_build_s ref_total_s ref_rss_MiB build_x rss_x
 for w in github synthetic-10k synthetic-50k; do
     want "$w" || continue
     spec="$(spec_for "$w")" || { echo "$w: SKIP (no spec)"; continue; }
     # toolscope: the median of $ts_runs runs (one run varies by 10-15% on this VM)
-    builds=(); totals=(); rsss=()
+    builds=(); totals=(); rsss=(); floors=()
     for _ in $(seq "$ts_runs"); do
         /usr/bin/time -v "$bin" build "$spec" -o "$tmp/ts.json" --force 2>"$tmp/ts.log" >/dev/null
         builds+=("$(sed -n 's/^built .* in \([0-9.]*\) s (.*/\1/p' "$tmp/ts.log")")
         totals+=("$(wall "$tmp/ts.log")"); rsss+=("$(( $(rss "$tmp/ts.log") / 1024 ))")
+        mib=$(( ($(stat -c %s "$tmp/ts.json") + 1048575) / 1048576 ))
         rm -f "$tmp/ts.json"
+        floors+=("$( { /usr/bin/time -f %e dd if=/dev/zero of="$tmp/floor" bs=1M count="$mib" conv=fsync status=none; } 2>&1 | tail -1 )")
+        rm -f "$tmp/floor"
     done
     median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
     ts_build=$(median "${builds[@]}"); ts_total=$(median "${totals[@]}"); ts_rss=$(median "${rsss[@]}")
+    floor=$(median "${floors[@]}")
     edges=$(sed -n 's/^built [0-9]* tools\?, \([0-9]*\) edges\?.*/\1/p' "$tmp/ts.log")
     ref_build=null ref_total=null ref_rss=null status=skipped
     if [ "$ref" = 1 ]; then
@@ -77,6 +83,6 @@ for w in github synthetic-10k synthetic-50k; do
     fi
     bx=$(python3 -c "print('%.1f' % ($ref_build/$ts_build) if '$ref_build' != 'null' else '-')")
     rx=$(python3 -c "print('%.2f' % ($ref_rss/$ts_rss) if '$ref_rss' != 'null' else '-')")
-    printf '%-14s %10s %10s %10s | %10s %10s %10s | %8s %8s %s\n' "$w" "$ts_build" "$ts_total" "$ts_rss" "$ref_build" "$ref_total" "$ref_rss" "$bx" "$rx" "$([ "$status" = ok ] || echo "$status")"
-    echo "{\"workload\":\"$w\",\"edges\":${edges:-null},\"toolscope\":{\"build_s\":$ts_build,\"total_s\":$ts_total,\"peak_rss_mib\":$ts_rss},\"reference\":{\"status\":\"$status\",\"build_s\":$ref_build,\"total_s\":$ref_total,\"peak_rss_mib\":$ref_rss}}" >>"$results"
+    printf '%-14s %10s %10s %10s %8s | %10s %10s %10s | %8s %8s %s\n' "$w" "$ts_build" "$ts_total" "$ts_rss" "$floor" "$ref_build" "$ref_total" "$ref_rss" "$bx" "$rx" "$([ "$status" = ok ] || echo "$status")"
+    echo "{\"workload\":\"$w\",\"edges\":${edges:-null},\"toolscope\":{\"build_s\":$ts_build,\"total_s\":$ts_total,\"peak_rss_mib\":$ts_rss,\"disk_floor_s\":$floor},\"reference\":{\"status\":\"$status\",\"build_s\":$ref_build,\"total_s\":$ref_total,\"peak_rss_mib\":$ref_rss}}" >>"$results"
 done

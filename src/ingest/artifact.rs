@@ -161,10 +161,11 @@ pub fn write_pretty(out: &mut String, v: &Value, level: usize) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => number(out, n),
-        Value::String(s) => match frozen::thaw(s) {
-            Some((_, body)) => frozen::write_pretty_from_compact(out, body, level),
-            None => write_escaped(out, s),
-        },
+        Value::String(s) => {
+            if !frozen::write_pretty_frozen(out, s, level) {
+                write_escaped(out, s);
+            }
+        }
         Value::Array(a) => {
             if a.is_empty() {
                 out.push_str("[]");

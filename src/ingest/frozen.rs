@@ -364,6 +364,67 @@ pub fn freeze_member(m: &mut Map<String, Value>, key: &str) {
     }
 }
 
+/// Writes the frozen subtree `s` (a value [`thaw`] reads) as `json.dumps(indent=2)` lays
+/// it out at indent `level`; `false` when `s` is not frozen. A shared text (see [`share`])
+/// met a second time at one level is laid out once more and kept, on this thread, for the
+/// times after (the tools of one resource repeat the same schemas and rows, and are
+/// written one after another); [`PRETTY_KEPT`] bytes at most, then forgotten.
+pub fn write_pretty_frozen(out: &mut String, s: &str, level: usize) -> bool {
+    let Some((_, body)) = thaw(s) else {
+        return false;
+    };
+    let number = s
+        .strip_prefix(mark())
+        .and_then(|r| r.strip_prefix('\u{2}'))
+        .and_then(|n| n.parse::<u64>().ok())
+        .filter(|_| body.len() >= PRETTY_FROM);
+    let Some(number) = number else {
+        write_pretty_from_compact(out, body, level);
+        return true;
+    };
+    PRETTY.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let key = (number, level);
+        match kept.texts.get(&key) {
+            Some(Some(text)) => out.push_str(text),
+            Some(None) => {
+                let start = out.len();
+                write_pretty_from_compact(out, body, level);
+                let text: Box<str> = out[start..].into();
+                kept.bytes += text.len();
+                kept.texts.insert(key, Some(text));
+                if kept.bytes > PRETTY_KEPT {
+                    kept.texts.clear();
+                    kept.bytes = 0;
+                }
+            }
+            None => {
+                // the entry itself counts
+                kept.bytes += 48;
+                kept.texts.insert(key, None);
+                write_pretty_from_compact(out, body, level);
+            }
+        }
+    });
+    true
+}
+
+/// Shared texts shorter than this are laid out each time (the lookup would cost as much).
+const PRETTY_FROM: usize = 256;
+/// The laid-out texts a thread keeps, in bytes, at most.
+const PRETTY_KEPT: usize = 32 << 20;
+
+/// Shared texts met at a level (`None`), or met again and laid out (`Some`).
+#[derive(Default)]
+struct PrettyKept {
+    texts: rustc_hash::FxHashMap<(u64, usize), Option<Box<str>>>,
+    bytes: usize,
+}
+
+thread_local! {
+    static PRETTY: std::cell::RefCell<PrettyKept> = std::cell::RefCell::default();
+}
+
 /// Writes the compact JSON `body` (as [`write_compact`] made it) the way
 /// `json.dumps(indent=2)` lays it out at indent `level`: the same tokens, with line breaks
 /// and indentation around members and `": "` after keys.

@@ -236,19 +236,18 @@ fn producer_consumer_candidates(tools: &[ToolSchema]) -> usize {
             *producers.entry(k.as_str()).or_default() += 1;
         }
     }
-    tools
-        .iter()
-        .map(|t| {
-            let keys = &t.readiness.contract_keys;
-            keys.required_consumes
-                .iter()
-                .filter(|k| {
-                    let own = keys.produces.binary_search(k).is_ok() as usize;
-                    producers.get(k.as_str()).copied().unwrap_or(0) > own
-                })
-                .count()
-        })
-        .sum()
+    crate::par::map(tools, |t| {
+        let keys = &t.readiness.contract_keys;
+        keys.required_consumes
+            .iter()
+            .filter(|k| {
+                let own = keys.produces.binary_search(k).is_ok() as usize;
+                producers.get(k.as_str()).copied().unwrap_or(0) > own
+            })
+            .count()
+    })
+    .into_iter()
+    .sum()
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -573,15 +573,15 @@ impl OutGraph {
     pub fn into_json(self) -> Value {
         let OutGraph { nodes, succ } = self;
         let ids: Vec<String> = nodes.keys().cloned().collect();
-        let nodes: Vec<Value> = nodes
-            .into_iter()
-            .map(|(id, a)| {
-                let mut m = Map::with_capacity(a.len() + 1);
-                m.insert("id".into(), Value::String(id));
-                m.extend(a);
-                Value::Object(m)
-            })
-            .collect();
+        // each node's row on every core
+        let mut nodes: Vec<(String, Map<String, Value>)> = nodes.into_iter().collect();
+        let nodes: Vec<Value> = crate::par::map_mut(&mut nodes, |(id, a)| {
+            let a = std::mem::take(a);
+            let mut m = Map::with_capacity(a.len() + 1);
+            m.insert("id".into(), Value::String(std::mem::take(id)));
+            m.extend(a);
+            Value::Object(m)
+        });
         // each node's edge rows on every core, then in node order
         let mut by_source: Vec<_> = succ.into_iter().enumerate().collect();
         let rows = crate::par::map_mut(&mut by_source, |(si, targets)| {

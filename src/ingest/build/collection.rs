@@ -622,16 +622,16 @@ fn enrichment_status(list: &[ToolSchema]) -> &'static str {
     if tool_count == 0 {
         "empty"
     } else {
-        let known = list
-            .iter()
-            .filter(|t| {
-                t.metadata
-                    .get("ai_metadata")
-                    .and_then(|a| a.get("canonical_action"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| !s.is_empty())
-            })
-            .count();
+        let known = crate::par::map(list, |t| {
+            t.metadata
+                .get("ai_metadata")
+                .and_then(|a| a.get("canonical_action"))
+                .and_then(Value::as_str)
+                .is_some_and(|s| !s.is_empty())
+        })
+        .into_iter()
+        .filter(|&k| k)
+        .count();
         if known == 0 {
             "not_started"
         } else if known < tool_count {

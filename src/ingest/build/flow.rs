@@ -270,6 +270,15 @@ fn rank_producers(
 /// The producer index (key kind + value → the tools with a produce row of that key, in
 /// order, once each) and each tool's consumed keys by kind (the echo check).
 fn indexes(flows: &[FlowRows]) -> (Index<'_>, Consumed<'_>) {
+    // the producer index on this thread, the consumers' key sets beside it
+    std::thread::scope(|sc| {
+        let cons_keys = sc.spawn(|| consumed(flows));
+        let index = producer_index(flows);
+        (index, cons_keys.join().expect("consumer keys thread"))
+    })
+}
+
+fn producer_index(flows: &[FlowRows]) -> Index<'_> {
     let mut index: Index = FxHashMap::default();
     for (i, f) in flows.iter().enumerate() {
         for row in &f.produces {
@@ -284,7 +293,11 @@ fn indexes(flows: &[FlowRows]) -> (Index<'_>, Consumed<'_>) {
             }
         }
     }
-    let cons_keys = flows
+    index
+}
+
+fn consumed(flows: &[FlowRows]) -> Consumed<'_> {
+    flows
         .iter()
         .map(|f| {
             let mut sets: [FxHashSet<&str>; KEY_KINDS] = Default::default();
@@ -297,8 +310,7 @@ fn indexes(flows: &[FlowRows]) -> (Index<'_>, Consumed<'_>) {
             }
             sets
         })
-        .collect();
-    (index, cons_keys)
+        .collect()
 }
 
 /// §2.4.7: consumer → producer `requires` edges from promoted contracts. Each tool's

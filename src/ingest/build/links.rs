@@ -204,7 +204,14 @@ pub fn link_edges(tools: &[ToolSchema], graph: &mut OutGraph) -> Value {
     let mut targets: Option<Targets> = None;
     let (mut added, mut merged, mut unresolved, mut selfs) = (0, 0, 0, 0);
     let mut by_rel: Map<String, Value> = Map::new();
-    for (pi, prod) in tools.iter().enumerate() {
+    // the tools with links, found on every core
+    let with_links: Vec<usize> = crate::par::map(tools, |t| !links(t).is_empty())
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, has)| has.then_some(i))
+        .collect();
+    for pi in with_links {
+        let prod = &tools[pi];
         for l in links(prod) {
             let targets = targets.get_or_insert_with(|| Targets::new(tools));
             let Some(ci) = targets.resolve(l) else {
