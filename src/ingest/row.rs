@@ -102,11 +102,6 @@ impl Row {
         self.entries.iter().map(|(_, v)| v)
     }
 
-    /// The row's members, in order.
-    pub fn into_entries(self) -> impl Iterator<Item = (Key, Value)> {
-        self.entries.into_iter()
-    }
-
     /// The row as a `serde_json::Map` (same keys, same order).
     pub fn into_map(self) -> Map<String, Value> {
         let mut m = Map::with_capacity(self.entries.len());

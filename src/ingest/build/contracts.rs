@@ -199,7 +199,6 @@ fn copy_contract_field(r: &Row) -> Row {
         "field_type".into(),
         json!(if ft.is_empty() { "string" } else { ft }),
     );
-    let empty = |v: &Value| matches!(v, Value::Null) || v.as_str() == Some("");
     for k in [
         "json_path",
         "required",
@@ -212,18 +211,27 @@ fn copy_contract_field(r: &Row) -> Row {
             out.push_new(k.into(), v.clone());
         }
     }
-    for k in CONTRACT_HINT_KEYS {
-        if let Some(v) = r
-            .get(k)
-            .filter(|v| !empty(v) && !v.as_array().is_some_and(|a| a.is_empty()))
-        {
-            out.push_new((*k).into(), v.clone());
-        }
+    for (k, v) in contract_hints(r) {
+        out.push_new(k.into(), v.clone());
     }
     if let Some(e @ Value::Array(_)) = r.get("enum") {
         out.push_new("enum".into(), e.clone());
     }
     out
+}
+
+/// `None`, `""`: what [`copy_contract_field`] does not copy.
+fn empty(v: &Value) -> bool {
+    matches!(v, Value::Null) || v.as_str() == Some("")
+}
+
+/// The contract hints [`copy_contract_field`] copies from a row, in its order.
+fn contract_hints(r: &Row) -> impl Iterator<Item = (&'static str, &Value)> {
+    CONTRACT_HINT_KEYS.iter().filter_map(move |k| {
+        r.get(k)
+            .filter(|v| !empty(v) && !v.as_array().is_some_and(|a| a.is_empty()))
+            .map(|v| (*k, v))
+    })
 }
 
 /// A tool's `api_contract` rows of one kind (`produces`, `consumes`) from its metadata.
@@ -440,18 +448,18 @@ fn promoted_consumes(consume_rows: &[Row]) -> (Vec<Row>, usize) {
         .map(|(i, dups)| {
             let mut m = promoted_row(&cons[*i]);
             for &d in dups {
-                let dup = promoted_row(&cons[d]);
-                // the enum first, then the hints in their order
-                if let Some(e) = dup.get("enum").filter(|e| crate::pytext::truthy(e))
+                // what the duplicate's promoted copy holds of these: the enum first, then
+                // the hints in their order
+                let dup = cons[d].row;
+                if let Some(e @ Value::Array(_)) = dup.get("enum")
+                    && crate::pytext::truthy(e)
                     && !m.get("enum").is_some_and(crate::pytext::truthy)
                 {
                     m.insert("enum".into(), e.clone());
                 }
-                for (k, v) in dup.into_entries() {
-                    if CONTRACT_HINT_KEYS.contains(&k.as_ref())
-                        && !m.get(&k).is_some_and(crate::pytext::truthy)
-                    {
-                        m.insert(k, v);
+                for (k, v) in contract_hints(dup) {
+                    if !m.get(k).is_some_and(crate::pytext::truthy) {
+                        m.insert(k.into(), v.clone());
                     }
                 }
             }
