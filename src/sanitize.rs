@@ -147,6 +147,12 @@ pub fn path(p: &std::path::Path) -> String {
     line(&p.display().to_string())
 }
 
+/// `n` and the noun for it, plural unless `n` is 1 (`1 tool`, `0 tools`, `2 edges`): the
+/// counts in messages.
+pub fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Prints one message to stderr as one sanitised line (the sink for every error and
 /// warning a command prints: file names and values inside cannot reach the terminal raw).
 pub fn eprint_line(msg: impl AsRef<str>) {
@@ -217,6 +223,13 @@ fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_is_singular_for_one_only() {
+        assert_eq!(count(1, "tool"), "1 tool");
+        assert_eq!(count(0, "orphan tool"), "0 orphan tools");
+        assert_eq!(count(264_646, "edge"), "264646 edges");
+    }
 
     #[test]
     fn quoted_text_escapes_as_the_sanitiser_shows_text() {

@@ -924,6 +924,14 @@ fn the_summary_line_and_the_help_say_it_in_plain_words() {
     let (g, err) = build_ok_with("one.json", spec.as_bytes(), &[]);
     assert_eq!(g["tools"].as_object().unwrap().len(), 1);
     assert!(err.contains("built 1 tool, 0 edges in "), "{err}");
+    assert!(
+        err.contains(", 1 tool from 1 operation in the specs"),
+        "{err}"
+    );
+    assert!(
+        err.contains("graph: 0 edges, 0 producer edges, 1 orphan tool\n"),
+        "{err}"
+    );
     let help = bin().arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(

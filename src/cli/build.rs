@@ -110,11 +110,9 @@ pub fn run(args: BuildArgs) -> u8 {
     }
     if !args.quiet {
         crate::sanitize::eprint_line(format!(
-            "built {} tool{}, {} edge{} in {:.2} s ({:.2} s with writing) -> {}",
-            built.tool_count,
-            if built.tool_count == 1 { "" } else { "s" },
-            built.edge_count,
-            if built.edge_count == 1 { "" } else { "s" },
+            "built {}, {} in {:.2} s ({:.2} s with writing) -> {}",
+            crate::sanitize::count(built.tool_count as u64, "tool"),
+            crate::sanitize::count(built.edge_count as u64, "edge"),
             t_build,
             t0.elapsed().as_secs_f64(),
             crate::sanitize::line(&args.output)
@@ -143,9 +141,10 @@ fn graphql_summary(
 ) -> String {
     let ready = !issues.iter().any(|i| i.severity == "blocker");
     let mut out = format!(
-        "readiness: {} (GraphQL ingest), {} tools from {fields} root fields in the schema\n",
+        "readiness: {} (GraphQL ingest), {} from {} in the schema\n",
         if ready { "ready" } else { "not ready" },
-        built.tool_count,
+        crate::sanitize::count(built.tool_count as u64, "tool"),
+        crate::sanitize::count(fields as u64, "root field"),
     );
     for l in ingest::graphql::issue_lines(issues) {
         out.push_str(&l);
@@ -154,7 +153,10 @@ fn graphql_summary(
     if !ready && issues.iter().any(|i| i.code == "graphql_endpoint_required") {
         out.push_str("  (pass --endpoint URL to make the tools executable)\n");
     }
-    out.push_str(&format!("graph: {} edges\n", built.edge_count));
+    out.push_str(&format!(
+        "graph: {}\n",
+        crate::sanitize::count(built.edge_count as u64, "edge")
+    ));
     out
 }
 

@@ -412,7 +412,7 @@ pub fn write_pretty_frozen(out: &mut String, s: &str, level: usize) -> bool {
 /// Shared texts shorter than this are laid out each time (the lookup would cost as much).
 const PRETTY_FROM: usize = 256;
 /// The laid-out texts a thread keeps, in bytes, at most.
-const PRETTY_KEPT: usize = 32 << 20;
+const PRETTY_KEPT: usize = 16 << 20;
 
 /// Shared texts met at a level (`None`), or met again and laid out (`Some`).
 #[derive(Default)]

@@ -365,7 +365,11 @@ pub fn build_and_load_quiet(
     opts.progress.report(
         "loading the built graph",
         1.0,
-        &format!("{} tools, {} edges", built.tool_count, built.edge_count),
+        &format!(
+            "{}, {}",
+            crate::sanitize::count(built.tool_count as u64, "tool"),
+            crate::sanitize::count(built.edge_count as u64, "edge")
+        ),
     );
     let text = artifact::to_compact(&built.value);
     let name = paths.join(",");

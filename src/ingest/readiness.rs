@@ -1091,9 +1091,11 @@ pub fn summary_text(artifact: &Value) -> String {
         String::new()
     };
     let mut out = format!(
-        "readiness: {} (score {}), {tools} tools from {operations} operations in the specs{skipped}\n",
+        "readiness: {} (score {}), {} from {} in the specs{skipped}\n",
         s["status"].as_str().unwrap_or("?"),
         s["readiness_score"],
+        crate::sanitize::count(tools, "tool"),
+        crate::sanitize::count(operations, "operation"),
     );
     if let Some(issues) = r["issues"].as_array() {
         let mut counts: IndexMap<(String, String), usize> = Default::default();
@@ -1109,9 +1111,12 @@ pub fn summary_text(artifact: &Value) -> String {
         }
     }
     let gr = &r["graph_readiness"];
+    let n = |k: &str| gr[k].as_u64().unwrap_or(0);
     out.push_str(&format!(
-        "graph: {} edges, {} producer edges, {} orphan tools\n",
-        gr["edge_count"], gr["producer_edge_count"], gr["orphan_tool_count"]
+        "graph: {}, {}, {}\n",
+        crate::sanitize::count(n("edge_count"), "edge"),
+        crate::sanitize::count(n("producer_edge_count"), "producer edge"),
+        crate::sanitize::count(n("orphan_tool_count"), "orphan tool"),
     ));
     out
 }

@@ -28,10 +28,10 @@ pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
     let _ = writeln!(
         out,
         // the query quoted as the sanitiser shows it (`{:?}` would double its `\x1b`)
-        "{} - {} tools, {} edges | query \"{}\"",
+        "{} - {}, {} | query \"{}\"",
         line(&g.info.source),
-        g.tool_count(),
-        g.edge_count(),
+        crate::sanitize::count(g.tool_count() as u64, "tool"),
+        crate::sanitize::count(g.edge_count() as u64, "edge"),
         line(&r.query)
     );
     if r.rows.is_empty() {
@@ -40,7 +40,7 @@ pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
     }
     let _ = writeln!(
         out,
-        "intent {} (read {:.3} write {:.3} delete {:.3}) | seeds {}{} | visited {} nodes, {} edges | budget {}/{} tokens{}",
+        "intent {} (read {:.3} write {:.3} delete {:.3}) | seeds {}{} | visited {}, {} | budget {}/{} tokens{}",
         r.intent_label.as_str(),
         r.intent.read,
         r.intent.write,
@@ -51,8 +51,8 @@ pub fn retrieval_table(engine: &Engine, r: &Retrieval) -> String {
         } else {
             ""
         },
-        r.stats.visited_nodes,
-        r.stats.visited_edges,
+        crate::sanitize::count(r.stats.visited_nodes as u64, "node"),
+        crate::sanitize::count(r.stats.visited_edges as u64, "edge"),
         r.stats.token_budget_used,
         r.params.token_budget,
         if r.stats.learning_applied {

@@ -501,7 +501,11 @@ fn index_graph(graph: crate::model::Graph, step: &mut impl FnMut(&str, f64, Stri
     step(
         "building the BM25 index",
         0.85,
-        format!("{} tools, {} edges", graph.tool_count(), graph.edge_count()),
+        format!(
+            "{}, {}",
+            crate::sanitize::count(graph.tool_count() as u64, "tool"),
+            crate::sanitize::count(graph.edge_count() as u64, "edge")
+        ),
     );
     let engine = Engine::new(graph);
     step("ready", 1.0, String::new());
