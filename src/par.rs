@@ -41,18 +41,23 @@ pub fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync
 /// Chunks per thread in the shared queue of [`map_mut`] and [`map`].
 const CHUNKS_PER_THREAD: usize = 16;
 
-/// `items.iter().map(f).collect()`, in parallel, in order (chunks from a shared queue).
-pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// `items.iter().map(f).collect()`, in parallel, in order (chunks from a shared queue). A
+/// result may borrow from its item.
+pub fn map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
     map_from(items, MIN_PARALLEL, f)
 }
 
 /// [`map`] for items that each cost a query or more (suite cases, triage, replayed
 /// records): parallel from two items on.
-pub fn map_heavy<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub fn map_heavy<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
     map_from(items, 2, f)
 }
 
-fn map_from<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+fn map_from<'a, T: Sync, R: Send>(
+    items: &'a [T],
+    min: usize,
+    f: impl Fn(&'a T) -> R + Sync,
+) -> Vec<R> {
     let n = threads();
     if n == 1 || items.len() < min {
         return items.iter().map(f).collect();

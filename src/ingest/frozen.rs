@@ -296,18 +296,29 @@ pub fn is_frozen(v: &Value) -> bool {
 
 /// The `$ref` array text and the compact JSON of a frozen subtree.
 pub fn thaw(s: &str) -> Option<(&str, &str)> {
+    thaw_numbered(s).map(|(_, refs, body)| (refs, body))
+}
+
+/// [`thaw`], with the number of a shared text (`None` for a text held in its value).
+fn thaw_numbered(s: &str) -> Option<(Option<u64>, &str, &str)> {
     if s.as_bytes().first() != Some(&0) {
         // not even the mark's first byte: the common case, decided without a comparison
         return None;
     }
     let rest = s.strip_prefix(mark())?;
-    let rest = match rest.strip_prefix('\u{2}') {
-        Some(n) => table::text(n.parse().ok()?)?,
-        None => rest,
+    let (number, rest) = match rest.strip_prefix('\u{2}') {
+        Some(n) => {
+            let n = n.parse().ok()?;
+            (Some(n), table::text(n)?)
+        }
+        None => (None, rest),
     };
     let (len, rest) = rest.split_once('\u{1}')?;
     let len: usize = len.parse().ok()?;
-    (rest.len() >= len && rest.is_char_boundary(len)).then(|| rest.split_at(len))
+    (rest.len() >= len && rest.is_char_boundary(len)).then(|| {
+        let (refs, body) = rest.split_at(len);
+        (number, refs, body)
+    })
 }
 
 /// The `$ref` strings of a frozen subtree, in walk order.
@@ -370,15 +381,10 @@ pub fn freeze_member(m: &mut Map<String, Value>, key: &str) {
 /// times after (the tools of one resource repeat the same schemas and rows, and are
 /// written one after another); [`PRETTY_KEPT`] bytes at most, then forgotten.
 pub fn write_pretty_frozen(out: &mut String, s: &str, level: usize) -> bool {
-    let Some((_, body)) = thaw(s) else {
+    let Some((number, _, body)) = thaw_numbered(s) else {
         return false;
     };
-    let number = s
-        .strip_prefix(mark())
-        .and_then(|r| r.strip_prefix('\u{2}'))
-        .and_then(|n| n.parse::<u64>().ok())
-        .filter(|_| body.len() >= PRETTY_FROM);
-    let Some(number) = number else {
+    let Some(number) = number.filter(|_| body.len() >= PRETTY_FROM) else {
         write_pretty_from_compact(out, body, level);
         return true;
     };

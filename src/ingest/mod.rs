@@ -321,6 +321,17 @@ static WARNINGS: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(N
 
 /// Reports a build warning (an item the reference would skip or rename): printed to stderr,
 /// or collected while [`capture_warnings`] runs (the explorer owns the terminal then).
+/// Counts `k` once more in a tally by name (a new name goes last; no key is allocated for
+/// a name already counted).
+pub fn bump(counts: &mut indexmap::IndexMap<String, usize>, k: &str) {
+    match counts.get_mut(k) {
+        Some(c) => *c += 1,
+        None => {
+            counts.insert(k.to_string(), 1);
+        }
+    }
+}
+
 pub fn warn(msg: String) {
     let mut w = WARNINGS.lock().unwrap_or_else(|e| e.into_inner());
     match w.as_mut() {

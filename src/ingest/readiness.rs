@@ -85,12 +85,7 @@ impl EdgeTally {
         ]);
         self.total += 1;
         let r = r.as_ref().and_then(Value::as_str).unwrap_or("");
-        match self.rel.get_mut(r) {
-            Some(n) => *n += 1,
-            None => {
-                self.rel.insert(r.to_string(), 1);
-            }
-        }
+        super::bump(&mut self.rel, r);
         let ev = ev.as_ref().and_then(Value::as_str).unwrap_or("");
         let conf = conf.as_ref().and_then(Value::as_str).unwrap_or("");
         let cs = cs.as_ref().and_then(Value::as_f64).unwrap_or(0.0);
@@ -434,6 +429,20 @@ impl<'t> ToolFacts<'t> {
     }
 }
 
+/// The tools whose facts pass `keep`, in order.
+fn tools_where<'t>(
+    tools: &'t [ToolSchema],
+    facts: &[ToolFacts],
+    keep: impl Fn(&ToolFacts) -> bool,
+) -> Vec<&'t ToolSchema> {
+    tools
+        .iter()
+        .zip(facts)
+        .filter(|(_, f)| keep(f))
+        .map(|(t, _)| t)
+        .collect()
+}
+
 struct Issue {
     severity: &'static str,
     code: &'static str,
@@ -470,8 +479,7 @@ pub fn report(
     .into_iter()
     .flatten()
     .collect();
-    let refs: Vec<&ToolSchema> = tools.iter().collect();
-    let facts = crate::par::map(&refs, |t| ToolFacts::of(t));
+    let facts = crate::par::map(tools, ToolFacts::of);
     semantic_issues(tools, &facts, semantic_summary, &mut issues);
     let stats = graph_issues(tools, g, tally, edge_quality, &mut issues);
     sort_issues(&mut issues);
@@ -702,12 +710,7 @@ fn semantic_issues(
     issues: &mut Vec<Issue>,
 ) {
     // graph-level: canonical-action coverage below the semantic graph target
-    let unknown: Vec<&ToolSchema> = tools
-        .iter()
-        .zip(facts)
-        .filter(|(_, f)| f.action_unknown)
-        .map(|(t, _)| t)
-        .collect();
+    let unknown = tools_where(tools, facts, |f| f.action_unknown);
     let known_rate = rate(tools.len() - unknown.len(), tools.len());
     if !tools.is_empty() && known_rate < 0.9 {
         let samples: Vec<Value> = unknown
@@ -990,12 +993,7 @@ fn coverage(tools: &[ToolSchema], facts: &[ToolFacts], issues: &[Issue], sem: &V
         c.body_view += x.body_view;
     }
     let sources = c.consumes + c.produces + links;
-    let envelopes: Vec<&ToolSchema> = tools
-        .iter()
-        .zip(facts)
-        .filter(|(_, f)| f.envelope)
-        .map(|(t, _)| t)
-        .collect();
+    let envelopes = tools_where(tools, facts, |f| f.envelope);
     let samples: Vec<Value> = envelopes
         .iter()
         .take(20)

@@ -458,6 +458,12 @@ impl OutGraph {
         i
     }
 
+    /// Each tool's node index, looked up (or made) once: for stages that add many edges
+    /// between tools.
+    pub fn tool_nodes(&mut self, tools: &[ToolSchema]) -> Vec<usize> {
+        tools.iter().map(|t| self.node_index(&t.name)).collect()
+    }
+
     pub fn has_node(&self, id: &str) -> bool {
         self.nodes.contains_key(id)
     }

@@ -433,20 +433,14 @@ fn detected_edges(list: &[ToolSchema], graph: &mut OutGraph) -> (EdgeStats, bool
             a.insert("evidence".into(), json!(ev));
             Some((conf, EdgeAttrs::new(a)))
         });
-        // every tool's node, looked up once
-        let node: Vec<usize> = list.iter().map(|t| graph.node_index(&t.name)).collect();
+        let node = graph.tool_nodes(list);
         for (r, kept) in found.relations.iter().zip(attrs) {
             let Some((conf, a)) = kept else {
                 stats.dropped += 1;
                 continue;
             };
             *stats.by_conf.entry(conf).or_default() += 1;
-            match stats.by_relation.get_mut(r.relation) {
-                Some(n) => *n += 1,
-                None => {
-                    stats.by_relation.insert(r.relation.to_string(), 1);
-                }
-            }
+            crate::ingest::bump(&mut stats.by_relation, r.relation);
             if labels[r.source] != labels[r.target] {
                 stats.cross_source += 1;
             }

@@ -271,11 +271,7 @@ fn rank_producers(
 /// order, once each) and each tool's consumed keys by kind (the echo check).
 fn indexes(flows: &[FlowRows]) -> (Index<'_>, Consumed<'_>) {
     // the producer index on this thread, the consumers' key sets beside it
-    std::thread::scope(|sc| {
-        let cons_keys = sc.spawn(|| consumed(flows));
-        let index = producer_index(flows);
-        (index, cons_keys.join().expect("consumer keys thread"))
-    })
+    crate::par::join(|| producer_index(flows), || consumed(flows))
 }
 
 fn producer_index(flows: &[FlowRows]) -> Index<'_> {
@@ -335,8 +331,7 @@ pub fn data_flow_edges(tools: &mut [ToolSchema], graph: &mut OutGraph) -> Value 
     });
     let (mut added, mut merged) = (0, 0);
     let mut counts = Skips::default();
-    // every tool's node, looked up once
-    let node: Vec<usize> = tools.iter().map(|t| graph.node_index(&t.name)).collect();
+    let node = graph.tool_nodes(tools);
     for plan in planned {
         counts.add(&plan.skips);
         for (ci, p, a) in plan.edges {

@@ -993,31 +993,30 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
     let (mut ak, mut rk, mut mk) = (0, 0, 0);
     let mut unknown_samples: Vec<Value> = Vec::new();
     // what each tool says, read on every core; then counted in the tools' order
-    let refs: Vec<&ToolSchema> = tools.iter().collect();
-    let said = crate::par::map(&refs, |t| SemFacts::of(t));
+    let said = crate::par::map(tools, SemFacts::of);
     for (t, f) in tools.iter().zip(&said) {
         let (a, r) = (f.action, f.resource);
         if !a.is_empty() && a != "unknown" {
             ak += 1;
         }
-        bump(&mut actions, a);
+        crate::ingest::bump(&mut actions, a);
         if !r.is_empty() && r != "unassigned" {
             rk += 1;
-            bump(&mut resources, r);
+            crate::ingest::bump(&mut resources, r);
         } else {
-            bump(&mut resources, "unassigned");
+            crate::ingest::bump(&mut resources, "unassigned");
         }
         let pm = f.module;
         match pm {
             Some(pm) if pm.contains('/') => {
                 mk += 1;
-                bump(&mut modules, &pm.replace('/', "_"));
+                crate::ingest::bump(&mut modules, &pm.replace('/', "_"));
             }
             Some(pm) => {
                 mk += 1;
-                bump(&mut modules, pm);
+                crate::ingest::bump(&mut modules, pm);
             }
-            None => bump(&mut modules, "unassigned"),
+            None => crate::ingest::bump(&mut modules, "unassigned"),
         }
         let mut missing = Vec::new();
         if a.is_empty() || a == "unknown" {
@@ -1032,8 +1031,8 @@ pub fn summary(tools: &[ToolSchema]) -> Value {
         if !missing.is_empty() && unknown_samples.len() < 20 {
             unknown_samples.push(unknown_sample(t, &missing));
         }
-        bump(&mut shapes, f.shape);
-        bump(&mut confs, f.confidence);
+        crate::ingest::bump(&mut shapes, f.shape);
+        crate::ingest::bump(&mut confs, f.confidence);
     }
     let mut mods: Vec<(&String, &usize)> = modules.iter().collect();
     mods.sort_by(|a, b| b.1.cmp(a.1));
@@ -1089,16 +1088,6 @@ impl<'t> SemFacts<'t> {
                 .filter(|pm| !pm.is_empty()),
             shape: g("result_shape"),
             confidence: g("semantic_confidence"),
-        }
-    }
-}
-
-/// Counts `k` once more (a new key goes last).
-fn bump(counts: &mut IndexMap<String, usize>, k: &str) {
-    match counts.get_mut(k) {
-        Some(c) => *c += 1,
-        None => {
-            counts.insert(k.to_string(), 1);
         }
     }
 }
