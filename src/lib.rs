@@ -17,6 +17,7 @@ pub mod limits;
 pub mod model;
 pub mod output;
 pub mod par;
+pub mod prefault;
 pub mod pytext;
 pub mod sanitize;
 pub mod sniff;

@@ -10,6 +10,7 @@ mod allocator;
 static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 fn main() -> ExitCode {
+    allocator::register_prefault();
     match toolscope::cli::Cli::try_parse() {
         Ok(cli) => toolscope::cli::run(cli),
         Err(e) => toolscope::cli::usage_error(e),

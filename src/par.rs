@@ -1,11 +1,17 @@
-//! The one way work runs on every core: scoped threads, one per core (at most 8), take
-//! chunks of a slice from a shared queue and results keep their order. The build's
-//! per-tool phases use [`map`] and [`map_mut`] (cheap items: small inputs stay on the
-//! calling thread); suite evaluation, triage, replay and Follow's classification use
-//! [`map_heavy`] (every item is a whole query or record); Follow reads the next lines
-//! while the last ones are classified with [`join`]; the build's artifact writer renders
-//! in bounded chunks taken in order with [`stream`]. A foundation module: it imports
-//! nothing of the crate.
+//! The one way work runs on every core: one worker per core (at most 8), in a pool that
+//! lives as long as the process, take chunks of a slice from a shared queue and results
+//! keep their order. The build's per-tool phases use [`map`] and [`map_mut`] (cheap items:
+//! small inputs stay on the calling thread); suite evaluation, triage, replay and Follow's
+//! classification use [`map_heavy`] (every item is a whole query or record); Follow reads
+//! the next lines while the last ones are classified with [`join`]; the build's artifact
+//! writer renders in bounded chunks taken in order with [`stream`]; the build's operations
+//! run on [`workers`], each with its own state. A foundation module: it imports nothing of
+//! the crate.
+//!
+//! The workers are rayon-core's pool, started at the first parallel call and kept: a thread
+//! that ends makes mimalloc collect its heap and hand its memory segments to the threads
+//! after it, which walk the growing list of those segments again at every end. A build
+//! that started and ended two threads per phase spent about 5% of its CPU time on that.
 
 /// Threads to use: the machine's cores, at most 8.
 pub fn threads() -> usize {
@@ -69,7 +75,55 @@ fn map_from<'a, T: Sync, R: Send>(
     }))
 }
 
-/// `n` scoped threads take items from `queue` until it is empty; every result, in no order.
+/// The pool's workers (built at the first call; `None` when no thread could be started:
+/// the work then runs on the calling thread).
+fn pool() -> Option<&'static rayon_core::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon_core::ThreadPoolBuilder::new()
+            .num_threads(threads())
+            .thread_name(|i| format!("par-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `work` once on each of `n` workers and `beside` on the calling thread meanwhile;
+/// the workers' results (in no order) and `beside`'s. A panic in any is resumed here once
+/// all have ended.
+fn on_workers<R: Send, B>(
+    n: usize,
+    work: impl Fn() -> R + Sync,
+    beside: impl FnOnce() -> B,
+) -> (Vec<R>, B) {
+    let Some(pool) = pool() else {
+        let done = (0..n).map(|_| work()).collect();
+        return (done, beside());
+    };
+    let done = std::sync::Mutex::new(Vec::with_capacity(n));
+    let (work, done_ref) = (&work, &done);
+    let b = pool.in_place_scope(|sc| {
+        for _ in 0..n {
+            sc.spawn(move |_| {
+                let r = work();
+                done_ref.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+            });
+        }
+        beside()
+    });
+    (done.into_inner().unwrap_or_else(|e| e.into_inner()), b)
+}
+
+/// Runs `work` once on every worker ([`threads`] of them) and `beside` on the calling
+/// thread meanwhile: each worker keeps its own state for the whole of its share (the
+/// build's operations, each worker with its `$ref` resolver), taking work from what they
+/// share. The workers' results in no order, and `beside`'s.
+pub fn workers<R: Send, B>(work: impl Fn() -> R + Sync, beside: impl FnOnce() -> B) -> (Vec<R>, B) {
+    on_workers(threads(), work, beside)
+}
+
+/// `n` workers take items from `queue` until it is empty; every result, in no order.
 fn drain<I, R>(n: usize, queue: I, work: impl Fn(I::Item) -> R + Sync) -> Vec<R>
 where
     I: Iterator + Send,
@@ -77,25 +131,20 @@ where
 {
     let queue = std::sync::Mutex::new(queue);
     let (queue, work) = (&queue, &work);
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..n)
-            .map(|_| {
-                sc.spawn(move || {
-                    let mut done = Vec::new();
-                    loop {
-                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-                        let Some(item) = next else { break };
-                        done.push(work(item));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    let (parts, ()) = on_workers(
+        n,
+        || {
+            let mut done = Vec::new();
+            loop {
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                let Some(item) = next else { break };
+                done.push(work(item));
+            }
+            done
+        },
+        || (),
+    );
+    parts.into_iter().flatten().collect()
 }
 
 /// Numbered chunk results, flattened in chunk order (into one allocation).
@@ -108,21 +157,25 @@ fn in_order<R>(mut parts: Vec<(usize, Vec<R>)>) -> Vec<R> {
     out
 }
 
-/// Runs `a` on this thread and `b` on a thread of its own at the same time, and returns
-/// both results (with one core, one after the other); a panic in either is resumed here.
+/// Runs `a` on this thread and `b` on a worker at the same time, and returns both results
+/// (with one core, one after the other); a panic in either is resumed here.
 pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
     if threads() == 1 {
         let ra = a();
         return (ra, b());
     }
-    std::thread::scope(|sc| {
-        let hb = sc.spawn(b);
-        let ra = a();
-        (
-            ra,
-            hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        )
-    })
+    let b = std::sync::Mutex::new(Some(b));
+    let (mut rb, ra) = on_workers(
+        1,
+        || {
+            (b.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .expect("run once"))()
+        },
+        a,
+    );
+    (ra, rb.pop().expect("the worker's result"))
 }
 
 /// Renders contiguous chunks of `items` in parallel: `f(chunk, index of its first item)`,
@@ -133,18 +186,8 @@ pub fn map_chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T], usize) -> R + 
         return vec![f(items, 0)];
     }
     let chunk = items.len().div_ceil(n);
-    let f = &f;
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .enumerate()
-            .map(|(i, part)| sc.spawn(move || f(part, i * chunk)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    let queue = items.chunks(chunk).enumerate();
+    in_order(drain(n, queue, |(i, part)| (i, vec![f(part, i * chunk)])))
 }
 
 /// Renders `items` a chunk of `chunk` items at a time on every core and hands each chunk's
@@ -185,11 +228,8 @@ pub fn stream<T: Sync, B: Send + Default, E>(
     };
     let (shared, render) = (&shared, &render);
     let part = move |i: usize| &items[i * chunk..((i + 1) * chunk).min(items.len())];
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..n)
-            .map(|_| sc.spawn(move || shared.work(|i, buf| render(part(i), i * chunk, buf))))
-            .collect();
-        // a thread that panics stops the stream (its guard); the panic is resumed below
+    // a worker that panics stops the stream (its guard); the panic is resumed here
+    let consume_all = || {
         let result = (0..total).try_for_each(|i| {
             let Some(mut buf) = shared.take(i) else {
                 return Ok(());
@@ -199,11 +239,14 @@ pub fn stream<T: Sync, B: Send + Default, E>(
             r
         });
         shared.stop();
-        for h in handles {
-            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        }
         result
-    })
+    };
+    on_workers(
+        n,
+        || shared.work(|i, buf| render(part(i), i * chunk, buf)),
+        consume_all,
+    )
+    .1
 }
 
 /// What the threads of [`stream`] share.

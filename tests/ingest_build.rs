@@ -146,6 +146,68 @@ fn the_build_is_the_same_with_either_allocator() {
     }
 }
 
+/// A build whose input is big enough has its arena faulted in ahead while it parses
+/// (`TOOLSCOPE_TIMING` says how much), and builds the same graph as with the system
+/// allocator (no arena, nothing faulted in).
+#[cfg(target_os = "linux")]
+#[test]
+fn memory_faulted_in_ahead_changes_nothing_built() {
+    // 400 operations with 8 KB descriptions: 3.3 MB, above the 64 MiB / 25 threshold
+    let long = "Lists the orders of one customer, newest first. ".repeat(170);
+    let mut paths = serde_json::Map::new();
+    for i in 0..400 {
+        paths.insert(
+            format!("/customers/{{customerId}}/orders{i}"),
+            serde_json::json!({"get": {
+                "operationId": format!("listOrders{i}"),
+                "description": long,
+                "parameters": [{"name": "customerId", "in": "path", "required": true,
+                                "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "OK", "content": {"application/json":
+                    {"schema": {"type": "object", "properties": {"orderId": {"type": "string"}}}}}}}
+            }}),
+        );
+    }
+    let spec = serde_json::json!({"openapi": "3.0.0", "info": {"title": "t", "version": "1"},
+                                  "paths": paths});
+    let dir = tmp();
+    let input = dir.join("big.openapi.json");
+    std::fs::write(&input, spec.to_string()).unwrap();
+    assert!(std::fs::metadata(&input).unwrap().len() > (64 << 20) / 25);
+    let run = |allocator: &str| {
+        let out = dir.join(format!("big-{allocator}.json"));
+        let o = bin()
+            .env("TOOLSCOPE_ALLOCATOR", allocator)
+            .env("TOOLSCOPE_TIMING", "1")
+            .arg("build")
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .args(["--quiet", "--force"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        (v, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let ((ahead, said), (system, quiet)) = (run("mimalloc"), run("system"));
+    let mib: usize = said
+        .lines()
+        .find_map(|l| l.strip_prefix("timing: faulting in "))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no prefault line in:\n{said}"));
+    assert!(mib >= 64, "{said}");
+    assert!(!quiet.contains("faulting in"), "{quiet}");
+    assert_eq!(ahead["tools"].as_object().map(|t| t.len()), Some(400));
+    for section in ["tools", "graph", "readiness_report", "edge_stats"] {
+        assert_eq!(
+            serde_json::to_string(&ahead[section]).unwrap(),
+            serde_json::to_string(&system[section]).unwrap(),
+            "{section}"
+        );
+    }
+}
+
 #[test]
 fn openapi3_fixture_gives_the_reference_edges() {
     let g = build_in(&fixture(""), &["users.openapi.json"]);

@@ -14,6 +14,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("sanitize", &[]),
     ("pytext", &[]),
     ("par", &[]),
+    ("prefault", &[]),
     ("jsonout", &["pytext", "sanitize"]),
     ("jsonin", &[]),
     // unit-test helpers (`#[cfg(test)]`: every layer's tests may use them)
@@ -67,8 +68,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "sniff", "model",
-            "demo", "engine", "ingest", "output", "lab", "evidence", "tui",
+            "error", "sanitize", "limits", "par", "prefault", "pytext", "jsonin", "jsonout",
+            "sniff", "model", "demo", "engine", "ingest", "output", "lab", "evidence", "tui",
         ],
     ),
 ];

@@ -70,6 +70,9 @@ pub fn run(args: BuildArgs) -> u8 {
     // this process builds one artifact, writes it and exits: repeated frozen text (the
     // same schemas and rows in many tools) is kept once
     ingest::frozen::share();
+    // the input is read and parsed on one core: the other faults in the memory the build
+    // is about to fill
+    crate::prefault::ahead_of_build(&args.inputs);
     let t0 = std::time::Instant::now();
     // warnings are held until the build ends: after a progress line is cleared, or, when
     // the build fails, folded into its one error line

@@ -282,42 +282,35 @@ fn build_tools<R: Send>(
     let (file, spec, swagger) = (ctx.file, ctx.spec, ctx.swagger);
     let chunk = jobs.len().div_ceil(threads * 32);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let (parts, beside): (Vec<Vec<Numbered>>, R) = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                let (next, servers, tool_of) = (&next, &ctx.servers, &tool_of);
-                let label = ctx.label;
-                sc.spawn(move || {
-                    let res = Resolver::new(file, spec).with_total(expanded);
-                    let tctx = Ctx {
-                        file,
-                        res: &res,
-                        swagger,
-                        spec,
-                        label,
-                        servers: servers.clone(),
-                    };
-                    let mut out = Vec::new();
-                    loop {
-                        let start = next.fetch_add(chunk, std::sync::atomic::Ordering::Relaxed);
-                        if start >= jobs.len() {
-                            break;
-                        }
-                        for (i, job) in jobs.iter().enumerate().skip(start).take(chunk) {
-                            out.push((i, tool_of(&tctx, job)));
-                        }
-                    }
-                    out
-                })
-            })
-            .collect::<Vec<_>>();
-        let beside = beside();
-        let parts = handles
-            .into_iter()
-            .map(|h| h.join().expect("operation builder thread"))
-            .collect();
-        (parts, beside)
-    });
+    let servers = &ctx.servers;
+    let label = ctx.label;
+    let (parts, beside): (Vec<Vec<Numbered>>, R) = crate::par::workers(
+        || {
+            let res = Resolver::new(file, spec).with_total(expanded);
+            let tctx = Ctx {
+                file,
+                res: &res,
+                swagger,
+                spec,
+                label,
+                servers: servers.clone(),
+            };
+            let mut out = Vec::new();
+            loop {
+                let start = next.fetch_add(chunk, std::sync::atomic::Ordering::Relaxed);
+                if start >= jobs.len() {
+                    break;
+                }
+                for (i, job) in jobs.iter().enumerate().skip(start).take(chunk) {
+                    out.push((i, tool_of(&tctx, job)));
+                }
+            }
+            // the workers live on: what this one cached of the spec's schemas goes now
+            super::leaves::clear_row_cache();
+            out
+        },
+        beside,
+    );
     let mut all: Vec<Numbered> = parts.into_iter().flatten().collect();
     all.sort_by_key(|x| x.0);
     (all.into_iter().map(|x| x.1).collect(), beside)
