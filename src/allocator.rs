@@ -108,6 +108,11 @@ const ARENA_BYTES: usize = 8 << 30;
 /// How much [`prefault`] faults in per call into the kernel.
 #[cfg(target_os = "linux")]
 const PREFAULT_STEP: usize = 16 << 20;
+/// The most [`prefault`] faults in, whatever the input's size: a big file that turns out not
+/// to be a spec fails its parse before the build would use this much, and its process then
+/// gives back what was faulted in (the 50k-operation spec takes 1.6 GiB).
+#[cfg(target_os = "linux")]
+const PREFAULT_MAX: usize = 4 << 30;
 
 /// The build's arena: where it starts and how many bytes it has (0 when not reserved).
 #[cfg(target_os = "linux")]
@@ -155,14 +160,15 @@ fn reserve_arena() {
 /// page's free list. `MADV_POPULATE_WRITE` backs a range as writing to it would, without
 /// writing (a page already there is left as it is), at a fraction of a fault's cost per
 /// page; the contents mimalloc sees are the zeroes a first touch would give. Never more
-/// than half the memory the system says is available.
+/// than [`PREFAULT_MAX`] or half the memory the system says is available.
 #[cfg(target_os = "linux")]
 fn prefault(bytes: usize) {
     let (start, size) = (
         ARENA[0].load(Ordering::Relaxed),
         ARENA[1].load(Ordering::Relaxed),
     );
-    let len = bytes.min(size).min(available_bytes() / 2) / PREFAULT_STEP * PREFAULT_STEP;
+    let len = bytes.min(size).min(PREFAULT_MAX).min(available_bytes() / 2) / PREFAULT_STEP
+        * PREFAULT_STEP;
     if start == 0 || len == 0 {
         return;
     }

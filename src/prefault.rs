@@ -8,12 +8,6 @@ use std::sync::OnceLock;
 
 static HOOK: OnceLock<fn(usize)> = OnceLock::new();
 
-/// How many bytes of memory a build uses per byte of specification it reads, at least:
-/// peak RSS against input size was 34x for GitHub's REST API (13 MB), 42x for the
-/// synthetic 10k-operation spec and 31x for the 50k one. Faulting in more than the build
-/// will touch would raise its peak, so this stays below all three.
-pub const BYTES_PER_INPUT_BYTE: usize = 25;
-
 /// Below this much memory to fault in, a thread is not worth starting.
 const AT_LEAST: usize = 64 << 20;
 
@@ -30,21 +24,4 @@ pub fn ahead(bytes: usize) {
     {
         hook(bytes);
     }
-}
-
-/// [`ahead`] for a build reading these inputs (local files; standard input and URLs count
-/// nothing).
-pub fn ahead_of_build(inputs: &[String]) {
-    let read: u64 = inputs
-        .iter()
-        .filter(|i| *i != "-" && !i.contains("://"))
-        .filter_map(|i| std::fs::metadata(i).ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum();
-    ahead(
-        usize::try_from(read)
-            .unwrap_or(usize::MAX)
-            .saturating_mul(BYTES_PER_INPUT_BYTE),
-    );
 }

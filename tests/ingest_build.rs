@@ -199,6 +199,21 @@ fn memory_faulted_in_ahead_changes_nothing_built() {
     assert!(mib >= 64, "{said}");
     assert!(!quiet.contains("faulting in"), "{quiet}");
     assert_eq!(ahead["tools"].as_object().map(|t| t.len()), Some(400));
+    // a file as big that is not a spec has nothing faulted in for it
+    let text = dir.join("big-text.json");
+    std::fs::write(&text, "a".repeat(4 << 20)).unwrap();
+    let o = bin()
+        .env("TOOLSCOPE_ALLOCATOR", "mimalloc")
+        .env("TOOLSCOPE_TIMING", "1")
+        .arg("build")
+        .arg(&text)
+        .arg("-o")
+        .arg(dir.join("never.json"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert!(!said.contains("faulting in"), "{said}");
     for section in ["tools", "graph", "readiness_report", "edge_stats"] {
         assert_eq!(
             serde_json::to_string(&ahead[section]).unwrap(),
