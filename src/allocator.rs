@@ -153,34 +153,44 @@ fn reserve_arena() {
     }
 }
 
-/// Faults in the first `bytes` of the build's arena on a thread of its own, while the build
-/// reads and parses its input on one core (the other would wait): the pages the build is
-/// about to fill are then there when it touches them. A build spends about a tenth of its
-/// CPU time in page faults otherwise, two thirds of them while mimalloc threads a fresh
-/// page's free list. `MADV_POPULATE_WRITE` backs a range as writing to it would, without
-/// writing (a page already there is left as it is), at a fraction of a fault's cost per
-/// page; the contents mimalloc sees are the zeroes a first touch would give. Never more
-/// than [`PREFAULT_MAX`] or half the memory the system says is available.
+/// Faults in the build's arena from its start on a thread of its own: `now` bytes at once,
+/// while the build reads and parses its input on one core (the other would wait), and
+/// `after_read` bytes more once the input has been read and parsed (a truncated spec then
+/// costs no more than its parse). The pages the build is about to fill are then there when
+/// it touches them. A build spends about a tenth of its CPU time in page faults otherwise,
+/// two thirds of them while mimalloc threads a fresh page's free list.
+/// `MADV_POPULATE_WRITE` backs a range as writing to it would, without writing (a page
+/// already there is left as it is), at a fraction of a fault's cost per page; the contents
+/// mimalloc sees are the zeroes a first touch would give. Never more than [`PREFAULT_MAX`]
+/// or half the memory the system (or the process's memory cgroup) says is available.
 #[cfg(target_os = "linux")]
-fn prefault(bytes: usize) {
+fn prefault(now: usize, after_read: usize) {
     let (start, size) = (
         ARENA[0].load(Ordering::Relaxed),
         ARENA[1].load(Ordering::Relaxed),
     );
-    let len = bytes.min(size).min(PREFAULT_MAX).min(available_bytes() / 2) / PREFAULT_STEP
-        * PREFAULT_STEP;
+    let cap = size.min(PREFAULT_MAX).min(available_bytes() / 2);
+    let steps = |b: usize| b.min(cap) / PREFAULT_STEP * PREFAULT_STEP;
+    let (first, len) = (steps(now), steps(now.saturating_add(after_read)));
     if start == 0 || len == 0 {
         return;
     }
     let timing = std::env::var_os("TOOLSCOPE_TIMING").is_some();
     if timing {
         // said before the thread starts: a small build can end before it does
-        eprintln!("timing: faulting in {} MiB ahead", len >> 20);
+        eprintln!(
+            "timing: faulting in {} MiB ahead, {} MiB of it once the input is read",
+            len >> 20,
+            (len - first) >> 20
+        );
     }
     let job = move || {
         let t = std::time::Instant::now();
         let mut done = 0;
         while done < len {
+            while done >= first && !toolscope::prefault::input_read() {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
             // SAFETY: the range lies inside the arena mimalloc reserved for this process
             // (mapped readable and writable for its whole life); populating changes no
             // byte a program can see, only which pages are backed.
@@ -209,17 +219,50 @@ fn prefault(bytes: usize) {
         .spawn(job);
 }
 
-/// `MemAvailable` from `/proc/meminfo`, in bytes (0 when it cannot be read).
+/// The memory available to this process, in bytes: `MemAvailable` from `/proc/meminfo`,
+/// or less when the process's memory cgroup (v2 or v1) has less room under its limit
+/// (0 when none of it can be read).
 #[cfg(target_os = "linux")]
 fn available_bytes() -> usize {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let system = read("/proc/meminfo")
         .and_then(|m| {
             let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
             let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
             Some(kib.saturating_mul(1024))
         })
-        .unwrap_or(0)
+        .unwrap_or(0);
+    let number = |p: String| read(&p).and_then(|t| t.trim().parse::<usize>().ok());
+    let cgroup = read("/proc/self/cgroup").and_then(|c| {
+        c.lines().find_map(|l| {
+            let (v1, path) = if let Some(p) = l.strip_prefix("0::") {
+                (false, p)
+            } else {
+                let mut f = l.splitn(3, ':');
+                let (_, controllers, path) = (f.next()?, f.next()?, f.next()?);
+                if !controllers.split(',').any(|c| c == "memory") {
+                    return None;
+                }
+                (true, path)
+            };
+            let path = path.trim_end_matches('/');
+            let (limit, used) = if v1 {
+                let d = format!("/sys/fs/cgroup/memory{path}");
+                (
+                    number(format!("{d}/memory.limit_in_bytes"))?,
+                    number(format!("{d}/memory.usage_in_bytes"))?,
+                )
+            } else {
+                let d = format!("/sys/fs/cgroup{path}");
+                (
+                    number(format!("{d}/memory.max"))?,
+                    number(format!("{d}/memory.current"))?,
+                )
+            };
+            Some(limit.saturating_sub(used))
+        })
+    });
+    cgroup.map_or(system, |room| room.min(system))
 }
 
 /// Registers [`prefault`] with the library, which calls it once a build knows the size of

@@ -702,6 +702,19 @@ impl<R: std::io::BufRead> Lines<R> {
     }
 }
 
+/// What an input with nothing but whitespace in it is called: `empty file`, or how many
+/// bytes of whitespace it holds.
+pub fn blank_input(text: &str) -> String {
+    if text.is_empty() {
+        "empty file".into()
+    } else {
+        format!(
+            "nothing but whitespace ({}): no JSON or YAML in it",
+            crate::sanitize::count(text.len() as u64, "byte")
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

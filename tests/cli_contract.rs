@@ -58,6 +58,11 @@ fn bad_inputs_give_one_line_errors_with_exit_code_2() {
     assert_input_error(&d.join("missing.json"), "missing.json", "no such file");
     assert_input_error(&write(&d, "empty.json", b""), "empty.json", "empty file");
     assert_input_error(
+        &write(&d, "blank.json", b"\n \n\n"),
+        "blank.json",
+        "nothing but whitespace (4 bytes)",
+    );
+    assert_input_error(
         &write(&d, "trunc.json", b"{\"graph\": {\"nodes\": [\n"),
         ":2:",
         "truncated JSON",

@@ -35,7 +35,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "ingest",
         &[
-            "error", "sanitize", "limits", "par", "pytext", "jsonin", "jsonout", "model",
+            "error", "sanitize", "limits", "par", "prefault", "pytext", "jsonin", "jsonout",
+            "model",
         ],
     ),
     (

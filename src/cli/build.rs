@@ -72,7 +72,11 @@ pub fn run(args: BuildArgs) -> u8 {
     ingest::frozen::share();
     // the input is read and parsed on one core: the other faults in the memory the build
     // is about to fill
-    crate::prefault::ahead(spec_bytes(&args.inputs).saturating_mul(BYTES_PER_SPEC_BYTE));
+    let spec = spec_bytes(&args.inputs);
+    crate::prefault::ahead(
+        spec.saturating_mul(BYTES_WHILE_PARSING),
+        spec.saturating_mul(BYTES_PER_SPEC_BYTE - BYTES_WHILE_PARSING),
+    );
     let t0 = std::time::Instant::now();
     // warnings are held until the build ends: after a progress line is cleared, or, when
     // the build fails, folded into its one error line
@@ -140,6 +144,9 @@ pub fn run(args: BuildArgs) -> u8 {
 /// 10k-operation spec and 31x for the 50k one. Faulting in more than the build will touch
 /// would raise its peak, so this stays below all three.
 const BYTES_PER_SPEC_BYTE: usize = 25;
+/// Of those, what reading and parsing the spec fills (its tree takes about 8 bytes per byte
+/// of JSON): faulted in at once, the rest once the spec has parsed.
+const BYTES_WHILE_PARSING: usize = 10;
 
 /// The bytes of the inputs that are local files whose head reads as a spec (standard input,
 /// URLs and anything else count nothing: a file that is not a spec is refused before the

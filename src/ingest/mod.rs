@@ -93,6 +93,7 @@ pub fn build_paths(paths: &[String], opts: &BuildOptions) -> Result<Built, Input
         docs.push(source::read_document(p)?);
     }
     build::collection::phase(&mut t0, "read inputs");
+    crate::prefault::set_input_read();
     build_documents(docs, opts)
 }
 

@@ -75,7 +75,7 @@ pub fn parse_document(name: &str, bytes: Vec<u8>) -> Result<Document, InputError
     let text = into_text(name, bytes)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if text.trim().is_empty() {
-        return Err(InputError::new(name, "", "empty file".into()));
+        return Err(InputError::new(name, "", crate::limits::blank_input(text)));
     }
     let first = text.trim_start().chars().next().unwrap_or(' ');
     let (value, yaml) = if first == '{' || first == '[' {

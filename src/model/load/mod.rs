@@ -280,7 +280,11 @@ fn check_start(name: &str, text: &SourceText) -> Result<(), InputError> {
         ));
     }
     if text.bytes().all(|b| b.is_ascii_whitespace()) {
-        return Err(InputError::new(name, "", "empty file".into()));
+        return Err(InputError::new(
+            name,
+            "",
+            crate::limits::blank_input(text.as_str()),
+        ));
     }
     if !text.trim_start().starts_with('{') {
         let first = text.trim_start().chars().next().unwrap_or(' ');
