@@ -154,62 +154,69 @@ fn reserve_arena() {
 }
 
 /// Faults in the build's arena from its start on a thread of its own: `now` bytes at once,
-/// while the build reads and parses its input on one core (the other would wait), and
-/// `after_read` bytes more once the input has been read and parsed (a truncated spec then
-/// costs no more than its parse). The pages the build is about to fill are then there when
-/// it touches them. A build spends about a tenth of its CPU time in page faults otherwise,
-/// two thirds of them while mimalloc threads a fresh page's free list.
-/// `MADV_POPULATE_WRITE` backs a range as writing to it would, without writing (a page
-/// already there is left as it is), at a fraction of a fault's cost per page; the contents
-/// mimalloc sees are the zeroes a first touch would give. Never more than [`PREFAULT_MAX`]
-/// or half the memory the system (or the process's memory cgroup) says is available.
+/// while the build reads and parses its input on one core (the other would wait), and what
+/// [`toolscope::prefault::after_read`] says once the input has parsed (a truncated spec
+/// then costs no more than its parse, a spec of few operations no more than they use).
+/// The pages the build is about to fill are then there when it touches them. A build
+/// spends about a tenth of its CPU time in page faults otherwise, two thirds of them while
+/// mimalloc threads a fresh page's free list. `MADV_POPULATE_WRITE` backs a range as
+/// writing to it would, without writing (a page already there is left as it is), at a
+/// fraction of a fault's cost per page; the contents mimalloc sees are the zeroes a first
+/// touch would give. Never more than [`PREFAULT_MAX`] or half the memory the system (or
+/// the process's memory cgroup) says is available.
 #[cfg(target_os = "linux")]
-fn prefault(now: usize, after_read: usize) {
+fn prefault(now: usize) {
     let (start, size) = (
         ARENA[0].load(Ordering::Relaxed),
         ARENA[1].load(Ordering::Relaxed),
     );
     let cap = size.min(PREFAULT_MAX).min(available_bytes() / 2);
-    let steps = |b: usize| b.min(cap) / PREFAULT_STEP * PREFAULT_STEP;
-    let (first, len) = (steps(now), steps(now.saturating_add(after_read)));
-    if start == 0 || len == 0 {
+    let steps = move |b: usize| b.min(cap) / PREFAULT_STEP * PREFAULT_STEP;
+    let first = steps(now);
+    if start == 0 || first == 0 {
         return;
     }
     let timing = std::env::var_os("TOOLSCOPE_TIMING").is_some();
     if timing {
         // said before the thread starts: a small build can end before it does
-        eprintln!(
-            "timing: faulting in {} MiB ahead, {} MiB of it once the input is read",
-            len >> 20,
-            (len - first) >> 20
-        );
+        eprintln!("timing: faulting in {} MiB ahead of the parse", first >> 20);
     }
     let job = move || {
         let t = std::time::Instant::now();
-        let mut done = 0;
-        while done < len {
-            while done >= first && !toolscope::prefault::input_read() {
-                std::thread::sleep(std::time::Duration::from_millis(2));
+        let populate = |from: usize, to: usize| {
+            let mut done = from;
+            while done < to {
+                // SAFETY: the range lies inside the arena mimalloc reserved for this
+                // process (mapped readable and writable for its whole life); populating
+                // changes no byte a program can see, only which pages are backed.
+                let r = unsafe {
+                    libc::madvise(
+                        (start + done) as *mut libc::c_void,
+                        PREFAULT_STEP,
+                        libc::MADV_POPULATE_WRITE,
+                    )
+                };
+                if r != 0 {
+                    return None; // a kernel before 5.14, or memory refused
+                }
+                done += PREFAULT_STEP;
             }
-            // SAFETY: the range lies inside the arena mimalloc reserved for this process
-            // (mapped readable and writable for its whole life); populating changes no
-            // byte a program can see, only which pages are backed.
-            let r = unsafe {
-                libc::madvise(
-                    (start + done) as *mut libc::c_void,
-                    PREFAULT_STEP,
-                    libc::MADV_POPULATE_WRITE,
-                )
-            };
-            if r != 0 {
-                break; // a kernel before 5.14, or memory refused: the build faults as usual
+            Some(done)
+        };
+        let Some(done) = populate(0, first) else {
+            return;
+        };
+        let more = loop {
+            match toolscope::prefault::after_read() {
+                Some(more) => break more,
+                None => std::thread::sleep(std::time::Duration::from_millis(2)),
             }
-            done += PREFAULT_STEP;
-        }
+        };
+        let end = populate(done, steps(first.saturating_add(more)).max(first));
         if timing {
             eprintln!(
                 "timing: {} MiB faulted in ahead in {:.3} s",
-                done >> 20,
+                end.unwrap_or(done) >> 20,
                 t.elapsed().as_secs_f64()
             );
         }

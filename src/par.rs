@@ -13,12 +13,16 @@
 //! after it, which walk the growing list of those segments again at every end. A build
 //! that started and ended two threads per phase spent about 5% of its CPU time on that.
 
-/// Threads to use: the machine's cores, at most 8.
+/// Threads to use: the machine's cores, at most 8 (asked once: the pool has this many
+/// workers for the life of the process, and asking reads the cgroup's CPU quota).
 pub fn threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8)
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 8)
+    })
 }
 
 /// Below this many items a phase runs on the calling thread (spawning costs more).
@@ -164,18 +168,17 @@ pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> 
         let ra = a();
         return (ra, b());
     }
-    let b = std::sync::Mutex::new(Some(b));
-    let (mut rb, ra) = on_workers(
-        1,
-        || {
-            (b.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-                .expect("run once"))()
-        },
-        a,
-    );
-    (ra, rb.pop().expect("the worker's result"))
+    let Some(pool) = pool() else {
+        let ra = a();
+        return (ra, b());
+    };
+    let mut rb = None;
+    let slot = &mut rb;
+    let ra = pool.in_place_scope(|sc| {
+        sc.spawn(move |_| *slot = Some(b()));
+        a()
+    });
+    (ra, rb.expect("the scope ran b"))
 }
 
 /// Renders contiguous chunks of `items` in parallel: `f(chunk, index of its first item)`,

@@ -72,11 +72,8 @@ pub fn run(args: BuildArgs) -> u8 {
     ingest::frozen::share();
     // the input is read and parsed on one core: the other faults in the memory the build
     // is about to fill
-    let spec = spec_bytes(&args.inputs);
-    crate::prefault::ahead(
-        spec.saturating_mul(BYTES_WHILE_PARSING),
-        spec.saturating_mul(BYTES_PER_SPEC_BYTE - BYTES_WHILE_PARSING),
-    );
+    let spec = spec_bytes(args.inputs.iter().filter(local));
+    crate::prefault::ahead(spec.saturating_mul(BYTES_WHILE_PARSING));
     let t0 = std::time::Instant::now();
     // warnings are held until the build ends: after a progress line is cleared, or, when
     // the build fails, folded into its one error line
@@ -139,27 +136,21 @@ pub fn run(args: BuildArgs) -> u8 {
     super::EXIT_OK
 }
 
-/// How many bytes of memory a build uses per byte of spec it reads, at least: peak RSS
-/// against input size was 34x for GitHub's REST API (13 MB), 42x for the synthetic
-/// 10k-operation spec and 31x for the 50k one. Faulting in more than the build will touch
-/// would raise its peak, so this stays below all three.
-const BYTES_PER_SPEC_BYTE: usize = 25;
-/// Of those, what reading and parsing the spec fills (its tree takes about 8 bytes per byte
-/// of JSON): faulted in at once, the rest once the spec has parsed.
+/// What reading and parsing a spec fills per byte of it, at least (a JSON spec's tree
+/// takes about 8 bytes per byte; a spec that is mostly one long text, about 1, but its
+/// tools then copy that text many times): faulted in while it parses. What the later
+/// stages fill is faulted in once the spec has parsed (`ingest` says how much).
 const BYTES_WHILE_PARSING: usize = 10;
 
-/// The bytes of the inputs that are local files whose head reads as a spec (standard input,
-/// URLs and anything else count nothing: a file that is not a spec is refused before the
+/// The bytes of the local inputs that are regular files whose head reads as a spec (anything
+/// else counts nothing: a file that is not a spec is refused before the
 /// build would use memory for it).
-fn spec_bytes(inputs: &[String]) -> usize {
-    let read: u64 = inputs
-        .iter()
-        .filter(|i| *i != "-" && !i.contains("://"))
+fn spec_bytes<'a>(local: impl Iterator<Item = &'a String>) -> usize {
+    let read: u64 = local
         .map(std::path::Path::new)
-        .filter(|p| crate::sniff::sniff_path(p).is_ok_and(|k| k == crate::sniff::Kind::Spec))
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
+        .filter_map(|p| Some((p, std::fs::metadata(p).ok().filter(|m| m.is_file())?.len())))
+        .filter(|(p, _)| crate::sniff::sniff_path(p).is_ok_and(|k| k == crate::sniff::Kind::Spec))
+        .map(|(_, len)| len)
         .sum();
     usize::try_from(read).unwrap_or(usize::MAX)
 }
