@@ -348,7 +348,10 @@ fn openapi3_fixture_gives_the_reference_edges() {
 /// frequency floor and shared-ref evidence; the semantic summary; and the whole readiness
 /// report with its graph-level issues (`graph-*`: candidates without data flow, isolated
 /// tools, weak edge evidence, a ready collection, bare paths with a schema-less body and
-/// unassigned resources, one oversized module). `fuzz-<seed>` are specs of
+/// unassigned resources, one oversized module); operations that share their responses
+/// (`shared-responses*`: the same responses under other `produces`, with links, in another
+/// member order, through a path item that is a `$ref`, whose operationIds are renamed but
+/// not marked as duplicates). `fuzz-<seed>` are specs of
 /// `scripts/fuzz_specs.py` on which the differential fuzzing found a difference (auth rows
 /// and merged parameters, promoted-consume merging, duplicate operationIds, evidence merges).
 #[test]

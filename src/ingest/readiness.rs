@@ -258,6 +258,20 @@ pub struct ContractCounts {
 }
 
 impl ContractCounts {
+    /// The counts of produce rows and consume rows counted apart (every count is a sum
+    /// over the two lists, or over one of them).
+    pub fn plus(self, o: ContractCounts) -> ContractCounts {
+        ContractCounts {
+            consumes: self.consumes + o.consumes,
+            produces: self.produces + o.produces,
+            auth: self.auth + o.auth,
+            context: self.context + o.context,
+            enums: self.enums + o.enums,
+            example_inferred: self.example_inferred + o.example_inferred,
+            body_view: self.body_view + o.body_view,
+        }
+    }
+
     pub fn of_rows(produces: &[Row], consumes: &[Row]) -> ContractCounts {
         let kind = |r: &&Row, k: &str| r.get("kind").and_then(Value::as_str) == Some(k);
         let both = || consumes.iter().chain(produces);

@@ -123,6 +123,17 @@ impl<'a> Resolver<'a> {
         self.used.set(self.used.get().saturating_add(n));
     }
 
+    /// Nodes produced since [`Resolver::begin_budget`].
+    pub fn used(&self) -> u64 {
+        self.used.get()
+    }
+
+    /// Counts `n` nodes as produced: an expansion an earlier operation made, whose result is
+    /// reused instead of made again, weighs on the budget and the spec's total as if it were.
+    pub fn count_reused(&self, n: u64) {
+        self.count(n);
+    }
+
     /// Checks every `$ref` in the document, in document order: a remote reference is an
     /// error; a local one that points to nothing is a warning, once per reference, naming
     /// where it first appears (resolution then leaves it as it is, silently). The JSON
@@ -228,6 +239,29 @@ impl<'a> Resolver<'a> {
         let mut stack = Vec::new();
         let mut cut = usize::MAX;
         self.resolve_in(v, &mut stack, &mut cut)
+    }
+
+    /// [`Resolver::resolve`] of an object without its member `skip` (which the caller
+    /// resolves apart, or reuses), counted as `resolve` counts the object itself: the
+    /// object's own node and its other members.
+    pub fn resolve_except(&self, v: &Value, skip: &str) -> Value {
+        let Value::Object(m) = v else {
+            return self.resolve(v);
+        };
+        if m.contains_key("$ref") {
+            return self.resolve(v);
+        }
+        if self.over_budget() {
+            return Value::Null;
+        }
+        self.count(1);
+        let mut out = Map::with_capacity(m.len());
+        for (k, x) in m {
+            if k != skip {
+                out.insert(k.clone(), self.resolve(x));
+            }
+        }
+        Value::Object(out)
     }
 
     /// `cut` receives the smallest stack depth a cycle cut referred to (so a ref's

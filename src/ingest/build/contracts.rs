@@ -300,18 +300,23 @@ struct ProdCandidate {
 }
 
 /// What the later phases need of a tool's `api_contract` rows, taken before the rows are
-/// frozen: promotion's view ([`Prepared`]) and the readiness counts and keys.
-pub fn set_contract_view(t: &mut ToolSchema, produces: &[Row], consumes: &[Row]) {
+/// frozen: promotion's view ([`Prepared`]) and the readiness counts and keys. The produce
+/// rows' part is made apart ([`ProduceSide`]): tools that share their responses share it.
+pub fn set_contract_view(t: &mut ToolSchema, produces: &ProduceSide, consumes: &[Row]) {
+    use crate::ingest::readiness::{ContractCounts, ContractKeys};
     t.promotion = Some(Box::new(prepare_rows(produces, consumes)));
-    t.readiness.contract = crate::ingest::readiness::ContractCounts::of_rows(produces, consumes);
-    t.readiness.contract_keys = crate::ingest::readiness::ContractKeys::of_rows(produces, consumes);
+    t.readiness.contract = produces.counts.plus(ContractCounts::of_rows(&[], consumes));
+    t.readiness.contract_keys = ContractKeys {
+        produces: produces.keys.clone(),
+        ..ContractKeys::of_rows(&[], consumes)
+    };
 }
 
 /// [`set_contract_view`] for a tool whose rows are in its metadata (one not built from an
 /// OpenAPI operation), then the rows frozen: no later phase reads them (links keep theirs).
 fn view_and_freeze_metadata_rows(t: &mut ToolSchema) {
     let (produces, consumes) = (rows(t, "produces"), rows(t, "consumes"));
-    set_contract_view(t, &produces, &consumes);
+    set_contract_view(t, &ProduceSide::of(&produces), &consumes);
     if let Some(Value::Object(c)) = t.metadata.get_mut("api_contract") {
         for k in ["produces", "consumes"] {
             crate::ingest::frozen::freeze_member(c, k);
@@ -319,31 +324,65 @@ fn view_and_freeze_metadata_rows(t: &mut ToolSchema) {
     }
 }
 
-/// [`Prepared`] from a tool's `api_contract` produce and consume rows.
-fn prepare_rows(produce_rows: &[Row], consume_rows: &[Row]) -> Prepared {
-    let mut produced_keys: Vec<String> = Vec::new();
-    let mut seen: FxHashSet<String> = FxHashSet::default();
-    for r in produce_rows {
-        let k = loose(name_of(r));
-        if !k.is_empty() && seen.insert(k.clone()) {
-            produced_keys.push(k);
+/// What a tool's `api_contract` produce rows give promotion, the semantics and the
+/// readiness report, before the consume rows are looked at.
+pub struct ProduceSide {
+    candidates: Vec<ProdCandidate>,
+    skipped: usize,
+    /// loose keys in row order, each once
+    produced_keys: Vec<String>,
+    list_like: bool,
+    /// the resource a produce row names (else the consume rows are asked)
+    resource: Option<String>,
+    /// the readiness counts of the produce rows, and their loose keys sorted
+    counts: crate::ingest::readiness::ContractCounts,
+    keys: Vec<String>,
+}
+
+impl ProduceSide {
+    pub fn of(produce_rows: &[Row]) -> ProduceSide {
+        let mut produced_keys: Vec<String> = Vec::new();
+        let mut seen: FxHashSet<String> = FxHashSet::default();
+        for r in produce_rows {
+            let k = loose(name_of(r));
+            if !k.is_empty() && seen.insert(k.clone()) {
+                produced_keys.push(k);
+            }
+        }
+        let (candidates, skipped) = produce_candidates(produce_rows);
+        use crate::ingest::readiness::{ContractCounts, ContractKeys};
+        ProduceSide {
+            candidates,
+            skipped,
+            produced_keys,
+            list_like: super::semantics::produces_list_like(produce_rows),
+            resource: super::semantics::resource_in(produce_rows),
+            counts: ContractCounts::of_rows(produce_rows, &[]),
+            keys: ContractKeys::of_rows(produce_rows, &[]).produces,
         }
     }
+}
+
+/// [`Prepared`] from a tool's `api_contract` produce side and consume rows.
+fn prepare_rows(produces: &ProduceSide, consume_rows: &[Row]) -> Prepared {
     let (consumes, consumes_skipped) = promoted_consumes(consume_rows);
     let consume_views = consumes.iter().map(super::flow::ConsumeView::of).collect();
     let consumes_added = consumes.len();
     let consumes = crate::ingest::row::freeze_rows(&consumes);
-    let (produces, produces_skipped) = produce_candidates(produce_rows);
-    let (resource, list_like) = super::semantics::contract_row_facts(produce_rows, consume_rows);
+    let resource = produces
+        .resource
+        .clone()
+        .or_else(|| super::semantics::resource_in(consume_rows))
+        .unwrap_or_default();
     Prepared {
         resource,
-        list_like,
+        list_like: produces.list_like,
         consumes,
         consumes_added,
         consume_views,
-        produces,
-        produced_keys,
-        produces_skipped,
+        produces: produces.candidates.clone(),
+        produced_keys: produces.produced_keys.clone(),
+        produces_skipped: produces.skipped,
         consumes_skipped,
     }
 }

@@ -421,12 +421,14 @@ pub(crate) fn contract_facts(contract: Option<&Value>) -> (String, bool) {
 /// [`contract_facts`] from a tool's produce and consume rows.
 pub(crate) fn contract_row_facts(produces: &[Row], consumes: &[Row]) -> (String, bool) {
     (
-        resource_from_contract(produces, consumes),
+        resource_in(produces)
+            .or_else(|| resource_in(consumes))
+            .unwrap_or_default(),
         produces_list_like(produces),
     )
 }
 
-fn produces_list_like(produces: &[Row]) -> bool {
+pub(crate) fn produces_list_like(produces: &[Row]) -> bool {
     produces.iter().any(|r| {
         let p = {
             let x = text_of(r.get("json_path"));
@@ -441,23 +443,27 @@ fn produces_list_like(produces: &[Row]) -> bool {
     })
 }
 
-fn resource_from_contract(produces: &[Row], consumes: &[Row]) -> String {
-    for r in produces.iter().chain(consumes) {
+/// The resource the first row with a `*_id` semantic tag, or a `*_id` / `*_no` field name,
+/// names (the produce rows are looked at before the consume rows).
+pub(crate) fn resource_in(rows: &[Row]) -> Option<String> {
+    for r in rows {
         let sem = py_label(&text_of(r.get("semantic_tag")));
         if !sem.is_empty()
             && let Some(x) = sem.strip_suffix("_id")
         {
-            return x.to_string();
+            return Some(x.to_string());
         }
         let field = py_label(&text_of(r.get("field_name")));
         if field.ends_with("_no") || field.ends_with("_id") {
-            return field
-                .rsplit_once('_')
-                .map(|(a, _)| a.to_string())
-                .unwrap_or_default();
+            return Some(
+                field
+                    .rsplit_once('_')
+                    .map(|(a, _)| a.to_string())
+                    .unwrap_or_default(),
+            );
         }
     }
-    String::new()
+    None
 }
 
 fn text_of(v: Option<&Value>) -> String {

@@ -35,6 +35,8 @@ use normalize::normalize_spec;
 use operation::{freeze_bulk, operation_tool};
 use servers::servers_of;
 
+pub use response::{MADE as RESPONSE_SIDES_MADE, REUSED as RESPONSE_SIDES_REUSED};
+
 pub const METHODS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "head", "options", "trace",
 ];
@@ -62,6 +64,8 @@ struct Ctx<'a> {
     spec: &'a Value,
     label: &'a str,
     servers: Vec<(String, Option<String>)>,
+    /// response sides made for earlier operations (one builder's: not shared by threads)
+    responses: response::ResponseMemo,
 }
 
 /// Reads every operation of one spec (the spec as given is let go once it is normalised:
@@ -96,8 +100,9 @@ pub fn spec_tools<R: Send>(
         spec,
         label: &label,
         servers: servers_of(spec, swagger),
+        responses: Default::default(),
     };
-    let id_count = operation_id_counts(&res, paths, skip_deprecated);
+    let id_count = operation_id_counts(paths, skip_deprecated);
     let ops = Operations::of(file, &res, paths, skip_deprecated);
     let counter = progress.counter(
         "building tools from operations",
@@ -178,15 +183,16 @@ fn spec_paths<'s>(file: &str, spec: &'s Value) -> Result<&'s Map<String, Value>,
 }
 
 /// How often each declared operationId occurs among the operations built (a skipped
-/// deprecated one does not count; duplicate bookkeeping).
+/// deprecated one does not count; duplicate bookkeeping). Counted in the path items as
+/// written, as the reference counts them: the operations of a path item that is a `$ref`
+/// are built (and renamed when their names are taken) but not counted, so they and the
+/// operations they repeat are not marked as duplicates.
 fn operation_id_counts(
-    res: &Resolver,
     paths: &Map<String, Value>,
     skip_deprecated: bool,
 ) -> FxHashMap<String, usize> {
     let mut id_count: FxHashMap<String, usize> = Default::default();
     for item in paths.values() {
-        let item = res.deref(item);
         for &method in METHODS {
             if let Some(id) = item
                 .get(method)
@@ -294,6 +300,7 @@ fn build_tools<R: Send>(
                 spec,
                 label,
                 servers: servers.clone(),
+                responses: Default::default(),
             };
             let mut out = Vec::new();
             loop {

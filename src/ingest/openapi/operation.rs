@@ -7,12 +7,11 @@
 use serde_json::{Map, Value, json};
 
 use super::naming::generated_op_id;
-use super::response::{FrozenResponses, Responses};
+use super::response::{ResponseMemo, ResponseSide};
 use super::servers::ServerBlock;
 use super::{Ctx, s};
 use crate::error::InputError;
 use crate::ingest::frozen::freeze;
-use crate::ingest::leaves::FieldMemo;
 use crate::ingest::operation_rows::{self as rows, BodyInfo, BodyRows};
 use crate::ingest::row::freeze_rows;
 use crate::ingest::schema::ToolSchema;
@@ -26,27 +25,26 @@ pub(super) fn operation_tool(
     op: &Value,
 ) -> Result<ToolSchema, InputError> {
     let id = Identity::of(path, method, op);
-    let (op_r, item_r) = resolve_within_budget(ctx, path, method, item, op)?;
+    let Resolved {
+        op: op_r,
+        item: item_r,
+        response,
+    } = resolve_within_budget(ctx, path, method, item, op)?;
     let (op, item) = (&op_r, &item_r);
     let mut body = rows::body_info(op, item, ctx.spec, ctx.swagger);
     let params = rows::tool_parameters(op, item, ctx.swagger, &body);
     let body_rows = rows::body_rows(&mut body);
-    let field_memo = FieldMemo::default();
-    let mut resp = Responses::read(ctx, op, item, &field_memo);
     let oa_param_rows = rows::parameter_rows(op, item, ctx.swagger);
-    resp.select(&field_memo);
-    let (ac_produces, mut ac_consumes) = rows::api_contract_rows(
-        &oa_param_rows,
-        &body_rows.all_fields,
-        &resp.fields,
-        resp.headers(),
-    );
-    let links = resp.contract_links(&id.op_id);
+    let mut ac_consumes = rows::contract_consume_rows(&oa_param_rows, &body_rows.all_fields);
+    let links = response.contract_links(&id.op_id);
     let locs = rows::input_locations(&oa_param_rows, &body_rows.all_top, &body_rows.all_fields);
-    let examples = rows::operation_examples(&oa_param_rows, &body.content_rows, &resp.rows);
+    let examples = rows::operation_examples(
+        &oa_param_rows,
+        &body.content_rows,
+        response.examples.clone(),
+    );
     let request_body = RequestBody::of(body, body_rows);
     // rows no later phase reads are frozen straight from the rows (see `freeze_bulk`)
-    let frozen = FrozenResponses::of(&resp);
     let oa_params = freeze_rows(&oa_param_rows);
     let security = super::security::security_block(ctx, op, &mut ac_consumes);
 
@@ -58,9 +56,9 @@ pub(super) fn operation_tool(
             parameters: oa_params,
             input_locations: locs.clone(),
             request_body: request_body.block,
-            response: resp.response_block(frozen.fields, &frozen.schema),
-            responses: frozen.responses,
-            error_responses: frozen.error_responses,
+            response: response.block.clone(),
+            responses: response.responses.clone(),
+            error_responses: response.error_responses.clone(),
             examples,
             security,
         },
@@ -71,7 +69,7 @@ pub(super) fn operation_tool(
         oa.insert("server".into(), freeze(Value::Object(sv)));
     }
     let contract = crate::ingest::schema::object([
-        ("produces", freeze_rows(&ac_produces)),
+        ("produces", response.produces_frozen.clone()),
         ("consumes", freeze_rows(&ac_consumes)),
         ("links", Value::Array(links)),
     ]);
@@ -85,8 +83,7 @@ pub(super) fn operation_tool(
             input_locations: locs,
             request_body_schema: request_body.schema,
             request_content_type: request_body.content_type,
-            response: &resp,
-            response_schema: frozen.schema,
+            response: &response,
             base_url: servers.base_url,
         },
     );
@@ -101,7 +98,7 @@ pub(super) fn operation_tool(
         annotations: Some(id.annotations),
         ..Default::default()
     };
-    crate::ingest::build::contracts::set_contract_view(&mut t, &ac_produces, &ac_consumes);
+    crate::ingest::build::contracts::set_contract_view(&mut t, &response.produces, &ac_consumes);
     Ok(t)
 }
 
@@ -183,24 +180,58 @@ fn method_annotations(method: &str) -> [Option<bool>; 4] {
     }
 }
 
+/// An operation resolved for its tool: the operation (without its `responses`, unless it
+/// is itself a `$ref`) and its path item's members, and what its responses give.
+struct Resolved {
+    op: Value,
+    item: Value,
+    response: std::rc::Rc<ResponseSide>,
+}
+
 /// The operation and its path item's parameters (and media types and servers) with every
 /// local `$ref` resolved, within the expansion budget: an exponential `$ref` fan-out stops
-/// here instead of filling memory.
+/// here instead of filling memory. The responses are resolved, and their side made, only
+/// when no earlier operation declared the same (see [`ResponseMemo`]); a reused side
+/// weighs on the budget as its resolution did.
 fn resolve_within_budget(
     ctx: &Ctx,
     path: &str,
     method: &str,
     item: &Value,
     op: &Value,
-) -> Result<(Value, Value), InputError> {
+) -> Result<Resolved, InputError> {
     let res = ctx.res;
     res.begin_budget();
-    let op_r = res.resolve(op);
+    let key = ResponseMemo::key(op, item);
+    let op_r = match key {
+        Some(_) => res.resolve_except(op, "responses"),
+        None => res.resolve(op),
+    };
     let mut item_m = Map::new();
     for k in ["parameters", "consumes", "produces", "servers"] {
         if let Some(v) = item.get(k) {
             item_m.insert(k.into(), res.resolve(v));
         }
+    }
+    let item_r = Value::Object(item_m);
+    let reused = key.as_deref().and_then(|k| ctx.responses.get(k));
+    // the responses resolved apart (with the `produces` they are read with), and the nodes
+    // that took
+    let mut apart = None;
+    match (&reused, &key) {
+        (Some(side), _) => res.count_reused(side.nodes),
+        (None, Some(_)) => {
+            let before = res.used();
+            let mut m = Map::new();
+            if let Some(p) = op_r.get("produces") {
+                m.insert("produces".into(), p.clone());
+            }
+            if let Some(r) = op.get("responses") {
+                m.insert("responses".into(), res.resolve(r));
+            }
+            apart = Some((Value::Object(m), res.used() - before));
+        }
+        (None, None) => {}
     }
     let over = res.over_budget();
     res.begin_budget(); // adds this operation's count to the spec's total
@@ -216,7 +247,23 @@ fn resolve_within_budget(
     if res.over_total() {
         return Err(crate::limits::REF_NODES_TOTAL.exceeded(ctx.file, &place()));
     }
-    Ok((op_r, Value::Object(item_m)))
+    let response = match (reused, apart) {
+        (Some(side), _) => side,
+        (None, Some((resp_op, nodes))) => {
+            let side = std::rc::Rc::new(ResponseSide::of(ctx, &resp_op, &item_r, nodes));
+            if let Some(k) = key {
+                ctx.responses.put(k, side.clone());
+            }
+            side
+        }
+        // an operation that is a `$ref`: its responses are in its resolved copy
+        (None, None) => std::rc::Rc::new(ResponseSide::of(ctx, &op_r, &item_r, 0)),
+    };
+    Ok(Resolved {
+        op: op_r,
+        item: item_r,
+        response,
+    })
 }
 
 /// `openapi.request_body`, with the body's frozen schema and media type for the metadata.
@@ -325,14 +372,13 @@ fn path_params(path: &str) -> Vec<String> {
 }
 
 /// The members of the tool's metadata built before it.
-struct MetadataParts<'r, 'a> {
+struct MetadataParts<'r> {
     contract: Value,
     openapi: Map<String, Value>,
     input_locations: Map<String, Value>,
     request_body_schema: Option<Value>,
     request_content_type: Option<String>,
-    response: &'r Responses<'a>,
-    response_schema: Option<Value>,
+    response: &'r ResponseSide,
     base_url: Option<Value>,
 }
 
@@ -358,8 +404,8 @@ fn metadata(ctx: &Ctx, method: &str, path: &str, p: MetadataParts) -> Map<String
     if let Some(ct) = &p.request_content_type {
         md.insert("request_content_type".into(), json!(ct));
     }
-    if let Some(rs) = p.response_schema {
-        md.insert("response_schema".into(), rs);
+    if let Some(rs) = &p.response.schema {
+        md.insert("response_schema".into(), rs.clone());
         if let Some(st) = &p.response.status {
             md.insert("response_status".into(), json!(st));
         }

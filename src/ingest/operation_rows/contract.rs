@@ -9,8 +9,23 @@ use super::{MAX_EXAMPLES, Row, text};
 use crate::ingest::schema_hints::copy_row_hints;
 use crate::pytext::{strip, truthy};
 
-/// `openapi.examples`: the first five parameter, request-body and response examples.
-pub fn operation_examples(params: &[Row], body_cts: &[Row], responses: &[ResponseRow]) -> Value {
+/// The first five response examples, in status order (`openapi.examples.responses`).
+pub fn response_examples(responses: &[ResponseRow]) -> Vec<Value> {
+    responses
+        .iter()
+        .flat_map(|r| &r.examples)
+        .take(MAX_EXAMPLES)
+        .map(|e| Value::from(e.clone()))
+        .collect()
+}
+
+/// `openapi.examples`: the first five parameter, request-body and response examples (the
+/// last from [`response_examples`]).
+pub fn operation_examples(
+    params: &[Row],
+    body_cts: &[Row],
+    response_examples: Vec<Value>,
+) -> Value {
     let mut pe: Vec<Value> = Vec::new();
     for row in params {
         for ex in row
@@ -50,12 +65,6 @@ pub fn operation_examples(params: &[Row], body_cts: &[Row], responses: &[Respons
         out
     };
     pe.truncate(MAX_EXAMPLES);
-    let response_examples: Vec<Value> = responses
-        .iter()
-        .flat_map(|r| &r.examples)
-        .take(MAX_EXAMPLES)
-        .map(|e| Value::from(e.clone()))
-        .collect();
     crate::ingest::schema::object([
         ("parameters", Value::Array(pe)),
         ("request_body", Value::Array(collect(body_cts))),
@@ -94,14 +103,9 @@ pub fn input_locations(params: &[Row], top: &[Row], leaves: &[Row]) -> Map<Strin
         .collect()
 }
 
-/// api_contract produces (response rows + selected response headers) and consumes
-/// (parameters + body leaves; security rows are merged by the caller).
-pub fn api_contract_rows(
-    params: &[Row],
-    body_leaves: &[Row],
-    response_leaves: &[Row],
-    response_headers: &[Row],
-) -> (Vec<Row>, Vec<Row>) {
+/// api_contract produces: the selected response's leaves, then its headers (the consumes,
+/// [`contract_consume_rows`], read no response: the two halves are made apart).
+pub fn contract_produce_rows(response_leaves: &[Row], response_headers: &[Row]) -> Vec<Row> {
     let mut produces = Vec::new();
     for row in response_leaves {
         let mut p = Row::new();
@@ -150,6 +154,12 @@ pub fn api_contract_rows(
         copy_row_hints(row, &mut p);
         produces.push(p);
     }
+    produces
+}
+
+/// api_contract consumes: the parameters, then the request body's leaves (one row per
+/// name and location; security rows are merged by the caller).
+pub fn contract_consume_rows(params: &[Row], body_leaves: &[Row]) -> Vec<Row> {
     let mut consumes = Vec::new();
     let mut seen: rustc_hash::FxHashSet<(String, String)> = Default::default();
     let mut add = |row: &Row, name_key: &str, loc_key: &str, consumes: &mut Vec<Row>| {
@@ -186,5 +196,5 @@ pub fn api_contract_rows(
     for r in body_leaves {
         add(r, "field_name", "location", &mut consumes);
     }
-    (produces, consumes)
+    consumes
 }

@@ -27,7 +27,10 @@ use crate::pytext::{py_str, strip, truthy};
 
 pub use super::row::Row;
 pub use body::{BodyInfo, BodyRows, body_info, body_rows};
-pub use contract::{api_contract_rows, input_locations, operation_examples};
+pub use contract::{
+    contract_consume_rows, contract_produce_rows, input_locations, operation_examples,
+    response_examples,
+};
 pub use examples::{example_leaf_rows, example_rows, example_top_level_rows};
 pub use media::{content_type_rows, pick_content_schema};
 pub use merge::merge_field_rows;
