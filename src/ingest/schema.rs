@@ -50,22 +50,6 @@ pub fn fit(m: &mut Map<String, Value>, extra: usize) {
     *m = fitted;
 }
 
-/// [`fit`]s every map in a tree (frozen subtrees are text already).
-pub fn fit_tree(m: &mut Map<String, Value>) {
-    fit(m, 0);
-    for v in m.values_mut() {
-        fit_value(v);
-    }
-}
-
-fn fit_value(v: &mut Value) {
-    match v {
-        Value::Object(m) => fit_tree(m),
-        Value::Array(a) => a.iter_mut().for_each(fit_value),
-        _ => {}
-    }
-}
-
 /// A JSON object from owned members, in order (`json!` would deep-copy its operands).
 pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     let mut m = Map::with_capacity(N);

@@ -277,7 +277,7 @@ struct RequestBody {
 
 impl RequestBody {
     fn of(body: BodyInfo, body_rows: BodyRows) -> RequestBody {
-        let mut rb = Map::new();
+        let mut rb = Map::with_capacity(9);
         rb.insert("required".into(), json!(body.required));
         rb.insert(
             "content_type".into(),
