@@ -2,7 +2,9 @@
 //! with `--force`, never when it is one of the inputs (same device and inode, through
 //! symlinks), a symlink at the output path is followed only with `--force`, and the new
 //! content goes to a temporary file in the target's folder that is renamed into place
-//! once complete (a failed or interrupted write leaves the old file as it was).
+//! once complete (a failed or interrupted write leaves the old file as it was). A file's
+//! bytes are made on the caller's thread and written by another, directly to disk where the
+//! file system allows (see [`Sink`]).
 //! Outputs that are not regular files (`/dev/null`, a pipe from the shell) are written
 //! directly.
 
@@ -152,16 +154,13 @@ pub fn write(
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "output".into());
             let (tmp, f) = temp_file(&dir, &base).map_err(|e| format!("{shown}: {e}"))?;
-            let result = (|| {
-                let mut out = std::io::BufWriter::with_capacity(1 << 20, Writeback::new(f));
-                write(&mut out)?;
-                let f = out.into_inner().map_err(|e| e.into_error())?.file;
+            let result = pipelined(Sink::new(f), write).and_then(|f| {
                 if *replaces && let Ok(m) = std::fs::metadata(path) {
                     let _ = f.set_permissions(m.permissions());
                 }
                 f.sync_all()?;
                 std::fs::rename(&tmp, path)
-            })();
+            });
             if let Err(e) = result {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(format!("{shown}: {}", io_message(&e)));
@@ -171,28 +170,176 @@ pub fn write(
     }
 }
 
-/// A file being written that asks the kernel to start writing its pages to disk every
-/// [`WRITEBACK_EVERY`] bytes, so the `sync_all` before the rename finds little left to do:
-/// the disk works while the rest of the output is made instead of after it (a 2 GB
-/// artifact otherwise waits seconds for its flush).
-struct Writeback {
+/// Bytes handed to the disk at a time: a multiple of [`ALIGN`].
+const CHUNK: usize = 4 << 20;
+
+/// The alignment direct I/O asks of buffers, lengths and offsets (a page covers every
+/// logical block size in use).
+const ALIGN: usize = 4096;
+
+/// Chunks in flight: one being filled, one being written, one queued between them.
+const CHUNKS: usize = 3;
+
+/// One page of a chunk, aligned for direct I/O.
+#[derive(Clone, Copy)]
+#[repr(C, align(4096))]
+struct Page([u8; ALIGN]);
+
+/// A buffer of [`CHUNK`] bytes whose start is aligned for direct I/O.
+struct Chunk(Vec<Page>);
+
+impl Chunk {
+    fn new() -> Chunk {
+        Chunk(vec![Page([0; ALIGN]); CHUNK / ALIGN])
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        let len = self.0.len() * ALIGN;
+        // SAFETY: `Page` is `repr(C)` around a byte array whose size equals its alignment,
+        // so the vector's pages are `len` contiguous, initialised bytes with no padding;
+        // the slice borrows `self` mutably, so nothing else can reach them meanwhile.
+        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast::<u8>(), len) }
+    }
+}
+
+/// Runs `write` on this thread while another thread hands what it made to `sink`, a chunk
+/// at a time: making the output and writing it overlap, and the disk write of a direct
+/// sink needs no page cache. Returns the sink's file, everything written.
+fn pipelined(
+    mut sink: Sink,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<std::fs::File> {
+    use std::sync::mpsc::sync_channel;
+    let (full_tx, full_rx) = sync_channel::<(Chunk, usize)>(CHUNKS);
+    let (empty_tx, empty_rx) = sync_channel::<Chunk>(CHUNKS);
+    for _ in 1..CHUNKS {
+        let _ = empty_tx.send(Chunk::new());
+    }
+    std::thread::scope(|s| {
+        let disk = std::thread::Builder::new()
+            .name("output".into())
+            .spawn_scoped(s, move || -> std::io::Result<std::fs::File> {
+                while let Ok((mut chunk, len)) = full_rx.recv() {
+                    sink.put(&chunk.bytes()[..len])?;
+                    let _ = empty_tx.send(chunk);
+                }
+                Ok(sink.file)
+            })?;
+        let mut out = Producer {
+            chunk: Chunk::new(),
+            len: 0,
+            full: full_tx,
+            empty: empty_rx,
+        };
+        let made = write(&mut out).and_then(|()| out.hand_over());
+        drop(out); // the disk thread ends when its queue closes
+        let file = disk
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the writing thread failed")));
+        // the disk's error first: a producer error may only say that the disk stopped
+        let file = file?;
+        made.map(|()| file)
+    })
+}
+
+/// The making side of [`pipelined`]: fills a chunk, queues it when full.
+struct Producer {
+    chunk: Chunk,
+    len: usize,
+    full: std::sync::mpsc::SyncSender<(Chunk, usize)>,
+    empty: std::sync::mpsc::Receiver<Chunk>,
+}
+
+impl Producer {
+    /// Queues the chunk as filled so far and takes an empty one.
+    fn hand_over(&mut self) -> std::io::Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        let stopped = || std::io::Error::other("the disk stopped taking the output");
+        let next = self.empty.recv().map_err(|_| stopped())?;
+        let full = std::mem::replace(&mut self.chunk, next);
+        self.full
+            .send((full, std::mem::take(&mut self.len)))
+            .map_err(|_| stopped())
+    }
+}
+
+impl Write for Producer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.len == CHUNK {
+            self.hand_over()?;
+        }
+        let n = buf.len().min(CHUNK - self.len);
+        self.chunk.bytes()[self.len..self.len + n].copy_from_slice(&buf[..n]);
+        self.len += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The file being written: directly to disk where the file system allows it (an
+/// artifact's gigabytes need not pass through the page cache on their way, and the
+/// `sync_all` before the rename finds them there already), else through the page cache,
+/// asking the kernel every [`WRITEBACK_EVERY`] bytes to start writing pages out so that
+/// the final `sync_all` finds little left to do.
+struct Sink {
     file: std::fs::File,
+    direct: bool,
     /// Bytes written so far.
     written: u64,
-    /// Bytes whose write-out has been started.
+    /// Bytes whose write-out has been started (buffered writing).
     started: u64,
 }
 
-/// Bytes written between two requests to start write-out.
+/// Bytes written through the page cache between two requests to start write-out.
 const WRITEBACK_EVERY: u64 = 8 << 20;
 
-impl Writeback {
-    fn new(file: std::fs::File) -> Self {
-        Writeback {
+impl Sink {
+    fn new(file: std::fs::File) -> Sink {
+        let direct = set_direct(&file, true);
+        Sink {
             file,
+            direct,
             written: 0,
             started: 0,
         }
+    }
+
+    /// Writes all of `data`. Direct writing takes whole pages only: a shorter end goes
+    /// through the page cache, and a file system that refuses a direct write gets the
+    /// rest that way too.
+    fn put(&mut self, mut data: &[u8]) -> std::io::Result<()> {
+        if self.direct && !data.len().is_multiple_of(ALIGN) {
+            let whole = data.len() - data.len() % ALIGN;
+            self.put(&data[..whole])?;
+            data = &data[whole..];
+            self.direct = !set_direct(&self.file, false);
+        }
+        while !data.is_empty() {
+            match self.file.write(data) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    data = &data[n..];
+                    self.written += n as u64;
+                    if !self.direct && self.written - self.started >= WRITEBACK_EVERY {
+                        self.start_writeback();
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if self.direct && e.kind() == std::io::ErrorKind::InvalidInput => {
+                    self.direct = !set_direct(&self.file, false);
+                    if self.direct {
+                        return Err(e);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     #[cfg(target_os = "linux")]
@@ -218,19 +365,30 @@ impl Writeback {
     fn start_writeback(&mut self) {}
 }
 
-impl Write for Writeback {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.file.write(buf)?;
-        self.written += n as u64;
-        if self.written - self.started >= WRITEBACK_EVERY {
-            self.start_writeback();
+/// Turns direct I/O on or off for `file`; true when it is now as asked.
+#[cfg(target_os = "linux")]
+fn set_direct(file: &std::fs::File, on: bool) -> bool {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl with F_GETFL/F_SETFL only reads and sets the status flags of the open
+    // descriptor this borrow keeps alive; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return false;
         }
-        Ok(n)
+        let want = if on {
+            flags | libc::O_DIRECT
+        } else {
+            flags & !libc::O_DIRECT
+        };
+        want == flags || libc::fcntl(fd, libc::F_SETFL, want) == 0
     }
+}
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
+#[cfg(not(target_os = "linux"))]
+fn set_direct(_: &std::fs::File, on: bool) -> bool {
+    !on
 }
 
 /// A new temporary file next to the output (`.NAME.tmp-PID-N`), created exclusively.
@@ -264,6 +422,106 @@ mod tests {
 
     fn put(t: &Target, s: &str) -> Result<(), String> {
         write(t, |w| w.write_all(s.as_bytes()))
+    }
+
+    /// Bytes that differ from one position to the next, so a lost, doubled or misplaced
+    /// piece shows.
+    fn pattern(len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|i| (i % 251) as u8 ^ (i / 251) as u8)
+            .collect()
+    }
+
+    /// Writes `data` in pieces of uneven sizes, as a serialiser does.
+    fn uneven(w: &mut dyn Write, data: &[u8]) -> std::io::Result<()> {
+        let mut at = 0;
+        for step in [1usize, 7, 4096, 3, 1 << 20, 65_537].iter().cycle() {
+            if at == data.len() {
+                return Ok(());
+            }
+            let n = (*step).min(data.len() - at);
+            w.write_all(&data[at..at + n])?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_file_gets_every_byte_in_order_whatever_its_length() {
+        let d = scratch("chunks");
+        // empty, shorter than a page, whole pages, several chunks with a ragged end
+        for len in [
+            0,
+            1,
+            ALIGN - 1,
+            ALIGN,
+            2 * ALIGN,
+            CHUNK,
+            2 * CHUNK + 12_345,
+            5 * CHUNK + 1,
+        ] {
+            let data = pattern(len);
+            let out = d.join(format!("out-{len}.bin"));
+            let t = prepare(out.to_str().unwrap(), &[], false).unwrap();
+            write(&t, |w| uneven(w, &data)).unwrap();
+            assert!(std::fs::read(&out).unwrap() == data, "{len} bytes");
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_sink_without_direct_writing_writes_the_same_bytes() {
+        let d = scratch("buffered");
+        let out = d.join("out.bin");
+        let f = std::fs::File::create(&out).unwrap();
+        assert!(set_direct(&f, false));
+        let sink = Sink {
+            file: f,
+            direct: false,
+            written: 0,
+            started: 0,
+        };
+        let data = pattern(3 * CHUNK + 99);
+        let f = pipelined(sink, |w| uneven(w, &data)).unwrap();
+        drop(f);
+        assert!(std::fs::read(&out).unwrap() == data);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_disk_that_fails_ends_the_write_with_its_error() {
+        let d = scratch("diskfail");
+        let out = d.join("ro.bin");
+        std::fs::write(&out, b"").unwrap();
+        // a descriptor open for reading only: every write fails, after the producer has
+        // queued more than the chunks in flight (it must not wait forever)
+        let f = std::fs::File::open(&out).unwrap();
+        let sink = Sink {
+            file: f,
+            direct: false,
+            written: 0,
+            started: 0,
+        };
+        let data = pattern((CHUNKS + 3) * CHUNK);
+        let e = pipelined(sink, |w| uneven(w, &data)).unwrap_err();
+        assert!(
+            !e.to_string().contains("stopped taking"),
+            "the disk's own error is the one reported: {e}"
+        );
+        // and a failing producer leaves no file and no temporary file behind
+        let t = prepare(d.join("never.bin").to_str().unwrap(), &[], false).unwrap();
+        let e = write(&t, |w| {
+            uneven(w, &data[..2 * CHUNK])?;
+            Err(std::io::Error::other("boom"))
+        })
+        .unwrap_err();
+        assert!(e.contains("boom"), "{e}");
+        let names: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["ro.bin"]);
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
