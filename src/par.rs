@@ -122,7 +122,9 @@ fn on_workers<R: Send, B>(
 /// Runs `work` once on every worker ([`threads`] of them) and `beside` on the calling
 /// thread meanwhile: each worker keeps its own state for the whole of its share (the
 /// build's operations, each worker with its `$ref` resolver), taking work from what they
-/// share. The workers' results in no order, and `beside`'s.
+/// share. The workers' results in no order, and `beside`'s. The workers may wait on
+/// `beside` (the artifact loader's scan feeds them through a bounded queue): it runs on the
+/// calling thread, never queued behind them, so they always get what they wait for.
 pub fn workers<R: Send, B>(work: impl Fn() -> R + Sync, beside: impl FnOnce() -> B) -> (Vec<R>, B) {
     on_workers(threads(), work, beside)
 }

@@ -296,29 +296,14 @@ impl Index {
         let n = tools.len();
         let mut ix = Index::default();
         // tokenise documents on every core (chunk-local term ids), then merge in tool order
-        let threads = std::thread::available_parallelism()
-            .map(|t| t.get())
-            .unwrap_or(1)
-            .clamp(1, 8);
-        let chunk = n.div_ceil(threads).max(256);
-        let chunks: Vec<TokenChunk> = if n <= 256 || threads == 1 {
+        let chunks: Vec<TokenChunk> = if n <= 256 {
             vec![tokenize_chunk(tools, tokenizer, extra)]
         } else {
-            std::thread::scope(|sc| {
-                let handles: Vec<_> = tools
-                    .chunks(chunk)
-                    .enumerate()
-                    .map(|(c, part)| {
-                        let local = extra
-                            .filter(|(d, _)| d / chunk == c)
-                            .map(|(d, t)| (d % chunk, t));
-                        sc.spawn(move || tokenize_chunk(part, tokenizer, local))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("index thread"))
-                    .collect()
+            crate::par::map_chunks(tools, |part, start| {
+                let local = extra
+                    .filter(|(d, _)| (start..start + part.len()).contains(d))
+                    .map(|(d, t)| (d - start, t));
+                tokenize_chunk(part, tokenizer, local)
             })
         };
         let mut total: u64 = 0;

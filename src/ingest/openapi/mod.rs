@@ -147,11 +147,10 @@ pub fn spec_tools<R: Send>(
 /// `$ref` (looked for beside the normalisation: an error then names the place in the
 /// user's file).
 fn checked_normalized_spec(file: &str, spec: &Value, swagger: bool) -> Result<Value, InputError> {
-    let (normalized, remote) = std::thread::scope(|sc| {
-        let remote = sc.spawn(|| Resolver::new(file, spec).check_refs());
-        let normalized = normalize_spec(spec, swagger);
-        (normalized, remote.join().expect("remote $ref check"))
-    });
+    let (normalized, remote) = crate::par::join(
+        || normalize_spec(spec, swagger),
+        || Resolver::new(file, spec).check_refs(),
+    );
     remote?;
     Ok(normalized)
 }

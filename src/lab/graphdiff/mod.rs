@@ -212,11 +212,10 @@ pub struct SideInfo {
 /// Diffs two graphs.
 pub fn diff(old: &Side<'_>, new: &Side<'_>) -> ArtifactDiff {
     let (a, b) = (&old.engine.graph, &new.engine.graph);
-    let (fp_a, fp_b) = std::thread::scope(|s| {
-        let h = s.spawn(|| a.fingerprint().to_string());
-        let fb = b.fingerprint().to_string();
-        (h.join().unwrap_or_default(), fb)
-    });
+    let (fp_a, fp_b) = crate::par::join(
+        || a.fingerprint().to_string(),
+        || b.fingerprint().to_string(),
+    );
     let t = std::time::Instant::now();
     let tools = diff_tools(old.engine, new.engine);
     timing("tools", t);

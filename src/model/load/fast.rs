@@ -45,10 +45,7 @@ pub(super) fn fast_load<'t>(name: &str, text: &'t Arc<SourceText>) -> Option<Fas
     let threads = if s.len() < PARALLEL_FROM_BYTES {
         1
     } else {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(8)
+        crate::par::threads()
     };
     if threads <= 1 {
         if let Some(f) = quick_load_serial(name, text) {
@@ -235,59 +232,58 @@ fn parallel_load<'t>(
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch<'t>>(2 * threads);
     let rx = std::sync::Mutex::new(rx);
     std::thread::scope(|sc| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                let rx = &rx;
-                sc.spawn(move || {
-                    let mut done: Vec<Parsed<'t>> = Vec::new();
-                    loop {
-                        let next = match rx.lock() {
-                            Ok(r) => r.recv(),
-                            Err(_) => break,
-                        };
-                        let Ok((i, batch)) = next else { break };
-                        let built = batch
-                            .iter()
-                            .map(|(key, raw)| parse_tool_row(name, text, key, raw))
-                            .collect();
-                        if let (Some(first), Some(last)) = (batch.first(), batch.last()) {
-                            let end = text.offset_of(last.1) + last.1.len();
-                            text.release(text.offset_of(first.1), end);
-                        }
-                        done.push((i, batch, built));
-                    }
-                    done
-                })
-            })
-            .collect();
         let (span_tx, top_walk) = spawn_top_walk(sc, text);
-        let mut n = 0;
-        let tools = split_tool_rows(s, |batch| {
-            let _ = tx.send((n, batch));
-            n += 1;
-        });
-        drop(tx);
-        if let Some(span) = tools {
-            let _ = span_tx.send(span);
-        }
-        drop(span_tx);
-        let walked = top_walk.join().expect("top-level walk thread");
-        let top = tools.and_then(|(start, end)| {
-            walked.or_else(|| {
-                serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, (start, end))).ok()
-            })
-        });
-        // the rest is parsed: its pages are let go while the last rows are parsed
-        if let (Some(_), Some((start, end))) = (&top, tools)
-            && lets_pages_go(text)
-        {
-            text.release(0, start);
-            text.release(end, s.len());
-        }
-        let mut parts: Vec<Parsed<'t>> = workers
-            .into_iter()
-            .flat_map(|h| h.join().expect("tool parser thread"))
-            .collect();
+        // the pool's workers parse batches while this thread scans for them and then
+        // takes the rest from the top-level walk
+        let (parts, top) = crate::par::workers(
+            || {
+                let mut done: Vec<Parsed<'t>> = Vec::new();
+                loop {
+                    let next = match rx.lock() {
+                        Ok(r) => r.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok((i, batch)) = next else { break };
+                    let built = batch
+                        .iter()
+                        .map(|(key, raw)| parse_tool_row(name, text, key, raw))
+                        .collect();
+                    if let (Some(first), Some(last)) = (batch.first(), batch.last()) {
+                        let end = text.offset_of(last.1) + last.1.len();
+                        text.release(text.offset_of(first.1), end);
+                    }
+                    done.push((i, batch, built));
+                }
+                done
+            },
+            move || {
+                let mut n = 0;
+                let tools = split_tool_rows(s, |batch| {
+                    let _ = tx.send((n, batch));
+                    n += 1;
+                });
+                drop(tx);
+                if let Some(span) = tools {
+                    let _ = span_tx.send(span);
+                }
+                drop(span_tx);
+                let walked = top_walk.join().expect("top-level walk thread");
+                let top = tools.and_then(|(start, end)| {
+                    walked.or_else(|| {
+                        serde_json::from_str::<FileTop<IgnoredAny>>(&without(s, (start, end))).ok()
+                    })
+                });
+                // the rest is parsed: its pages are let go while the last rows are parsed
+                if let (Some(_), Some((start, end))) = (&top, tools)
+                    && lets_pages_go(text)
+                {
+                    text.release(0, start);
+                    text.release(end, s.len());
+                }
+                top
+            },
+        );
+        let mut parts: Vec<Parsed<'t>> = parts.into_iter().flatten().collect();
         let top = top?;
         parts.sort_unstable_by_key(|p| p.0);
         let total = parts.iter().map(|p| p.1.len()).sum();

@@ -248,11 +248,7 @@ fn load_graph_text_with<T: Send>(
     };
     let (warnings, out) = if g.tools.len() >= BESIDE_FROM_TOOLS {
         let tools = g.tools.clone();
-        std::thread::scope(|sc| {
-            let side = sc.spawn(move || beside(&tools));
-            let warnings = nodes_and_edges(&mut g);
-            (warnings, side.join().expect("load side thread"))
-        })
+        crate::par::join(|| nodes_and_edges(&mut g), move || beside(&tools))
     } else {
         let warnings = nodes_and_edges(&mut g)?;
         let out = beside(&g.tools);
