@@ -2,7 +2,9 @@
 //! with `--force`, never when it is one of the inputs (same device and inode, through
 //! symlinks), a symlink at the output path is followed only with `--force`, and the new
 //! content goes to a temporary file in the target's folder that is renamed into place
-//! once complete (a failed or interrupted write leaves the old file as it was). A file's
+//! once complete (a failed or interrupted write leaves the old file as it was). On Linux
+//! the temporary file has no name until it is complete, so a write cut off even by
+//! SIGKILL leaves nothing behind. A file's
 //! bytes are made on the caller's thread and written by another, directly to disk where the
 //! file system allows (see [`Sink`]).
 //! Outputs that are not regular files (`/dev/null`, a pipe from the shell) are written
@@ -159,10 +161,12 @@ pub fn write(
                     let _ = f.set_permissions(m.permissions());
                 }
                 f.sync_all()?;
-                std::fs::rename(&tmp, path)
+                tmp.put_in_place(&f, &dir, &base, path)
             });
             if let Err(e) = result {
-                let _ = std::fs::remove_file(&tmp);
+                if let Temp::Named(p) = &tmp {
+                    let _ = std::fs::remove_file(p);
+                }
                 return Err(format!("{shown}: {}", io_message(&e)));
             }
             Ok(())
@@ -391,25 +395,128 @@ fn set_direct(_: &std::fs::File, on: bool) -> bool {
     !on
 }
 
-/// A new temporary file next to the output (`.NAME.tmp-PID-N`), created exclusively.
-fn temp_file(dir: &Path, base: &str) -> Result<(PathBuf, std::fs::File), String> {
+/// Where a file's new content is written before it takes the output's name.
+enum Temp {
+    /// A file without a name in the output's folder (Linux's `O_TMPFILE`): a write that is
+    /// interrupted, even by SIGKILL, leaves nothing behind. It is given a temporary name
+    /// only once complete, and renamed onto the output at once.
+    Unnamed,
+    /// A named file next to the output (`.NAME.tmp-PID-N`), created exclusively, removed if
+    /// the write fails (a killed process leaves it).
+    Named(PathBuf),
+}
+
+impl Temp {
+    /// Gives the complete file `f` the output's name, replacing what is there atomically.
+    fn put_in_place(
+        &self,
+        f: &std::fs::File,
+        dir: &Path,
+        base: &str,
+        path: &Path,
+    ) -> std::io::Result<()> {
+        match self {
+            Temp::Named(tmp) => std::fs::rename(tmp, path),
+            Temp::Unnamed => {
+                let named = fresh_names(dir, base, |p| link_unnamed(f, p))?;
+                std::fs::rename(&named, path).inspect_err(|_| {
+                    let _ = std::fs::remove_file(&named);
+                })
+            }
+        }
+    }
+}
+
+/// Calls `make` on `.NAME.tmp-PID-N` for N = 0, 1, … until it does not find the name
+/// taken; the name it made.
+fn fresh_names(
+    dir: &Path,
+    base: &str,
+    mut make: impl FnMut(&Path) -> std::io::Result<()>,
+) -> std::io::Result<PathBuf> {
     let mut last = None;
     for n in 0..100u32 {
         let p = dir.join(format!(".{base}.tmp-{}-{n}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&p)
-        {
-            Ok(f) => return Ok((p, f)),
+        match make(&p) {
+            Ok(()) => return Ok(p),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(io_message(&e)),
+            Err(e) => return Err(e),
         }
     }
-    Err(last.map_or_else(
-        || "cannot create a temporary file".into(),
-        |e| io_message(&e),
-    ))
+    Err(last.unwrap_or_else(|| std::io::Error::other("cannot create a temporary file")))
+}
+
+/// Links the unnamed file `f` at `to` (through `/proc/self/fd`, which names its inode).
+#[cfg(target_os = "linux")]
+fn link_unnamed(f: &std::fs::File, to: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", f.as_raw_fd()))?;
+    let to = std::ffi::CString::new(to.as_os_str().as_bytes())?;
+    // SAFETY: both pointers are NUL-terminated strings that live until the call returns;
+    // linkat only reads them. AT_SYMLINK_FOLLOW makes it link the inode the descriptor's
+    // /proc entry points to, which an O_TMPFILE file opened without O_EXCL allows.
+    let rc = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_unnamed(_: &std::fs::File, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// An unnamed file in `dir` where the file system makes one and `/proc/self/fd` can name
+/// it later; `None` otherwise.
+#[cfg(target_os = "linux")]
+fn unnamed_file(dir: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if !Path::new("/proc/self/fd").is_dir() {
+        return None;
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .mode(0o666)
+        .open(dir)
+        .ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed_file(_: &Path) -> Option<std::fs::File> {
+    None
+}
+
+/// A new temporary file for an output in `dir`: unnamed where the system allows, else
+/// `.NAME.tmp-PID-N` created exclusively.
+fn temp_file(dir: &Path, base: &str) -> Result<(Temp, std::fs::File), String> {
+    if let Some(f) = unnamed_file(dir) {
+        return Ok((Temp::Unnamed, f));
+    }
+    let mut made = None;
+    let p = fresh_names(dir, base, |p| {
+        made = Some(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(p)?,
+        );
+        Ok(())
+    })
+    .map_err(|e| io_message(&e))?;
+    let f = made.ok_or("cannot create a temporary file")?;
+    Ok((Temp::Named(p), f))
 }
 
 #[cfg(test)]
@@ -521,6 +628,37 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["ro.bin"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_file_being_written_has_no_name_in_its_folder() {
+        let d = scratch("unnamed");
+        if unnamed_file(&d).is_none() {
+            eprintln!("skip: no unnamed temporary files in {}", d.display());
+            return;
+        }
+        let listing = || -> Vec<String> {
+            let mut v: Vec<_> = std::fs::read_dir(&d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        std::fs::write(d.join("old.json"), "old").unwrap();
+        let out = d.join("old.json");
+        let t = prepare(out.to_str().unwrap(), &[], true).unwrap();
+        let mut seen = Vec::new();
+        write(&t, |w| {
+            uneven(w, &pattern(CHUNK + 5))?;
+            seen = listing(); // what a kill at this moment would leave
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, ["old.json"]);
+        assert_eq!(listing(), ["old.json"]);
+        assert_eq!(std::fs::read(&out).unwrap(), pattern(CHUNK + 5));
         let _ = std::fs::remove_dir_all(&d);
     }
 
