@@ -184,25 +184,35 @@ const ALIGN: usize = 4096;
 /// Chunks in flight: one being filled, one being written, one queued between them.
 const CHUNKS: usize = 3;
 
-/// One page of a chunk, aligned for direct I/O.
-#[derive(Clone, Copy)]
-#[repr(C, align(4096))]
-struct Page([u8; ALIGN]);
-
-/// A buffer of [`CHUNK`] bytes whose start is aligned for direct I/O.
-struct Chunk(Vec<Page>);
+/// A buffer of up to [`CHUNK`] bytes whose data starts at an address aligned for direct
+/// I/O. Its memory is reserved, not touched: a small output costs only the pages it fills.
+struct Chunk {
+    buf: Vec<u8>,
+    /// where the data starts in `buf` (the bytes before it are padding)
+    start: usize,
+}
 
 impl Chunk {
     fn new() -> Chunk {
-        Chunk(vec![Page([0; ALIGN]); CHUNK / ALIGN])
+        let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + ALIGN);
+        // an address that cannot be aligned (never, in practice) leaves the data
+        // unaligned: the direct write is then refused and the page cache takes it
+        let start = Some(buf.as_ptr().align_offset(ALIGN)).filter(|&o| o < ALIGN);
+        let start = start.unwrap_or(0);
+        buf.resize(start, 0);
+        Chunk { buf, start }
     }
 
-    fn bytes(&mut self) -> &mut [u8] {
-        let len = self.0.len() * ALIGN;
-        // SAFETY: `Page` is `repr(C)` around a byte array whose size equals its alignment,
-        // so the vector's pages are `len` contiguous, initialised bytes with no padding;
-        // the slice borrows `self` mutably, so nothing else can reach them meanwhile.
-        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast::<u8>(), len) }
+    fn data(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+
+    fn len(&self) -> usize {
+        self.buf.len() - self.start
+    }
+
+    fn clear(&mut self) {
+        self.buf.truncate(self.start);
     }
 }
 
@@ -214,24 +224,22 @@ fn pipelined(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<std::fs::File> {
     use std::sync::mpsc::sync_channel;
-    let (full_tx, full_rx) = sync_channel::<(Chunk, usize)>(CHUNKS);
+    let (full_tx, full_rx) = sync_channel::<Chunk>(CHUNKS);
     let (empty_tx, empty_rx) = sync_channel::<Chunk>(CHUNKS);
-    for _ in 1..CHUNKS {
-        let _ = empty_tx.send(Chunk::new());
-    }
     std::thread::scope(|s| {
         let disk = std::thread::Builder::new()
             .name("output".into())
             .spawn_scoped(s, move || -> std::io::Result<std::fs::File> {
-                while let Ok((mut chunk, len)) = full_rx.recv() {
-                    sink.put(&chunk.bytes()[..len])?;
+                while let Ok(mut chunk) = full_rx.recv() {
+                    sink.put(chunk.data())?;
+                    chunk.clear();
                     let _ = empty_tx.send(chunk);
                 }
                 Ok(sink.file)
             })?;
         let mut out = Producer {
             chunk: Chunk::new(),
-            len: 0,
+            made: 1,
             full: full_tx,
             empty: empty_rx,
         };
@@ -249,34 +257,37 @@ fn pipelined(
 /// The making side of [`pipelined`]: fills a chunk, queues it when full.
 struct Producer {
     chunk: Chunk,
-    len: usize,
-    full: std::sync::mpsc::SyncSender<(Chunk, usize)>,
+    /// chunks made so far (at most [`CHUNKS`]; then emptied ones come back)
+    made: usize,
+    full: std::sync::mpsc::SyncSender<Chunk>,
     empty: std::sync::mpsc::Receiver<Chunk>,
 }
 
 impl Producer {
     /// Queues the chunk as filled so far and takes an empty one.
     fn hand_over(&mut self) -> std::io::Result<()> {
-        if self.len == 0 {
+        if self.chunk.len() == 0 {
             return Ok(());
         }
         let stopped = || std::io::Error::other("the disk stopped taking the output");
-        let next = self.empty.recv().map_err(|_| stopped())?;
+        let next = if self.made < CHUNKS {
+            self.made += 1;
+            Chunk::new()
+        } else {
+            self.empty.recv().map_err(|_| stopped())?
+        };
         let full = std::mem::replace(&mut self.chunk, next);
-        self.full
-            .send((full, std::mem::take(&mut self.len)))
-            .map_err(|_| stopped())
+        self.full.send(full).map_err(|_| stopped())
     }
 }
 
 impl Write for Producer {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.len == CHUNK {
+        if self.chunk.len() == CHUNK {
             self.hand_over()?;
         }
-        let n = buf.len().min(CHUNK - self.len);
-        self.chunk.bytes()[self.len..self.len + n].copy_from_slice(&buf[..n]);
-        self.len += n;
+        let n = buf.len().min(CHUNK - self.chunk.len());
+        self.chunk.buf.extend_from_slice(&buf[..n]);
         Ok(n)
     }
 
