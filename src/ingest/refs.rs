@@ -119,19 +119,16 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    fn count(&self, n: u64) {
+    /// Counts `n` nodes as produced (also an expansion an earlier operation made, whose
+    /// result is reused instead of made again: it weighs on the budget and the spec's total
+    /// as if it were).
+    pub fn count(&self, n: u64) {
         self.used.set(self.used.get().saturating_add(n));
     }
 
     /// Nodes produced since [`Resolver::begin_budget`].
     pub fn used(&self) -> u64 {
         self.used.get()
-    }
-
-    /// Counts `n` nodes as produced: an expansion an earlier operation made, whose result is
-    /// reused instead of made again, weighs on the budget and the spec's total as if it were.
-    pub fn count_reused(&self, n: u64) {
-        self.count(n);
     }
 
     /// Checks every `$ref` in the document, in document order: a remote reference is an

@@ -369,11 +369,7 @@ fn prepare_rows(produces: &ProduceSide, consume_rows: &[Row]) -> Prepared {
     let consume_views = consumes.iter().map(super::flow::ConsumeView::of).collect();
     let consumes_added = consumes.len();
     let consumes = crate::ingest::row::freeze_rows(&consumes);
-    let resource = produces
-        .resource
-        .clone()
-        .or_else(|| super::semantics::resource_in(consume_rows))
-        .unwrap_or_default();
+    let resource = super::semantics::resource_or(produces.resource.clone(), consume_rows);
     Prepared {
         resource,
         list_like: produces.list_like,

@@ -421,9 +421,7 @@ pub(crate) fn contract_facts(contract: Option<&Value>) -> (String, bool) {
 /// [`contract_facts`] from a tool's produce and consume rows.
 pub(crate) fn contract_row_facts(produces: &[Row], consumes: &[Row]) -> (String, bool) {
     (
-        resource_in(produces)
-            .or_else(|| resource_in(consumes))
-            .unwrap_or_default(),
+        resource_or(resource_in(produces), consumes),
         produces_list_like(produces),
     )
 }
@@ -444,7 +442,7 @@ pub(crate) fn produces_list_like(produces: &[Row]) -> bool {
 }
 
 /// The resource the first row with a `*_id` semantic tag, or a `*_id` / `*_no` field name,
-/// names (the produce rows are looked at before the consume rows).
+/// names (see [`resource_or`] for the order of a tool's rows).
 pub(crate) fn resource_in(rows: &[Row]) -> Option<String> {
     for r in rows {
         let sem = py_label(&text_of(r.get("semantic_tag")));
@@ -464,6 +462,14 @@ pub(crate) fn resource_in(rows: &[Row]) -> Option<String> {
         }
     }
     None
+}
+
+/// A tool's resource: the one its produce rows name (`produced`, from [`resource_in`]),
+/// else the one its consume rows name, else none.
+pub(crate) fn resource_or(produced: Option<String>, consumes: &[Row]) -> String {
+    produced
+        .or_else(|| resource_in(consumes))
+        .unwrap_or_default()
 }
 
 fn text_of(v: Option<&Value>) -> String {

@@ -219,7 +219,7 @@ fn resolve_within_budget(
     // that took
     let mut apart = None;
     match (&reused, &key) {
-        (Some(side), _) => res.count_reused(side.nodes),
+        (Some(side), _) => res.count(side.nodes),
         (None, Some(_)) => {
             let before = res.used();
             let mut m = Map::new();
