@@ -238,10 +238,10 @@ impl<'a> Resolver<'a> {
         self.resolve_in(v, &mut stack, &mut cut)
     }
 
-    /// [`Resolver::resolve`] of an object without its member `skip` (which the caller
+    /// [`Resolver::resolve`] of an object without its members `skip` (which the caller
     /// resolves apart, or reuses), counted as `resolve` counts the object itself: the
     /// object's own node and its other members.
-    pub fn resolve_except(&self, v: &Value, skip: &str) -> Value {
+    pub fn resolve_except(&self, v: &Value, skip: &[&str]) -> Value {
         let Value::Object(m) = v else {
             return self.resolve(v);
         };
@@ -254,7 +254,7 @@ impl<'a> Resolver<'a> {
         self.count(1);
         let mut out = Map::with_capacity(m.len());
         for (k, x) in m {
-            if k != skip {
+            if !skip.contains(&k.as_str()) {
                 out.insert(k.clone(), self.resolve(x));
             }
         }

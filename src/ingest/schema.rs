@@ -265,7 +265,12 @@ impl EdgeAttrs {
         if attrs.is_empty() || attrs.contains_key("source") || attrs.contains_key("target") {
             return EdgeAttrs::Open(attrs);
         }
-        match crate::ingest::frozen::freeze(Value::Object(attrs)) {
+        EdgeAttrs::frozen(crate::ingest::frozen::freeze(Value::Object(attrs)))
+    }
+
+    /// Attributes already frozen (a frozen map: what [`EdgeAttrs::new`] makes of one).
+    pub fn frozen(v: Value) -> EdgeAttrs {
+        match v {
             Value::String(s) => EdgeAttrs::Frozen(s),
             Value::Object(m) => EdgeAttrs::Open(m),
             _ => EdgeAttrs::Open(Map::new()),

@@ -15,9 +15,11 @@
 //! this module.
 
 mod links;
+mod memo;
 mod naming;
 mod normalize;
 mod operation;
+mod request;
 mod response;
 mod security;
 mod servers;
@@ -32,9 +34,10 @@ use super::schema::ToolSchema;
 use crate::error::InputError;
 use naming::dedupe_suffix;
 use normalize::normalize_spec;
-use operation::{freeze_bulk, operation_tool};
+use operation::operation_tool;
 use servers::servers_of;
 
+pub use request::{MADE as REQUEST_SIDES_MADE, REUSED as REQUEST_SIDES_REUSED};
 pub use response::{MADE as RESPONSE_SIDES_MADE, REUSED as RESPONSE_SIDES_REUSED};
 
 pub const METHODS: &[&str] = &[
@@ -64,8 +67,10 @@ struct Ctx<'a> {
     spec: &'a Value,
     label: &'a str,
     servers: Vec<(String, Option<String>)>,
-    /// response sides made for earlier operations (one builder's: not shared by threads)
+    /// response and request sides made for earlier operations (one builder's: not shared
+    /// by threads)
     responses: response::ResponseMemo,
+    requests: request::RequestMemo,
 }
 
 /// Reads every operation of one spec (the spec as given is let go once it is normalised:
@@ -100,7 +105,8 @@ pub fn spec_tools<R: Send>(
         spec,
         label: &label,
         servers: servers_of(spec, swagger),
-        responses: Default::default(),
+        responses: memo::Memo::new(&response::RESPONSE_MEMO),
+        requests: memo::Memo::new(&request::REQUEST_MEMO),
     };
     let id_count = operation_id_counts(paths, skip_deprecated);
     let ops = Operations::of(file, &res, paths, skip_deprecated);
@@ -274,7 +280,7 @@ fn build_tools<R: Send>(
     beside: impl FnOnce() -> R + Send,
 ) -> (Vec<Result<ToolSchema, InputError>>, R) {
     let tool_of = |ctx: &Ctx, (path, method, item, op): &Job| {
-        let t = operation_tool(ctx, path, method, item, op).map(freeze_bulk);
+        let t = operation_tool(ctx, path, method, item, op);
         counter.tick();
         t
     };
@@ -299,7 +305,8 @@ fn build_tools<R: Send>(
                 spec,
                 label,
                 servers: servers.clone(),
-                responses: Default::default(),
+                responses: memo::Memo::new(&response::RESPONSE_MEMO),
+                requests: memo::Memo::new(&request::REQUEST_MEMO),
             };
             let mut out = Vec::new();
             loop {

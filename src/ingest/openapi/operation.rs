@@ -7,15 +7,17 @@
 use serde_json::{Map, Value, json};
 
 use super::naming::generated_op_id;
-use super::response::{ResponseMemo, ResponseSide};
+use std::rc::Rc;
+
+use super::request::RequestSide;
+use super::response::ResponseSide;
 use super::servers::ServerBlock;
 use super::{Ctx, s};
 use crate::error::InputError;
 use crate::ingest::frozen::freeze;
-use crate::ingest::operation_rows::{self as rows, BodyInfo, BodyRows};
+use crate::ingest::operation_rows as rows;
 use crate::ingest::row::freeze_rows;
 use crate::ingest::schema::ToolSchema;
-use crate::pytext::truthy;
 
 pub(super) fn operation_tool(
     ctx: &Ctx,
@@ -29,22 +31,20 @@ pub(super) fn operation_tool(
         op: op_r,
         item: item_r,
         response,
+        request,
     } = resolve_within_budget(ctx, path, method, item, op)?;
     let (op, item) = (&op_r, &item_r);
-    let mut body = rows::body_info(op, item, ctx.spec, ctx.swagger);
-    let params = rows::tool_parameters(op, item, ctx.swagger, &body);
-    let body_rows = rows::body_rows(&mut body);
+    let params = rows::tool_parameters(op, item, ctx.swagger, &request.params);
     let oa_param_rows = rows::parameter_rows(op, item, ctx.swagger);
-    let mut ac_consumes = rows::contract_consume_rows(&oa_param_rows, &body_rows.all_fields);
+    let mut ac_consumes = rows::contract_consume_rows(&oa_param_rows, &request.all_fields);
     let links = response.contract_links(&id.op_id);
-    let locs = rows::input_locations(&oa_param_rows, &body_rows.all_top, &body_rows.all_fields);
+    let locs = rows::input_locations(&oa_param_rows, &request.all_top, &request.all_fields);
     let examples = rows::operation_examples(
         &oa_param_rows,
-        &body.content_rows,
+        request.examples.clone(),
         response.examples.clone(),
     );
-    let request_body = RequestBody::of(body, body_rows);
-    // rows no later phase reads are frozen straight from the rows (see `freeze_bulk`)
+    // what no later phase reads is frozen as it is built (see `crate::ingest::frozen`)
     let oa_params = freeze_rows(&oa_param_rows);
     let security = super::security::security_block(ctx, op, &mut ac_consumes);
 
@@ -55,7 +55,7 @@ pub(super) fn operation_tool(
         OpenApiParts {
             parameters: oa_params,
             input_locations: locs.clone(),
-            request_body: request_body.block,
+            request_body: request.block.clone(),
             response: response.block.clone(),
             responses: response.responses.clone(),
             error_responses: response.error_responses.clone(),
@@ -81,8 +81,7 @@ pub(super) fn operation_tool(
             contract,
             openapi: oa,
             input_locations: locs,
-            request_body_schema: request_body.schema,
-            request_content_type: request_body.content_type,
+            request: &request,
             response: &response,
             base_url: servers.base_url,
         },
@@ -96,6 +95,8 @@ pub(super) fn operation_tool(
         domain: id.domain.or_else(|| Some("general".into())),
         metadata: md,
         annotations: Some(id.annotations),
+        // (the contract's counts and keys are set with the contract view below)
+        readiness: request.facts.clone(),
         ..Default::default()
     };
     crate::ingest::build::contracts::set_contract_view(&mut t, &response.produces, &ac_consumes);
@@ -180,19 +181,21 @@ fn method_annotations(method: &str) -> [Option<bool>; 4] {
     }
 }
 
-/// An operation resolved for its tool: the operation (without its `responses`, unless it
-/// is itself a `$ref`) and its path item's members, and what its responses give.
+/// An operation resolved for its tool: the operation (without its `responses` and
+/// `requestBody`, unless it is itself a `$ref`) and its path item's members, and what its
+/// responses and request body give.
 struct Resolved {
     op: Value,
     item: Value,
-    response: std::rc::Rc<ResponseSide>,
+    response: Rc<ResponseSide>,
+    request: Rc<RequestSide>,
 }
 
 /// The operation and its path item's parameters (and media types and servers) with every
 /// local `$ref` resolved, within the expansion budget: an exponential `$ref` fan-out stops
-/// here instead of filling memory. The responses are resolved, and their side made, only
-/// when no earlier operation declared the same (see [`ResponseMemo`]); a reused side
-/// weighs on the budget as its resolution did.
+/// here instead of filling memory. The responses and the request body are resolved, and
+/// their sides made, only when no earlier operation declared the same (see
+/// [`super::memo`]); a reused side weighs on the budget as its resolution did.
 fn resolve_within_budget(
     ctx: &Ctx,
     path: &str,
@@ -202,10 +205,19 @@ fn resolve_within_budget(
 ) -> Result<Resolved, InputError> {
     let res = ctx.res;
     res.begin_budget();
-    let key = ResponseMemo::key(op, item);
-    let op_r = match key {
-        Some(_) => res.resolve_except(op, "responses"),
-        None => res.resolve(op),
+    let keys = [
+        super::response::memo_key(op, item),
+        super::request::memo_key(op, ctx.swagger),
+    ];
+    let skip: Vec<&str> = ["responses", "requestBody"]
+        .into_iter()
+        .zip(&keys)
+        .filter(|(_, k)| k.is_some())
+        .map(|(m, _)| m)
+        .collect();
+    let op_r = match skip.is_empty() {
+        true => res.resolve(op),
+        false => res.resolve_except(op, &skip),
     };
     let mut item_m = Map::new();
     for k in ["parameters", "consumes", "produces", "servers"] {
@@ -214,25 +226,21 @@ fn resolve_within_budget(
         }
     }
     let item_r = Value::Object(item_m);
-    let reused = key.as_deref().and_then(|k| ctx.responses.get(k));
-    // the responses resolved apart (with the `produces` they are read with), and the nodes
-    // that took
-    let mut apart = None;
-    match (&reused, &key) {
-        (Some(side), _) => res.count(side.nodes),
-        (None, Some(_)) => {
-            let before = res.used();
-            let mut m = Map::new();
-            if let Some(p) = op_r.get("produces") {
-                m.insert("produces".into(), p.clone());
-            }
-            if let Some(r) = op.get("responses") {
-                m.insert("responses".into(), res.resolve(r));
-            }
-            apart = Some((Value::Object(m), res.used() - before));
+    let [response_key, request_key] = keys;
+    let response = Part::of(&ctx.responses, response_key, res, |m| {
+        // (with the `produces` the responses are read with)
+        if let Some(p) = op_r.get("produces") {
+            m.insert("produces".into(), p.clone());
         }
-        (None, None) => {}
-    }
+        if let Some(r) = op.get("responses") {
+            m.insert("responses".into(), res.resolve(r));
+        }
+    });
+    let request = Part::of(&ctx.requests, request_key, res, |m| {
+        if let Some(b) = op.get("requestBody") {
+            m.insert("requestBody".into(), res.resolve(b));
+        }
+    });
     let over = res.over_budget();
     res.begin_budget(); // adds this operation's count to the spec's total
     let place = || {
@@ -247,60 +255,69 @@ fn resolve_within_budget(
     if res.over_total() {
         return Err(crate::limits::REF_NODES_TOTAL.exceeded(ctx.file, &place()));
     }
-    let response = match (reused, apart) {
-        (Some(side), _) => side,
-        (None, Some((resp_op, nodes))) => {
-            let side = std::rc::Rc::new(ResponseSide::of(ctx, &resp_op, &item_r, nodes));
-            if let Some(k) = key {
-                ctx.responses.put(k, side.clone());
-            }
-            side
-        }
-        // an operation that is a `$ref`: its responses are in its resolved copy
-        (None, None) => std::rc::Rc::new(ResponseSide::of(ctx, &op_r, &item_r, 0)),
-    };
+    let response = response.make(&ctx.responses, |o, nodes| {
+        ResponseSide::of(ctx, o.unwrap_or(&op_r), &item_r, nodes)
+    });
+    let request = request.make(&ctx.requests, |o, nodes| {
+        RequestSide::of(ctx, o.unwrap_or(&op_r), &item_r, nodes)
+    });
     Ok(Resolved {
         op: op_r,
         item: item_r,
         response,
+        request,
     })
 }
 
-/// `openapi.request_body`, with the body's frozen schema and media type for the metadata.
-struct RequestBody {
-    block: Map<String, Value>,
-    /// `metadata.request_body_schema` (a body with a schema)
-    schema: Option<Value>,
-    /// `metadata.request_content_type`
-    content_type: Option<String>,
+/// A part of an operation (its responses, its request body) on its way to its side: one
+/// an earlier operation made, the part resolved apart to make it from (with the nodes that
+/// took), or neither (not memoised: the side is made from the resolved operation).
+enum Part<T> {
+    Reused(Rc<T>),
+    Apart(String, Value, u64),
+    InOperation,
 }
 
-impl RequestBody {
-    fn of(body: BodyInfo, body_rows: BodyRows) -> RequestBody {
-        let mut rb = Map::with_capacity(9);
-        rb.insert("required".into(), json!(body.required));
-        rb.insert(
-            "content_type".into(),
-            body.content_type
-                .clone()
-                .map(Value::String)
-                .unwrap_or(Value::Null),
-        );
-        let to_arr = crate::ingest::row::rows_value;
-        rb.insert("content_types".into(), to_arr(body.content_rows));
-        let schema = truthy(&body.schema).then(|| crate::ingest::frozen::freeze_ref(&body.schema));
-        rb.insert("schema".into(), body.schema);
-        if let Some(r) = body_rows.root {
-            rb.insert("root".into(), Value::from(r));
+impl<T: super::memo::Side> Part<T> {
+    /// Looks `key` up in `memo` (a reused side counts its nodes), else resolves the part
+    /// apart (`resolve` fills an object with the members the side is made from).
+    fn of(
+        memo: &super::memo::Memo<T>,
+        key: Option<String>,
+        res: &crate::ingest::refs::Resolver,
+        resolve: impl FnOnce(&mut Map<String, Value>),
+    ) -> Part<T> {
+        let Some(key) = key else {
+            return Part::InOperation;
+        };
+        if let Some(side) = memo.get(&key) {
+            res.count(side.nodes());
+            return Part::Reused(side);
         }
-        rb.insert("top_level_fields".into(), to_arr(body_rows.top));
-        rb.insert("fields".into(), to_arr(body_rows.fields));
-        rb.insert("all_top_level_fields".into(), to_arr(body_rows.all_top));
-        rb.insert("all_fields".into(), to_arr(body_rows.all_fields));
-        RequestBody {
-            block: rb,
-            schema,
-            content_type: body.content_type,
+        let before = res.used();
+        let mut m = Map::new();
+        resolve(&mut m);
+        Part::Apart(key, Value::Object(m), res.used() - before)
+    }
+
+    /// The side: reused, or made by `make` from the part resolved apart (`Some`, then kept
+    /// in `memo`) or from the resolved operation (`None`), with the nodes resolving took.
+    fn make(
+        self,
+        memo: &super::memo::Memo<T>,
+        make: impl FnOnce(Option<&Value>, u64) -> T,
+    ) -> Rc<T> {
+        match self {
+            Part::Reused(side) => side,
+            Part::Apart(key, part, nodes) => {
+                let side = Rc::new(make(Some(&part), nodes));
+                memo.put(key, side.clone());
+                side
+            }
+            Part::InOperation => {
+                memo.made();
+                Rc::new(make(None, 0))
+            }
         }
     }
 }
@@ -309,7 +326,7 @@ impl RequestBody {
 struct OpenApiParts {
     parameters: Value,
     input_locations: Map<String, Value>,
-    request_body: Map<String, Value>,
+    request_body: Value,
     response: Value,
     responses: Value,
     error_responses: Value,
@@ -341,11 +358,11 @@ fn openapi_block(id: &Identity, op: &Value, path: &str, p: OpenApiParts) -> Map<
         "input_locations".into(),
         freeze(Value::Object(p.input_locations)),
     );
-    oa.insert("request_body".into(), Value::Object(p.request_body));
+    oa.insert("request_body".into(), p.request_body);
     oa.insert("response".into(), p.response);
     oa.insert("responses".into(), p.responses);
     oa.insert("error_responses".into(), p.error_responses);
-    oa.insert("examples".into(), p.examples);
+    oa.insert("examples".into(), freeze(p.examples));
     if let Some(sec) = p.security {
         oa.insert("security".into(), sec);
     }
@@ -376,8 +393,7 @@ struct MetadataParts<'r> {
     contract: Value,
     openapi: Map<String, Value>,
     input_locations: Map<String, Value>,
-    request_body_schema: Option<Value>,
-    request_content_type: Option<String>,
+    request: &'r RequestSide,
     response: &'r ResponseSide,
     base_url: Option<Value>,
 }
@@ -396,12 +412,12 @@ fn metadata(ctx: &Ctx, method: &str, path: &str, p: MetadataParts) -> Map<String
         "input_locations".into(),
         freeze(Value::Object(p.input_locations)),
     );
-    if let Some(bs) = p.request_body_schema {
-        md.insert("request_body_schema".into(), bs);
+    if let Some(bs) = &p.request.schema {
+        md.insert("request_body_schema".into(), bs.clone());
     }
     // the body's media type, schema or not (the reference records it for a body that only
     // declares content)
-    if let Some(ct) = &p.request_content_type {
+    if let Some(ct) = &p.request.content_type {
         md.insert("request_content_type".into(), json!(ct));
     }
     if let Some(rs) = &p.response.schema {
@@ -421,45 +437,4 @@ fn metadata(ctx: &Ctx, method: &str, path: &str, p: MetadataParts) -> Map<String
     md.insert("source_label".into(), json!(ctx.label));
     md.insert("source_url".into(), json!(ctx.file));
     md
-}
-
-/// Freezes the parts of an operation's metadata that no later build phase reads (see
-/// [`crate::ingest::frozen`]): parameter, body and response rows, schemas and examples. Kept as
-/// trees: `openapi`'s scalars and `response.envelope` (semantics), `api_contract` (semantics,
-/// promotion, links), `response_schema` (ref preservation, readiness).
-pub(super) fn freeze_bulk(mut t: ToolSchema) -> ToolSchema {
-    use crate::ingest::frozen::freeze_member;
-    if let Some(rb) = t
-        .metadata
-        .get("openapi")
-        .and_then(|o| o.get("request_body"))
-    {
-        // (the contract counts and keys were taken when the rows were built)
-        let facts = crate::ingest::readiness::OperationFacts::of_request_body(rb);
-        t.readiness = crate::ingest::readiness::OperationFacts {
-            contract: t.readiness.contract,
-            contract_keys: std::mem::take(&mut t.readiness.contract_keys),
-            ..facts
-        };
-    }
-    if let Some(Value::Object(oa)) = t.metadata.get_mut("openapi") {
-        for k in [
-            "parameters",
-            "request_body",
-            "responses",
-            "error_responses",
-            "examples",
-        ] {
-            freeze_member(oa, k);
-        }
-        // (`response.schema` and `request_body_schema` were frozen when they were built)
-        if let Some(Value::Object(r)) = oa.get_mut("response") {
-            for k in ["fields", "headers"] {
-                freeze_member(r, k);
-            }
-        }
-    }
-    // (the contract rows were frozen, and promotion's view of them taken, when they were
-    // built)
-    t
 }

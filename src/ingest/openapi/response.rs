@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::Ctx;
 use super::links::link_row;
+use super::memo::{Bounds, Memo, Side};
 use crate::ingest::build::contracts::ProduceSide;
 use crate::ingest::leaves::FieldMemo;
 use crate::ingest::operation_rows::{self as rows, ResponseRow};
@@ -48,7 +49,6 @@ impl ResponseSide {
     /// The response side of an operation whose resolved `responses` and `produces` are in
     /// `op` (other members are not read), `item` its resolved path item.
     pub(super) fn of(ctx: &Ctx, op: &Value, item: &Value, nodes: u64) -> ResponseSide {
-        MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let field_memo = FieldMemo::default();
         let mut resp = Responses::read(ctx, op, item, &field_memo);
         resp.select(&field_memo);
@@ -99,53 +99,39 @@ impl ResponseSide {
 }
 
 /// The response sides an operation builder made, by the text of what they are made from
-/// (see [`ResponseSide`]): a bounded memo, as the operations that share responses come
-/// together (256 keep 60.0% of the 50k spec's operations from remaking theirs, of the
-/// 60.7% that could).
-#[derive(Default)]
-pub(super) struct ResponseMemo {
-    sides: std::cell::RefCell<rustc_hash::FxHashMap<String, std::rc::Rc<ResponseSide>>>,
-    /// the produce rows the memo holds (a side's size grows with them)
-    rows: std::cell::Cell<usize>,
-}
+/// (see [`ResponseSide`]): 256 keep 60.0% of the 50k spec's operations from remaking
+/// theirs, of the 60.7% that could; a spec of big responses keeps fewer (GitHub's sides
+/// have 75 produce rows on average, the 50k spec's 10.8).
+pub(super) type ResponseMemo = Memo<ResponseSide>;
 
-/// At most this many sides, and sides of at most this many produce rows in all, are kept
-/// (a spec of big responses keeps fewer: GitHub's sides have 75 produce rows on average,
-/// the 50k spec's 10.8).
-const RESPONSE_MEMO_KEYS: usize = 256;
-const RESPONSE_MEMO_ROWS: usize = 2048;
+pub(super) static RESPONSE_MEMO: Bounds = Bounds {
+    keys: 256,
+    weight: 2048,
+    made: &MADE,
+    reused: &REUSED,
+};
 
 /// Response sides made and reused in this process (`TOOLSCOPE_TIMING` says them).
 pub static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 pub static REUSED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-impl ResponseMemo {
-    /// The memo's key for an operation as written (`None`: not memoised, an operation that
-    /// is itself a `$ref`).
-    pub(super) fn key(op: &Value, item: &Value) -> Option<String> {
-        let m = op.as_object().filter(|m| !m.contains_key("$ref"))?;
-        let parts = [m.get("responses"), m.get("produces"), item.get("produces")];
-        serde_json::to_string(&parts).ok()
+impl Side for ResponseSide {
+    /// its produce rows
+    fn weight(&self) -> usize {
+        self.produce_rows
     }
 
-    pub(super) fn get(&self, key: &str) -> Option<std::rc::Rc<ResponseSide>> {
-        let side = self.sides.borrow().get(key).cloned();
-        if side.is_some() {
-            REUSED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        side
+    fn nodes(&self) -> u64 {
+        self.nodes
     }
+}
 
-    pub(super) fn put(&self, key: String, side: std::rc::Rc<ResponseSide>) {
-        let mut sides = self.sides.borrow_mut();
-        let rows = self.rows.get() + side.produce_rows;
-        if sides.len() >= RESPONSE_MEMO_KEYS || rows > RESPONSE_MEMO_ROWS {
-            sides.clear();
-            self.rows.set(0);
-        }
-        self.rows.set(self.rows.get() + side.produce_rows);
-        sides.insert(key, side);
-    }
+/// The memo's key for an operation as written (`None`: not memoised, an operation that
+/// is itself a `$ref`).
+pub(super) fn memo_key(op: &Value, item: &Value) -> Option<String> {
+    let m = op.as_object().filter(|m| !m.contains_key("$ref"))?;
+    let parts = [m.get("responses"), m.get("produces"), item.get("produces")];
+    serde_json::to_string(&parts).ok()
 }
 
 /// The responses of one operation and the one its tool selects.

@@ -19,11 +19,22 @@ pub fn response_examples(responses: &[ResponseRow]) -> Vec<Value> {
         .collect()
 }
 
-/// `openapi.examples`: the first five parameter, request-body and response examples (the
-/// last from [`response_examples`]).
+/// The first five request-body examples, in media type order (`openapi.examples.request_body`).
+pub fn body_examples(body_cts: &[Row]) -> Vec<Value> {
+    body_cts
+        .iter()
+        .filter_map(|r| r.get("examples").and_then(Value::as_array))
+        .flatten()
+        .take(MAX_EXAMPLES)
+        .cloned()
+        .collect()
+}
+
+/// `openapi.examples`: the first five parameter examples, and the request-body and
+/// response examples (from [`body_examples`] and [`response_examples`]).
 pub fn operation_examples(
     params: &[Row],
-    body_cts: &[Row],
+    body_examples: Vec<Value>,
     response_examples: Vec<Value>,
 ) -> Value {
     let mut pe: Vec<Value> = Vec::new();
@@ -54,20 +65,10 @@ pub fn operation_examples(
             pe.push(Value::Object(e));
         }
     }
-    let collect = |rows: &[Row]| -> Vec<Value> {
-        let mut out = Vec::new();
-        for r in rows {
-            if let Some(Value::Array(a)) = r.get("examples") {
-                out.extend(a.iter().cloned());
-            }
-        }
-        out.truncate(MAX_EXAMPLES);
-        out
-    };
     pe.truncate(MAX_EXAMPLES);
     crate::ingest::schema::object([
         ("parameters", Value::Array(pe)),
-        ("request_body", Value::Array(collect(body_cts))),
+        ("request_body", Value::Array(body_examples)),
         ("responses", Value::Array(response_examples)),
     ])
 }

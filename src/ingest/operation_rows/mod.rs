@@ -28,13 +28,13 @@ use crate::pytext::{py_str, strip, truthy};
 pub use super::row::Row;
 pub use body::{BodyInfo, BodyRows, body_info, body_rows};
 pub use contract::{
-    contract_consume_rows, contract_produce_rows, input_locations, operation_examples,
-    response_examples,
+    body_examples, contract_consume_rows, contract_produce_rows, input_locations,
+    operation_examples, response_examples,
 };
 pub use examples::{example_leaf_rows, example_rows, example_top_level_rows};
 pub use media::{content_type_rows, pick_content_schema};
 pub use merge::merge_field_rows;
-pub use parameters::{merged_parameters, parameter_rows, tool_parameters};
+pub use parameters::{body_parameters, merged_parameters, parameter_rows, tool_parameters};
 pub use responses::{ResponseRow, pick_response, response_rows, sorted_statuses};
 pub use top_level::{flatten_top_level_allof, request_body_root_row, top_level_rows};
 

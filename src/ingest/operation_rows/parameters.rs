@@ -201,16 +201,9 @@ fn swagger_type(p: &Value) -> String {
     }
 }
 
-/// Tool parameters (`_extract_params_openapi3` / `_extract_params_swagger2`).
-pub fn tool_parameters(
-    op: &Value,
-    item: &Value,
-    swagger: bool,
-    body: &BodyInfo,
-) -> Vec<ParamSchema> {
-    let raw = merged_parameters(op, item);
-    let mut params = Vec::new();
-    let from_row = |row: &Row| ParamSchema {
+/// A tool parameter from a body field row.
+fn param_of_field(row: &Row) -> ParamSchema {
+    ParamSchema {
         name: text(row.get("field_name")),
         ty: {
             let t = text(row.get("field_type"));
@@ -219,7 +212,20 @@ pub fn tool_parameters(
         description: text(row.get("description")),
         required: row.get("required").is_some_and(truthy),
         enum_values: row.get("enum").filter(|e| e.is_array()).cloned(),
-    };
+    }
+}
+
+/// Tool parameters (`_extract_params_openapi3` / `_extract_params_swagger2`): the
+/// operation's and path item's parameters, then (OpenAPI 3) `body`'s, the
+/// [`body_parameters`] of its request body (Swagger 2.0 reads its body parameter here).
+pub fn tool_parameters(
+    op: &Value,
+    item: &Value,
+    swagger: bool,
+    body: &[ParamSchema],
+) -> Vec<ParamSchema> {
+    let raw = merged_parameters(op, item);
+    let mut params = Vec::new();
     if swagger {
         for p in raw {
             let loc = text(p.get("in"));
@@ -232,7 +238,7 @@ pub fn tool_parameters(
                 {
                     rows = vec![r];
                 }
-                params.extend(rows.iter().map(from_row));
+                params.extend(rows.iter().map(param_of_field));
             } else {
                 let en = schema_enum(p);
                 params.push(ParamSchema {
@@ -286,7 +292,14 @@ pub fn tool_parameters(
             enum_values: (!en.is_empty()).then(|| Value::Array(en)),
         });
     }
-    // request body: every media type's schema, then rows only examples revealed
+    params.extend_from_slice(body);
+    params
+}
+
+/// An OpenAPI 3 request body's tool parameters: the top-level fields of every media
+/// type's schema (or its root), then those only its examples revealed, each name once.
+pub fn body_parameters(body: &BodyInfo) -> Vec<ParamSchema> {
+    let mut params = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for (_, bs) in &body.schemas {
         let mut rows = top_level_rows(bs);
@@ -301,7 +314,7 @@ pub fn tool_parameters(
                 continue;
             }
             seen.push(name);
-            params.push(from_row(row));
+            params.push(param_of_field(row));
         }
     }
     for cr in &body.content_rows {
@@ -317,7 +330,7 @@ pub fn tool_parameters(
                 continue;
             }
             seen.push(name);
-            params.push(from_row(&row));
+            params.push(param_of_field(&row));
         }
     }
     params
