@@ -6,10 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::schema::{OutGraph, ToolSchema};
 
-fn has_source(sources: Option<&Value>, s: &[&str]) -> bool {
-    sources
-        .and_then(Value::as_array)
-        .is_some_and(|v| v.iter().any(|x| x.as_str().is_some_and(|x| s.contains(&x))))
+fn has_source(sources: &[std::borrow::Cow<str>], s: &[&str]) -> bool {
+    sources.iter().any(|x| s.contains(&x.as_ref()))
 }
 
 fn rate(n: usize, total: usize) -> f64 {
@@ -73,6 +71,7 @@ impl EdgeTally {
     }
 
     fn count(&mut self, a: &super::schema::EdgeAttrs) {
+        use super::schema::Scalar;
         let [r, ev, conf, cs, df, kind, sources, is_manual] = a.pick([
             "relation",
             "evidence",
@@ -84,17 +83,17 @@ impl EdgeTally {
             "is_manual",
         ]);
         self.total += 1;
-        let r = r.as_ref().and_then(Value::as_str).unwrap_or("");
+        let r = r.as_ref().and_then(Scalar::as_str).unwrap_or("");
         super::bump(&mut self.rel, r);
-        let ev = ev.as_ref().and_then(Value::as_str).unwrap_or("");
-        let conf = conf.as_ref().and_then(Value::as_str).unwrap_or("");
-        let cs = cs.as_ref().and_then(Value::as_f64).unwrap_or(0.0);
+        let ev = ev.as_ref().and_then(Scalar::as_str).unwrap_or("");
+        let conf = conf.as_ref().and_then(Scalar::as_str).unwrap_or("");
+        let cs = cs.as_ref().and_then(Scalar::as_f64).unwrap_or(0.0);
         let df = df.is_some_and(|d| !d.is_null());
-        let a = sources.as_ref();
+        let a = sources.as_ref().map_or(&[][..], Scalar::strs);
         if matches!(r, "requires" | "precedes" | "produces_for") || df {
             self.producer += 1;
         }
-        if kind.as_ref().and_then(Value::as_str) == Some("data")
+        if kind.as_ref().and_then(Scalar::as_str) == Some("data")
             || df
             || matches!(r, "requires" | "produces_for")
         {
@@ -116,7 +115,8 @@ impl EdgeTally {
         if has_source(a, &["name_based"]) || ev.contains("name/rpc") {
             self.name += 1;
         }
-        if has_source(a, &["manual"]) || is_manual.as_ref().and_then(Value::as_bool) == Some(true) {
+        if has_source(a, &["manual"]) || is_manual.as_ref().and_then(Scalar::as_bool) == Some(true)
+        {
             self.manual += 1;
         }
         if has_source(a, &["arazzo"]) {

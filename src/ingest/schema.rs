@@ -268,6 +268,12 @@ impl EdgeAttrs {
         EdgeAttrs::frozen(crate::ingest::frozen::freeze(Value::Object(attrs)))
     }
 
+    /// Attributes whose compact text `write` appends (a non-empty object without `source`
+    /// or `target` keys, with no `$ref`s): what [`EdgeAttrs::new`] makes of their map.
+    pub fn written(write: impl FnOnce(&mut String)) -> EdgeAttrs {
+        EdgeAttrs::frozen(crate::ingest::frozen::written(|out, _| write(out)))
+    }
+
     /// Attributes already frozen (a frozen map: what [`EdgeAttrs::new`] makes of one).
     pub fn frozen(v: Value) -> EdgeAttrs {
         match v {
@@ -292,11 +298,11 @@ impl EdgeAttrs {
         }
     }
 
-    /// The values of `keys` among the attributes (read from the text when frozen, without
-    /// building the map).
-    pub fn pick<const N: usize>(&self, keys: [&str; N]) -> [Option<Value>; N] {
+    /// What `keys` hold among the attributes, as [`Scalar`]s (read from the text when
+    /// frozen, without building the map or copying a string that needs no unescaping).
+    pub fn pick<const N: usize>(&self, keys: [&str; N]) -> [Option<Scalar<'_>>; N] {
         match self {
-            EdgeAttrs::Open(m) => keys.map(|k| m.get(k).cloned()),
+            EdgeAttrs::Open(m) => keys.map(|k| m.get(k).map(Scalar::of)),
             EdgeAttrs::Frozen(s) => {
                 let (_, body) = crate::ingest::frozen::thaw(s).expect("a frozen edge");
                 let mut de = serde_json::Deserializer::from_str(body);
@@ -360,30 +366,96 @@ fn frozen_edge_row(s: &str, t: &str, frozen: &str) -> Value {
 }
 
 /// Reading chosen members of an object's JSON text without building its map.
-mod pick {
-    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-    use serde_json::Value;
+/// What an attribute holds, as far as the graph's tallies read it: a scalar, the strings
+/// of an array (its other items left out), or something else (an object).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    Number(f64),
+    Str(Cow<'a, str>),
+    Strs(Vec<Cow<'a, str>>),
+    Other,
+}
 
-    /// The values of the given keys in an object (the last of a repeated key).
+impl<'a> Scalar<'a> {
+    pub fn of(v: &'a Value) -> Scalar<'a> {
+        match v {
+            Value::Null => Scalar::Null,
+            Value::Bool(b) => Scalar::Bool(*b),
+            Value::Number(n) => n.as_f64().map_or(Scalar::Other, Scalar::Number),
+            Value::String(s) => Scalar::Str(Cow::Borrowed(s)),
+            Value::Array(a) => Scalar::Strs(
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(Cow::Borrowed)
+                    .collect(),
+            ),
+            Value::Object(_) => Scalar::Other,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Scalar::Number(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Scalar::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Scalar::Null)
+    }
+
+    /// The strings of an array (none for anything else).
+    pub fn strs(&self) -> &[Cow<'a, str>] {
+        match self {
+            Scalar::Strs(a) => a,
+            _ => &[],
+        }
+    }
+}
+
+mod pick {
+    use std::borrow::Cow;
+
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    use super::Scalar;
+
+    /// What the given keys hold in an object (the last of a repeated key).
     pub struct Picked<'k, const N: usize>(pub [&'k str; N]);
 
     impl<'de, const N: usize> DeserializeSeed<'de> for Picked<'_, N> {
-        type Value = [Option<Value>; N];
+        type Value = [Option<Scalar<'de>>; N];
         fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             d.deserialize_map(self)
         }
     }
 
     impl<'de, const N: usize> Visitor<'de> for Picked<'_, N> {
-        type Value = [Option<Value>; N];
+        type Value = [Option<Scalar<'de>>; N];
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("an object")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-            let mut out: [Option<Value>; N] = std::array::from_fn(|_| None);
+            let mut out: [Option<Scalar<'de>>; N] = std::array::from_fn(|_| None);
             while let Some(i) = m.next_key_seed(KeyIndex(&self.0))? {
                 match i {
-                    Some(i) => out[i] = Some(m.next_value()?),
+                    Some(i) => out[i] = Some(m.next_value_seed(ScalarSeed)?),
                     None => {
                         m.next_value::<IgnoredAny>()?;
                     }
@@ -410,6 +482,64 @@ mod pick {
         }
         fn visit_str<E: serde::de::Error>(self, k: &str) -> Result<Self::Value, E> {
             Ok(self.0.iter().position(|x| *x == k))
+        }
+    }
+
+    /// A value as a [`Scalar`]: strings borrowed from the text when they need no
+    /// unescaping, an object skipped.
+    struct ScalarSeed;
+
+    impl<'de> DeserializeSeed<'de> for ScalarSeed {
+        type Value = Scalar<'de>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for ScalarSeed {
+        type Value = Scalar<'de>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_unit<E>(self) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Null)
+        }
+        fn visit_none<E>(self) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Null)
+        }
+        fn visit_bool<E>(self, b: bool) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Bool(b))
+        }
+        fn visit_i64<E>(self, x: i64) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Number(x as f64))
+        }
+        fn visit_u64<E>(self, x: u64) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Number(x as f64))
+        }
+        fn visit_f64<E>(self, x: f64) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Number(x))
+        }
+        fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Str(Cow::Borrowed(s)))
+        }
+        fn visit_str<E>(self, s: &str) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Str(Cow::Owned(s.to_string())))
+        }
+        fn visit_string<E>(self, s: String) -> Result<Scalar<'de>, E> {
+            Ok(Scalar::Str(Cow::Owned(s)))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Scalar<'de>, A::Error> {
+            let mut strs = Vec::new();
+            while let Some(x) = a.next_element_seed(ScalarSeed)? {
+                if let Scalar::Str(s) = x {
+                    strs.push(s);
+                }
+            }
+            Ok(Scalar::Strs(strs))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Scalar<'de>, A::Error> {
+            while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Scalar::Other)
         }
     }
 }
@@ -553,16 +683,6 @@ impl OutGraph {
         })
     }
 
-    /// The values of `keys` in every edge's attributes, in save order ([`EdgeAttrs::pick`]).
-    pub fn edge_fields<'g, const N: usize>(
-        &'g self,
-        keys: [&'g str; N],
-    ) -> impl Iterator<Item = [Option<Value>; N]> + 'g {
-        self.succ
-            .iter()
-            .flat_map(move |m| m.values().map(move |a| a.pick(keys)))
-    }
-
     /// `{"nodes": [...], "edges": [...]}` as `ToolGraph.save` writes it, consuming the
     /// graph (attribute maps are moved, not copied; each edge row is frozen).
     pub fn into_json(self) -> Value {
@@ -633,5 +753,60 @@ impl OutGraph {
             })
             .collect();
         json!({"nodes": nodes, "edges": edges})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An edge's attributes read the same through `pick` frozen or as a map: scalars,
+    /// escaped strings, an array's strings, an object as `Other`, a missing key as `None`.
+    #[test]
+    fn pick_reads_frozen_and_open_attributes_alike() {
+        let m = json!({
+            "relation": "requires",
+            "evidence": "a \"quoted\" \\ é \u{202e}",
+            "conf_score": 0.82,
+            "layer": 2,
+            "big": 18446744073709551615u64,
+            "neg": -3,
+            "is_manual": false,
+            "evidence_sources": ["api_contract", 1, {"x": 2}, ["nested"], "run"],
+            "data_flow": {"from_path": "$.id", "semantic_tag": null},
+            "kind": null,
+        });
+        let Value::Object(m) = m else { unreachable!() };
+        let keys = [
+            "relation",
+            "evidence",
+            "conf_score",
+            "layer",
+            "big",
+            "neg",
+            "is_manual",
+            "evidence_sources",
+            "data_flow",
+            "kind",
+            "absent",
+        ];
+        let open = EdgeAttrs::Open(m.clone());
+        let frozen = EdgeAttrs::new(m);
+        assert!(matches!(frozen, EdgeAttrs::Frozen(_)));
+        let (a, b) = (open.pick(keys), frozen.pick(keys));
+        assert_eq!(a, b);
+        assert_eq!(
+            b[1].as_ref().and_then(Scalar::as_str),
+            Some("a \"quoted\" \\ é \u{202e}")
+        );
+        assert_eq!(b[2].as_ref().and_then(Scalar::as_f64), Some(0.82));
+        assert_eq!(b[6].as_ref().and_then(Scalar::as_bool), Some(false));
+        assert_eq!(
+            b[7].as_ref().map(Scalar::strs).unwrap(),
+            ["api_contract", "run"]
+        );
+        assert_eq!(b[8], Some(Scalar::Other));
+        assert!(b[9].as_ref().is_some_and(Scalar::is_null) && b[10].is_none());
     }
 }

@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use sha2::Digest;
 
-use super::detect::{DetTool, detect};
+use super::detect::{DetTool, Relation, detect};
 use super::{contracts, flow, links, semantics};
 use crate::error::InputError;
 use crate::ingest::mcp::det_tool;
@@ -33,19 +33,31 @@ fn bucket(layer: u8, conf: f64) -> Option<&'static str> {
 /// `"`, `\\` and C0 controls escaped (the hash is never shown, so no terminal hazard is).
 fn write_py_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
+    // every character escaped is ASCII (no UTF-8 sequence holds an ASCII byte): the runs
+    // between them are copied whole
+    let mut run = 0;
+    for (i, &c) in s.as_bytes().iter().enumerate() {
+        let esc = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            8 => "\\b",
+            12 => "\\f",
+            c if c < 0x20 => {
+                out.push_str(&s[run..i]);
+                out.push_str(&format!("\\u{c:04x}"));
+                run = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.push_str(&s[run..i]);
+        out.push_str(esc);
+        run = i + 1;
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
 
@@ -53,16 +65,17 @@ fn write_py_string(out: &mut String, s: &str) {
 fn canonical(v: &Value, out: &mut String) {
     match v {
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            // (keys are unique: sorting the members needs no stable sort, nor lookups)
+            let mut members: Vec<(&String, &Value)> = m.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, k) in keys.iter().enumerate() {
+            for (i, (k, x)) in members.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 write_py_string(out, k);
                 out.push(':');
-                canonical(&m[k.as_str()], out);
+                canonical(x, out);
             }
             out.push('}');
         }
@@ -436,15 +449,7 @@ fn detected_edges(list: &[ToolSchema], graph: &mut OutGraph) -> (EdgeStats, bool
         // the relations' order
         let attrs = crate::par::map(&found.relations, |r| {
             let conf = bucket(r.layer, r.conf)?;
-            let ev: String = r.evidence.chars().take(200).collect();
-            let mut a = Map::new();
-            a.insert("relation".into(), json!(r.relation));
-            a.insert("weight".into(), json!(1.0));
-            a.insert("confidence".into(), json!(conf));
-            a.insert("conf_score".into(), json!(r.conf));
-            a.insert("layer".into(), json!(r.layer));
-            a.insert("evidence".into(), json!(ev));
-            Some((conf, EdgeAttrs::new(a)))
+            Some((conf, detected_edge(r, conf)))
         });
         let node = graph.tool_nodes(list);
         for (r, kept) in found.relations.iter().zip(attrs) {
@@ -461,6 +466,48 @@ fn detected_edges(list: &[ToolSchema], graph: &mut OutGraph) -> (EdgeStats, bool
         }
     }
     (stats, budget_reached)
+}
+
+/// A kept relation's edge attributes, frozen: their compact text written straight (what
+/// `EdgeAttrs::new` makes of [`detected_edge_map`]'s map, without the map).
+fn detected_edge(r: &Relation, conf: &str) -> EdgeAttrs {
+    use crate::jsonout::write_escaped;
+    EdgeAttrs::written(|out| {
+        out.push_str(r#"{"relation":"#);
+        write_escaped(out, r.relation);
+        out.push_str(r#","weight":1.0,"confidence":"#);
+        write_escaped(out, conf);
+        out.push_str(r#","conf_score":"#);
+        // (a number that is not finite is `null`, as `json!` makes it)
+        match r.conf.is_finite() {
+            true => crate::pytext::push_float_repr(out, r.conf),
+            false => out.push_str("null"),
+        }
+        out.push_str(r#","layer":"#);
+        out.push_str(itoa::Buffer::new().format(r.layer));
+        out.push_str(r#","evidence":"#);
+        // the first 200 characters
+        let ev = match r.evidence.char_indices().nth(200) {
+            Some((end, _)) => &r.evidence[..end],
+            None => &r.evidence,
+        };
+        write_escaped(out, ev);
+        out.push('}');
+    })
+}
+
+/// [`detected_edge`]'s attributes as a map (what its text must parse to).
+#[cfg(test)]
+fn detected_edge_map(r: &Relation, conf: &str) -> Map<String, Value> {
+    let ev: String = r.evidence.chars().take(200).collect();
+    let mut a = Map::new();
+    a.insert("relation".into(), json!(r.relation));
+    a.insert("weight".into(), json!(1.0));
+    a.insert("confidence".into(), json!(conf));
+    a.insert("conf_score".into(), json!(r.conf));
+    a.insert("layer".into(), json!(r.layer));
+    a.insert("evidence".into(), json!(ev));
+    a
 }
 
 /// Link and contract relations count like detected ones.
@@ -837,4 +884,74 @@ fn preserve_refs(list: &mut [ToolSchema], raw_refs: Vec<OperationRefs>) -> usize
         touched
     });
     touched.into_iter().filter(|&t| t).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Python's `json.dumps(s, ensure_ascii=False)` escapes what serde_json's writer does:
+    /// `"`, `\`, the short forms and the other C0 controls as `\u00XX`, nothing else.
+    #[test]
+    fn py_strings_escape_as_json_dumps() {
+        for s in [
+            "",
+            "plain",
+            "q\"b\\s/",
+            "\n\r\t\u{8}\u{c}\u{0}\u{1f}",
+            "é \u{7f} \u{85} \u{202e} 😀 end\u{1}",
+        ] {
+            let mut out = String::new();
+            write_py_string(&mut out, s);
+            assert_eq!(out, serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+
+    /// A detected edge's text, written straight, is what freezing its map gives.
+    #[test]
+    fn detected_edge_text_is_its_map_frozen() {
+        let long: String = "é\"x".repeat(150);
+        for (relation, conf, layer, evidence) in [
+            (
+                "requires",
+                0.95,
+                1,
+                "path hierarchy: /a -> /a/{id}".to_string(),
+            ),
+            ("similar_to", 0.7, 3, long),
+            (
+                "precedes",
+                0.85,
+                2,
+                "ctl \u{1}\u{202e} \"q\" \\".to_string(),
+            ),
+            ("complementary", f64::NAN, 2, String::new()),
+            ("conflicts_with", 1.0, 0, "x".repeat(200)),
+        ] {
+            let r = Relation {
+                source: 0,
+                target: 1,
+                relation,
+                conf,
+                layer,
+                evidence,
+            };
+            let conf = "INFERRED";
+            let fast = detected_edge(&r, conf);
+            let slow = EdgeAttrs::new(detected_edge_map(&r, conf));
+            match (&fast, &slow) {
+                (EdgeAttrs::Frozen(a), EdgeAttrs::Frozen(b)) => assert_eq!(a, b),
+                other => panic!("not both frozen: {other:?}"),
+            }
+        }
+    }
+
+    /// Canonical JSON sorts members by key at every level, keeps array order.
+    #[test]
+    fn canonical_sorts_keys_at_every_level() {
+        let v = serde_json::json!({"b": [{"z": 1, "a": null}], "a": {"é": "x", "e": true}});
+        let mut out = String::new();
+        canonical(&v, &mut out);
+        assert_eq!(out, r#"{"a":{"e":true,"é":"x"},"b":[{"a":null,"z":1}]}"#);
+    }
 }

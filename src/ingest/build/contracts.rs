@@ -4,6 +4,7 @@
 use crate::ingest::row::{Field, Row};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 use crate::ingest::schema::ToolSchema;
 
@@ -269,8 +270,9 @@ pub struct Prepared {
     consumes: Value,
     consumes_added: usize,
     consume_views: Vec<super::flow::ConsumeView>,
-    produces: Vec<ProdCandidate>,
-    produced_keys: Vec<String>,
+    /// shared by the tools that share their responses (see [`ProduceSide`])
+    produces: Arc<[ProdCandidate]>,
+    produced_keys: Arc<[String]>,
     produces_skipped: usize,
     consumes_skipped: usize,
     /// the semantics' view of the rows (`semantics::contract_facts`)
@@ -327,10 +329,10 @@ fn view_and_freeze_metadata_rows(t: &mut ToolSchema) {
 /// What a tool's `api_contract` produce rows give promotion, the semantics and the
 /// readiness report, before the consume rows are looked at.
 pub struct ProduceSide {
-    candidates: Vec<ProdCandidate>,
+    candidates: Arc<[ProdCandidate]>,
     skipped: usize,
     /// loose keys in row order, each once
-    produced_keys: Vec<String>,
+    produced_keys: Arc<[String]>,
     list_like: bool,
     /// the resource a produce row names (else the consume rows are asked)
     resource: Option<String>,
@@ -352,9 +354,9 @@ impl ProduceSide {
         let (candidates, skipped) = produce_candidates(produce_rows);
         use crate::ingest::readiness::{ContractCounts, ContractKeys};
         ProduceSide {
-            candidates,
+            candidates: candidates.into(),
             skipped,
-            produced_keys,
+            produced_keys: produced_keys.into(),
             list_like: super::semantics::produces_list_like(produce_rows),
             resource: super::semantics::resource_in(produce_rows),
             counts: ContractCounts::of_rows(produce_rows, &[]),
@@ -560,17 +562,17 @@ fn produce_candidates(produce_rows: &[Row]) -> (Vec<ProdCandidate>, usize) {
 }
 
 /// The kept produce rows, frozen, each with its score: what freezing their trees gives.
-fn frozen_produces(prods: &[ProdCandidate]) -> Value {
+fn frozen_produces(prods: &[(i64, &ProdCandidate)]) -> Value {
     crate::ingest::frozen::written(|body, refs| {
         let mut score = itoa::Buffer::new();
         body.push('[');
-        for (i, p) in prods.iter().enumerate() {
+        for (i, (s, p)) in prods.iter().enumerate() {
             if i > 0 {
                 body.push(',');
             }
             // the text holds `0` where the score goes
             body.push_str(&p.row[..p.score_at]);
-            body.push_str(score.format(p.score));
+            body.push_str(score.format(*s));
             body.push_str(&p.row[p.score_at + 1..]);
             refs.extend(p.refs.iter().cloned());
         }
@@ -592,21 +594,43 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
     // field frequency among producers (loose key, once per tool)
     let mut freq: FxHashMap<String, usize> = FxHashMap::default();
     for p in tools.iter_mut().filter_map(|t| t.promotion.as_mut()) {
-        for k in std::mem::take(&mut p.produced_keys) {
-            *freq.entry(k).or_default() += 1;
+        for k in std::mem::take(&mut p.produced_keys).iter() {
+            match freq.get_mut(k.as_str()) {
+                Some(n) => *n += 1,
+                None => {
+                    freq.insert(k.clone(), 1);
+                }
+            }
         }
     }
+    // the same for every tool; no later step reads it: compact text until written
+    let policy = crate::ingest::frozen::freeze(json!({
+        "source": "api_contract",
+        "max_produces_per_tool": 32,
+        "max_consumes_per_tool": 32,
+        "max_consumer_aligned_paths_per_field": 1,
+        "max_field_frequency_ratio": 0.12,
+        "max_field_frequency": max_freq,
+        "infer_semantic_tags": true,
+        "promote_rare_produces": false,
+        "promote_consumer_aligned_produces": false,
+        "consumer_aligned_output_policy_revision": "required-consumer-aligned-output-v1",
+        "index_promoted_contract_fields": false,
+    }));
     // per tool: [promoted, produces added, consumes added, produces skipped, consumes skipped]
     let counts = crate::par::map_mut(tools, |t| {
         let prep = t.promotion.take().map(|p| *p).unwrap_or_default();
-        let mut prods = prep.produces;
-        for p in prods.iter_mut() {
-            let rare = freq.get(&p.loose).copied().unwrap_or(0) <= max_freq;
-            p.score += 2 * rare as i64;
-        }
-        prods.sort_by(|a, b| {
-            b.score
-                .cmp(&a.score)
+        // (score with the rarity bonus, candidate): the candidates are shared
+        let mut prods: Vec<(i64, &ProdCandidate)> = prep
+            .produces
+            .iter()
+            .map(|p| {
+                let rare = freq.get(&p.loose).copied().unwrap_or(0) <= max_freq;
+                (p.score + 2 * rare as i64, p)
+            })
+            .collect();
+        prods.sort_by(|(sa, a), (sb, b)| {
+            sb.cmp(sa)
                 .then(a.depth.cmp(&b.depth))
                 .then_with(|| a.name.cmp(&b.name))
                 .then_with(|| a.json_path.cmp(&b.json_path))
@@ -614,19 +638,6 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
         prods.truncate(32);
         let (c_added, p_added) = (prep.consumes_added, prods.len());
         let promoted = usize::from(c_added > 0 || p_added > 0);
-        let policy = json!({
-            "source": "api_contract",
-            "max_produces_per_tool": 32,
-            "max_consumes_per_tool": 32,
-            "max_consumer_aligned_paths_per_field": 1,
-            "max_field_frequency_ratio": 0.12,
-            "max_field_frequency": max_freq,
-            "infer_semantic_tags": true,
-            "promote_rare_produces": false,
-            "promote_consumer_aligned_produces": false,
-            "consumer_aligned_output_policy_revision": "required-consumer-aligned-output-v1",
-            "index_promoted_contract_fields": false,
-        });
         if promoted > 0 {
             // promoted produces come first when there are any; the rows are compact text
             // from here on (the data-flow edges read their views)
@@ -637,17 +648,14 @@ pub fn promote(tools: &mut [ToolSchema]) -> Value {
             if c_added > 0 {
                 t.metadata.insert("consumes".into(), prep.consumes);
             }
-            // no later step reads it: compact text until written
-            t.metadata.insert(
-                "contract_signal_policy".into(),
-                crate::ingest::frozen::freeze(policy),
-            );
+            t.metadata
+                .insert("contract_signal_policy".into(), policy.clone());
         }
         t.metadata.entry("produces").or_insert_with(|| json!([]));
         t.flow = Some(Box::new(super::flow::FlowRows {
             produces: prods
-                .into_iter()
-                .map(|p| p.view.with_score(p.score))
+                .iter()
+                .map(|(score, p)| p.view.clone().with_score(*score))
                 .collect(),
             consumes: prep.consume_views,
         }));

@@ -443,7 +443,7 @@ fn plan_edges(
 fn requires_edge(producer: &str, prow: &ProduceView, consumer: &str, keys: &Keys) -> EdgeAttrs {
     use crate::jsonout::write_escaped;
     let e = RequiresEdge::of(producer, prow, consumer, keys);
-    let v = crate::ingest::frozen::written(|out, _| {
+    EdgeAttrs::written(|out| {
         out.push_str(concat!(
             r#"{"relation":"requires","confidence":"INFERRED","conf_score":0.82,"#,
             r#""layer":2,"evidence":"#
@@ -464,8 +464,7 @@ fn requires_edge(producer: &str, prow: &ProduceView, consumer: &str, keys: &Keys
             None => out.push_str("null"),
         }
         out.push_str(r#"},"is_manual":false,"deleted_by_user":false}"#);
-    });
-    EdgeAttrs::frozen(v)
+    })
 }
 
 /// What a `requires` edge's attributes say beyond their constants.

@@ -195,6 +195,14 @@ fn py_label(value: &str) -> String {
     if text.is_empty() {
         return String::new();
     }
+    // the common case, a word already lower-case ASCII letters and digits: no boundary,
+    // separator or case to change
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        return text.to_string();
+    }
     let text = camel_sub(text, '_');
     let mut out = String::with_capacity(text.len());
     let mut last_us = false;
@@ -481,13 +489,58 @@ fn text_of(v: Option<&Value>) -> String {
     }
 }
 
-fn evidence(field: &str, value: Value, source: &str, conf: f64) -> Value {
-    json!({
-        "field": field,
-        "value": value,
-        "source": source,
-        "confidence": crate::pytext::round(conf, 4),
-    })
+/// One derived fact's evidence (`semantic_evidence` item): the field read, its text, the
+/// rule that used it and the confidence (rounded to 4 places).
+struct Evidence {
+    field: &'static str,
+    value: String,
+    source: &'static str,
+    confidence: f64,
+}
+
+fn evidence(
+    field: &'static str,
+    value: impl Into<String>,
+    source: &'static str,
+    conf: f64,
+) -> Evidence {
+    Evidence {
+        field,
+        value: value.into(),
+        source,
+        confidence: crate::pytext::round(conf, 4),
+    }
+}
+
+impl Evidence {
+    /// Appends `{"field": …, "value": …, "source": …, "confidence": …}` as compact JSON.
+    fn write_compact(&self, out: &mut String) {
+        use crate::jsonout::write_escaped;
+        out.push_str(r#"{"field":"#);
+        write_escaped(out, self.field);
+        out.push_str(r#","value":"#);
+        write_escaped(out, &self.value);
+        out.push_str(r#","source":"#);
+        write_escaped(out, self.source);
+        out.push_str(r#","confidence":"#);
+        crate::pytext::push_float_repr(out, self.confidence);
+        out.push('}');
+    }
+
+    /// The evidence items, frozen (nothing reads them back): what freezing their JSON
+    /// array gives.
+    fn frozen(items: &[&Evidence]) -> Value {
+        crate::ingest::frozen::written(|out, _| {
+            out.push('[');
+            for (i, e) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                e.write_compact(out);
+            }
+            out.push(']');
+        })
+    }
 }
 
 fn first_chars(s: &str, n: usize) -> String {
@@ -560,7 +613,7 @@ impl OpText {
 
 /// The canonical action and its evidence: an existing label, the operation id's verb,
 /// a verb in the texts, else the HTTP method.
-fn derive_action(ai: &Value, x: &OpText) -> (String, Value) {
+fn derive_action(ai: &Value, x: &OpText) -> (String, Evidence) {
     let existing = {
         let key = py_label(&text_of(ai.get("canonical_action")));
         if key.is_empty() {
@@ -582,7 +635,7 @@ fn derive_action(ai: &Value, x: &OpText) -> (String, Value) {
     if !existing.is_empty() && existing != "unknown" {
         let e = evidence(
             "ai_metadata.canonical_action",
-            json!(existing),
+            existing.as_str(),
             "existing",
             1.0,
         );
@@ -598,14 +651,14 @@ fn derive_action(ai: &Value, x: &OpText) -> (String, Value) {
         };
         (
             a.to_string(),
-            evidence("operation_id", json!(w), "operation_id_verb", 0.9),
+            evidence("operation_id", w, "operation_id_verb", 0.9),
         )
     } else if let Some(a) = action_from_text(&x.text_blob) {
         (
             a.to_string(),
             evidence(
                 "summary_description",
-                json!(first_chars(&x.text_blob, 160)),
+                first_chars(&x.text_blob, 160),
                 "summary_verb",
                 0.78,
             ),
@@ -621,7 +674,7 @@ fn derive_action(ai: &Value, x: &OpText) -> (String, Value) {
         let c = if f != "unknown" { 0.55 } else { 0.0 };
         (
             f.to_string(),
-            evidence("method", json!(x.method), "http_method_fallback", c),
+            evidence("method", x.method.as_str(), "http_method_fallback", c),
         )
     }
 }
@@ -633,63 +686,47 @@ fn derive_resource(
     t: &ToolSchema,
     x: &OpText,
     contract_resource: &str,
-) -> (String, Value) {
+) -> (String, Evidence) {
     let existing = py_label(&text_of(ai.get("primary_resource")));
     if !existing.is_empty() && existing != "unassigned" {
         return (
             existing.clone(),
-            evidence(
-                "ai_metadata.primary_resource",
-                json!(existing),
-                "existing",
-                1.0,
-            ),
+            evidence("ai_metadata.primary_resource", existing, "existing", 1.0),
         );
     }
     if let Some((tag, c)) = t.tags.iter().find_map(|tag| {
         let c = resource_candidate(tag);
         (!c.is_empty()).then_some((tag, c))
     }) {
-        return (c, evidence("tag", json!(tag), "tag", 0.9));
+        return (c, evidence("tag", tag, "tag", 0.9));
     }
     if let Some((seg, c)) = x.path_segments.iter().find_map(|seg| {
         let c = resource_candidate(seg);
         (!c.is_empty() && !looks_like_operation_segment(&c)).then_some((seg, c))
     }) {
-        return (c, evidence("path", json!(seg), "stable_path_segment", 0.84));
+        return (c, evidence("path", seg, "stable_path_segment", 0.84));
     }
     let noun = operation_resource_noun(&x.ow);
     if !noun.is_empty() {
         (
             noun.clone(),
-            evidence("operation_id", json!(noun), "operation_id_noun", 0.72),
+            evidence("operation_id", noun, "operation_id_noun", 0.72),
         )
     } else if !contract_resource.is_empty() {
         (
             contract_resource.to_string(),
-            evidence(
-                "api_contract",
-                json!(contract_resource),
-                "schema_field",
-                0.62,
-            ),
+            evidence("api_contract", contract_resource, "schema_field", 0.62),
         )
     } else {
-        (
-            String::new(),
-            evidence("resource", json!(""), "unknown", 0.0),
-        )
+        (String::new(), evidence("resource", "", "unknown", 0.0))
     }
 }
 
 /// The path module (the first two usable path segments) and its evidence.
-fn derive_module(x: &OpText) -> (String, Value) {
+fn derive_module(x: &OpText) -> (String, Evidence) {
     let segments = &x.path_segments;
     if segments.is_empty() {
-        return (
-            String::new(),
-            evidence("path_module", json!(""), "unknown", 0.0),
-        );
+        return (String::new(), evidence("path_module", "", "unknown", 0.0));
     }
     let mut segs: Vec<String> = segments
         .iter()
@@ -709,7 +746,7 @@ fn derive_module(x: &OpText) -> (String, Value) {
     let raw: Vec<&str> = segments.iter().take(2).map(String::as_str).collect();
     (
         dedup.join("/"),
-        evidence("path", json!(raw.join("/")), "path_module", 0.9),
+        evidence("path", raw.join("/"), "path_module", 0.9),
     )
 }
 
@@ -720,7 +757,7 @@ fn derive_shape(
     x: &OpText,
     action: &str,
     contract_list_like: bool,
-) -> (&'static str, Value) {
+) -> (&'static str, Evidence) {
     let text = if x.ow.is_empty() {
         crate::pytext::lower(&x.text_blob)
     } else {
@@ -748,17 +785,17 @@ fn derive_shape(
     if ["create", "update", "delete"].contains(&action) {
         (
             "mutation",
-            evidence("action", json!(action), "mutation_action", 0.86),
+            evidence("action", action, "mutation_action", 0.86),
         )
     } else if action == "action" && !method.is_empty() && method != "get" {
         (
             "mutation",
-            evidence("method", json!(method), "non_get_action", 0.72),
+            evidence("method", method, "non_get_action", 0.72),
         )
     } else if has_any(&["count", "total", "cnt", "건수", "개수", "카운트"]) {
         (
             "count",
-            evidence("operation", json!(text160), "count_signal", 0.88),
+            evidence("operation", text160, "count_signal", 0.88),
         )
     } else if list_like
         || has_any(&[
@@ -772,10 +809,7 @@ fn derive_shape(
             "검색",
         ])
     {
-        (
-            "list",
-            evidence("operation", json!(text160), "list_signal", 0.82),
-        )
+        ("list", evidence("operation", text160, "list_signal", 0.82))
     } else if action == "read"
         || has_any(&[
             "detail", "details", "info", "view", "single", "상세", "정보", "단건", "보기",
@@ -783,24 +817,18 @@ fn derive_shape(
     {
         (
             "single",
-            evidence("operation", json!(text160), "single_signal", 0.78),
+            evidence("operation", text160, "single_signal", 0.78),
         )
     } else if action == "search" {
-        (
-            "list",
-            evidence("action", json!(action), "search_action", 0.7),
-        )
+        ("list", evidence("action", action, "search_action", 0.7))
     } else {
-        (
-            "unknown",
-            evidence("result_shape", json!(""), "unknown", 0.0),
-        )
+        ("unknown", evidence("result_shape", "", "unknown", 0.0))
     }
 }
 
 /// The semantic confidence score and level from the three facts' evidence.
-fn confidence(evs: [&Value; 3], known: usize) -> (f64, &'static str) {
-    let conf = |e: &Value| e.get("confidence").and_then(Value::as_f64).unwrap_or(0.0);
+fn confidence(evs: [&Evidence; 3], known: usize) -> (f64, &'static str) {
+    let conf = |e: &Evidence| e.confidence;
     let score = crate::pytext::round(
         ((conf(evs[0]) + conf(evs[1]) + conf(evs[2])) / 3.0) * (known as f64 / 3.0),
         4,
@@ -906,7 +934,7 @@ fn derive(t: &mut ToolSchema) {
     let when = when_to_use(ai, &x, &action, &resource);
     let mut sources: Vec<String> = [&action_ev, &resource_ev, &module_ev]
         .iter()
-        .filter_map(|e| e.get("source").and_then(Value::as_str))
+        .map(|e| e.source)
         .filter(|s| !s.is_empty() && *s != "unknown")
         .map(String::from)
         .collect();
@@ -922,8 +950,7 @@ fn derive(t: &mut ToolSchema) {
         ("semantic_confidence_score", json!(score)),
         (
             "semantic_evidence",
-            // nothing reads it back: compact text until written
-            crate::ingest::frozen::freeze(json!([action_ev, resource_ev, module_ev, shape_ev])),
+            Evidence::frozen(&[&action_ev, &resource_ev, &module_ev, &shape_ev]),
         ),
     ];
     let derived_oa: Vec<(&str, Value)> = vec![
@@ -1112,4 +1139,61 @@ fn method_and(method: &str, text: &str) -> String {
         .filter(|x| !x.is_empty())
         .collect();
     crate::pytext::strip(&parts.join(" ")).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Labels: camel boundaries and other characters become one `_`, trimmed, lower-cased;
+    /// a word already in that form comes back as it is.
+    #[test]
+    fn py_label_examples() {
+        for (given, want) in [
+            ("pets", "pets"),
+            (" v2 ", "v2"),
+            ("listPets", "list_pets"),
+            ("HTTPServer", "httpserver"),
+            ("pet-store__items", "pet_store_items"),
+            ("__x__", "x"),
+            ("목록Items", "목록items"),
+            ("a1B", "a1_b"),
+            ("", ""),
+        ] {
+            assert_eq!(py_label(given), want, "{given:?}");
+        }
+    }
+
+    /// The evidence items' text, written straight, is what freezing their JSON gives.
+    #[test]
+    fn evidence_text_is_its_json_frozen() {
+        let items = [
+            evidence("operation_id", "listPets", "operation_id_verb", 0.9),
+            evidence(
+                "operation",
+                "a \"q\" \\ é \u{202e}\u{1} 목록",
+                "list_signal",
+                0.82,
+            ),
+            evidence("resource", "", "unknown", 0.0),
+            evidence("ai_metadata.primary_resource", "pet", "existing", 1.0),
+            evidence("method", "get", "http_method_fallback", 0.123456),
+        ];
+        let refs: Vec<&Evidence> = items.iter().collect();
+        let tree = Value::Array(
+            items
+                .iter()
+                .map(|e| {
+                    json!({
+                        "field": e.field,
+                        "value": e.value,
+                        "source": e.source,
+                        "confidence": e.confidence,
+                    })
+                })
+                .collect(),
+        );
+        assert_eq!(Evidence::frozen(&refs), crate::ingest::frozen::freeze(tree));
+        assert_eq!(items[4].confidence, 0.1235);
+    }
 }
