@@ -53,7 +53,9 @@ const GENERIC_PRODUCES: &[&str] = &[
 /// The ASCII letters and digits of `s`, lower-cased (every other character is dropped, so
 /// this works on bytes).
 pub fn loose(s: &str) -> String {
-    loose_bytes(s).map(char::from).collect()
+    let mut out = String::with_capacity(s.len());
+    out.extend(loose_bytes(s).map(char::from));
+    out
 }
 
 fn loose_bytes(s: &str) -> impl Iterator<Item = u8> + '_ {
@@ -91,7 +93,14 @@ fn words(name: &str) -> Vec<String> {
     if !cur.is_empty() {
         out.push(cur);
     }
-    out.into_iter().map(|w| w.to_lowercase()).collect()
+    for w in out.iter_mut() {
+        if w.is_ascii() {
+            w.make_ascii_lowercase();
+        } else {
+            *w = w.to_lowercase();
+        }
+    }
+    out
 }
 
 pub fn identifier_like(name: &str) -> bool {
