@@ -7,9 +7,11 @@
 //! `basePath` the server.
 //!
 //! One file per part of the work: [`operation`] assembles one operation's tool block by
-//! block, [`security`] its auth rows, [`servers`] its server rows, [`links`] its response
-//! links, [`naming`] generated and deduplicated tool names, [`normalize`] the nullable
-//! dialects the reference normalises before resolving. The rows themselves come from
+//! block, [`response`] and [`request`] the sides its responses and request body give (made
+//! once per distinct text and kept in a bounded [`memo`]), [`security`] its auth rows,
+//! [`servers`] its server rows, [`links`] its response links, [`naming`] generated and
+//! deduplicated tool names, [`normalize`] the nullable dialects the reference normalises
+//! before resolving. The rows themselves come from
 //! [`crate::ingest::operation_rows`]; the hints they share from [`crate::ingest::schema_hints`].
 //! Imports run one way, `openapi` → `operation_rows` → `schema_hints`: nothing below imports
 //! this module.
