@@ -168,20 +168,11 @@ pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
                 Some(format!(", cpu user {:.2} sys {:.2}", tick(11)?, tick(12)?))
             })
             .unwrap_or_default();
-        use crate::ingest::openapi::{
-            REQUEST_SIDES_MADE, REQUEST_SIDES_REUSED, RESPONSE_SIDES_MADE, RESPONSE_SIDES_REUSED,
-        };
         use crate::ingest::refs::{ALL_NODES, PEAK_NODES};
         use std::sync::atomic::Ordering::Relaxed;
         let (peak, all) = (PEAK_NODES.load(Relaxed), ALL_NODES.load(Relaxed));
-        let (made, reused) = (
-            RESPONSE_SIDES_MADE.load(Relaxed),
-            RESPONSE_SIDES_REUSED.load(Relaxed),
-        );
-        let (bodies, bodies_reused) = (
-            REQUEST_SIDES_MADE.load(Relaxed),
-            REQUEST_SIDES_REUSED.load(Relaxed),
-        );
+        let [(made, reused), (bodies, bodies_reused)] =
+            crate::ingest::openapi::sides_made_and_reused();
         eprintln!(
             "timing: {what} {:.3} s (rss {rss}{cpu}; $ref expansion: {all} nodes, at most {peak} per operation; responses read {made} times, reused {reused}; request bodies read {bodies} times, reused {bodies_reused})",
             t0.elapsed().as_secs_f64()

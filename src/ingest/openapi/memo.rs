@@ -18,13 +18,30 @@ pub(super) trait Side {
     fn nodes(&self) -> u64;
 }
 
-/// How much one memo keeps, and where it counts the parts made and reused in this process
+/// How much one kind of memo keeps, and the parts its memos made and reused in this process
 /// (`TOOLSCOPE_TIMING` says them).
 pub(super) struct Bounds {
-    pub(super) keys: usize,
-    pub(super) weight: usize,
-    pub(super) made: &'static AtomicU64,
-    pub(super) reused: &'static AtomicU64,
+    keys: usize,
+    weight: usize,
+    made: AtomicU64,
+    reused: AtomicU64,
+}
+
+impl Bounds {
+    /// At most `keys` parts, of at most `weight` in all.
+    pub(super) const fn new(keys: usize, weight: usize) -> Bounds {
+        Bounds {
+            keys,
+            weight,
+            made: AtomicU64::new(0),
+            reused: AtomicU64::new(0),
+        }
+    }
+
+    /// The parts made and reused so far.
+    pub(super) fn counts(&self) -> (u64, u64) {
+        (self.made.load(Relaxed), self.reused.load(Relaxed))
+    }
 }
 
 pub(super) struct Memo<T> {
@@ -85,19 +102,12 @@ mod tests {
         }
     }
 
-    static MADE: AtomicU64 = AtomicU64::new(0);
-    static REUSED: AtomicU64 = AtomicU64::new(0);
-    static SMALL: Bounds = Bounds {
-        keys: 2,
-        weight: 10,
-        made: &MADE,
-        reused: &REUSED,
-    };
+    static SMALL: Bounds = Bounds::new(2, 10);
 
     #[test]
     fn a_full_memo_starts_again_and_counts_what_it_made_and_reused() {
         let m: Memo<W> = Memo::new(&SMALL);
-        let (made, reused) = (MADE.load(Relaxed), REUSED.load(Relaxed));
+        let (made, reused) = SMALL.counts();
         m.put("a".into(), Rc::new(W(4)));
         m.put("b".into(), Rc::new(W(4)));
         assert_eq!(m.get("a").map(|w| w.0), Some(4));
@@ -110,7 +120,6 @@ mod tests {
         assert!(m.get("c").is_none());
         assert_eq!(m.get("d").map(|w| w.0), Some(10));
         m.made();
-        assert_eq!(MADE.load(Relaxed) - made, 5);
-        assert_eq!(REUSED.load(Relaxed) - reused, 3);
+        assert_eq!(SMALL.counts(), (made + 5, reused + 3));
     }
 }

@@ -39,8 +39,14 @@ use normalize::normalize_spec;
 use operation::operation_tool;
 use servers::servers_of;
 
-pub use request::{MADE as REQUEST_SIDES_MADE, REUSED as REQUEST_SIDES_REUSED};
-pub use response::{MADE as RESPONSE_SIDES_MADE, REUSED as RESPONSE_SIDES_REUSED};
+/// The response and the request sides made and reused in this process, in that order
+/// (`TOOLSCOPE_TIMING` says them).
+pub fn sides_made_and_reused() -> [(u64, u64); 2] {
+    [
+        response::RESPONSE_MEMO.counts(),
+        request::REQUEST_MEMO.counts(),
+    ]
+}
 
 pub const METHODS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "head", "options", "trace",

@@ -93,16 +93,7 @@ fn block(body: BodyInfo, body_rows: BodyRows) -> Map<String, Value> {
 /// [`RequestSide`]).
 pub(super) type RequestMemo = Memo<RequestSide>;
 
-pub(super) static REQUEST_MEMO: Bounds = Bounds {
-    keys: 4096,
-    weight: 1 << 16,
-    made: &MADE,
-    reused: &REUSED,
-};
-
-/// Request sides made and reused in this process (`TOOLSCOPE_TIMING` says them).
-pub static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-pub static REUSED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub(super) static REQUEST_MEMO: Bounds = Bounds::new(4096, 1 << 16);
 
 impl Side for RequestSide {
     /// its rows and parameters

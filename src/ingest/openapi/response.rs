@@ -104,16 +104,7 @@ impl ResponseSide {
 /// have 75 produce rows on average, the 50k spec's 10.8).
 pub(super) type ResponseMemo = Memo<ResponseSide>;
 
-pub(super) static RESPONSE_MEMO: Bounds = Bounds {
-    keys: 256,
-    weight: 2048,
-    made: &MADE,
-    reused: &REUSED,
-};
-
-/// Response sides made and reused in this process (`TOOLSCOPE_TIMING` says them).
-pub static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-pub static REUSED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub(super) static RESPONSE_MEMO: Bounds = Bounds::new(256, 2048);
 
 impl Side for ResponseSide {
     /// its produce rows
