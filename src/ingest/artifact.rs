@@ -137,7 +137,8 @@ fn write_windows(
 }
 
 /// A line break and the indentation of `level` (two spaces per level).
-pub fn write_pretty_indent(out: &mut String, level: usize) {
+#[cfg(test)]
+pub(crate) fn write_pretty_indent(out: &mut String, level: usize) {
     indent(out, level);
 }
 

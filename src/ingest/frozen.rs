@@ -18,7 +18,7 @@
 
 use serde_json::{Map, Value};
 
-use super::artifact::{write_compact, write_pretty_indent};
+use super::artifact::write_compact;
 
 /// The start of every frozen subtree's text: `\0\x01`, 16 hex digits drawn from the OS's
 /// randomness when the process starts, and `\x01`. Specs are untrusted and a spec string
@@ -434,7 +434,279 @@ thread_local! {
 /// Writes the compact JSON `body` (as [`write_compact`] made it) the way
 /// `json.dumps(indent=2)` lays it out at indent `level`: the same tokens, with line breaks
 /// and indentation around members and `": "` after keys.
+///
+/// The text is read 64 bytes at a time: a block's quotes, backslashes and structural
+/// characters (`{}[],:`) become three bit masks, the bits inside strings are found from the
+/// quotes by a prefix XOR, and only the structural characters outside strings are visited;
+/// the bytes between them are copied in runs. A block holding a backslash (an escape, rare
+/// in the texts a build freezes) is read a byte at a time.
 pub fn write_pretty_from_compact(out: &mut String, body: &str, level: usize) {
+    let b = body.as_bytes();
+    let mut at = Layout {
+        depth: level,
+        run: 0,
+        skip: 0,
+        in_string: false,
+        escaped: false,
+    };
+    // SAFETY: what is added to the string is ASCII (line breaks, spaces, ": ") and runs
+    // of `body` that begin and end next to ASCII bytes (structural characters outside
+    // strings) or at its ends, so the string stays UTF-8.
+    let v = unsafe { out.as_mut_vec() };
+    let mut i = 0;
+    while i < b.len() {
+        let (block, n) = match b.get(i..i + 64) {
+            Some(full) => (Masks::of(full), 64),
+            None => {
+                // the last bytes, padded with spaces (none of the characters looked for)
+                let mut pad = [b' '; 64];
+                pad[..b.len() - i].copy_from_slice(&b[i..]);
+                (Masks::of(&pad), b.len() - i)
+            }
+        };
+        // the most this block can add: the bytes not yet copied, and for each structural
+        // character a line break, its indentation and ": " (the depth grows by one at most
+        // per character); then room for the fixed-size copies to overrun
+        let count = block.structural.count_ones() as usize;
+        v.reserve((i + n - at.run) + count * (3 + 2 * (at.depth + count)) + OVERRUN);
+        let mut to = Dst {
+            base: v.as_mut_ptr(),
+            len: v.len(),
+        };
+        if block.backslash != 0 || at.escaped {
+            for j in i..i + n {
+                at.byte(&mut to, b, j);
+            }
+        } else {
+            let carry = if at.in_string { !0 } else { 0 };
+            let inside = prefix_xor(block.quote) ^ carry;
+            // bit n - 1 is the block's last real byte (a padded block ends in spaces)
+            at.in_string = (inside >> (n - 1)) & 1 == 1;
+            let mut m = block.structural & !inside;
+            while m != 0 {
+                at.structural(&mut to, b, i + m.trailing_zeros() as usize);
+                m &= m - 1;
+            }
+        }
+        // SAFETY: `to.len` bytes of the buffer are written (the first `v.len()` were)
+        // and within the capacity reserved above.
+        unsafe { v.set_len(to.len) };
+        i += n;
+    }
+    v.extend_from_slice(&b[at.run.min(b.len())..]);
+}
+
+/// Bytes a block may write past what it adds ([`Dst`]'s fixed-size copies).
+const OVERRUN: usize = 64;
+
+/// A line break and the most indentation [`Dst::indent`] copies in one go.
+const BREAK: &[u8; 64] = b"\n                                                               ";
+
+/// The layout's output: the buffer of the string being written and its length so far.
+/// Whoever makes one has reserved room for everything written through it plus
+/// [`OVERRUN`] bytes.
+struct Dst {
+    base: *mut u8,
+    len: usize,
+}
+
+impl Dst {
+    /// Appends `b[from..to]`.
+    #[inline(always)]
+    fn run(&mut self, b: &[u8], from: usize, to: usize) {
+        let n = to - from;
+        // SAFETY: `from..to` lies in `b` (the callers' indices are of its bytes, `from`
+        // at most `to`), and the room reserved covers `n` bytes plus OVERRUN; a short run
+        // is copied as 32 bytes when `b` has 32 from `from`, the extra bytes landing in
+        // that reserved room and counted nowhere.
+        unsafe {
+            let dst = self.base.add(self.len);
+            if n <= 32 && from + 32 <= b.len() {
+                std::ptr::copy_nonoverlapping(b.as_ptr().add(from), dst, 32);
+            } else {
+                std::ptr::copy_nonoverlapping(b.as_ptr().add(from), dst, n);
+            }
+        }
+        self.len += n;
+    }
+
+    /// Appends a line break and the indentation of `depth` levels.
+    #[inline(always)]
+    fn indent(&mut self, depth: usize) {
+        let n = 1 + 2 * depth;
+        // SAFETY: the room reserved covers `n` bytes plus OVERRUN (64): a short
+        // indentation is copied as all of BREAK's 64 bytes.
+        unsafe {
+            let dst = self.base.add(self.len);
+            if n <= BREAK.len() {
+                std::ptr::copy_nonoverlapping(BREAK.as_ptr(), dst, BREAK.len());
+            } else {
+                *dst = b'\n';
+                std::ptr::write_bytes(dst.add(1), b' ', n - 1);
+            }
+        }
+        self.len += n;
+    }
+
+    /// Appends `": "`.
+    #[inline(always)]
+    fn colon(&mut self) {
+        // SAFETY: the room reserved covers these two bytes.
+        unsafe {
+            let dst = self.base.add(self.len);
+            *dst = b':';
+            *dst.add(1) = b' ';
+        }
+        self.len += 2;
+    }
+}
+
+/// Where [`write_pretty_from_compact`] is in its text.
+struct Layout {
+    depth: usize,
+    /// start of the bytes not yet copied
+    run: usize,
+    /// structural characters before this index are not visited (the closing half of an
+    /// empty container, which is copied as it is)
+    skip: usize,
+    in_string: bool,
+    /// the byte before was a backslash inside a string
+    escaped: bool,
+}
+
+impl Layout {
+    /// One byte, for a block read a byte at a time.
+    #[inline]
+    fn byte(&mut self, to: &mut Dst, b: &[u8], i: usize) {
+        let c = b[i];
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if c == b'\\' {
+                self.escaped = true;
+            } else if c == b'"' {
+                self.in_string = false;
+            }
+        } else if c == b'"' {
+            self.in_string = true;
+        } else if matches!(c, b'{' | b'}' | b'[' | b']' | b',' | b':') {
+            self.structural(to, b, i);
+        }
+    }
+
+    /// A structural character outside strings, at `i`.
+    #[inline(always)]
+    fn structural(&mut self, to: &mut Dst, b: &[u8], i: usize) {
+        if i < self.skip {
+            return;
+        }
+        match b[i] {
+            c @ (b'{' | b'[') => {
+                if b.get(i + 1) == Some(&if c == b'{' { b'}' } else { b']' }) {
+                    self.skip = i + 2;
+                    return;
+                }
+                to.run(b, self.run, i + 1);
+                self.depth += 1;
+                to.indent(self.depth);
+                self.run = i + 1;
+            }
+            b'}' | b']' => {
+                to.run(b, self.run, i);
+                self.depth = self.depth.saturating_sub(1);
+                to.indent(self.depth);
+                self.run = i;
+            }
+            b',' => {
+                to.run(b, self.run, i + 1);
+                to.indent(self.depth);
+                self.run = i + 1;
+            }
+            _ => {
+                // ':'
+                to.run(b, self.run, i);
+                to.colon();
+                self.run = i + 1;
+            }
+        }
+    }
+}
+
+/// Bit `k` of each mask stands for byte `k` of a 64-byte block.
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    /// `{`, `}`, `[`, `]`, `,` and `:`
+    structural: u64,
+}
+
+impl Masks {
+    /// The masks of the first 64 bytes of `b` (which holds at least 64).
+    #[inline]
+    fn of(b: &[u8]) -> Masks {
+        let b = &b[..64];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            let mut m = Masks {
+                quote: 0,
+                backslash: 0,
+                structural: 0,
+            };
+            // SAFETY: SSE2 is part of the x86_64 baseline; the four 16-byte loads read
+            // bytes 0..64 of `b`, which has 64.
+            unsafe {
+                let q = _mm_set1_epi8(b'"' as i8);
+                let bs = _mm_set1_epi8(b'\\' as i8);
+                let lower = _mm_set1_epi8(0x20);
+                let open = _mm_set1_epi8(b'{' as i8);
+                let close = _mm_set1_epi8(b'}' as i8);
+                let comma = _mm_set1_epi8(b',' as i8);
+                let colon = _mm_set1_epi8(b':' as i8);
+                for k in 0..4 {
+                    let v = _mm_loadu_si128(b.as_ptr().add(16 * k) as *const __m128i);
+                    // '[' | 0x20 == '{' and ']' | 0x20 == '}' (no other byte maps to them)
+                    let f = _mm_or_si128(v, lower);
+                    let st = _mm_or_si128(
+                        _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)),
+                        _mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, colon)),
+                    );
+                    let bits = |x: __m128i| (_mm_movemask_epi8(x) as u32 as u64) << (16 * k);
+                    m.quote |= bits(_mm_cmpeq_epi8(v, q));
+                    m.backslash |= bits(_mm_cmpeq_epi8(v, bs));
+                    m.structural |= bits(st);
+                }
+            }
+            m
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let mask = |f: &dyn Fn(u8) -> bool| {
+                b.iter()
+                    .enumerate()
+                    .fold(0u64, |m, (k, &c)| m | (u64::from(f(c)) << k))
+            };
+            Masks {
+                quote: mask(&|c| c == b'"'),
+                backslash: mask(&|c| c == b'\\'),
+                structural: mask(&|c| matches!(c, b'{' | b'}' | b'[' | b']' | b',' | b':')),
+            }
+        }
+    }
+}
+
+/// Bit `k` of the result is the XOR of bits `0..=k` of `x`: after an odd number of quotes.
+#[inline]
+fn prefix_xor(mut x: u64) -> u64 {
+    for s in [1, 2, 4, 8, 16, 32] {
+        x ^= x << s;
+    }
+    x
+}
+
+/// The byte-at-a-time layout the block-wise one replaced, kept to test it against.
+#[cfg(test)]
+fn write_pretty_from_compact_bytewise(out: &mut String, body: &str, level: usize) {
     let b = body.as_bytes();
     let mut depth = level;
     let mut i = 0;
@@ -467,20 +739,20 @@ pub fn write_pretty_from_compact(out: &mut String, body: &str, level: usize) {
                 }
                 out.push_str(&body[run..=i]);
                 depth += 1;
-                write_pretty_indent(out, depth);
+                super::artifact::write_pretty_indent(out, depth);
                 i += 1;
                 run = i;
             }
             b'}' | b']' => {
                 out.push_str(&body[run..i]);
                 depth = depth.saturating_sub(1);
-                write_pretty_indent(out, depth);
+                super::artifact::write_pretty_indent(out, depth);
                 run = i;
                 i += 1;
             }
             b',' => {
                 out.push_str(&body[run..=i]);
-                write_pretty_indent(out, depth);
+                super::artifact::write_pretty_indent(out, depth);
                 i += 1;
                 run = i;
             }
@@ -596,6 +868,66 @@ mod tests {
             crate::ingest::artifact::write_pretty(&mut a, &tree, level);
             crate::ingest::artifact::write_pretty(&mut b, &frozen, level);
             assert_eq!(a, b);
+        }
+    }
+
+    /// Any value whose strings are full of what the layout looks for (quotes, backslashes,
+    /// brackets, commas, colons), long enough to cross the 64-byte blocks at every offset.
+    fn arb_tree() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let text = "[a-z\\\\\"{}\\[\\],:é\u{202e}\n ]{0,90}";
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| json!(i)),
+            (-1e6f64..1e6).prop_map(|f| json!(f)),
+            text.prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec((text, inner), 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn the_block_layout_is_the_bytewise_layout_and_the_tree_layout(
+            tree in arb_tree(),
+            level in 0usize..5,
+            shift in 0usize..64,
+        ) {
+            // shifted by a key of `shift` bytes: every byte lands at every block offset
+            let tree = json!({ "k".repeat(shift): tree });
+            let body = crate::ingest::artifact::to_compact(&tree);
+            let (mut blocks, mut bytes, mut walked) = (String::new(), String::new(), String::new());
+            write_pretty_from_compact(&mut blocks, &body, level);
+            write_pretty_from_compact_bytewise(&mut bytes, &body, level);
+            crate::ingest::artifact::write_pretty(&mut walked, &tree, level);
+            proptest::prop_assert_eq!(&blocks, &bytes);
+            proptest::prop_assert_eq!(&blocks, &walked);
+        }
+    }
+
+    #[test]
+    fn escapes_and_empty_containers_across_a_block_boundary() {
+        // a backslash as a block's last byte escapes the next block's first quote; an
+        // empty container opens at a block's end and closes at the next one's start
+        for pad in 50..70 {
+            for tail in [
+                json!(["\"x\\", "y", [], {}]),
+                json!(["a", {"b": []}, {"c": {}}, "\\\\", "\\\""]),
+            ] {
+                let tree = json!([{ "p".repeat(pad): tail }, [], {}]);
+                let body = crate::ingest::artifact::to_compact(&tree);
+                let (mut blocks, mut walked) = (String::new(), String::new());
+                write_pretty_from_compact(&mut blocks, &body, 2);
+                crate::ingest::artifact::write_pretty(&mut walked, &tree, 2);
+                assert_eq!(blocks, walked, "{body}");
+            }
         }
     }
 

@@ -40,6 +40,14 @@ impl ParamSchema {
 /// `[read_only, destructive, idempotent, open_world]`.
 pub type Hints = [Option<bool>; 4];
 
+/// The annotation members [`Hints`] are written as, in order.
+const HINT_KEYS: [&str; 4] = [
+    "read_only_hint",
+    "destructive_hint",
+    "idempotent_hint",
+    "open_world_hint",
+];
+
 /// Gives `m` a map of its own size plus room for `extra` more members: a map grown by
 /// inserts holds up to twice the room it uses (a hundred bytes a member) for the rest of
 /// the build.
@@ -81,15 +89,81 @@ impl ToolSchema {
     /// parameter, tag and annotation rows are kept as compact text
     /// ([`crate::ingest::frozen`]) until written, as the big metadata subtrees are.
     pub fn into_json(mut self) -> Value {
-        let md = std::mem::take(&mut self.metadata);
-        let mut v = self.to_json_with(Map::new());
-        if let Value::Object(m) = &mut v {
-            for k in ["parameters", "tags", "annotations"] {
-                crate::ingest::frozen::freeze_member(m, k);
-            }
-        }
-        v["metadata"] = Value::Object(md);
-        v
+        use crate::ingest::frozen;
+        use crate::jsonout::write_escaped;
+        let parameters = if self.parameters.is_empty() {
+            Value::Array(Vec::new())
+        } else {
+            frozen::written(|out, refs| {
+                out.push('[');
+                for (i, p) in self.parameters.iter().enumerate() {
+                    out.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
+                    write_escaped(out, &p.name);
+                    out.push_str(",\"type\":");
+                    write_escaped(out, &p.ty);
+                    out.push_str(",\"description\":");
+                    write_escaped(out, &p.description);
+                    out.push_str(if p.required {
+                        ",\"required\":true,\"enum\":"
+                    } else {
+                        ",\"required\":false,\"enum\":"
+                    });
+                    match &p.enum_values {
+                        Some(v) => frozen::write_compact_refs(out, v, refs),
+                        None => out.push_str("null"),
+                    }
+                    out.push('}');
+                }
+                out.push(']');
+            })
+        };
+        let tags = if self.tags.is_empty() {
+            Value::Array(Vec::new())
+        } else {
+            frozen::written(|out, _| {
+                out.push('[');
+                for (i, t) in self.tags.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_escaped(out, t);
+                }
+                out.push(']');
+            })
+        };
+        let annotations = match &self.annotations {
+            None => Value::Null,
+            Some(a) => frozen::written(|out, _| {
+                for (i, (k, v)) in HINT_KEYS.iter().zip(a).enumerate() {
+                    out.push_str(if i == 0 { "{\"" } else { ",\"" });
+                    out.push_str(k);
+                    out.push_str(match v {
+                        None => "\":null",
+                        Some(true) => "\":true",
+                        Some(false) => "\":false",
+                    });
+                }
+                out.push('}');
+            }),
+        };
+        let mut m = Map::with_capacity(7);
+        m.insert("name".into(), Value::String(std::mem::take(&mut self.name)));
+        m.insert(
+            "description".into(),
+            Value::String(std::mem::take(&mut self.description)),
+        );
+        m.insert("parameters".into(), parameters);
+        m.insert("tags".into(), tags);
+        m.insert(
+            "domain".into(),
+            self.domain.take().map_or(Value::Null, Value::String),
+        );
+        m.insert(
+            "metadata".into(),
+            Value::Object(std::mem::take(&mut self.metadata)),
+        );
+        m.insert("annotations".into(), annotations);
+        Value::Object(m)
     }
 
     /// The row written under `tools` (spec §1.1).
@@ -123,15 +197,7 @@ impl ToolSchema {
                 None => Value::Null,
                 Some(a) => {
                     let mut o = Map::new();
-                    for (k, v) in [
-                        "read_only_hint",
-                        "destructive_hint",
-                        "idempotent_hint",
-                        "open_world_hint",
-                    ]
-                    .iter()
-                    .zip(a)
-                    {
+                    for (k, v) in HINT_KEYS.iter().zip(a) {
                         o.insert((*k).into(), v.map(Value::Bool).unwrap_or(Value::Null));
                     }
                     Value::Object(o)
@@ -760,6 +826,54 @@ impl OutGraph {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A tool's row written as text is the row built as a tree and frozen member by member
+    /// (the form it replaced), for empty and full parameter, tag and annotation rows.
+    #[test]
+    fn a_tool_row_is_its_tree_frozen() {
+        let param = |name: &str, required, enum_values| ParamSchema {
+            name: name.into(),
+            ty: "string".into(),
+            description: "a \"quoted\" \\ é \u{202e}\n".into(),
+            required,
+            enum_values,
+        };
+        let full = ToolSchema {
+            name: "get\u{1b}Pet".into(),
+            description: "Gets a pet".into(),
+            parameters: vec![
+                param("id", true, None),
+                param(
+                    "kind",
+                    false,
+                    Some(json!(["a", 1.5, null, {"$ref": "#/x"}, [true]])),
+                ),
+            ],
+            tags: vec!["pets".into(), "\"odd\"".into()],
+            domain: Some("store".into()),
+            metadata: json!({"method": "get"}).as_object().cloned().unwrap(),
+            annotations: Some([Some(true), None, Some(false), None]),
+            ..Default::default()
+        };
+        let empty = ToolSchema {
+            name: "ping".into(),
+            ..Default::default()
+        };
+        for t in [full, empty] {
+            let mut old = t.to_json();
+            if let Value::Object(m) = &mut old {
+                for k in ["parameters", "tags", "annotations"] {
+                    crate::ingest::frozen::freeze_member(m, k);
+                }
+            }
+            let new = t.into_json();
+            assert_eq!(new, old);
+            let (mut a, mut b) = (String::new(), String::new());
+            crate::ingest::artifact::write_pretty(&mut a, &new, 2);
+            crate::ingest::artifact::write_pretty(&mut b, &old, 2);
+            assert_eq!(a, b);
+        }
+    }
 
     /// An edge's attributes read the same through `pick` frozen or as a map: scalars,
     /// escaped strings, an array's strings, an object as `Other`, a missing key as `None`.
