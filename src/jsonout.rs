@@ -188,18 +188,15 @@ impl JsonWriter {
 /// ([`crate::sanitize::json_escapes`]) as `\uXXXX`, so the text stays exact but inert on a
 /// terminal.
 pub fn write_escaped(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
-    // the common case: nothing to escape. A first pass the compiler vectorises finds
-    // plain ASCII text (no control, quote, backslash, DEL or byte above it); text above
+    // the common case: nothing to escape. A first pass finds plain ASCII text (no
+    // control, quote, backslash, DEL or byte above it) eight bytes at a time; text above
     // ASCII is then checked for the UTF-8 lead bytes hazards start with (C1: C2; U+034F:
     // CD; U+061C: D8; U+115F-U+180F: E1; U+2xxx: E2; U+3164: E3; U+FExx/FFxx: EF;
     // U+1BCA0/U+1D173: F0; tags: F3)
-    let plain = |b: u8| (b >= 0x20) & (b != b'"') & (b != b'\\') & (b < 0x7f);
-    let ascii_clean = bytes
-        .chunks(32)
-        .all(|c| c.iter().fold(true, |ok, &b| ok & plain(b)));
-    if ascii_clean
+    if plain_ascii(bytes)
         || !bytes.iter().fold(false, |hit, &b| {
             hit | (b < 0x20)
                 | (b == b'"')
@@ -242,6 +239,38 @@ pub fn write_escaped(out: &mut String, s: &str) {
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// Whether every byte is printable ASCII other than `"` and `\\` (0x20 to 0x7e), read
+/// eight bytes at a time as one word: for each test, a byte that fails it sets its high
+/// bit in the word the test computes (bits of later bytes may be set wrongly by a borrow,
+/// never when no byte fails), so "any byte fails" is exact.
+fn plain_ascii(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let plain = |x: u64| {
+        // below 0x20
+        let control = x.wrapping_sub(0x20 * ONES) & !x & HIGH;
+        // 0x7f (seven low bits set) or 0x80 and above (the high bit)
+        let high = (x | ((x & !HIGH) + ONES)) & HIGH;
+        let quote = zero_byte(x ^ (u64::from(b'"') * ONES));
+        let backslash = zero_byte(x ^ (u64::from(b'\\') * ONES));
+        control | high | quote | backslash == 0
+    };
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        if !plain(u64::from_le_bytes(word)) {
+            return false;
+        }
+    }
+    // the last bytes, padded with a plain one
+    let rest = words.remainder();
+    let mut word = [b'a'; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    plain(u64::from_le_bytes(word))
 }
 
 /// `v` as pretty JSON (serde's layout) with DEL, C1, bidi and invisible characters
@@ -385,6 +414,23 @@ mod tests {
         out
     }
 
+    #[test]
+    fn the_word_test_is_the_byte_test_for_every_byte_at_every_place() {
+        let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\';
+        for len in 1..=17 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    for fill in [b'a', b' ', b'~', b'!'] {
+                        let mut s = vec![fill; len];
+                        s[at] = b;
+                        assert_eq!(plain_ascii(&s), plain(b), "{s:?}");
+                    }
+                }
+            }
+        }
+        assert!(plain_ascii(b""));
+    }
+
     use proptest::strategy::Strategy;
 
     proptest::proptest! {
@@ -398,6 +444,8 @@ mod tests {
                         "\"", "\\", "\n", "\u{1b}", "\u{7f}", "\u{9b}", "\u{a0}", "é",
                         "주문", "\u{202e}", "\u{200d}", "\u{feff}", "“q”", "\u{e0041}",
                         "\u{1d173}", "\u{3164}", "\u{61c}", "\u{34f}",
+                        // each side of every bound the first pass tests
+                        "\u{0}", "\u{1f}", " ", "!", "#", "[", "]", "~", "\u{80}",
                     ]).prop_map(String::from),
                 ],
                 0..12,
