@@ -913,6 +913,26 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_lays_out_past_the_short_indentation() {
+        // indentation longer than one fixed-size copy (more than 31 levels), with long runs
+        let mut tree = json!({"leaf": "x".repeat(100), "n": [1, 2.5, "a\\\"b"]});
+        for i in 0..45 {
+            tree = if i % 2 == 0 {
+                json!([tree, "y".repeat(i * 3), {}])
+            } else {
+                json!({ format!("k{i}"): tree, "e": [] })
+            };
+        }
+        let body = crate::ingest::artifact::to_compact(&tree);
+        for level in [0, 1, 20, 40] {
+            let (mut blocks, mut walked) = (String::new(), String::new());
+            write_pretty_from_compact(&mut blocks, &body, level);
+            crate::ingest::artifact::write_pretty(&mut walked, &tree, level);
+            assert_eq!(blocks, walked);
+        }
+    }
+
+    #[test]
     fn escapes_and_empty_containers_across_a_block_boundary() {
         // a backslash as a block's last byte escapes the next block's first quote; an
         // empty container opens at a block's end and closes at the next one's start
