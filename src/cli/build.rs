@@ -66,6 +66,7 @@ pub fn run(args: BuildArgs) -> u8 {
             Default::default()
         },
         built_at: None,
+        tools_kept: true,
     };
     // this process builds one artifact, writes it and exits: repeated frozen text (the
     // same schemas and rows in many tools) is kept once
@@ -104,7 +105,7 @@ pub fn run(args: BuildArgs) -> u8 {
         progress_line("writing", 1.0, &args.output);
     }
     let write = crate::output::file::write(&target, |mut out| {
-        artifact::write_python_pretty(&mut out, &built.value)
+        artifact::write_python_pretty_with_tools(&mut out, &built.value, &built.tools)
     });
     if live && args.output != "-" {
         eprint!("\r\x1b[2K");

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::frozen;
+use super::schema::ToolSchema;
 use crate::jsonout::write_escaped;
 use crate::pytext::push_float_repr;
 
@@ -32,6 +33,86 @@ pub fn write_python_pretty(w: &mut impl std::io::Write, v: &Value) -> std::io::R
     let mut buf = String::with_capacity(1 << 20);
     write_streamed(w, &mut buf, v, 0)?;
     w.write_all(buf.as_bytes())
+}
+
+/// [`write_python_pretty`] of a collection artifact whose `tools` member was left null by a
+/// build that kept its tools ([`crate::ingest::BuildOptions::tools_kept`]): the tools are
+/// written in its place, each row rendered on a writing thread straight from the tool
+/// ([`write_tool_pretty`]), as `v` with the rows in it would be written.
+pub fn write_python_pretty_with_tools(
+    w: &mut impl std::io::Write,
+    v: &Value,
+    tools: &[ToolSchema],
+) -> std::io::Result<()> {
+    let Value::Object(top) = v else {
+        return write_python_pretty(w, v);
+    };
+    if tools.is_empty() || !top.get("tools").is_some_and(Value::is_null) {
+        return write_python_pretty(w, v);
+    }
+    let mut buf = String::with_capacity(1 << 20);
+    buf.push('{');
+    for (i, (k, x)) in top.iter().enumerate() {
+        if i > 0 {
+            buf.push(',');
+        }
+        indent(&mut buf, 1);
+        write_escaped(&mut buf, k);
+        buf.push_str(": ");
+        if k == "tools" {
+            write_windows_of(w, &mut buf, true, tools, 1, |out, t| {
+                write_escaped(out, &t.name);
+                out.push_str(": ");
+                write_tool_pretty(out, t, 2);
+            })?;
+        } else {
+            write_streamed(w, &mut buf, x, 1)?;
+        }
+    }
+    indent(&mut buf, 0);
+    buf.push('}');
+    w.write_all(buf.as_bytes())
+}
+
+/// A tool's row as [`write_pretty`] writes [`ToolSchema::into_json`]'s value at indent
+/// `level`, from the tool as it is (its metadata is not moved or copied).
+pub fn write_tool_pretty(out: &mut String, t: &ToolSchema, level: usize) {
+    out.push('{');
+    indent(out, level + 1);
+    out.push_str("\"name\": ");
+    write_pretty(out, &Value::String(t.name.clone()), level + 1);
+    out.push(',');
+    indent(out, level + 1);
+    out.push_str("\"description\": ");
+    write_pretty(out, &Value::String(t.description.clone()), level + 1);
+    for (key, v) in [("parameters", t.parameters_json()), ("tags", t.tags_json())] {
+        out.push(',');
+        indent(out, level + 1);
+        write_escaped(out, key);
+        out.push_str(": ");
+        write_pretty(out, &v, level + 1);
+    }
+    out.push(',');
+    indent(out, level + 1);
+    out.push_str("\"domain\": ");
+    match &t.domain {
+        Some(d) => write_pretty(out, &Value::String(d.clone()), level + 1),
+        None => out.push_str("null"),
+    }
+    out.push(',');
+    indent(out, level + 1);
+    out.push_str("\"metadata\": ");
+    write_pretty_object(
+        out,
+        t.metadata.iter().map(|(k, x)| (k.as_str(), x)),
+        level + 1,
+    );
+    out.push(',');
+    indent(out, level + 1);
+    out.push_str("\"annotations\": ");
+    write_pretty(out, &t.annotations_json(), level + 1);
+    indent(out, level);
+    out.push('}');
 }
 
 /// Containers of at least this many members are rendered in parallel windows.
@@ -91,18 +172,32 @@ fn write_windows(
     members: &[(Option<&String>, &Value)],
     level: usize,
 ) -> std::io::Result<()> {
-    let (open, close) = if object { ('{', '}') } else { ('[', ']') };
-    buf.push(open);
-    let member = |out: &mut String, i: usize, (k, v): &(Option<&String>, &Value)| {
-        if i > 0 {
-            out.push(',');
-        }
-        indent(out, level + 1);
+    write_windows_of(w, buf, object, members, level, |out, (k, v)| {
         if let Some(k) = k {
             write_escaped(out, k);
             out.push_str(": ");
         }
         write_pretty(out, v, level + 1);
+    })
+}
+
+/// [`write_windows`] for any members: `write` appends one member (after its indentation).
+fn write_windows_of<T: Sync>(
+    w: &mut impl std::io::Write,
+    buf: &mut String,
+    object: bool,
+    members: &[T],
+    level: usize,
+    write: impl Fn(&mut String, &T) + Sync,
+) -> std::io::Result<()> {
+    let (open, close) = if object { ('{', '}') } else { ('[', ']') };
+    buf.push(open);
+    let member = |out: &mut String, i: usize, m: &T| {
+        if i > 0 {
+            out.push(',');
+        }
+        indent(out, level + 1);
+        write(out, m);
     };
     let probe = members.len().min(PROBE);
     let before = buf.len();
@@ -183,25 +278,32 @@ pub fn write_pretty(out: &mut String, v: &Value, level: usize) {
             indent(out, level);
             out.push(']');
         }
-        Value::Object(m) => {
-            if m.is_empty() {
-                out.push_str("{}");
-                return;
-            }
-            out.push('{');
-            for (i, (k, x)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                indent(out, level + 1);
-                write_escaped(out, k);
-                out.push_str(": ");
-                write_pretty(out, x, level + 1);
-            }
-            indent(out, level);
-            out.push('}');
-        }
+        Value::Object(m) => write_pretty_object(out, m.iter().map(|(k, x)| (k.as_str(), x)), level),
     }
+}
+
+/// An object's members as [`write_pretty`] writes them at indent `level`.
+pub fn write_pretty_object<'v>(
+    out: &mut String,
+    members: impl ExactSizeIterator<Item = (&'v str, &'v Value)>,
+    level: usize,
+) {
+    if members.len() == 0 {
+        out.push_str("{}");
+        return;
+    }
+    out.push('{');
+    for (i, (k, x)) in members.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        indent(out, level + 1);
+        write_escaped(out, k);
+        out.push_str(": ");
+        write_pretty(out, x, level + 1);
+    }
+    indent(out, level);
+    out.push('}');
 }
 
 /// Compact JSON with Python number forms (for loading in-process).

@@ -53,6 +53,11 @@ pub struct BuildOptions {
     /// The build time written into the graph (`metadata.built_at`, the manifest's
     /// `created_at`); `None`: now. A graph built on load takes [`ON_LOAD_BUILT_AT`].
     pub built_at: Option<String>,
+    /// A collection's tools are kept as built ([`Built::tools`]) and its `tools` member left
+    /// null, for a caller that writes the artifact with
+    /// [`artifact::write_python_pretty_with_tools`] (each row is then made on a writing
+    /// thread, while the disk takes the rows before it, instead of before the write).
+    pub tools_kept: bool,
 }
 
 /// The build time of a graph built on load (a spec given as GRAPH): none. Its text, and
@@ -74,6 +79,9 @@ pub struct Built {
     /// With Arazzo inputs: the workflow summary (`apply_arazzo_workflows`' result) and the
     /// number of steps whose operation is not in the graph.
     pub workflows: Option<arazzo::Summary>,
+    /// The tools of a collection built with [`BuildOptions::tools_kept`] (its `tools`
+    /// member is then null); empty otherwise.
+    pub tools: Vec<schema::ToolSchema>,
 }
 
 /// What the stages after the parse fill per operation of a spec, at least: the peak RSS
@@ -166,13 +174,22 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
     let docs_name = first.name.clone();
     if first_kind.is_openapi() {
         let mut docs = docs;
-        let (value, unresolved) =
-            build::collection::build_collection(&mut docs, &workflows, &built_at, &opts.progress)?;
+        let (value, unresolved, tools) = build::collection::build_collection(
+            &mut docs,
+            &workflows,
+            &built_at,
+            &opts.progress,
+            opts.tools_kept,
+        )?;
         crate::par::drop_later(docs);
-        let tool_count = value
-            .get("tools")
-            .and_then(Value::as_object)
-            .map_or(0, |m| m.len());
+        let tool_count = if tools.is_empty() {
+            value
+                .get("tools")
+                .and_then(Value::as_object)
+                .map_or(0, |m| m.len())
+        } else {
+            tools.len()
+        };
         let edge_count = value
             .pointer("/graph/edges")
             .and_then(Value::as_array)
@@ -187,6 +204,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
             edge_count,
             graphql: None,
             workflows,
+            tools,
         });
     }
     opts.progress
@@ -259,6 +277,7 @@ pub fn build_documents(docs: Vec<Document>, opts: &BuildOptions) -> Result<Built
         edge_count,
         graphql: gql,
         workflows: summary,
+        tools: Vec::new(),
     })
 }
 
@@ -308,6 +327,7 @@ fn apply_to_saved(
         edge_count: got.edge_count,
         graphql: None,
         workflows: Some(got.summary),
+        tools: Vec::new(),
     })
 }
 

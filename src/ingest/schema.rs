@@ -89,63 +89,9 @@ impl ToolSchema {
     /// parameter, tag and annotation rows are kept as compact text
     /// ([`crate::ingest::frozen`]) until written, as the big metadata subtrees are.
     pub fn into_json(mut self) -> Value {
-        use crate::ingest::frozen;
-        use crate::jsonout::write_escaped;
-        let parameters = if self.parameters.is_empty() {
-            Value::Array(Vec::new())
-        } else {
-            frozen::written(|out, refs| {
-                out.push('[');
-                for (i, p) in self.parameters.iter().enumerate() {
-                    out.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
-                    write_escaped(out, &p.name);
-                    out.push_str(",\"type\":");
-                    write_escaped(out, &p.ty);
-                    out.push_str(",\"description\":");
-                    write_escaped(out, &p.description);
-                    out.push_str(if p.required {
-                        ",\"required\":true,\"enum\":"
-                    } else {
-                        ",\"required\":false,\"enum\":"
-                    });
-                    match &p.enum_values {
-                        Some(v) => frozen::write_compact_refs(out, v, refs),
-                        None => out.push_str("null"),
-                    }
-                    out.push('}');
-                }
-                out.push(']');
-            })
-        };
-        let tags = if self.tags.is_empty() {
-            Value::Array(Vec::new())
-        } else {
-            frozen::written(|out, _| {
-                out.push('[');
-                for (i, t) in self.tags.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_escaped(out, t);
-                }
-                out.push(']');
-            })
-        };
-        let annotations = match &self.annotations {
-            None => Value::Null,
-            Some(a) => frozen::written(|out, _| {
-                for (i, (k, v)) in HINT_KEYS.iter().zip(a).enumerate() {
-                    out.push_str(if i == 0 { "{\"" } else { ",\"" });
-                    out.push_str(k);
-                    out.push_str(match v {
-                        None => "\":null",
-                        Some(true) => "\":true",
-                        Some(false) => "\":false",
-                    });
-                }
-                out.push('}');
-            }),
-        };
+        let parameters = self.parameters_json();
+        let tags = self.tags_json();
+        let annotations = self.annotations_json();
         let mut m = Map::with_capacity(7);
         m.insert("name".into(), Value::String(std::mem::take(&mut self.name)));
         m.insert(
@@ -164,6 +110,73 @@ impl ToolSchema {
         );
         m.insert("annotations".into(), annotations);
         Value::Object(m)
+    }
+
+    /// The row's `parameters`, as compact text ([`crate::ingest::frozen`]).
+    pub(crate) fn parameters_json(&self) -> Value {
+        use crate::ingest::frozen;
+        use crate::jsonout::write_escaped;
+        if self.parameters.is_empty() {
+            return Value::Array(Vec::new());
+        }
+        frozen::written(|out, refs| {
+            out.push('[');
+            for (i, p) in self.parameters.iter().enumerate() {
+                out.push_str(if i == 0 { "{\"name\":" } else { ",{\"name\":" });
+                write_escaped(out, &p.name);
+                out.push_str(",\"type\":");
+                write_escaped(out, &p.ty);
+                out.push_str(",\"description\":");
+                write_escaped(out, &p.description);
+                out.push_str(if p.required {
+                    ",\"required\":true,\"enum\":"
+                } else {
+                    ",\"required\":false,\"enum\":"
+                });
+                match &p.enum_values {
+                    Some(v) => frozen::write_compact_refs(out, v, refs),
+                    None => out.push_str("null"),
+                }
+                out.push('}');
+            }
+            out.push(']');
+        })
+    }
+
+    /// The row's `tags`, as compact text.
+    pub(crate) fn tags_json(&self) -> Value {
+        if self.tags.is_empty() {
+            return Value::Array(Vec::new());
+        }
+        crate::ingest::frozen::written(|out, _| {
+            out.push('[');
+            for (i, t) in self.tags.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                crate::jsonout::write_escaped(out, t);
+            }
+            out.push(']');
+        })
+    }
+
+    /// The row's `annotations`, as compact text (null when there are none).
+    pub(crate) fn annotations_json(&self) -> Value {
+        let Some(a) = &self.annotations else {
+            return Value::Null;
+        };
+        crate::ingest::frozen::written(|out, _| {
+            for (i, (k, v)) in HINT_KEYS.iter().zip(a).enumerate() {
+                out.push_str(if i == 0 { "{\"" } else { ",\"" });
+                out.push_str(k);
+                out.push_str(match v {
+                    None => "\":null",
+                    Some(true) => "\":true",
+                    Some(false) => "\":false",
+                });
+            }
+            out.push('}');
+        })
     }
 
     /// The row written under `tools` (spec §1.1).
@@ -866,8 +879,13 @@ mod tests {
                     crate::ingest::frozen::freeze_member(m, k);
                 }
             }
+            let mut direct = String::new();
+            crate::ingest::artifact::write_tool_pretty(&mut direct, &t, 2);
             let new = t.into_json();
             assert_eq!(new, old);
+            let mut via_tree = String::new();
+            crate::ingest::artifact::write_pretty(&mut via_tree, &new, 2);
+            assert_eq!(direct, via_tree);
             let (mut a, mut b) = (String::new(), String::new());
             crate::ingest::artifact::write_pretty(&mut a, &new, 2);
             crate::ingest::artifact::write_pretty(&mut b, &old, 2);

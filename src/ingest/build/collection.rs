@@ -231,7 +231,8 @@ pub fn build_collection(
     workflows: &[&Document],
     built_at: &str,
     progress: &Progress,
-) -> Result<(Value, usize), InputError> {
+    tools_kept: bool,
+) -> Result<(Value, usize, Vec<ToolSchema>), InputError> {
     let mut t0 = std::time::Instant::now();
     let mut read = read_specs(docs, progress)?;
     phase(&mut t0, "operations");
@@ -240,7 +241,7 @@ pub fn build_collection(
     let built = build_graph(list, raw_refs, workflows, progress, &mut t0)?;
     progress.report("summaries and readiness", at::CONTRACT_EDGES, "");
     Ok(artifact(
-        docs, workflows, built_at, read, built, progress, &mut t0,
+        docs, workflows, built_at, read, built, progress, &mut t0, tools_kept,
     ))
 }
 
@@ -542,7 +543,8 @@ struct Summaries {
 }
 
 /// The artifact: summaries, metadata, graph, tools and readiness report; and the number
-/// of unresolved workflow steps.
+/// of unresolved workflow steps (and the tools, when kept: see [`top_level`]).
+#[allow(clippy::too_many_arguments)] // the build's state, passed on once
 fn artifact(
     docs: &[Document],
     workflows: &[&Document],
@@ -551,7 +553,8 @@ fn artifact(
     built: Built,
     progress: &Progress,
     t0: &mut std::time::Instant,
-) -> (Value, usize) {
+    tools_kept: bool,
+) -> (Value, usize, Vec<ToolSchema>) {
     let tool_count = built.list.len();
     let tally = readiness::EdgeTally::of(&built.graph);
     let edge_quality = readiness::edge_quality_summary(&tally);
@@ -601,9 +604,9 @@ fn artifact(
 
     phase(t0, "summaries");
     progress.report("assembling the artifact", at::SUMMARIES, "");
-    let top = top_level(meta, graph, list, sums);
+    let (top, kept) = top_level(meta, graph, list, sums, tools_kept);
     phase(t0, "artifact");
-    (top, unresolved)
+    (top, unresolved, kept)
 }
 
 /// The artifact's `edge_stats`: the edge counts by bucket and relation and every stage's
@@ -739,26 +742,39 @@ fn metadata(
     meta
 }
 
-/// The artifact's top level: versions, metadata, graph, tools by name and the summaries.
+/// The artifact's top level: versions, metadata, graph, tools by name and the summaries;
+/// with `tools_kept`, `tools` is null and the tools are returned as they are (unless there
+/// are none, or two share a name: the map would keep one row for them).
 fn top_level(
     meta: Map<String, Value>,
     graph: OutGraph,
     mut list: Vec<ToolSchema>,
     sums: Summaries,
-) -> Value {
+    tools_kept: bool,
+) -> (Value, Vec<ToolSchema>) {
     let mut top = Map::new();
     top.insert("format_version".into(), json!("1"));
     top.insert("library_version".into(), json!(REFERENCE_VERSION));
     top.insert("metadata".into(), Value::Object(meta));
     top.insert("graph".into(), graph.into_json());
-    // every tool's row on every core, then in order
-    let rows = crate::par::map_mut(&mut list, |t| {
-        let t = std::mem::take(t);
-        (t.name.clone(), t.into_json())
-    });
-    let mut trows = Map::with_capacity(rows.len());
-    trows.extend(rows);
-    top.insert("tools".into(), Value::Object(trows));
+    let keep = tools_kept && !list.is_empty() && {
+        let mut names = rustc_hash::FxHashSet::default();
+        list.iter().all(|t| names.insert(t.name.as_str()))
+    };
+    let kept = if keep {
+        top.insert("tools".into(), Value::Null);
+        list
+    } else {
+        // every tool's row on every core, then in order
+        let rows = crate::par::map_mut(&mut list, |t| {
+            let t = std::mem::take(t);
+            (t.name.clone(), t.into_json())
+        });
+        let mut trows = Map::with_capacity(rows.len());
+        trows.extend(rows);
+        top.insert("tools".into(), Value::Object(trows));
+        Vec::new()
+    };
     top.insert("readiness_report".into(), sums.report);
     top.insert("source_snapshot_manifest".into(), sums.manifest);
     top.insert("ingest_summary".into(), sums.ingest_summary);
@@ -769,7 +785,7 @@ fn top_level(
     top.insert("graph_tool_call_version".into(), json!(REFERENCE_VERSION));
     top.insert("collection_graph_version".into(), json!("2"));
     top.insert("enrichment_status".into(), json!(sums.enrichment));
-    Value::Object(top)
+    (Value::Object(top), kept)
 }
 
 /// The pair-edge counts come with relation detection (two tools or more), before the
