@@ -77,40 +77,27 @@ pub fn write_python_pretty_with_tools(
 /// A tool's row as [`write_pretty`] writes [`ToolSchema::into_json`]'s value at indent
 /// `level`, from the tool as it is (its metadata is not moved or copied).
 pub fn write_tool_pretty(out: &mut String, t: &ToolSchema, level: usize) {
-    out.push('{');
-    indent(out, level + 1);
-    out.push_str("\"name\": ");
-    write_pretty(out, &Value::String(t.name.clone()), level + 1);
-    out.push(',');
-    indent(out, level + 1);
-    out.push_str("\"description\": ");
-    write_pretty(out, &Value::String(t.description.clone()), level + 1);
-    for (key, v) in [("parameters", t.parameters_json()), ("tags", t.tags_json())] {
-        out.push(',');
+    let (head, tail) = t.row_parts();
+    let key = |out: &mut String, first: bool, k: &str| {
+        out.push_str(if first { "{" } else { "," });
         indent(out, level + 1);
-        write_escaped(out, key);
+        write_escaped(out, k);
         out.push_str(": ");
-        write_pretty(out, &v, level + 1);
+    };
+    for (i, (k, v)) in head.iter().enumerate() {
+        key(out, i == 0, k);
+        write_pretty(out, v, level + 1);
     }
-    out.push(',');
-    indent(out, level + 1);
-    out.push_str("\"domain\": ");
-    match &t.domain {
-        Some(d) => write_pretty(out, &Value::String(d.clone()), level + 1),
-        None => out.push_str("null"),
-    }
-    out.push(',');
-    indent(out, level + 1);
-    out.push_str("\"metadata\": ");
+    key(out, false, "metadata");
     write_pretty_object(
         out,
         t.metadata.iter().map(|(k, x)| (k.as_str(), x)),
         level + 1,
     );
-    out.push(',');
-    indent(out, level + 1);
-    out.push_str("\"annotations\": ");
-    write_pretty(out, &t.annotations_json(), level + 1);
+    for (k, v) in &tail {
+        key(out, false, k);
+        write_pretty(out, v, level + 1);
+    }
     indent(out, level);
     out.push('}');
 }

@@ -84,32 +84,41 @@ pub struct ToolSchema {
     pub flow: Option<Box<crate::ingest::build::flow::FlowRows>>,
 }
 
+/// A member of a row: its key and value.
+pub(crate) type Member = (&'static str, Value);
+
 impl ToolSchema {
     /// The row written under `tools`, consuming the tool (no copy of its metadata); the
     /// parameter, tag and annotation rows are kept as compact text
     /// ([`crate::ingest::frozen`]) until written, as the big metadata subtrees are.
     pub fn into_json(mut self) -> Value {
-        let parameters = self.parameters_json();
-        let tags = self.tags_json();
-        let annotations = self.annotations_json();
-        let mut m = Map::with_capacity(7);
-        m.insert("name".into(), Value::String(std::mem::take(&mut self.name)));
-        m.insert(
-            "description".into(),
-            Value::String(std::mem::take(&mut self.description)),
-        );
-        m.insert("parameters".into(), parameters);
-        m.insert("tags".into(), tags);
-        m.insert(
-            "domain".into(),
-            self.domain.take().map_or(Value::Null, Value::String),
-        );
+        let (head, tail) = self.row_parts();
+        let mut m = Map::with_capacity(head.len() + 1 + tail.len());
+        m.extend(head.map(|(k, v)| (k.to_string(), v)));
         m.insert(
             "metadata".into(),
             Value::Object(std::mem::take(&mut self.metadata)),
         );
-        m.insert("annotations".into(), annotations);
+        m.extend(tail.map(|(k, v)| (k.to_string(), v)));
         Value::Object(m)
+    }
+
+    /// The row's members before `metadata` and after it, in order: what [`Self::into_json`]
+    /// and [`crate::ingest::artifact::write_tool_pretty`] both write.
+    pub(crate) fn row_parts(&self) -> ([Member; 5], [Member; 1]) {
+        (
+            [
+                ("name", Value::String(self.name.clone())),
+                ("description", Value::String(self.description.clone())),
+                ("parameters", self.parameters_json()),
+                ("tags", self.tags_json()),
+                (
+                    "domain",
+                    self.domain.clone().map_or(Value::Null, Value::String),
+                ),
+            ],
+            [("annotations", self.annotations_json())],
+        )
     }
 
     /// The row's `parameters`, as compact text ([`crate::ingest::frozen`]).
