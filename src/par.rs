@@ -26,7 +26,7 @@ pub fn threads() -> usize {
 }
 
 /// Below this many items a phase runs on the calling thread (spawning costs more).
-const MIN_PARALLEL: usize = 64;
+pub const MIN_PARALLEL: usize = 64;
 
 /// Calls `f` on every item, in parallel over contiguous chunks.
 pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(&mut T) + Sync) {

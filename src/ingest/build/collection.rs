@@ -181,23 +181,72 @@ pub(crate) fn phase(t0: &mut std::time::Instant, what: &str) {
     *t0 = std::time::Instant::now();
 }
 
-/// The SHA-256 (hex) and length of a spec's canonical JSON text.
+/// The SHA-256 (hex) and length of a spec's canonical JSON text. The members of its big
+/// maps (a spec's paths, its schemas) are written on every core, as pieces hashed in order.
 pub(crate) fn spec_digest(spec: &Value) -> (String, usize) {
-    let mut canon = String::new();
-    canonical(spec, &mut canon);
-    let sha = sha2::Sha256::digest(canon.as_bytes());
-    (
-        sha.iter().map(|b| format!("{b:02x}")).collect(),
-        canon.len(),
-    )
+    let mut pieces = vec![String::new()];
+    canonical_pieces(spec, 0, &mut pieces);
+    let mut sha = sha2::Sha256::new();
+    let mut len = 0;
+    for p in &pieces {
+        sha.update(p.as_bytes());
+        len += p.len();
+    }
+    let sha = sha.finalize();
+    (sha.iter().map(|b| format!("{b:02x}")).collect(), len)
+}
+
+/// A map with at least this many members has them written in parallel by [`canonical_pieces`].
+const PARALLEL_MEMBERS: usize = 64;
+
+/// [`canonical`] of `v`, appended to the last of `pieces` or as pieces after it: the
+/// members of a map of [`PARALLEL_MEMBERS`] or more within `depth` 2 (the spec, its
+/// `components`, their `schemas`) are written in parallel, one piece each.
+fn canonical_pieces(v: &Value, depth: usize, pieces: &mut Vec<String>) {
+    fn last(pieces: &mut [String]) -> &mut String {
+        pieces.last_mut().expect("at least one piece")
+    }
+    let Value::Object(m) = v else {
+        return canonical(v, last(pieces));
+    };
+    if depth > 2 {
+        return canonical(v, last(pieces));
+    }
+    let mut members: Vec<(&String, &Value)> = m.iter().collect();
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    last(pieces).push('{');
+    if members.len() >= PARALLEL_MEMBERS {
+        let texts = crate::par::map(&members, |(k, x)| {
+            let mut s = String::new();
+            write_py_string(&mut s, k);
+            s.push(':');
+            canonical(x, &mut s);
+            s
+        });
+        for (i, t) in texts.into_iter().enumerate() {
+            if i > 0 {
+                last(pieces).push(',');
+            }
+            pieces.push(t);
+            pieces.push(String::new());
+        }
+    } else {
+        for (i, (k, x)) in members.into_iter().enumerate() {
+            let out = last(pieces);
+            if i > 0 {
+                out.push(',');
+            }
+            write_py_string(out, k);
+            out.push(':');
+            canonical_pieces(x, depth + 1, pieces);
+        }
+    }
+    last(pieces).push('}');
 }
 
 /// One spec's tools ([`spec_tools`], reporting progress over `span`), with its digest for
-/// the manifest and, when `want_refs`, its raw operations' `$ref`s (§2.4.1), both taken
-/// from the spec as given while the tools are built. The spec is taken from `d` and let go
-/// there too, on the thread that read it: a tree freed by the thread that allocated it
-/// costs that thread nothing later (mimalloc hands blocks another thread frees back to
-/// their owner to collect, which it did on its next allocations, after the build).
+/// the manifest and, when `want_refs`, its raw operations' `$ref`s (§2.4.1), both read from
+/// the spec as given, on every core, before it is normalised in place.
 #[allow(clippy::type_complexity)]
 fn spec_tools_and_digest(
     d: &mut Document,
@@ -209,17 +258,15 @@ fn spec_tools_and_digest(
     (String, usize),
     Option<Vec<OperationRefs>>,
 ) {
-    let spec = std::sync::Arc::new(std::mem::take(&mut d.value));
+    let spec = std::mem::take(&mut d.value);
     let (name, swagger) = (&d.name, d.kind == InputKind::Swagger2);
-    let given = spec.clone();
-    let beside = move || {
-        let digest = spec_digest(&given);
-        let refs = want_refs.then(|| raw_operation_refs(&given));
-        // the last reference (the build let go of its own once the spec was normalised)
-        drop(given);
-        (digest, refs)
+    let given = |spec: &Value| {
+        crate::par::join(
+            || spec_digest(spec),
+            || want_refs.then(|| raw_operation_refs(spec)),
+        )
     };
-    match spec_tools(name, spec, swagger, true, progress, span, beside) {
+    match spec_tools(name, spec, swagger, true, progress, span, given) {
         Ok((st, (digest, refs))) => (Ok(st), digest, refs),
         Err(e) => (Err(e), (String::new(), 0), None),
     }
@@ -960,5 +1007,34 @@ mod tests {
         let mut out = String::new();
         canonical(&v, &mut out);
         assert_eq!(out, r#"{"a":{"e":true,"é":"x"},"b":[{"a":null,"z":1}]}"#);
+    }
+
+    /// The digest written in pieces (big maps' members in parallel) is the digest of the
+    /// whole canonical text, at every depth a big map can sit.
+    #[test]
+    fn spec_digest_in_pieces_is_the_digest_of_the_text() {
+        let big = |n: usize, tag: &str| {
+            let mut m = Map::new();
+            for i in (0..n).rev() {
+                m.insert(
+                    format!("{tag}{i:03}\u{e9}\"\n"),
+                    json!({"z": [i, {"b": null, "a": format!("é{i}\u{1}")}], "a": i as f64 / 3.0}),
+                );
+            }
+            Value::Object(m)
+        };
+        for n in [0, 1, 63, 64, 65, 300] {
+            let spec = json!({
+                "paths": big(n, "/p"),
+                "components": {"schemas": big(n, "S"), "x": {"deep": big(n, "d")}},
+                "info": {"title": "t"},
+                "list": [big(n, "l")],
+            });
+            let mut text = String::new();
+            canonical(&spec, &mut text);
+            let want = sha2::Sha256::digest(text.as_bytes());
+            let want: String = want.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(spec_digest(&spec), (want, text.len()), "{n} members");
+        }
     }
 }

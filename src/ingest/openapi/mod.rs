@@ -81,24 +81,27 @@ struct Ctx<'a> {
     requests: request::RequestMemo,
 }
 
-/// Reads every operation of one spec (the spec as given is let go once it is normalised:
-/// the tools are built from the normalised copy). `beside` runs on the calling thread while
-/// the operations are built on the others (this thread would only wait), its result
-/// returned with the tools; it does not run when the spec has an error first.
+/// Reads every operation of one spec. `given` reads the spec as given (its digest, its
+/// raw `$ref`s) beside the check of its `$ref`s, before the spec is normalised in place and
+/// its tools built from it; its result is returned with the tools. A spec with a remote
+/// `$ref` is an error (`given`'s result is then dropped).
 pub fn spec_tools<R: Send>(
     file: &str,
-    spec: std::sync::Arc<Value>,
+    mut spec: Value,
     swagger: bool,
     skip_deprecated: bool,
     progress: &super::progress::Progress,
     (lo, hi): (f64, f64),
-    beside: impl FnOnce() -> R + Send,
+    given: impl FnOnce(&Value) -> R,
 ) -> Result<(SpecTools, R), InputError> {
     let mut t0 = std::time::Instant::now();
     progress.report("normalizing the spec", lo, file);
-    let normalized = checked_normalized_spec(file, &spec, swagger)?;
-    // the caller's `beside` may hold the last reference (and free the tree on its thread)
-    drop(spec);
+    // the check names places in the user's file: it reads the spec as given
+    let (given, remote) =
+        crate::par::join(|| given(&spec), || Resolver::new(file, &spec).check_refs());
+    remote?;
+    normalize_spec(&mut spec, swagger);
+    let normalized = spec;
     let spec = &normalized;
     let expanded = AtomicU64::new(0);
     let res = Resolver::new(file, spec).with_total(&expanded);
@@ -124,7 +127,7 @@ pub fn spec_tools<R: Send>(
         ops.jobs.len(),
         "operations",
     );
-    let (built, beside) = build_tools(&ctx, &ops.jobs, &expanded, &counter, beside);
+    let built = build_tools(&ctx, &ops.jobs, &expanded, &counter);
     let mut names = ToolNames::new(id_count);
     let mut tools: Vec<ToolSchema> = Vec::new();
     for ((path, method, _, _), t) in ops.jobs.iter().zip(built) {
@@ -153,20 +156,7 @@ pub fn spec_tools<R: Send>(
     };
     drop(ops);
     crate::par::drop_later(normalized);
-    Ok((out, beside))
-}
-
-/// The spec with nullable dialects normalised in `paths` and the schema components (the
-/// reference resolves against that), once the spec as given is known to have no remote
-/// `$ref` (looked for beside the normalisation: an error then names the place in the
-/// user's file).
-fn checked_normalized_spec(file: &str, spec: &Value, swagger: bool) -> Result<Value, InputError> {
-    let (normalized, remote) = crate::par::join(
-        || normalize_spec(spec, swagger),
-        || Resolver::new(file, spec).check_refs(),
-    );
-    remote?;
-    Ok(normalized)
+    Ok((out, given))
 }
 
 /// The spec's label: its title, else the file's stem, else `spec-1`.
@@ -278,15 +268,14 @@ impl<'s> Operations<'s> {
 /// A built tool (or its error) with the place of its operation among the jobs.
 type Numbered = (usize, Result<ToolSchema, InputError>);
 
-/// Builds the tools on every core (each thread with its own resolver cache), in job order,
-/// running `beside` on this thread meanwhile.
-fn build_tools<R: Send>(
+/// Builds the tools on every core (each thread with its own resolver cache), in job order
+/// (the calling thread only waits for them).
+fn build_tools(
     ctx: &Ctx,
     jobs: &[Job],
     expanded: &AtomicU64,
     counter: &super::progress::Counter,
-    beside: impl FnOnce() -> R + Send,
-) -> (Vec<Result<ToolSchema, InputError>>, R) {
+) -> Vec<Result<ToolSchema, InputError>> {
     let tool_of = |ctx: &Ctx, (path, method, item, op): &Job| {
         let t = operation_tool(ctx, path, method, item, op);
         counter.tick();
@@ -296,14 +285,14 @@ fn build_tools<R: Send>(
     if threads == 1 || jobs.len() < 64 {
         let out = jobs.iter().map(|job| tool_of(ctx, job)).collect();
         super::leaves::clear_row_cache();
-        return (out, beside());
+        return out;
     }
     let (file, spec, swagger) = (ctx.file, ctx.spec, ctx.swagger);
     let chunk = jobs.len().div_ceil(threads * 32);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let servers = &ctx.servers;
     let label = ctx.label;
-    let (parts, beside): (Vec<Vec<Numbered>>, R) = crate::par::workers(
+    let (parts, ()): (Vec<Vec<Numbered>>, ()) = crate::par::workers(
         || {
             let res = Resolver::new(file, spec).with_total(expanded);
             let tctx = Ctx {
@@ -330,11 +319,11 @@ fn build_tools<R: Send>(
             super::leaves::clear_row_cache();
             out
         },
-        beside,
+        || (),
     );
     let mut all: Vec<Numbered> = parts.into_iter().flatten().collect();
     all.sort_by_key(|x| x.0);
-    (all.into_iter().map(|x| x.1).collect(), beside)
+    all.into_iter().map(|x| x.1).collect()
 }
 
 /// Unique tool names: a repeated name gets a suffix from its method and path, and each
