@@ -48,16 +48,6 @@ const HINT_KEYS: [&str; 4] = [
     "open_world_hint",
 ];
 
-/// Gives `m` a map of its own size plus room for `extra` more members: a map grown by
-/// inserts holds up to twice the room it uses (a hundred bytes a member) for the rest of
-/// the build.
-pub fn fit(m: &mut Map<String, Value>, extra: usize) {
-    let old = std::mem::take(m);
-    let mut fitted = Map::with_capacity(old.len() + extra);
-    fitted.extend(old);
-    *m = fitted;
-}
-
 /// A JSON object from owned members, in order (`json!` would deep-copy its operands).
 pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     let mut m = Map::with_capacity(N);

@@ -436,13 +436,6 @@ fn build_graph(
         refs_preserved = preserve_refs(&mut list, raw_refs);
     }
 
-    // no stage adds to the metadata from here on (but workflows): top-level maps of their own
-    // size (nested maps are built to size, refit where semantics grows them, or cloned tight;
-    // refitting every nested map cost 0.2-2 s on 50k operations and saved no memory)
-    crate::par::for_each_mut(&mut list, |t| {
-        crate::ingest::schema::fit(&mut t.metadata, 0)
-    });
-
     // 7. dependency detection
     let (mut stats, budget_reached) = detected_edges(&list, &mut graph);
     phase(t0, "detectors");

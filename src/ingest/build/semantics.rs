@@ -940,7 +940,7 @@ fn derive(t: &mut ToolSchema) {
         .collect();
     sources.sort();
     sources.dedup();
-    let derived_ai: Vec<(&str, Value)> = vec![
+    let derived_ai = [
         ("canonical_action", json!(action)),
         ("primary_resource", json!(resource)),
         ("one_line_summary", json!(one_line)),
@@ -953,7 +953,7 @@ fn derive(t: &mut ToolSchema) {
             Evidence::frozen(&[&action_ev, &resource_ev, &module_ev, &shape_ev]),
         ),
     ];
-    let derived_oa: Vec<(&str, Value)> = vec![
+    let derived_oa: [(&str, Value); OPENAPI_DERIVED] = [
         ("path_module", json!(path_module)),
         ("operation_group", json!(operation_group)),
         ("semantic_sources", json!(sources)),
@@ -962,24 +962,29 @@ fn derive(t: &mut ToolSchema) {
     fill_missing(&mut t.metadata, "openapi", derived_oa);
 }
 
+/// How many members [`derive`] adds to a tool's `openapi` block (the OpenAPI reader makes
+/// the block with room for them).
+pub const OPENAPI_DERIVED: usize = 3;
+
 /// Sets every derived key that is missing in the object `md[key]`, in place (a key whose
 /// value is not an object becomes a fresh object at the same position; a missing key is
-/// appended).
-fn fill_missing(md: &mut Map<String, Value>, key: &str, derived: Vec<(&str, Value)>) {
-    let slot = md.entry(key).or_insert_with(|| Value::Object(Map::new()));
+/// appended). A fresh object has room for them all.
+fn fill_missing<const N: usize>(
+    md: &mut Map<String, Value>,
+    key: &str,
+    derived: [(&str, Value); N],
+) {
+    let slot = md
+        .entry(key)
+        .or_insert_with(|| Value::Object(Map::with_capacity(N)));
     if !slot.is_object() {
-        *slot = Value::Object(Map::new());
+        *slot = Value::Object(Map::with_capacity(N));
     }
     if let Value::Object(m) = slot {
-        let todo: Vec<(&str, Value)> = derived
-            .into_iter()
-            .filter(|(k, _)| missing_semantic(m.get(*k)))
-            .collect();
-        // room for the new keys at once (an insert past the room doubles it)
-        let new = todo.iter().filter(|(k, _)| !m.contains_key(*k)).count();
-        crate::ingest::schema::fit(m, new);
-        for (k, v) in todo {
-            m.insert(k.into(), v);
+        for (k, v) in derived {
+            if missing_semantic(m.get(k)) {
+                m.insert(k.into(), v);
+            }
         }
     }
 }

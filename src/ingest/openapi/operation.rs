@@ -48,10 +48,12 @@ pub(super) fn operation_tool(
     let oa_params = freeze_rows(&oa_param_rows);
     let security = super::security::security_block(ctx, op, &mut ac_consumes);
 
+    let servers = ServerBlock::of(ctx, op, item);
     let mut oa = openapi_block(
         &id,
         op,
         path,
+        servers.server.is_some(),
         OpenApiParts {
             parameters: oa_params,
             input_locations: locs.clone(),
@@ -63,7 +65,6 @@ pub(super) fn operation_tool(
             security,
         },
     );
-    let servers = ServerBlock::of(ctx, op, item);
     if let Some(sv) = servers.server {
         // nothing reads these blocks back: compact text until written
         oa.insert("server".into(), freeze(Value::Object(sv)));
@@ -334,9 +335,22 @@ struct OpenApiParts {
     security: Option<Value>,
 }
 
-/// `metadata.openapi` up to `security` (the caller adds `server`).
-fn openapi_block(id: &Identity, op: &Value, path: &str, p: OpenApiParts) -> Map<String, Value> {
-    let mut oa = Map::new();
+/// `metadata.openapi` up to `security` (the caller adds `server`, when `server`), with
+/// room for the members the semantic phase adds (a map grown by inserts holds up to twice
+/// the room it uses, for the rest of the build).
+fn openapi_block(
+    id: &Identity,
+    op: &Value,
+    path: &str,
+    server: bool,
+    p: OpenApiParts,
+) -> Map<String, Value> {
+    let room = 13
+        + usize::from(id.generated)
+        + usize::from(p.security.is_some())
+        + usize::from(server)
+        + crate::ingest::build::semantics::OPENAPI_DERIVED;
+    let mut oa = Map::with_capacity(room);
     oa.insert("tool_name".into(), json!(id.op_id));
     oa.insert("operation_id".into(), json!(id.op_id));
     if id.generated {
@@ -402,7 +416,16 @@ struct MetadataParts<'r> {
 /// reads them; what promotion and the readiness checks need of them is taken by
 /// `set_contract_view`), the `openapi` block, the selected schemas and the base URL.
 fn metadata(ctx: &Ctx, method: &str, path: &str, p: MetadataParts) -> Map<String, Value> {
-    let mut md = Map::new();
+    let response = p.response.schema.is_some();
+    let room = 8
+        + usize::from(p.request.schema.is_some())
+        + usize::from(p.request.content_type.is_some())
+        + usize::from(response)
+        + usize::from(response && p.response.status.is_some())
+        + usize::from(response && p.response.content_type.is_some())
+        + usize::from(p.base_url.is_some() || !ctx.servers.is_empty())
+        + crate::ingest::build::METADATA_ADDED;
+    let mut md = Map::with_capacity(room);
     md.insert("source".into(), json!("openapi"));
     md.insert("method".into(), json!(method));
     md.insert("path".into(), json!(path));
