@@ -84,7 +84,31 @@ pub fn is_word(c: char) -> bool {
 }
 
 /// Python `round(x, n)` for a float: half-to-even on the exact binary value.
+///
+/// Most values are rounded with arithmetic: `y = x * 10^n` (exact to within half a unit in
+/// its last place, 2^-13 below 2^40) names the integer nearest the exact product unless
+/// its fraction is within 2^-12 of a half, and that integer divided by `10^n` (both exact)
+/// is the correctly rounded decimal, as parsing it gives. Near a half, far out of range or
+/// for many places, the decimal text is written and parsed ([`round_by_text`]).
 pub fn round(x: f64, n: usize) -> f64 {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    if let Some(&p) = POW10.get(n) {
+        let y = x * p;
+        if y.abs() < (1u64 << 40) as f64 {
+            let fraction = (y - y.trunc()).abs();
+            if (fraction - 0.5).abs() > 1.0 / 4096.0 {
+                // (the sign of zero is kept: round(-0.0001, 2) == -0.0)
+                return y.round() / p;
+            }
+        }
+    }
+    round_by_text(x, n)
+}
+
+/// [`round`] by writing the decimal text rounded from the exact binary value and parsing it.
+fn round_by_text(x: f64, n: usize) -> f64 {
     if !x.is_finite() {
         return x;
     }
@@ -459,6 +483,66 @@ mod float_repr_tests {
         ] {
             assert_eq!(float_repr(x), want);
             assert_eq!(float_repr_slow(x), want);
+        }
+    }
+
+    /// The arithmetic rounding gives the bits the decimal text gives, over magnitudes,
+    /// places, exact halves (0.125, 2.5, ...), values a unit off a half, scores and zeros.
+    #[test]
+    fn round_by_arithmetic_is_round_by_text() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let check = |x: f64, n: usize| {
+            assert_eq!(
+                round(x, n).to_bits(),
+                round_by_text(x, n).to_bits(),
+                "{x:e} {n}"
+            );
+        };
+        for _ in 0..300_000 {
+            let n = (next() % 17) as usize;
+            let bits = next();
+            check(f64::from_bits(bits), n);
+            let mant = (next() % 100_000_000) as f64 / 1e7;
+            let exp = (next() % 30) as i32 - 15;
+            let x = mant * 10f64.powi(exp);
+            check(x, n);
+            check(-x, n);
+            // halves at the place rounded to, and their neighbours
+            let half = ((next() % 2_000_000) as f64 + 0.5) / 10f64.powi(n as i32);
+            for h in [
+                half,
+                f64::from_bits(half.to_bits() + 1),
+                f64::from_bits(half.to_bits() - 1),
+            ] {
+                check(h, n);
+                check(-h, n);
+            }
+            check((next() % 1000) as f64 / 7.0, n);
+        }
+        for x in [
+            0.0,
+            -0.0,
+            0.125,
+            0.375,
+            2.675,
+            2.5,
+            -2.5,
+            1e-300,
+            -1e-9,
+            1099511627776.5,
+        ] {
+            for n in 0..17 {
+                check(x, n);
+            }
+        }
+        for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(round(x, 2).to_bits(), x.to_bits());
         }
     }
 
