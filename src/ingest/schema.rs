@@ -383,6 +383,9 @@ impl EdgeAttrs {
             EdgeAttrs::Open(m) => keys.map(|k| m.get(k).map(Scalar::of)),
             EdgeAttrs::Frozen(s) => {
                 let (_, body) = crate::ingest::frozen::thaw(s).expect("a frozen edge");
+                if let Some(picked) = pick::scan(body, &keys) {
+                    return picked;
+                }
                 let mut de = serde_json::Deserializer::from_str(body);
                 serde::de::DeserializeSeed::deserialize(pick::Picked(keys), &mut de)
                     .expect("a frozen edge's own compact JSON")
@@ -516,6 +519,183 @@ mod pick {
 
     /// What the given keys hold in an object (the last of a repeated key).
     pub struct Picked<'k, const N: usize>(pub [&'k str; N]);
+
+    /// [`Picked`] read from the compact JSON text this process writes, without a
+    /// deserializer (values not picked are stepped over, not checked): `None` for an
+    /// object with whitespace or an escaped key, or for text it cannot read (the caller then
+    /// reads it with serde, which says what is wrong).
+    pub fn scan<'s, const N: usize>(
+        text: &'s str,
+        keys: &[&str; N],
+    ) -> Option<[Option<Scalar<'s>>; N]> {
+        let mut out: [Option<Scalar<'s>>; N] = std::array::from_fn(|_| None);
+        let mut r = Reader { text, at: 0 };
+        r.eat(b'{')?;
+        if r.peek()? == b'}' {
+            r.at += 1;
+            return r.at_end().then_some(out);
+        }
+        loop {
+            let (key, escaped) = r.string()?;
+            if escaped {
+                return None;
+            }
+            r.eat(b':')?;
+            match keys.iter().position(|k| *k == key) {
+                Some(i) => out[i] = Some(r.scalar()?),
+                None => r.skip()?,
+            }
+            match r.next()? {
+                b',' => {}
+                b'}' => return r.at_end().then_some(out),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A place in compact JSON text.
+    struct Reader<'s> {
+        text: &'s str,
+        at: usize,
+    }
+
+    impl<'s> Reader<'s> {
+        fn peek(&self) -> Option<u8> {
+            self.text.as_bytes().get(self.at).copied()
+        }
+
+        fn next(&mut self) -> Option<u8> {
+            let b = self.peek()?;
+            self.at += 1;
+            Some(b)
+        }
+
+        fn eat(&mut self, want: u8) -> Option<()> {
+            (self.next()? == want).then_some(())
+        }
+
+        fn at_end(&self) -> bool {
+            self.at == self.text.len()
+        }
+
+        /// A string's text between its quotes (escapes left as written), and whether it
+        /// has any; the reader then stands after the closing quote.
+        fn string(&mut self) -> Option<(&'s str, bool)> {
+            self.eat(b'"')?;
+            let start = self.at;
+            let bytes = self.text.as_bytes();
+            let mut escaped = false;
+            loop {
+                let i = self.at + memchr::memchr2(b'"', b'\\', &bytes[self.at..])?;
+                if bytes[i] == b'"' {
+                    self.at = i + 1;
+                    // (quotes and backslashes are ASCII: both ends are char boundaries)
+                    return Some((&self.text[start..i], escaped));
+                }
+                escaped = true;
+                self.at = i + 2;
+                if self.at > bytes.len() {
+                    return None;
+                }
+            }
+        }
+
+        /// A value as serde's [`ScalarSeed`] reads it.
+        fn scalar(&mut self) -> Option<Scalar<'s>> {
+            match self.peek()? {
+                b'"' => {
+                    let from = self.at;
+                    let (s, escaped) = self.string()?;
+                    Some(Scalar::Str(if escaped {
+                        Cow::Owned(serde_json::from_str(&self.text[from..self.at]).ok()?)
+                    } else {
+                        Cow::Borrowed(s)
+                    }))
+                }
+                b'[' => {
+                    self.at += 1;
+                    let mut strs = Vec::new();
+                    if self.peek()? == b']' {
+                        self.at += 1;
+                        return Some(Scalar::Strs(strs));
+                    }
+                    loop {
+                        if let Scalar::Str(s) = self.scalar()? {
+                            strs.push(s);
+                        }
+                        match self.next()? {
+                            b',' => {}
+                            b']' => return Some(Scalar::Strs(strs)),
+                            _ => return None,
+                        }
+                    }
+                }
+                b'{' => {
+                    self.skip()?;
+                    Some(Scalar::Other)
+                }
+                b't' => self.literal("true", Scalar::Bool(true)),
+                b'f' => self.literal("false", Scalar::Bool(false)),
+                b'n' => self.literal("null", Scalar::Null),
+                _ => {
+                    let bytes = self.text.as_bytes();
+                    let start = self.at;
+                    while self.at < bytes.len()
+                        && matches!(
+                            bytes[self.at],
+                            b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'
+                        )
+                    {
+                        self.at += 1;
+                    }
+                    // (serde_json's `float_roundtrip` parse is the correctly rounded one;
+                    // an integer it reads as u64 or i64 converts to the same f64)
+                    let n = &self.text[start..self.at];
+                    (!n.is_empty() && n.as_bytes().last()?.is_ascii_digit())
+                        .then(|| n.parse::<f64>().ok())
+                        .flatten()
+                        .filter(|x| x.is_finite())
+                        .map(Scalar::Number)
+                }
+            }
+        }
+
+        fn literal(&mut self, word: &str, v: Scalar<'s>) -> Option<Scalar<'s>> {
+            self.text[self.at..].starts_with(word).then(|| {
+                self.at += word.len();
+                v
+            })
+        }
+
+        /// Steps over one value (strings read for their quotes, containers to their end).
+        fn skip(&mut self) -> Option<()> {
+            match self.peek()? {
+                b'{' | b'[' => {
+                    let mut depth = 0usize;
+                    loop {
+                        match self.peek()? {
+                            b'"' => {
+                                self.string()?;
+                            }
+                            b'{' | b'[' => {
+                                depth += 1;
+                                self.at += 1;
+                            }
+                            b'}' | b']' => {
+                                depth -= 1;
+                                self.at += 1;
+                                if depth == 0 {
+                                    return Some(());
+                                }
+                            }
+                            _ => self.at += 1,
+                        }
+                    }
+                }
+                _ => self.scalar().map(|_| ()),
+            }
+        }
+    }
 
     impl<'de, const N: usize> DeserializeSeed<'de> for Picked<'_, N> {
         type Value = [Option<Scalar<'de>>; N];
@@ -939,5 +1119,73 @@ mod tests {
         );
         assert_eq!(b[8], Some(Scalar::Other));
         assert!(b[9].as_ref().is_some_and(Scalar::is_null) && b[10].is_none());
+    }
+
+    /// Any JSON value an edge's attributes can hold: escapes, non-ASCII, nested containers,
+    /// numbers of every form the writer gives.
+    fn arb_attr() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|i| json!(i)),
+            any::<u64>().prop_map(|i| json!(i)),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| json!(f)),
+            Just(json!(-0.0)),
+            "[a-z\\\"é\u{202e}\u{1b}\n{}\\[\\],:]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 32, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z\"]{0,4}", inner), 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The byte scan picks what serde picks from the same frozen text, for any
+        /// attributes, wanted or not, repeated or not.
+        #[test]
+        fn scanned_picks_are_serde_picks(
+            members in proptest::collection::vec(
+                (proptest::sample::select(vec!["relation", "evidence", "kind", "x", "a\"b", "é"]),
+                 arb_attr()),
+                0..8,
+            ),
+        ) {
+            let m: Map<String, Value> =
+                members.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            let text = serde_json::to_string(&Value::Object(m)).unwrap();
+            let keys = ["relation", "evidence", "kind", "x", "missing"];
+            let mut de = serde_json::Deserializer::from_str(&text);
+            let want = serde::de::DeserializeSeed::deserialize(pick::Picked(keys), &mut de).unwrap();
+            match pick::scan(&text, &keys) {
+                Some(got) => proptest::prop_assert_eq!(got, want),
+                // only an escaped key is left to serde
+                None => proptest::prop_assert!(text.contains("a\\\"b"), "{}", text),
+            }
+        }
+    }
+
+    /// Text the scan cannot read is left to serde: whitespace, truncation, a bad literal.
+    #[test]
+    fn scan_leaves_other_text_to_serde() {
+        for t in [
+            "{ \"relation\":1}",
+            "{\"relation\":1",
+            "{\"relation\":tru}",
+            "{\"relation\":\"a}",
+            "{\"relation\":1e999}",
+            "[1]",
+            "{\"relation\":1}x",
+        ] {
+            assert!(pick::scan(t, &["relation"]).is_none(), "{t}");
+        }
+        let got = pick::scan("{}", &["relation"]).unwrap();
+        assert!(got[0].is_none());
     }
 }
