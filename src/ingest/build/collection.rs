@@ -316,8 +316,8 @@ fn read_specs(docs: &mut [Document], progress: &Progress) -> Result<ReadSpecs, I
     let mut total_ops = 0usize;
     let mut total_paths = 0usize;
     let n_docs = docs.len();
-    // §2.4.1 reads the `$ref`s of one raw spec: taken beside its build, so the spec (a tree
-    // several times the size of its file) is let go as soon as its tools are built
+    // §2.4.1 reads the `$ref`s of one raw spec: taken before the spec is normalised in place
+    // (one tree, several times the size of its file, let go as soon as its tools are built)
     let mut raw_refs = None;
     for (i, d) in docs.iter_mut().enumerate() {
         let share = |k: usize| at::READ + (at::OPERATIONS - at::READ) * k as f64 / n_docs as f64;
