@@ -304,15 +304,17 @@ fn has_search_signal(words: &[String], text: &str) -> bool {
 
 fn action_from_text(text: &str) -> Option<&'static str> {
     let ws = py_words(text);
+    // each word's action, read once for the questions below
+    let actions: Vec<Option<&str>> = ws.iter().map(|w| action_from_word(w)).collect();
     for preferred in ["create", "update", "delete", "action"] {
-        if ws.iter().any(|w| action_from_word(w) == Some(preferred)) {
+        if actions.contains(&Some(preferred)) {
             return Some(preferred);
         }
     }
     if has_search_signal(&ws, text) {
         return Some("search");
     }
-    if let Some(a) = ws.iter().find_map(|w| action_from_word(w)) {
+    if let Some(a) = actions.iter().find_map(|a| *a) {
         return Some(a);
     }
     let low = crate::pytext::lower(text);
@@ -683,7 +685,7 @@ fn derive_action(ai: &Value, x: &OpText) -> (String, Evidence) {
 /// segment, the operation id's noun, else the contract's resource.
 fn derive_resource(
     ai: &Value,
-    t: &ToolSchema,
+    tag_resource: Option<(&String, String)>,
     x: &OpText,
     contract_resource: &str,
 ) -> (String, Evidence) {
@@ -694,10 +696,7 @@ fn derive_resource(
             evidence("ai_metadata.primary_resource", existing, "existing", 1.0),
         );
     }
-    if let Some((tag, c)) = t.tags.iter().find_map(|tag| {
-        let c = resource_candidate(tag);
-        (!c.is_empty()).then_some((tag, c))
-    }) {
+    if let Some((tag, c)) = tag_resource {
         return (c, evidence("tag", tag, "tag", 0.9));
     }
     if let Some((seg, c)) = x.path_segments.iter().find_map(|seg| {
@@ -731,8 +730,10 @@ fn derive_module(x: &OpText) -> (String, Evidence) {
     let mut segs: Vec<String> = segments
         .iter()
         .take(2)
-        .filter(|s| !module_candidate(s).is_empty() && !looks_like_operation_segment(s))
-        .map(|s| module_candidate(s))
+        .filter_map(|s| {
+            let c = module_candidate(s);
+            (!c.is_empty() && !looks_like_operation_segment(s)).then_some(c)
+        })
         .collect();
     if segs.is_empty() {
         segs = vec![resource_candidate(&segments[0])];
@@ -911,20 +912,21 @@ fn derive(t: &mut ToolSchema) {
     };
     let x = OpText::of(t, openapi);
     let (action, action_ev) = derive_action(ai, &x);
-    let (resource, resource_ev) = derive_resource(ai, t, &x, &contract_resource);
+    // the first tag that names a resource, and that resource
+    let tag_resource = t.tags.iter().find_map(|tag| {
+        let c = resource_candidate(tag);
+        (!c.is_empty()).then_some((tag, c))
+    });
+    let operation_group = tag_resource.as_ref().map(|(_, c)| c.clone());
+    let (resource, resource_ev) = derive_resource(ai, tag_resource, &x, &contract_resource);
     let (path_module, module_ev) = derive_module(&x);
-    let operation_group = t
-        .tags
-        .iter()
-        .map(|tag| resource_candidate(tag))
-        .find(|c| !c.is_empty())
-        .unwrap_or_else(|| {
-            if !path_module.is_empty() {
-                path_module.clone()
-            } else {
-                resource.clone()
-            }
-        });
+    let operation_group = operation_group.unwrap_or_else(|| {
+        if !path_module.is_empty() {
+            path_module.clone()
+        } else {
+            resource.clone()
+        }
+    });
     let (result_shape, shape_ev) = derive_shape(openapi, &x, &action, contract_list_like);
     let known = (action != "unknown") as usize
         + (!resource.is_empty()) as usize
