@@ -431,13 +431,8 @@ mod float_repr_tests {
     #[test]
     fn fast_path_matches_the_python_layout_everywhere() {
         // a deterministic spread over magnitudes, plus rounded scores
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::testutil::XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut next = || rng.next();
         for _ in 0..200_000 {
             let bits = next();
             let x = f64::from_bits(bits);
@@ -490,13 +485,8 @@ mod float_repr_tests {
     /// places, exact halves (0.125, 2.5, ...), values a unit off a half, scores and zeros.
     #[test]
     fn round_by_arithmetic_is_round_by_text() {
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::testutil::XorShift(0x2545_f491_4f6c_dd1d);
+        let mut next = || rng.next();
         let check = |x: f64, n: usize| {
             assert_eq!(
                 round(x, n).to_bits(),

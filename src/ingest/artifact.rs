@@ -51,27 +51,42 @@ pub fn write_python_pretty_with_tools(
         return write_python_pretty(w, v);
     }
     let mut buf = String::with_capacity(1 << 20);
-    buf.push('{');
-    for (i, (k, x)) in top.iter().enumerate() {
-        if i > 0 {
-            buf.push(',');
-        }
-        indent(&mut buf, 1);
-        write_escaped(&mut buf, k);
-        buf.push_str(": ");
+    write_members(w, &mut buf, top, 0, |w, buf, k, x| {
         if k == "tools" {
-            write_windows_of(w, &mut buf, true, tools, 1, |out, t| {
+            write_windows_of(w, buf, true, tools, 1, |out, t| {
                 write_escaped(out, &t.name);
                 out.push_str(": ");
                 write_tool_pretty(out, t, 2);
-            })?;
+            })
         } else {
-            write_streamed(w, &mut buf, x, 1)?;
+            write_streamed(w, buf, x, 1)
         }
-    }
-    indent(&mut buf, 0);
-    buf.push('}');
+    })?;
     w.write_all(buf.as_bytes())
+}
+
+/// A non-empty object at indent `level`, each member's value written by `value` (at
+/// `level + 1`, after its key).
+fn write_members<W: std::io::Write>(
+    w: &mut W,
+    buf: &mut String,
+    m: &serde_json::Map<String, Value>,
+    level: usize,
+    mut value: impl FnMut(&mut W, &mut String, &str, &Value) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    buf.push('{');
+    for (i, (k, x)) in m.iter().enumerate() {
+        if i > 0 {
+            buf.push(',');
+        }
+        indent(buf, level + 1);
+        write_escaped(buf, k);
+        buf.push_str(": ");
+        value(w, buf, k, x)?;
+    }
+    indent(buf, level);
+    buf.push('}');
+    Ok(())
 }
 
 /// A tool's row as [`write_pretty`] writes [`ToolSchema::into_json`]'s value at indent
@@ -120,19 +135,9 @@ fn write_streamed(
         }
         Value::Array(a) if a.len() >= PARALLEL_FROM => a.iter().map(|v| (None, v)).collect(),
         Value::Object(m) if !m.is_empty() && level < STREAM_DEPTH => {
-            buf.push('{');
-            for (i, (k, v)) in m.iter().enumerate() {
-                if i > 0 {
-                    buf.push(',');
-                }
-                indent(buf, level + 1);
-                write_escaped(buf, k);
-                buf.push_str(": ");
-                write_streamed(w, buf, v, level + 1)?;
-            }
-            indent(buf, level);
-            buf.push('}');
-            return Ok(());
+            return write_members(w, buf, m, level, |w, buf, _, v| {
+                write_streamed(w, buf, v, level + 1)
+            });
         }
         _ => {
             write_pretty(buf, x, level);
@@ -398,13 +403,7 @@ mod tests {
             (-1e6f64..1e6).prop_map(|f| serde_json::json!(f)),
             "[a-z\\\"é\u{202e}\n]{0,12}".prop_map(Value::String),
         ];
-        leaf.prop_recursive(3, 64, 6, |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                proptest::collection::vec(("[a-z\"]{0,4}", inner), 0..6)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
+        crate::testutil::arb_json(leaf, "[a-z\"]{0,4}", (3, 64, 6))
     }
 
     proptest::proptest! {

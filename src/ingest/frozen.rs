@@ -883,13 +883,7 @@ mod tests {
             (-1e6f64..1e6).prop_map(|f| json!(f)),
             text.prop_map(Value::String),
         ];
-        leaf.prop_recursive(4, 48, 6, move |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                proptest::collection::vec((text, inner), 0..6)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
+        crate::testutil::arb_json(leaf, text, (4, 48, 6))
     }
 
     proptest::proptest! {

@@ -1136,13 +1136,7 @@ mod tests {
             Just(json!(-0.0)),
             "[a-z\\\"é\u{202e}\u{1b}\n{}\\[\\],:]{0,12}".prop_map(Value::String),
         ];
-        leaf.prop_recursive(3, 32, 5, |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-                proptest::collection::vec(("[a-z\"]{0,4}", inner), 0..5)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
+        crate::testutil::arb_json(leaf, "[a-z\"]{0,4}", (3, 32, 5))
     }
 
     proptest::proptest! {

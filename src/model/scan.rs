@@ -833,13 +833,9 @@ mod tests {
     /// 40,000 texts made from `bases` (taken in turn) by one to three random byte changes
     /// (replace, insert or remove a byte of `alphabet`; a fixed `seed`), each valid UTF-8
     /// one given to `check`.
-    fn mutations(bases: &[&str], alphabet: &[u8], mut seed: u64, check: impl Fn(&str)) {
-        let mut rnd = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+    fn mutations(bases: &[&str], alphabet: &[u8], seed: u64, check: impl Fn(&str)) {
+        let mut rng = crate::testutil::XorShift(seed);
+        let mut rnd = || rng.next();
         for n in 0..40000 {
             let mut t = bases[n % bases.len()].as_bytes().to_vec();
             for _ in 0..1 + rnd() % 3 {
